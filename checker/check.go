@@ -1,0 +1,366 @@
+// Package checker is greenlight's pure core: it reads an event log, checks it
+// against the event contract (schemas/event.schema.json and the sequence
+// rules of DESIGN.md §2), folds valid events into run, stage and attempt
+// states, and builds the health snapshot. It does no file or network I/O,
+// reads no clock and keeps no global state: the caller passes the log as an
+// io.Reader and "now" as a value, so every shell gives the same bytes.
+package checker
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// DefaultClockSkewSeconds is how far (seconds) an event may lie after now
+// before it is timestamp_in_future.
+const DefaultClockSkewSeconds = 300
+
+// Options configure one Check. Definition and Now are required.
+type Options struct {
+	// Definition declares the expected stages; required.
+	Definition *Definition
+	// Now is the moment the log is judged at (stalls, future timestamps,
+	// generated_at_utc); required.
+	Now time.Time
+	// StaleAfterSeconds overrides the definition's stall threshold when > 0.
+	StaleAfterSeconds int
+	// Gate is the verdict's scope; empty means GateAll.
+	Gate Gate
+	// File is the log's name as the user gave it ("-" for standard input),
+	// used in violations and the snapshot's source.path.
+	File string
+	// MaxLineBytes is the longest accepted line; 0 means DefaultMaxLineBytes.
+	MaxLineBytes int
+	// Strict refuses fields outside the contract (rule unknown_field).
+	Strict bool
+	// MaxViolations caps the violations listed; 0 means DefaultMaxViolations.
+	MaxViolations int
+	// SchemaEveryEvent validates every event with the JSON Schema validator
+	// instead of only those the compiled fast path rejects: slower, and the
+	// obviously-correct reference.
+	SchemaEveryEvent bool
+}
+
+// Result is the outcome of a Check: Report always (Valid false when any rule
+// was broken), and Snapshot only when the log is valid.
+type Result struct {
+	Report   *Report
+	Snapshot *Snapshot
+}
+
+// Check reads the whole log from r, checks every line against the contract
+// and, when no rule is broken, folds the events into a Snapshot judged at
+// opts.Now. It never stops at the first violation. The error is non-nil only
+// when opts are unusable or reading r fails; a broken contract is not an
+// error but a Report with Valid false.
+func Check(r io.Reader, opts Options) (*Result, error) {
+	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
+		return nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
+	}
+	if opts.Now.IsZero() {
+		return nil, errors.New("checker: Options.Now is required")
+	}
+	if opts.Gate == "" {
+		opts.Gate = GateAll
+	}
+	if opts.Gate != GateAll && opts.Gate != GateLatest {
+		return nil, fmt.Errorf("unknown gate %q (use all or latest)", opts.Gate)
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.MaxViolations <= 0 {
+		opts.MaxViolations = DefaultMaxViolations
+	}
+	schema, err := schemas.Compile("event")
+	if err != nil {
+		return nil, err
+	}
+	c := newContractState(opts, schema)
+	h := sha256.New()
+	lr := newLineReader(r, opts.MaxLineBytes, h)
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
+		}
+		if lr.tooLong {
+			c.violate(lr.line, RuleLineTooLong, fmt.Sprintf("the line is %d bytes, over the limit of %d (raise it with --max-line-bytes)", lr.length, opts.MaxLineBytes), nil)
+			continue
+		}
+		c.line(lr.line, line)
+	}
+	res := &Result{Report: c.report}
+	if !c.report.Valid {
+		return res, nil
+	}
+	res.Snapshot = c.snapshot(Source{
+		Path:       opts.File,
+		SHA256:     hex.EncodeToString(h.Sum(nil)),
+		EventCount: c.events,
+		LineCount:  lr.line,
+	})
+	return res, nil
+}
+
+func displayFile(f string) string {
+	if f == "" || f == "-" {
+		return "standard input"
+	}
+	return f
+}
+
+// attemptState is what the log has shown of one attempt.
+type attemptState struct {
+	status     Status // StatusStarted while in progress
+	startedAt  time.Time
+	endedAt    time.Time
+	lastAt     time.Time
+	startLine  int
+	lastLine   int
+	hasCode    bool
+	returncode int64
+	hasError   bool
+	err        string
+}
+
+// runState is what the log has shown of one run; stages is indexed like the
+// definition's stages and attempts[i] is attempt i+1.
+type runState struct {
+	id        string
+	firstLine int
+	firstAt   time.Time
+	lastAt    time.Time
+	stages    [][]attemptState
+}
+
+// contractState carries the sequence rules across lines.
+type contractState struct {
+	opts       Options
+	schema     *jsonschema.Schema
+	dec        *lineDecoder
+	stageIndex map[StageID]int
+	report     *Report
+	runs       map[string]*runState
+	order      []*runState // in order of first line
+	events     int
+	skew       time.Duration
+	ev         Event
+}
+
+func newContractState(opts Options, schema *jsonschema.Schema) *contractState {
+	c := &contractState{
+		opts:       opts,
+		schema:     schema,
+		dec:        newLineDecoder(),
+		stageIndex: make(map[StageID]int, len(opts.Definition.Stages)),
+		report:     NewReport(),
+		runs:       make(map[string]*runState),
+		skew:       DefaultClockSkewSeconds * time.Second,
+	}
+	for i, s := range opts.Definition.Stages {
+		c.stageIndex[s.ID] = i
+	}
+	return c
+}
+
+// eventRef names the event a violation is about.
+type eventRef struct {
+	run     string
+	stage   StageID
+	attempt int64
+}
+
+func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef) {
+	v := Violation{File: c.opts.File, Line: line, Rule: rule, Message: msg}
+	if ref != nil {
+		st := ref.stage
+		v.RunID, v.Stage, v.Attempt = ref.run, &st, ref.attempt
+	}
+	c.report.Add(v, c.opts.MaxViolations)
+}
+
+// line checks one line and, when it breaks no rule, applies it. At most one
+// violation is reported per line: the first rule it breaks, in the order of
+// Rules().
+func (c *contractState) line(n int, raw []byte) {
+	if isBlank(raw) {
+		c.violate(n, RuleInvalidJSON, "blank line: every line must hold one JSON object", nil)
+		return
+	}
+	if f := c.dec.syntax(raw, c.opts.Strict); f != nil {
+		c.violate(n, f.rule, f.msg, nil)
+		return
+	}
+	ev := &c.ev
+	*ev = Event{Line: n}
+	fast := c.dec.fastSchema(ev)
+	if !fast || c.opts.SchemaEveryEvent {
+		if msg, ok := c.schemaCheck(raw); !ok {
+			c.violate(n, RuleSchema, msg, nil)
+			return
+		} else if !fast {
+			// The validator accepts what the compiled path refused: fail
+			// closed, and let the differential fuzz test find the gap.
+			c.violate(n, RuleSchema, "the event was refused by the compiled contract check", nil)
+			return
+		}
+	}
+	c.events++
+	ref := &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt}
+	if c.opts.Strict && len(c.dec.unknown) > 0 {
+		c.violate(n, RuleUnknownField, fmt.Sprintf("field %q is not part of the event contract (--strict)", c.dec.unknown[0]), ref)
+		return
+	}
+	si, ok := c.stageIndex[ev.Stage]
+	if !ok {
+		c.violate(n, RuleUnknownStage, fmt.Sprintf("stage %s is not declared by the pipeline definition (declared: %s)", ev.Stage, c.declared()), ref)
+		return
+	}
+	if ev.Status == StatusSucceeded && ev.HasCode && ev.Returncode != 0 {
+		c.violate(n, RuleSuccessWithNonzeroReturncode, fmt.Sprintf("attempt %d of stage %s in run %s succeeded with returncode %d; a success exits 0", ev.Attempt, ev.Stage, ref.run, ev.Returncode), ref)
+		return
+	}
+	if ev.Status == StatusFailed && ev.HasCode && ev.Returncode == 0 {
+		c.violate(n, RuleFailureWithZeroReturncode, fmt.Sprintf("attempt %d of stage %s in run %s failed with returncode 0; use null when there was no exit code", ev.Attempt, ev.Stage, ref.run), ref)
+		return
+	}
+	run := c.runs[string(ev.RunID)]
+	if run == nil {
+		run = &runState{id: ref.run, firstLine: n, firstAt: ev.Time, lastAt: ev.Time, stages: make([][]attemptState, len(c.opts.Definition.Stages))}
+		c.runs[run.id] = run
+		c.order = append(c.order, run)
+	}
+	if ev.Time.Before(run.lastAt) {
+		c.violate(n, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(ev.Time), ref.run, formatTime(run.lastAt)), ref)
+		return
+	}
+	if ev.Time.After(c.opts.Now.Add(c.skew)) {
+		c.violate(n, RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now)), ref)
+		return
+	}
+	if rule, msg := c.sequence(run, si, ev); rule != "" {
+		c.violate(n, rule, msg, ref)
+		return
+	}
+	run.lastAt = ev.Time
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *contractState) declared() string {
+	s := ""
+	for i, st := range c.opts.Definition.Stages {
+		if i > 0 {
+			s += ", "
+		}
+		s += st.ID.String()
+	}
+	return s
+}
+
+// schemaCheck validates one line with the JSON Schema validator and returns
+// its message when the event does not match.
+func (c *contractState) schemaCheck(raw []byte) (msg string, ok bool) {
+	inst, err := schemas.Instance(raw)
+	if err != nil {
+		return "not valid JSON: " + err.Error(), false
+	}
+	defer func() {
+		// The validator cannot represent some numbers (an exponent beyond
+		// math/big's limits) and panics; such a number fits no field.
+		if r := recover(); r != nil {
+			msg, ok = "a number in the event is outside every range the contract allows", false
+		}
+	}()
+	if err := c.schema.Validate(inst); err != nil {
+		return "the event does not match event.schema.json: " + SchemaErrorText(err), false
+	}
+	return "", true
+}
+
+// sequence applies the sequence rules of DESIGN.md §2 to a schema-valid event
+// of a declared stage and, when none is broken, records it.
+func (c *contractState) sequence(run *runState, si int, ev *Event) (RuleID, string) {
+	atts := run.stages[si]
+	n := ev.Attempt
+	who := fmt.Sprintf("attempt %d of stage %s in run %s", n, ev.Stage, run.id)
+	if ev.Status == StatusStarted {
+		switch {
+		case n <= int64(len(atts)):
+			return RuleDuplicateStart, who + " started a second time (first start on line " + fmt.Sprint(atts[n-1].startLine) + "); a retry is a new attempt number"
+		case n > int64(len(atts))+1:
+			return RuleSkippedAttempt, fmt.Sprintf("%s started, but attempt %d never started", who, n-1)
+		case n > 1 && atts[n-2].status != StatusFailed:
+			return RuleRetryWithoutFailure, fmt.Sprintf("%s started, but attempt %d %s; a retry follows a failed attempt", who, n-1, attemptOutcome(atts[n-2]))
+		}
+		for _, dep := range c.opts.Definition.Stages[si].DependsOn {
+			di := c.stageIndex[dep]
+			d := run.stages[di]
+			if len(d) == 0 || d[len(d)-1].status != StatusSucceeded {
+				state := "has not started"
+				if len(d) > 0 {
+					state = "is " + stageWord(d[len(d)-1].status)
+				}
+				return RuleStageBeforeDependency, fmt.Sprintf("stage %s started in run %s before stage %s, which it depends on, succeeded (stage %s %s)", ev.Stage, run.id, dep, dep, state)
+			}
+		}
+		run.stages[si] = append(atts, attemptState{
+			status: StatusStarted, startedAt: ev.Time, lastAt: ev.Time, startLine: ev.Line, lastLine: ev.Line,
+		})
+		return "", ""
+	}
+	if n > int64(len(atts)) {
+		return RuleTerminalWithoutStart, fmt.Sprintf("%s %s, but it never started", who, ev.Status)
+	}
+	a := &atts[n-1]
+	if a.status != StatusStarted {
+		return RuleDuplicateTerminal, fmt.Sprintf("%s %s, but it already %s on line %d", who, ev.Status, a.status, a.lastLine)
+	}
+	a.status = ev.Status
+	a.endedAt, a.lastAt, a.lastLine = ev.Time, ev.Time, ev.Line
+	a.hasCode, a.returncode = ev.HasCode, ev.Returncode
+	if ev.HasError {
+		a.hasError, a.err = true, string(ev.Error)
+	}
+	return "", ""
+}
+
+func attemptOutcome(a attemptState) string {
+	switch a.status {
+	case StatusStarted:
+		return "is still running"
+	case StatusSucceeded:
+		return "succeeded"
+	}
+	return a.status.String()
+}
+
+func stageWord(s Status) string {
+	if s == StatusStarted {
+		return "running"
+	}
+	return s.String()
+}
+
+// formatTime is the one layout of times in greenlight's output: RFC 3339 in
+// UTC with the shortest exact fraction.
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -1,0 +1,462 @@
+package checker
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Status is what an event says happened to an attempt.
+type Status uint8
+
+// The statuses of the core contract.
+const (
+	StatusStarted Status = iota + 1
+	StatusSucceeded
+	StatusFailed
+)
+
+// String returns the status as the log writes it.
+func (s Status) String() string {
+	switch s {
+	case StatusStarted:
+		return "started"
+	case StatusSucceeded:
+		return "succeeded"
+	case StatusFailed:
+		return "failed"
+	}
+	return "invalid"
+}
+
+// contractFields are the event keys of schemas/event.schema.json; a key equal
+// to one of them in another letter case is refused (see propertyNames there).
+const (
+	fieldRunID = iota
+	fieldStage
+	fieldAttempt
+	fieldStatus
+	fieldTimestamp
+	fieldReturncode
+	fieldError
+	fieldCount
+)
+
+func contractFieldNames() [fieldCount]string {
+	return [fieldCount]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error"}
+}
+
+// Event is one decoded, schema-valid event line. RunID and Error alias a
+// buffer that the next decoded line reuses: copy them to keep them.
+type Event struct {
+	Line       int
+	RunID      []byte
+	Stage      StageID
+	Attempt    int64
+	Status     Status
+	Time       time.Time
+	HasCode    bool
+	Returncode int64
+	HasError   bool
+	Error      []byte
+}
+
+// lineDecoder decodes lines into events with one reused jsontext.Decoder and
+// scratch buffers, so that the hot path allocates little.
+type lineDecoder struct {
+	rd      bytes.Reader
+	dec     *jsontext.Decoder
+	names   [fieldCount]string
+	raw     [fieldCount][]byte // raw JSON value of each contract field seen
+	store   [fieldCount][]byte // reused backing arrays of raw
+	kind    [fieldCount]jsontext.Kind
+	runBuf  []byte
+	errBuf  []byte
+	strBuf  []byte
+	unknown []string // keys outside the contract, for --strict
+	folded  bool     // a key equal to a contract field in another letter case
+}
+
+func newLineDecoder() *lineDecoder {
+	d := &lineDecoder{names: contractFieldNames()}
+	d.dec = jsontext.NewDecoder(&d.rd)
+	return d
+}
+
+// decodeFault is why a line could not become an event: the rule and message.
+type decodeFault struct {
+	rule RuleID
+	msg  string
+}
+
+// syntax reads line as one JSON object and records its contract fields' raw
+// values. It enforces the reading rules: exactly one object, valid UTF-8, no
+// byte-order mark, no duplicate key at any depth.
+func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
+	for i := range d.raw {
+		d.raw[i] = nil
+		d.kind[i] = 0
+	}
+	d.unknown = d.unknown[:0]
+	d.folded = false
+	if len(line) == 0 {
+		return &decodeFault{RuleInvalidJSON, "blank line: every line must hold one JSON object"}
+	}
+	if bytes.HasPrefix(line, []byte("\xef\xbb\xbf")) {
+		return &decodeFault{RuleInvalidJSON, "the line starts with a byte-order mark; write UTF-8 without a BOM"}
+	}
+	d.rd.Reset(line)
+	d.dec.Reset(&d.rd)
+	tok, err := d.dec.ReadToken()
+	if err != nil {
+		return jsonFault(err)
+	}
+	if tok.Kind() != '{' {
+		return &decodeFault{RuleInvalidJSON, fmt.Sprintf("the line holds a JSON %s, not an object", kindName(tok.Kind()))}
+	}
+	for {
+		if d.dec.PeekKind() == '}' {
+			if _, err := d.dec.ReadToken(); err != nil {
+				return jsonFault(err)
+			}
+			break
+		}
+		name, err := d.dec.ReadToken()
+		if err != nil {
+			return jsonFault(err)
+		}
+		key := name.String()
+		f := d.field(key)
+		if f < 0 {
+			if d.foldsToField(key) {
+				d.folded = true
+			} else if keepUnknown {
+				d.unknown = append(d.unknown, key)
+			}
+			if err := d.dec.SkipValue(); err != nil {
+				return jsonFault(err)
+			}
+			continue
+		}
+		v, err := d.dec.ReadValue()
+		if err != nil {
+			return jsonFault(err)
+		}
+		// v aliases the decoder's buffer until the next read: keep a copy.
+		d.raw[f] = append(d.store[f][:0], v...)
+		d.store[f] = d.raw[f]
+		d.kind[f] = v.Kind()
+	}
+	if _, err := d.dec.ReadToken(); err != io.EOF {
+		if err == nil {
+			return &decodeFault{RuleInvalidJSON, "trailing data after the JSON object on the same line"}
+		}
+		return jsonFault(err)
+	}
+	return nil
+}
+
+func (d *lineDecoder) field(key string) int {
+	for i, n := range d.names {
+		if key == n {
+			return i
+		}
+	}
+	return -1
+}
+
+func (d *lineDecoder) foldsToField(key string) bool {
+	for _, n := range d.names {
+		if strings.EqualFold(key, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	}
+	return "value"
+}
+
+// jsonFault classifies a jsontext error: a duplicate name is duplicate_key,
+// anything else invalid_json.
+func jsonFault(err error) *decodeFault {
+	switch {
+	case errors.Is(err, jsontext.ErrDuplicateName):
+		var se *jsontext.SyntacticError
+		name := ""
+		if errors.As(err, &se) {
+			name = string(se.JSONPointer)
+		}
+		return &decodeFault{RuleDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", strings.TrimPrefix(name, ""))}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return &decodeFault{RuleInvalidJSON, "truncated JSON: the object ends before it is closed"}
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "jsontext: ")
+	return &decodeFault{RuleInvalidJSON, "not valid JSON: " + msg}
+}
+
+// fastSchema checks the recorded fields against schemas/event.schema.json
+// with compiled Go code and fills ev. It returns false when the event does not
+// match the schema; the caller then asks the schema validator for the exact
+// message. The differential fuzz test FuzzFastPathMatchesSchema proves the two
+// accept exactly the same events.
+func (d *lineDecoder) fastSchema(ev *Event) bool {
+	if d.folded {
+		return false
+	}
+	for f := fieldRunID; f <= fieldTimestamp; f++ {
+		if d.raw[f] == nil {
+			return false
+		}
+	}
+	// run_id: string, 1..256 code points, no C0, DEL or C1 control character.
+	if d.kind[fieldRunID] != '"' {
+		return false
+	}
+	d.runBuf = unquote(d.runBuf[:0], d.raw[fieldRunID])
+	if !validRunID(d.runBuf) {
+		return false
+	}
+	ev.RunID = d.runBuf
+	// stage: integer 1..2^31-1 or a string id.
+	switch d.kind[fieldStage] {
+	case '0':
+		n, ok := jsonInteger(string(d.raw[fieldStage]))
+		if !ok || n < 1 || n > maxStageInt {
+			return false
+		}
+		ev.Stage = StageID{Int: n}
+	case '"':
+		d.strBuf = unquote(d.strBuf[:0], d.raw[fieldStage])
+		if !validStageString(string(d.strBuf)) {
+			return false
+		}
+		ev.Stage = StageID{Str: string(d.strBuf)}
+	default:
+		return false
+	}
+	// attempt: integer 1..2^31-1.
+	if d.kind[fieldAttempt] != '0' {
+		return false
+	}
+	n, ok := jsonInteger(string(d.raw[fieldAttempt]))
+	if !ok || n < 1 || n > maxAttempt {
+		return false
+	}
+	ev.Attempt = n
+	// status: one of the enum.
+	if d.kind[fieldStatus] != '"' {
+		return false
+	}
+	d.strBuf = unquote(d.strBuf[:0], d.raw[fieldStatus])
+	switch string(d.strBuf) {
+	case "started":
+		ev.Status = StatusStarted
+	case "succeeded":
+		ev.Status = StatusSucceeded
+	case "failed":
+		ev.Status = StatusFailed
+	default:
+		return false
+	}
+	// timestamp_utc: the schema's pattern, then a real calendar date.
+	if d.kind[fieldTimestamp] != '"' {
+		return false
+	}
+	d.strBuf = unquote(d.strBuf[:0], d.raw[fieldTimestamp])
+	t, ok := parseTimestamp(d.strBuf)
+	if !ok {
+		return false
+	}
+	ev.Time = t
+	// returncode: null or an integer in range.
+	ev.HasCode = false
+	switch d.kind[fieldReturncode] {
+	case 0, 'n':
+	case '0':
+		n, ok := jsonInteger(string(d.raw[fieldReturncode]))
+		if !ok || n < minReturncode || n > maxReturncode {
+			return false
+		}
+		ev.HasCode, ev.Returncode = true, n
+	default:
+		return false
+	}
+	// error: null or a string; on failed, a string with a non-space character.
+	ev.HasError = false
+	switch d.kind[fieldError] {
+	case 0, 'n':
+		if ev.Status == StatusFailed {
+			return false
+		}
+	case '"':
+		d.errBuf = unquote(d.errBuf[:0], d.raw[fieldError])
+		if ev.Status == StatusFailed && !hasNonSpace(d.errBuf) {
+			return false
+		}
+		ev.HasError, ev.Error = true, d.errBuf
+	default:
+		return false
+	}
+	return true
+}
+
+// unquote appends the decoded content of the JSON string literal q to dst.
+// q has been validated by the decoder.
+func unquote(dst, q []byte) []byte {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return append(dst, q[1:len(q)-1]...)
+	}
+	out, err := jsontext.AppendUnquote(dst, q)
+	if err != nil {
+		return append(dst[:0], 0) // unreachable for a validated literal; fails every check
+	}
+	return out
+}
+
+// validRunID: 1..256 code points, none of them U+0000..U+001F or U+007F..U+009F.
+func validRunID(b []byte) bool {
+	count := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return false
+			}
+			i++
+		} else {
+			r, size := utf8.DecodeRune(b[i:])
+			if r >= 0x80 && r <= 0x9f {
+				return false
+			}
+			i += size
+		}
+		count++
+	}
+	return count >= 1 && count <= 256
+}
+
+// hasNonSpace reports whether b holds a character outside the pattern class
+// \s of Go's regexp ([\t\n\f\r ]), as the schema's "\S" pattern asks.
+func hasNonSpace(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case '\t', '\n', '\f', '\r', ' ':
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// parseTimestamp checks b against the timestamp_utc pattern of
+// schemas/event.schema.json,
+// ^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$,
+// and that the date exists (the schema's "date-time" format), and returns
+// the instant in UTC.
+func parseTimestamp(b []byte) (time.Time, bool) {
+	if len(b) < 20 {
+		return time.Time{}, false
+	}
+	digit := func(i int) bool { return b[i] >= '0' && b[i] <= '9' }
+	num2 := func(i int) int { return int(b[i]-'0')*10 + int(b[i+1]-'0') }
+	for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
+		if !digit(i) {
+			return time.Time{}, false
+		}
+	}
+	if b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	year := int(b[0]-'0')*1000 + int(b[1]-'0')*100 + num2(2)
+	month, day := num2(5), num2(8)
+	hour, minute, sec := num2(11), num2(14), num2(17)
+	if hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	i := 19
+	nsec := 0
+	if b[i] == '.' {
+		i++
+		start := i
+		for i < len(b) && digit(i) {
+			i++
+		}
+		nd := i - start
+		if nd < 1 || nd > 9 {
+			return time.Time{}, false
+		}
+		for k := start; k < i; k++ {
+			nsec = nsec*10 + int(b[k]-'0')
+		}
+		for k := nd; k < 9; k++ {
+			nsec *= 10
+		}
+	}
+	if i >= len(b) {
+		return time.Time{}, false
+	}
+	offset := 0
+	switch b[i] {
+	case 'Z':
+		i++
+	case '+', '-':
+		if len(b)-i != 6 || !digit(i+1) || !digit(i+2) || b[i+3] != ':' || !digit(i+4) || !digit(i+5) {
+			return time.Time{}, false
+		}
+		oh, om := num2(i+1), num2(i+4)
+		if oh > 23 || om > 59 {
+			return time.Time{}, false
+		}
+		offset = (oh*60 + om) * 60
+		if b[i] == '-' {
+			offset = -offset
+		}
+		i += 6
+	default:
+		return time.Time{}, false
+	}
+	if i != len(b) {
+		return time.Time{}, false
+	}
+	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	return t.Add(-time.Duration(offset) * time.Second), true
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}

@@ -1,0 +1,212 @@
+package checker
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// DefaultStaleAfterSeconds is how long (seconds) an attempt in progress may be
+// silent before it is a stall candidate, when neither the flag nor the
+// pipeline definition says (DESIGN.md §3).
+const DefaultStaleAfterSeconds = 600
+
+// StageDef is one expected stage of a pipeline definition: its id, an
+// optional human name, and the stages that must have succeeded before it
+// starts (resolved: the default dependency is already filled in).
+type StageDef struct {
+	ID        StageID   `json:"stage"`
+	Name      *string   `json:"name"`
+	DependsOn []StageID `json:"depends_on"`
+}
+
+// Definition is a validated pipeline definition (schemas/pipeline.schema.json):
+// the expected stages in declared order, with acyclic dependencies.
+type Definition struct {
+	// Pipeline is the pipeline's name, empty when the definition gives none.
+	Pipeline string
+	// StaleAfterSeconds is the definition's stall threshold in seconds, 0 when
+	// it sets none.
+	StaleAfterSeconds int
+	// Stages are the expected stages in declared order.
+	Stages []StageDef
+}
+
+// Index returns the position of id in d.Stages, or -1 when d does not declare it.
+func (d *Definition) Index(id StageID) int {
+	for i := range d.Stages {
+		if d.Stages[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// LinearDefinition declares the stages in ids as a linear pipeline (each
+// depends on the one before), as the --stages shorthand does.
+func LinearDefinition(ids []StageID) (*Definition, error) {
+	if len(ids) == 0 {
+		return nil, errors.New("no stages declared")
+	}
+	d := &Definition{}
+	for i, id := range ids {
+		s := StageDef{ID: id, DependsOn: []StageID{}}
+		if i > 0 {
+			s.DependsOn = []StageID{ids[i-1]}
+		}
+		d.Stages = append(d.Stages, s)
+	}
+	return d, d.check()
+}
+
+type rawDefinition struct {
+	Pipeline          string `json:"pipeline"`
+	StaleAfterSeconds int    `json:"stale_after_seconds"`
+	Stages            []struct {
+		ID        StageID    `json:"id"`
+		Name      *string    `json:"name"`
+		DependsOn *[]StageID `json:"depends_on"`
+	} `json:"stages"`
+}
+
+// ParseDefinition reads a pipeline definition in YAML or JSON (JSON is read as
+// YAML, which it is), validates it against schemas/pipeline.schema.json and
+// checks that ids are unique, depends_on names declared stages and the
+// dependencies have no cycle. Errors say what is wrong and where.
+func ParseDefinition(data []byte) (*Definition, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("the pipeline definition is empty")
+		}
+		return nil, fmt.Errorf("the pipeline definition is not valid YAML or JSON: %v", err)
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New("the pipeline definition holds more than one YAML document")
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("the pipeline definition cannot be read as JSON data: %v", err)
+	}
+	schema, err := schemas.Compile("pipeline")
+	if err != nil {
+		return nil, err
+	}
+	inst, err := schemas.Instance(js)
+	if err != nil {
+		return nil, fmt.Errorf("the pipeline definition cannot be read as JSON data: %v", err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		return nil, fmt.Errorf("the pipeline definition does not match pipeline.schema.json: %s", SchemaErrorText(err))
+	}
+	var raw rawDefinition
+	if err := json.Unmarshal(js, &raw); err != nil {
+		return nil, fmt.Errorf("the pipeline definition: %v", err)
+	}
+	d := &Definition{Pipeline: raw.Pipeline, StaleAfterSeconds: raw.StaleAfterSeconds}
+	for i, s := range raw.Stages {
+		def := StageDef{ID: s.ID, Name: s.Name, DependsOn: []StageID{}}
+		switch {
+		case s.DependsOn != nil:
+			def.DependsOn = append(def.DependsOn, (*s.DependsOn)...)
+		case i > 0:
+			def.DependsOn = []StageID{raw.Stages[i-1].ID}
+		}
+		d.Stages = append(d.Stages, def)
+	}
+	return d, d.check()
+}
+
+// check enforces what the schema cannot: unique ids, known dependencies, no
+// self-dependency and no cycle.
+func (d *Definition) check() error {
+	pos := make(map[StageID]int, len(d.Stages))
+	for i, s := range d.Stages {
+		if _, dup := pos[s.ID]; dup {
+			return fmt.Errorf("the pipeline definition declares stage %s twice", s.ID)
+		}
+		pos[s.ID] = i
+	}
+	for _, s := range d.Stages {
+		for _, dep := range s.DependsOn {
+			if _, ok := pos[dep]; !ok {
+				return fmt.Errorf("stage %s depends on stage %s, which the pipeline definition does not declare", s.ID, dep)
+			}
+			if dep == s.ID {
+				return fmt.Errorf("stage %s depends on itself", s.ID)
+			}
+		}
+	}
+	// Depth-first search for a cycle; colour 1 is on the stack, 2 is done.
+	colour := make([]int, len(d.Stages))
+	var path []string
+	var visit func(i int) error
+	visit = func(i int) error {
+		colour[i] = 1
+		path = append(path, d.Stages[i].ID.String())
+		for _, dep := range d.Stages[i].DependsOn {
+			j := pos[dep]
+			switch colour[j] {
+			case 1:
+				return fmt.Errorf("the stage dependencies form a cycle: %s -> %s", strings.Join(path, " -> "), dep)
+			case 0:
+				if err := visit(j); err != nil {
+					return err
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		colour[i] = 2
+		return nil
+	}
+	for i := range d.Stages {
+		if colour[i] == 0 {
+			if err := visit(i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// SchemaErrorText turns a jsonschema validation error into one line: each
+// failing leaf as "at <JSON pointer>: <message>", joined with "; ". Other
+// errors are returned as their text.
+func SchemaErrorText(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var parts []string
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := e.InstanceLocation
+			if loc == "" {
+				loc = "/"
+			}
+			p := "at " + loc + ": " + e.Message
+			if !seen[p] {
+				seen[p] = true
+				parts = append(parts, p)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,94 @@
+package checker
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"hash"
+	"io"
+)
+
+// DefaultMaxLineBytes is the longest line read by default (1 MiB).
+const DefaultMaxLineBytes = 1 << 20
+
+// lineReader yields the lines of a log one at a time, each without its LF or
+// CRLF ending, counting them from 1 and hashing every byte read. A line longer
+// than max is reported as too long and skipped to its end, never truncated
+// and never a reason to stop reading.
+type lineReader struct {
+	br      *bufio.Reader
+	max     int
+	buf     []byte
+	line    int
+	tooLong bool // the current line exceeded max
+	length  int  // the current line's full length in bytes, for messages
+}
+
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+}
+
+func (h hashingReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.h.Write(p[:n])
+	return n, err
+}
+
+func newLineReader(r io.Reader, max int, h hash.Hash) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(hashingReader{r, h}, 256<<10), max: max}
+}
+
+// next returns the next line, io.EOF after the last one, or the read error.
+// The slice is valid until the following call.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.tooLong = false
+	lr.length = 0
+	chunk, err := lr.br.ReadSlice('\n')
+	if err == nil || (err == io.EOF && len(chunk) > 0) {
+		lr.line++
+		lr.length = len(chunk)
+		line := trimEOL(chunk)
+		if len(line) > lr.max {
+			lr.tooLong = true
+		}
+		return line, nil
+	}
+	if err == io.EOF {
+		return nil, io.EOF
+	}
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, err
+	}
+	// A line longer than the buffer: gather it while it may still fit max
+	// (plus a CRLF), and only count it past that.
+	lr.line++
+	lr.buf = append(lr.buf[:0], chunk...)
+	total := len(chunk)
+	for {
+		chunk, err = lr.br.ReadSlice('\n')
+		total += len(chunk)
+		if total <= lr.max+2 {
+			lr.buf = append(lr.buf, chunk...)
+		}
+		if err == nil || err == io.EOF {
+			break
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return nil, err
+		}
+	}
+	lr.length = total
+	if total > lr.max+2 {
+		lr.tooLong = true
+		return nil, nil
+	}
+	line := trimEOL(lr.buf)
+	lr.tooLong = len(line) > lr.max
+	return line, nil
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte{'\n'})
+	return bytes.TrimSuffix(b, []byte{'\r'})
+}

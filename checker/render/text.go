@@ -1,0 +1,184 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// Duration renders seconds as a short human duration (1h2m3s), rounded to
+// whole seconds; under a second it keeps milliseconds.
+func Duration(seconds float64) string {
+	d := time.Duration(math.Round(seconds*1000)) * time.Millisecond
+	if d >= time.Second {
+		d = d.Round(time.Second)
+	}
+	return d.String()
+}
+
+// StageLabel names a stage for people: "stage 2 (silver_to_gold)", or
+// "stage 2" when it has no name. The name comes from the pipeline
+// definition, which is trusted configuration, but is escaped all the same by
+// the caller's sink function.
+func StageLabel(s *checker.StageReport) string {
+	if s.Name != nil {
+		return fmt.Sprintf("stage %s (%s)", s.Stage, *s.Name)
+	}
+	return "stage " + s.Stage.String()
+}
+
+// Problem is the stage that decides an unhealthy run's state and the attempt
+// that proves it: the first failed stage, else the first stalled, else the
+// first running. Stage is nil for a run that is succeeded or incomplete with
+// nothing in progress.
+type Problem struct {
+	Stage   *checker.StageReport
+	Attempt *checker.AttemptReport
+}
+
+// RunProblem finds the Problem of a run.
+func RunProblem(r *checker.RunReport) Problem {
+	for _, want := range []string{checker.StageFailed, checker.StageStalled, checker.StageRunning} {
+		for i := range r.Stages {
+			s := &r.Stages[i]
+			if s.State == want && len(s.Attempts) > 0 {
+				return Problem{Stage: s, Attempt: &s.Attempts[len(s.Attempts)-1]}
+			}
+		}
+	}
+	return Problem{}
+}
+
+// PendingStages lists the labels of a run's stages that never started.
+func PendingStages(r *checker.RunReport) []string {
+	var out []string
+	for i := range r.Stages {
+		if r.Stages[i].State == checker.StagePending {
+			out = append(out, StageLabel(&r.Stages[i]))
+		}
+	}
+	return out
+}
+
+func attemptCount(r *checker.RunReport) int {
+	n := 0
+	for _, s := range r.Stages {
+		n += s.AttemptCount
+	}
+	return n
+}
+
+// countsLine summarizes state counts: "1 succeeded, 1 failed".
+func countsLine(c checker.StateCounts) string {
+	var parts []string
+	add := func(n int, what string) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	add(c.Succeeded, "succeeded")
+	add(c.Failed, "failed")
+	add(c.Stalled, "stalled")
+	add(c.Running, "running")
+	add(c.Incomplete, "incomplete")
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Headline is the one-line verdict: "healthy: 3 runs (3 succeeded), gate all".
+func Headline(s *checker.Snapshot) string {
+	runs := "runs"
+	if s.RunCount == 1 {
+		runs = "run"
+	}
+	h := fmt.Sprintf("%s: %d %s (%s), gate %s", s.Verdict, s.RunCount, runs, countsLine(s.StateCounts), s.Options.Gate)
+	if s.RunCount == 0 {
+		h = fmt.Sprintf("%s: no runs in the log, so nothing proves health", s.Verdict)
+	}
+	return h
+}
+
+// RunDetail says in words why a run has its state: the failing attempt with
+// its returncode and error, the stalled attempt's silence, or the stages
+// never started. Log text in it is NOT escaped; each sink escapes the parts.
+type RunDetail struct {
+	Summary string // e.g. "stage 2 (silver_to_gold) attempt 2 failed, returncode 1"
+	Error   string // the attempt's error text, untrusted; empty if none
+	HasErr  bool
+}
+
+// Detail builds the RunDetail of r.
+func Detail(r *checker.RunReport) RunDetail {
+	p := RunProblem(r)
+	if p.Stage == nil {
+		if pend := PendingStages(r); len(pend) > 0 && r.State != checker.RunSucceeded {
+			return RunDetail{Summary: "never started: " + strings.Join(pend, ", ")}
+		}
+		return RunDetail{Summary: fmt.Sprintf("%d stages, %d attempts, %s", len(r.Stages), attemptCount(r), Duration(r.DurationSeconds))}
+	}
+	a := p.Attempt
+	label := StageLabel(p.Stage)
+	switch a.Status {
+	case checker.StageFailed:
+		d := RunDetail{Summary: fmt.Sprintf("%s attempt %d failed", label, a.Attempt)}
+		if a.Returncode != nil {
+			d.Summary += fmt.Sprintf(", returncode %d", *a.Returncode)
+		}
+		if a.Error != nil {
+			d.Error, d.HasErr = *a.Error, true
+		}
+		return d
+	case checker.StageStalled:
+		return RunDetail{Summary: fmt.Sprintf("%s attempt %d silent for %s since line %d: a stall candidate, not proof", label, a.Attempt, Duration(*a.SilentForSeconds), a.Line)}
+	default:
+		return RunDetail{Summary: fmt.Sprintf("%s attempt %d running, last event %s ago (line %d)", label, a.Attempt, Duration(*a.SilentForSeconds), a.Line)}
+	}
+}
+
+// Text renders a snapshot for a terminal: the headline, then one line per
+// run with its state and, for an unhealthy run, what decides it.
+func Text(s *checker.Snapshot) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "greenlight: %s\n", Headline(s))
+	width := 0
+	for _, r := range s.Runs {
+		if n := len(Terminal(r.RunID)); n > width {
+			width = n
+		}
+	}
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		d := Detail(r)
+		line := fmt.Sprintf("  %-*s  %-10s  %s", width, Terminal(r.RunID), r.State, Terminal(d.Summary))
+		if d.HasErr {
+			line += ": " + Terminal(d.Error)
+		}
+		b.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return b.String()
+}
+
+// ViolationsText renders violations one per line as FILE:LINE: rule: message,
+// then how many were not listed.
+func ViolationsText(r *checker.Report) string {
+	var b strings.Builder
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "%s:%d: %s: %s\n", Terminal(fileName(v.File)), v.Line, v.Rule, Terminal(v.Message))
+	}
+	if r.OmittedCount > 0 {
+		fmt.Fprintf(&b, "... and %d more violations not listed\n", r.OmittedCount)
+	}
+	return b.String()
+}
+
+func fileName(f string) string {
+	if f == "" || f == "-" {
+		return "<stdin>"
+	}
+	return f
+}

@@ -1,0 +1,127 @@
+package checker
+
+// SnapshotVersion is the schema_version of a health snapshot.
+const SnapshotVersion = "greenlight.snapshot/v1"
+
+// Run states, in precedence order (DESIGN.md §3): the first that applies wins.
+const (
+	RunFailed     = "failed"
+	RunStalled    = "stalled"
+	RunRunning    = "running"
+	RunIncomplete = "incomplete"
+	RunSucceeded  = "succeeded"
+)
+
+// Stage and attempt states. An attempt is running or stalled while it has no
+// terminal event; stalled is a candidate inferred from silence, not proof.
+const (
+	StagePending   = "pending"
+	StageRunning   = "running"
+	StageStalled   = "stalled"
+	StageSucceeded = "succeeded"
+	StageFailed    = "failed"
+)
+
+// Verdicts.
+const (
+	VerdictHealthy   = "healthy"
+	VerdictUnhealthy = "unhealthy"
+)
+
+// Gate says which runs the verdict looks at.
+type Gate string
+
+// The gate scopes: every run, or only the latest (DESIGN.md §3).
+const (
+	GateAll    Gate = "all"
+	GateLatest Gate = "latest"
+)
+
+// Snapshot is the health snapshot of schemas/snapshot.schema.json. Field order
+// is the document's key order; times are RFC 3339 UTC strings and durations
+// float seconds.
+type Snapshot struct {
+	SchemaVersion  string          `json:"schema_version"`
+	GeneratedAtUTC string          `json:"generated_at_utc"`
+	Source         Source          `json:"source"`
+	Options        SnapshotOptions `json:"options"`
+	Verdict        string          `json:"verdict"`
+	LatestRunID    *string         `json:"latest_run_id"`
+	RunCount       int             `json:"run_count"`
+	StateCounts    StateCounts     `json:"state_counts"`
+	Runs           []RunReport     `json:"runs"`
+}
+
+// Source describes the log a snapshot was made from.
+type Source struct {
+	Path       string `json:"path"`
+	SHA256     string `json:"sha256"`
+	EventCount int    `json:"event_count"`
+	LineCount  int    `json:"line_count"`
+}
+
+// SnapshotOptions records the options that shaped the verdict.
+type SnapshotOptions struct {
+	Pipeline          *string    `json:"pipeline"`
+	StaleAfterSeconds int        `json:"stale_after_seconds"`
+	Gate              Gate       `json:"gate"`
+	Stages            []StageDef `json:"stages"`
+}
+
+// StateCounts counts runs per state; every state is present, zeros included.
+type StateCounts struct {
+	Failed     int `json:"failed"`
+	Stalled    int `json:"stalled"`
+	Running    int `json:"running"`
+	Incomplete int `json:"incomplete"`
+	Succeeded  int `json:"succeeded"`
+}
+
+// RunReport is one run in a snapshot.
+type RunReport struct {
+	RunID           string        `json:"run_id"`
+	State           string        `json:"state"`
+	FirstEventAt    string        `json:"first_event_at"`
+	LastEventAt     string        `json:"last_event_at"`
+	DurationSeconds float64       `json:"duration_seconds"`
+	FirstLine       int           `json:"first_line"`
+	Stages          []StageReport `json:"stages"`
+}
+
+// StageReport is one expected stage of a run; its state is its latest
+// attempt's.
+type StageReport struct {
+	Stage        StageID         `json:"stage"`
+	Name         *string         `json:"name"`
+	State        string          `json:"state"`
+	AttemptCount int             `json:"attempt_count"`
+	Attempts     []AttemptReport `json:"attempts"`
+}
+
+// AttemptReport is one attempt of a stage. EndedAt and DurationSeconds are
+// nil while it is in progress; SilentForSeconds is set only then. Line is the
+// line of the attempt's last event.
+type AttemptReport struct {
+	Attempt          int64    `json:"attempt"`
+	Status           string   `json:"status"`
+	StartedAt        string   `json:"started_at"`
+	EndedAt          *string  `json:"ended_at"`
+	DurationSeconds  *float64 `json:"duration_seconds"`
+	Returncode       *int64   `json:"returncode"`
+	Error            *string  `json:"error"`
+	SilentForSeconds *float64 `json:"silent_for_seconds"`
+	Line             int      `json:"line"`
+}
+
+// Latest returns the run named by LatestRunID, or nil.
+func (s *Snapshot) Latest() *RunReport {
+	if s.LatestRunID == nil {
+		return nil
+	}
+	for i := range s.Runs {
+		if s.Runs[i].RunID == *s.LatestRunID {
+			return &s.Runs[i]
+		}
+	}
+	return nil
+}

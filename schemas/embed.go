@@ -1,0 +1,70 @@
+// Package schemas holds greenlight's JSON Schemas (draft 2020-12), the source
+// of truth for every document greenlight reads or writes, embedded in the
+// binary, and compiles them with github.com/santhosh-tekuri/jsonschema/v5.
+package schemas
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+//go:embed *.schema.json
+var files embed.FS
+
+// Names lists the schemas by their short name, in a fixed order.
+var Names = []string{"event", "snapshot", "pipeline", "violations"}
+
+// Source returns the bytes of the schema with the given short name ("event",
+// "snapshot", "pipeline", "violations"), or an error naming the known ones.
+func Source(name string) ([]byte, error) {
+	b, err := files.ReadFile(name + ".schema.json")
+	if err != nil {
+		return nil, fmt.Errorf("unknown schema %q (known: event, snapshot, pipeline, violations)", name)
+	}
+	return b, nil
+}
+
+// Compile compiles the named schema with format assertion on and remote
+// loading disabled: a $ref may only point inside the embedded schemas.
+func Compile(name string) (*jsonschema.Schema, error) {
+	src, err := Source(name)
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("greenlight does not load remote schemas (%s)", url)
+	}
+	const url = "embedded.schema.json"
+	if err := c.AddResource(url, bytes.NewReader(src)); err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	s, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	return s, nil
+}
+
+// Instance decodes one JSON document into the form the validator takes
+// (numbers kept exact as json.Number). It returns an error for invalid JSON or
+// trailing data.
+func Instance(doc []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("trailing data after the JSON document")
+	}
+	return v, nil
+}
