@@ -1,0 +1,94 @@
+package checker_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// CorpusNow is the moment every log under testdata/logs is judged at.
+var corpusNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// corpusDefinition reads testdata/logs/pipeline.yaml.
+func corpusDefinition(t *testing.T) *checker.Definition {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/logs/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := checker.ParseDefinition(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def
+}
+
+// checkDoc runs the checker on a log and returns the document greenlight
+// prints with --format json: the snapshot, or the violations report.
+func checkDoc(t *testing.T, log []byte, opts checker.Options) []byte {
+	t.Helper()
+	res, err := checker.Check(bytes.NewReader(log), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc []byte
+	if res.Snapshot != nil {
+		doc, err = render.JSON(res.Snapshot)
+	} else {
+		doc, err = render.JSON(res.Report)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// TestCorpusGolden checks every log under testdata/logs against its golden
+// document, byte for byte, on both the fast path and the schema-every-event
+// path; -update rewrites the goldens.
+func TestCorpusGolden(t *testing.T) {
+	def := corpusDefinition(t)
+	logs, _ := filepath.Glob("../testdata/logs/*.jsonl")
+	if len(logs) == 0 {
+		t.Fatal("no logs under testdata/logs")
+	}
+	for _, path := range logs {
+		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		t.Run(name, func(t *testing.T) {
+			log, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := checker.Options{Definition: def, Now: corpusNow, File: "testdata/logs/" + name + ".jsonl"}
+			got := checkDoc(t, log, opts)
+			opts.SchemaEveryEvent = true
+			if slow := checkDoc(t, log, opts); !bytes.Equal(got, slow) {
+				t.Errorf("--schema-every-event output differs from the fast path:\n%s\nvs\n%s", slow, got)
+			}
+			golden := strings.TrimSuffix(path, ".jsonl") + ".golden.json"
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./checker -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("output differs from %s (run with -update and review the diff):\n%s", golden, got)
+			}
+			validateDoc(t, got)
+		})
+	}
+}
