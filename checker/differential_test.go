@@ -1,0 +1,114 @@
+package checker
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// buildLine assembles an event line from raw JSON values; an empty value
+// leaves the field out, and extraKey/extraVal add one more member.
+func buildLine(runID, stage, attempt, status, ts, rc, errv, extraKey, extraVal string) []byte {
+	var b strings.Builder
+	b.WriteByte('{')
+	n := 0
+	add := func(k, v string) {
+		if v == "" {
+			return
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.WriteString(k)
+		b.WriteByte(':')
+		b.WriteString(v)
+	}
+	add(`"run_id"`, runID)
+	add(`"stage"`, stage)
+	add(`"attempt"`, attempt)
+	add(`"status"`, status)
+	add(`"timestamp_utc"`, ts)
+	add(`"returncode"`, rc)
+	add(`"error"`, errv)
+	if extraKey != "" {
+		add(extraKey, extraVal)
+	}
+	b.WriteByte('}')
+	return []byte(b.String())
+}
+
+// FuzzFastPathMatchesSchema is the differential test of the compiled
+// contract check: for every event line that is one valid JSON object, the
+// fast path (lineDecoder.fastSchema) accepts it exactly when the JSON Schema
+// validator with schemas/event.schema.json does. Its seed corpus runs in
+// every go test; go test -fuzz=FuzzFastPathMatchesSchema ./checker explores.
+func FuzzFastPathMatchesSchema(f *testing.F) {
+	seeds := [][9]string{
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `2`, `3`, `"failed"`, `"2026-01-01T00:00:00.123456789+05:30"`, `137`, `"OOM"`, ``, ``},
+		{`"r-1"`, `"silver"`, `1`, `"succeeded"`, `"2026-02-28T23:59:59-00:00"`, `0`, `null`, `"host"`, `"a"`},
+		{`"r-1"`, `1.0`, `1e0`, `"started"`, `"2026-01-01T00:00:00Z"`, `null`, ``, ``, ``},
+		{`"r-1"`, `1.5`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `0`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `2147483648`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `2147483647`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1e400`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `100e-2`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `"1"`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"Started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-02-30T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2024-02-29T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-12-31T23:59:60Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01t00:00:00z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00.Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00.1234567891Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00+24:00"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z[UTC]"`, ``, ``, ``, ``},
+		{`""`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"a\u0000b"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"a\u0085b"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"` + strings.Repeat("é", 256) + `"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"` + strings.Repeat("é", 257) + `"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `0`, `" \t"`, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `-1`, `"\u00a0"`, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `4294967296`, `"x"`, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `-2147483648`, `"x"`, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1.0e0`, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"succeeded"`, `"2026-01-01T00:00:00Z"`, `true`, `1`, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"STATUS"`, `1`},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"ſtage"`, `1`},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"Run_Id"`, `"x"`},
+		{`"r-1"`, `"9abc"`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `"a` + strings.Repeat("b", 127) + `"`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `"a` + strings.Repeat("b", 128) + `"`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, ``, ``, ``, ``, ``},
+		{`1`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `10000000000000000000000e-22`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1e9999999999`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `-0`, `0.0000000000000000000001e22`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+	}
+	for _, s := range seeds {
+		f.Add(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8])
+	}
+	schema, err := schemas.Compile("event")
+	if err != nil {
+		f.Fatal(err)
+	}
+	c := &contractState{schema: schema}
+	dec := newLineDecoder()
+	f.Fuzz(func(t *testing.T, runID, stage, attempt, status, ts, rc, errv, extraKey, extraVal string) {
+		line := buildLine(runID, stage, attempt, status, ts, rc, errv, extraKey, extraVal)
+		if fault := dec.syntax(line, false); fault != nil {
+			return // not one valid JSON object: the schema is never asked
+		}
+		var ev Event
+		fast := dec.fastSchema(&ev)
+		_, slow := c.schemaCheck(line)
+		if fast != slow {
+			t.Fatalf("fast path says %v, event.schema.json says %v, for %s", fast, slow, line)
+		}
+	})
+}
