@@ -1,0 +1,66 @@
+package checker_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// FuzzCheck feeds arbitrary bytes to the reader and validator: Check must
+// never panic or fail to answer, and no log holding a line that
+// event.schema.json rejects may ever yield a snapshot, let alone a healthy
+// verdict. Interesting inputs are kept under testdata/fuzz/FuzzCheck.
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte(lines(ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "succeeded", t0(1)), ev("r-1", 2, 1, "started", t0(2)), ev("r-1", 2, 1, "succeeded", t0(3)))))
+	f.Add([]byte(lines(ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "failed", t0(1), `"error":"x"`), ev("r-1", 1, 2, "started", t0(2)))))
+	f.Add([]byte("{\"run_id\":\"r\",\"stage\":1,\"attempt\":1,\"status\":\"started\",\"timestamp_utc\":\"2026-01-01T10:00:00Z\"}\r\n\r\n"))
+	f.Add([]byte("\xef\xbb\xbf{}\n"))
+	f.Add([]byte(`{"run_id":"r","stage":1,"attempt":1e999999999,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`))
+	schema, err := schemas.Compile("event")
+	if err != nil {
+		f.Fatal(err)
+	}
+	def, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1), checker.IntStage(2)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, log []byte) {
+		res, err := checker.Check(bytes.NewReader(log), checker.Options{Definition: def, Now: corpusNow, MaxLineBytes: 4096})
+		if err != nil {
+			t.Fatalf("Check failed to answer: %v", err)
+		}
+		if res.Snapshot == nil {
+			if res.Report.Valid {
+				t.Fatal("no snapshot for a valid log")
+			}
+			return
+		}
+		if !res.Report.Valid {
+			t.Fatal("a snapshot for an invalid log")
+		}
+		// Every line of a log that yields a snapshot matches the schema.
+		for i, line := range strings.Split(strings.TrimSuffix(string(log), "\n"), "\n") {
+			if len(log) == 0 {
+				break
+			}
+			line = strings.TrimSuffix(line, "\r")
+			inst, err := schemas.Instance([]byte(line))
+			if err != nil {
+				t.Fatalf("line %d is not JSON but the log was accepted: %q", i+1, line)
+			}
+			func() {
+				defer func() {
+					if recover() != nil {
+						t.Fatalf("line %d has a number the schema cannot read but was accepted: %q", i+1, line)
+					}
+				}()
+				if err := schema.Validate(inst); err != nil {
+					t.Fatalf("line %d breaks event.schema.json but the log was accepted (verdict %s): %v", i+1, res.Snapshot.Verdict, err)
+				}
+			}()
+		}
+	})
+}
