@@ -47,6 +47,10 @@ type Options struct {
 	// instead of only those the compiled fast path rejects: slower, and the
 	// obviously-correct reference.
 	SchemaEveryEvent bool
+	// StreamRuns leaves Snapshot.Runs empty and builds each run report only
+	// when Snapshot.EachRun asks for it: for outputs that are written run by
+	// run, so that memory follows the runs' state, not their reports.
+	StreamRuns bool
 }
 
 // Result is the outcome of a Check: Report always (Valid false when any rule
@@ -218,40 +222,42 @@ func (c *contractState) line(n int, raw []byte) {
 		}
 	}
 	c.events++
-	ref := &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt}
+	// ref is built only when a violation needs it: the hot path allocates no
+	// run id string for an event of a known run.
+	ref := func() *eventRef { return &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt} }
 	if c.opts.Strict && len(c.dec.unknown) > 0 {
-		c.violate(n, RuleUnknownField, fmt.Sprintf("field %q is not part of the event contract (--strict)", c.dec.unknown[0]), ref)
+		c.violate(n, RuleUnknownField, fmt.Sprintf("field %q is not part of the event contract (--strict)", c.dec.unknown[0]), ref())
 		return
 	}
 	si, ok := c.stageIndex[ev.Stage]
 	if !ok {
-		c.violate(n, RuleUnknownStage, fmt.Sprintf("stage %s is not declared by the pipeline definition (declared: %s)", ev.Stage, c.declared()), ref)
+		c.violate(n, RuleUnknownStage, fmt.Sprintf("stage %s is not declared by the pipeline definition (declared: %s)", ev.Stage, c.declared()), ref())
 		return
 	}
 	if ev.Status == StatusSucceeded && ev.HasCode && ev.Returncode != 0 {
-		c.violate(n, RuleSuccessWithNonzeroReturncode, fmt.Sprintf("attempt %d of stage %s in run %s succeeded with returncode %d; a success exits 0", ev.Attempt, ev.Stage, ref.run, ev.Returncode), ref)
+		c.violate(n, RuleSuccessWithNonzeroReturncode, fmt.Sprintf("attempt %d of stage %s in run %s succeeded with returncode %d; a success exits 0", ev.Attempt, ev.Stage, string(ev.RunID), ev.Returncode), ref())
 		return
 	}
 	if ev.Status == StatusFailed && ev.HasCode && ev.Returncode == 0 {
-		c.violate(n, RuleFailureWithZeroReturncode, fmt.Sprintf("attempt %d of stage %s in run %s failed with returncode 0; use null when there was no exit code", ev.Attempt, ev.Stage, ref.run), ref)
+		c.violate(n, RuleFailureWithZeroReturncode, fmt.Sprintf("attempt %d of stage %s in run %s failed with returncode 0; use null when there was no exit code", ev.Attempt, ev.Stage, string(ev.RunID)), ref())
 		return
 	}
 	run := c.runs[string(ev.RunID)]
 	if run == nil {
-		run = &runState{id: ref.run, firstLine: n, firstAt: ev.Time, lastAt: ev.Time, stages: make([][]attemptState, len(c.opts.Definition.Stages))}
+		run = &runState{id: string(ev.RunID), firstLine: n, firstAt: ev.Time, lastAt: ev.Time, stages: make([][]attemptState, len(c.opts.Definition.Stages))}
 		c.runs[run.id] = run
 		c.order = append(c.order, run)
 	}
 	if ev.Time.Before(run.lastAt) {
-		c.violate(n, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(ev.Time), ref.run, formatTime(run.lastAt)), ref)
+		c.violate(n, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(ev.Time), string(ev.RunID), formatTime(run.lastAt)), ref())
 		return
 	}
 	if ev.Time.After(c.opts.Now.Add(c.skew)) {
-		c.violate(n, RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now)), ref)
+		c.violate(n, RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now)), ref())
 		return
 	}
 	if rule, msg := c.sequence(run, si, ev); rule != "" {
-		c.violate(n, rule, msg, ref)
+		c.violate(n, rule, msg, ref())
 		return
 	}
 	run.lastAt = ev.Time
@@ -302,15 +308,15 @@ func (c *contractState) schemaCheck(raw []byte) (msg string, ok bool) {
 func (c *contractState) sequence(run *runState, si int, ev *Event) (RuleID, string) {
 	atts := run.stages[si]
 	n := ev.Attempt
-	who := fmt.Sprintf("attempt %d of stage %s in run %s", n, ev.Stage, run.id)
+	who := func() string { return fmt.Sprintf("attempt %d of stage %s in run %s", n, ev.Stage, run.id) }
 	if ev.Status == StatusStarted {
 		switch {
 		case n <= int64(len(atts)):
-			return RuleDuplicateStart, who + " started a second time (first start on line " + fmt.Sprint(atts[n-1].startLine) + "); a retry is a new attempt number"
+			return RuleDuplicateStart, who() + " started a second time (first start on line " + fmt.Sprint(atts[n-1].startLine) + "); a retry is a new attempt number"
 		case n > int64(len(atts))+1:
-			return RuleSkippedAttempt, fmt.Sprintf("%s started, but attempt %d never started", who, n-1)
+			return RuleSkippedAttempt, fmt.Sprintf("%s started, but attempt %d never started", who(), n-1)
 		case n > 1 && atts[n-2].status != StatusFailed:
-			return RuleRetryWithoutFailure, fmt.Sprintf("%s started, but attempt %d %s; a retry follows a failed attempt", who, n-1, attemptOutcome(atts[n-2]))
+			return RuleRetryWithoutFailure, fmt.Sprintf("%s started, but attempt %d %s; a retry follows a failed attempt", who(), n-1, attemptOutcome(atts[n-2]))
 		}
 		for _, dep := range c.opts.Definition.Stages[si].DependsOn {
 			di := c.stageIndex[dep]
@@ -329,11 +335,11 @@ func (c *contractState) sequence(run *runState, si int, ev *Event) (RuleID, stri
 		return "", ""
 	}
 	if n > int64(len(atts)) {
-		return RuleTerminalWithoutStart, fmt.Sprintf("%s %s, but it never started", who, ev.Status)
+		return RuleTerminalWithoutStart, fmt.Sprintf("%s %s, but it never started", who(), ev.Status)
 	}
 	a := &atts[n-1]
 	if a.status != StatusStarted {
-		return RuleDuplicateTerminal, fmt.Sprintf("%s %s, but it already %s on line %d", who, ev.Status, a.status, a.lastLine)
+		return RuleDuplicateTerminal, fmt.Sprintf("%s %s, but it already %s on line %d", who(), ev.Status, a.status, a.lastLine)
 	}
 	a.status = ev.Status
 	a.endedAt, a.lastAt, a.lastLine = ev.Time, ev.Time, ev.Line

@@ -43,6 +43,19 @@ func checkDoc(t *testing.T, log []byte, opts checker.Options) []byte {
 	var doc []byte
 	if res.Snapshot != nil {
 		doc, err = render.JSON(res.Snapshot)
+		// The streaming writer gives the same bytes, run by run.
+		var streamed bytes.Buffer
+		opts.StreamRuns = true
+		again, err2 := checker.Check(bytes.NewReader(log), opts)
+		if err2 != nil {
+			t.Fatal(err2)
+		}
+		if err := render.WriteSnapshotJSON(&streamed, again.Snapshot); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(streamed.Bytes(), doc) {
+			t.Errorf("WriteSnapshotJSON with StreamRuns differs from JSON:\n%s\nvs\n%s", streamed.Bytes(), doc)
+		}
 	} else {
 		doc, err = render.JSON(res.Report)
 	}

@@ -137,7 +137,7 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 			if d.foldsToField(key) {
 				d.folded = true
 			} else if keepUnknown {
-				d.unknown = append(d.unknown, key)
+				d.unknown = append(d.unknown, strings.Clone(key))
 			}
 			if err := d.dec.SkipValue(); err != nil {
 				return jsonFault(err)

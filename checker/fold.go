@@ -2,16 +2,26 @@ package checker
 
 import "time"
 
+// staleAfter resolves the stall threshold: the option, else the
+// definition's, else DefaultStaleAfterSeconds (seconds).
+func (c *contractState) staleAfter() int {
+	switch {
+	case c.opts.StaleAfterSeconds > 0:
+		return c.opts.StaleAfterSeconds
+	case c.opts.Definition.StaleAfterSeconds > 0:
+		return c.opts.Definition.StaleAfterSeconds
+	}
+	return DefaultStaleAfterSeconds
+}
+
 // snapshot folds the recorded runs into the health snapshot (DESIGN.md §3-4).
+// A first pass gives every run its state (for the counts and the verdict)
+// without building reports; the run reports are then built all at once, or,
+// with Options.StreamRuns, one at a time as Snapshot.EachRun asks for them.
 func (c *contractState) snapshot(src Source) *Snapshot {
 	def := c.opts.Definition
-	stale := c.opts.StaleAfterSeconds
-	if stale <= 0 {
-		stale = def.StaleAfterSeconds
-	}
-	if stale <= 0 {
-		stale = DefaultStaleAfterSeconds
-	}
+	stale := c.staleAfter()
+	staleDur := time.Duration(stale) * time.Second
 	s := &Snapshot{
 		SchemaVersion:  SnapshotVersion,
 		GeneratedAtUTC: formatTime(c.opts.Now),
@@ -22,20 +32,22 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			Stages:            def.Stages,
 		},
 		RunCount: len(c.order),
-		Runs:     make([]RunReport, 0, len(c.order)),
 	}
 	if def.Pipeline != "" {
 		name := def.Pipeline
 		s.Options.Pipeline = &name
 	}
 	var latest *runState
+	allSucceeded := true
 	for _, run := range c.order {
 		if latest == nil || !run.firstAt.Before(latest.firstAt) {
 			latest = run // ties go to the later line: c.order is in line order
 		}
-		rr := foldRun(run, def, c.opts.Now, time.Duration(stale)*time.Second)
-		s.Runs = append(s.Runs, rr)
-		switch rr.State {
+		state := run.state(c.opts.Now, staleDur)
+		if state != RunSucceeded {
+			allSucceeded = false
+		}
+		switch state {
 		case RunFailed:
 			s.StateCounts.Failed++
 		case RunStalled:
@@ -52,45 +64,58 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	if latest != nil {
 		id := latest.id
 		s.LatestRunID = &id
-		healthy := true
-		for _, rr := range s.Runs {
-			if c.opts.Gate == GateLatest && rr.RunID != id {
-				continue
-			}
-			if rr.State != RunSucceeded {
-				healthy = false
-			}
+		healthy := allSucceeded
+		if c.opts.Gate == GateLatest {
+			healthy = latest.state(c.opts.Now, staleDur) == RunSucceeded
 		}
 		if healthy {
 			s.Verdict = VerdictHealthy
 		}
 	}
+	each := func(yield func(*RunReport) bool) {
+		for _, run := range c.order {
+			rr := foldRun(run, def, c.opts.Now, staleDur)
+			if !yield(&rr) {
+				return
+			}
+		}
+	}
+	if c.opts.StreamRuns {
+		s.each = each
+		return s
+	}
+	s.Runs = make([]RunReport, 0, len(c.order))
+	each(func(rr *RunReport) bool {
+		s.Runs = append(s.Runs, *rr)
+		return true
+	})
 	return s
 }
 
-// foldRun gives one run its stage and run states. A stage's state is its
-// latest attempt's; the run's is the first of failed > stalled > running >
-// incomplete > succeeded that any stage shows.
-func foldRun(run *runState, def *Definition, now time.Time, stale time.Duration) RunReport {
-	rr := RunReport{
-		RunID:           run.id,
-		FirstEventAt:    formatTime(run.firstAt),
-		LastEventAt:     formatTime(run.lastAt),
-		DurationSeconds: run.lastAt.Sub(run.firstAt).Seconds(),
-		FirstLine:       run.firstLine,
-		Stages:          make([]StageReport, len(def.Stages)),
+// state tells an attempt's status at now: running or stalled while it
+// has no terminal event (stalled once silent for longer than stale), else
+// its outcome.
+func (a *attemptState) state(now time.Time, stale time.Duration) string {
+	if a.status != StatusStarted {
+		return a.status.String()
 	}
-	var failed, stalled, running, allSucceeded = false, false, false, true
-	for i, sd := range def.Stages {
-		atts := run.stages[i]
-		sr := StageReport{Stage: sd.ID, Name: sd.Name, State: StagePending, AttemptCount: len(atts), Attempts: make([]AttemptReport, len(atts))}
-		for k, a := range atts {
-			sr.Attempts[k] = attemptReport(int64(k+1), a, now, stale)
+	if now.Sub(a.lastAt) > stale {
+		return StageStalled
+	}
+	return StageRunning
+}
+
+// state gives the run's state: the first of failed > stalled > running >
+// incomplete > succeeded that its stages show; a stage's state is its latest
+// attempt's, or pending with none.
+func (run *runState) state(now time.Time, stale time.Duration) string {
+	var failed, stalled, running, incomplete bool
+	for _, atts := range run.stages {
+		if len(atts) == 0 {
+			incomplete = true
+			continue
 		}
-		if len(atts) > 0 {
-			sr.State = sr.Attempts[len(atts)-1].Status
-		}
-		switch sr.State {
+		switch atts[len(atts)-1].state(now, stale) {
 		case StageFailed:
 			failed = true
 		case StageStalled:
@@ -98,28 +123,47 @@ func foldRun(run *runState, def *Definition, now time.Time, stale time.Duration)
 		case StageRunning:
 			running = true
 		}
-		if sr.State != StageSucceeded {
-			allSucceeded = false
-		}
-		rr.Stages[i] = sr
 	}
 	switch {
 	case failed:
-		rr.State = RunFailed
+		return RunFailed
 	case stalled:
-		rr.State = RunStalled
+		return RunStalled
 	case running:
-		rr.State = RunRunning
-	case !allSucceeded:
-		rr.State = RunIncomplete
-	default:
-		rr.State = RunSucceeded
+		return RunRunning
+	case incomplete:
+		return RunIncomplete
+	}
+	return RunSucceeded
+}
+
+// foldRun builds the report of one run.
+func foldRun(run *runState, def *Definition, now time.Time, stale time.Duration) RunReport {
+	rr := RunReport{
+		RunID:           run.id,
+		State:           run.state(now, stale),
+		FirstEventAt:    formatTime(run.firstAt),
+		LastEventAt:     formatTime(run.lastAt),
+		DurationSeconds: run.lastAt.Sub(run.firstAt).Seconds(),
+		FirstLine:       run.firstLine,
+		Stages:          make([]StageReport, len(def.Stages)),
+	}
+	for i, sd := range def.Stages {
+		atts := run.stages[i]
+		sr := StageReport{Stage: sd.ID, Name: sd.Name, State: StagePending, AttemptCount: len(atts), Attempts: make([]AttemptReport, len(atts))}
+		for k := range atts {
+			sr.Attempts[k] = attemptReport(int64(k+1), &atts[k], now, stale)
+		}
+		if len(atts) > 0 {
+			sr.State = sr.Attempts[len(atts)-1].Status
+		}
+		rr.Stages[i] = sr
 	}
 	return rr
 }
 
-func attemptReport(n int64, a attemptState, now time.Time, stale time.Duration) AttemptReport {
-	ar := AttemptReport{Attempt: n, StartedAt: formatTime(a.startedAt), Line: a.lastLine}
+func attemptReport(n int64, a *attemptState, now time.Time, stale time.Duration) AttemptReport {
+	ar := AttemptReport{Attempt: n, Status: a.state(now, stale), StartedAt: formatTime(a.startedAt), Line: a.lastLine}
 	switch a.status {
 	case StatusStarted:
 		silent := now.Sub(a.lastAt)
@@ -128,12 +172,7 @@ func attemptReport(n int64, a attemptState, now time.Time, stale time.Duration) 
 		}
 		secs := silent.Seconds()
 		ar.SilentForSeconds = &secs
-		ar.Status = StageRunning
-		if silent > stale {
-			ar.Status = StageStalled
-		}
 	default:
-		ar.Status = a.status.String()
 		ended := formatTime(a.endedAt)
 		d := a.endedAt.Sub(a.startedAt).Seconds()
 		ar.EndedAt, ar.DurationSeconds = &ended, &d

@@ -49,7 +49,26 @@ type Snapshot struct {
 	LatestRunID    *string         `json:"latest_run_id"`
 	RunCount       int             `json:"run_count"`
 	StateCounts    StateCounts     `json:"state_counts"`
-	Runs           []RunReport     `json:"runs"`
+	// Runs holds every run report, unless the snapshot was made with
+	// Options.StreamRuns; EachRun works either way.
+	Runs []RunReport `json:"runs"`
+
+	each func(yield func(*RunReport) bool)
+}
+
+// EachRun calls yield with every run report in order, until yield returns
+// false. With Options.StreamRuns the reports are built one at a time, so a
+// log of millions of runs never holds them all.
+func (s *Snapshot) EachRun(yield func(*RunReport) bool) {
+	if s.each != nil {
+		s.each(yield)
+		return
+	}
+	for i := range s.Runs {
+		if !yield(&s.Runs[i]) {
+			return
+		}
+	}
 }
 
 // Source describes the log a snapshot was made from.
@@ -118,10 +137,13 @@ func (s *Snapshot) Latest() *RunReport {
 	if s.LatestRunID == nil {
 		return nil
 	}
-	for i := range s.Runs {
-		if s.Runs[i].RunID == *s.LatestRunID {
-			return &s.Runs[i]
+	var latest *RunReport
+	s.EachRun(func(r *RunReport) bool {
+		if r.RunID == *s.LatestRunID {
+			latest = r
+			return false
 		}
-	}
-	return nil
+		return true
+	})
+	return latest
 }

@@ -1,13 +1,19 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/greenlight-ci/greenlight/checker"
 )
 
 // JSON encodes a snapshot, a violations report or any document greenlight
 // writes: keys in struct order, two-space indent, HTML characters escaped,
-// one trailing newline. Same value, same bytes, on every platform.
+// one trailing newline. Same value, same bytes, on every platform. For a
+// snapshot made with checker.Options.StreamRuns use WriteSnapshotJSON.
 func JSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -16,4 +22,46 @@ func JSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// WriteSnapshotJSON writes the same bytes as JSON(s), but encodes the runs
+// one at a time through s.EachRun, so a snapshot of millions of runs is
+// never held in memory as one document. It returns the first write error.
+func WriteSnapshotJSON(w io.Writer, s *checker.Snapshot) error {
+	head := *s
+	head.Runs = []checker.RunReport{}
+	doc, err := JSON(&head)
+	if err != nil {
+		return err
+	}
+	const tail = "[]\n}\n"
+	if !bytes.HasSuffix(doc, []byte(tail)) {
+		return fmt.Errorf("render: the snapshot document does not end with its runs")
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(doc[:len(doc)-len(tail)])
+	n := 0
+	s.EachRun(func(r *checker.RunReport) bool {
+		var b []byte
+		if b, err = json.MarshalIndent(r, "    ", "  "); err != nil {
+			return false
+		}
+		if n == 0 {
+			bw.WriteString("[\n    ")
+		} else {
+			bw.WriteString(",\n    ")
+		}
+		n++
+		_, err = bw.Write(b)
+		return err == nil
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		bw.WriteString(tail)
+	} else {
+		bw.WriteString("\n  ]\n}\n")
+	}
+	return bw.Flush()
 }

@@ -49,13 +49,12 @@ func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 	b.WriteString("| run | state | stages succeeded | attempts | duration | detail |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
 	shown := 0
-	for i := range s.Runs {
+	s.EachRun(func(r *checker.RunReport) bool {
 		if o.MaxRuns > 0 && shown == o.MaxRuns {
-			fmt.Fprintf(&b, "\n_%d more runs not shown._\n", len(s.Runs)-shown)
-			break
+			fmt.Fprintf(&b, "\n_%d more runs not shown._\n", s.RunCount-shown)
+			return false
 		}
 		shown++
-		r := &s.Runs[i]
 		ok := 0
 		for _, st := range r.Stages {
 			if st.State == checker.StageSucceeded {
@@ -72,16 +71,16 @@ func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 		}
 		fmt.Fprintf(&b, "| %s | %s %s | %d/%d | %d | %s | %s |\n",
 			Markdown(r.RunID), stateIcon(r.State), r.State, ok, len(r.Stages), attemptCount(r), Duration(r.DurationSeconds), detail)
-	}
+		return true
+	})
 	unhealthy := 0
-	for i := range s.Runs {
-		r := &s.Runs[i]
+	s.EachRun(func(r *checker.RunReport) bool {
 		if r.State == checker.RunSucceeded {
-			continue
+			return true
 		}
 		if o.MaxRuns > 0 && unhealthy == o.MaxRuns {
 			b.WriteString("\n_More unhealthy runs not shown._\n")
-			break
+			return false
 		}
 		if unhealthy == 0 {
 			b.WriteString("\n### Unhealthy runs\n")
@@ -113,7 +112,8 @@ func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 					Markdown(StageLabel(st)), stateIcon(st.State), st.State, a.Attempt, a.Status, a.StartedAt, ended, rc, errText)
 			}
 		}
-	}
+		return true
+	})
 	return b.String()
 }
 

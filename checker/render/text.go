@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
@@ -141,25 +142,22 @@ func Detail(r *checker.RunReport) RunDetail {
 }
 
 // Text renders a snapshot for a terminal: the headline, then one line per
-// run with its state and, for an unhealthy run, what decides it.
+// run with its state and, for an unhealthy run, what decides it; the columns
+// are aligned. Runs are read through s.EachRun.
 func Text(s *checker.Snapshot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "greenlight: %s\n", Headline(s))
-	width := 0
-	for _, r := range s.Runs {
-		if n := len(Terminal(r.RunID)); n > width {
-			width = n
-		}
-	}
-	for i := range s.Runs {
-		r := &s.Runs[i]
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	s.EachRun(func(r *checker.RunReport) bool {
 		d := Detail(r)
-		line := fmt.Sprintf("  %-*s  %-10s  %s", width, Terminal(r.RunID), r.State, Terminal(d.Summary))
+		detail := Terminal(d.Summary)
 		if d.HasErr {
-			line += ": " + Terminal(d.Error)
+			detail += ": " + Terminal(d.Error)
 		}
-		b.WriteString(strings.TrimRight(line, " ") + "\n")
-	}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", Terminal(r.RunID), r.State, detail)
+		return true
+	})
+	tw.Flush()
 	return b.String()
 }
 

@@ -4,7 +4,9 @@
 package atomicfile
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,7 +15,14 @@ import (
 // Write replaces path with data atomically (mode 0644). On any error the
 // target is left as it was and the temporary file is removed; the error says
 // which step failed.
-func Write(path string, data []byte) (err error) {
+func Write(path string, data []byte) error {
+	return writeWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+func writeWith(path string, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -25,7 +34,11 @@ func Write(path string, data []byte) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
+	bw := bufio.NewWriterSize(tmp, 256<<10)
+	if err = fill(bw); err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	if err = tmp.Sync(); err != nil {
@@ -49,4 +62,11 @@ func Write(path string, data []byte) (err error) {
 		}
 	}
 	return nil
+}
+
+// WriteFunc is Write for content produced by a function: fill writes the
+// content to w (buffered) and its error, or a write error, leaves the target
+// as it was.
+func WriteFunc(path string, fill func(w io.Writer) error) error {
+	return writeWith(path, fill)
 }

@@ -234,6 +234,7 @@ func runCheck(args []string, env Env) (int, error) {
 	}
 	opts.StaleAfterSeconds = *stale
 	opts.Gate = checker.Gate(*gate)
+	opts.StreamRuns = true // outputs are written run by run
 	name := fs.Arg(0)
 	opts.File = name
 	r, done, err := openLog(name, env)
@@ -254,13 +255,19 @@ func runCheck(args []string, env Env) (int, error) {
 		return ExitInvalid, nil
 	}
 	snap := res.Snapshot
-	doc, err := render.JSON(snap)
-	if err != nil {
-		return ExitInvalid, err
-	}
 	switch c.format {
 	case "json":
-		_, err = env.Stdout.Write(doc)
+		if *snapshotPath != "" {
+			// One pass writes the snapshot file and standard output.
+			err = atomicfile.WriteFunc(*snapshotPath, func(w io.Writer) error {
+				return render.WriteSnapshotJSON(io.MultiWriter(w, env.Stdout), snap)
+			})
+			if err != nil {
+				return ExitInvalid, err
+			}
+			break
+		}
+		err = render.WriteSnapshotJSON(env.Stdout, snap)
 	case "markdown":
 		_, err = io.WriteString(env.Stdout, render.MarkdownReport(snap, render.MarkdownOptions{}))
 	default:
@@ -269,8 +276,9 @@ func runCheck(args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitInvalid, fmt.Errorf("cannot write the output: %v", err)
 	}
-	if *snapshotPath != "" {
-		if err := atomicfile.Write(*snapshotPath, doc); err != nil {
+	if *snapshotPath != "" && c.format != "json" {
+		err := atomicfile.WriteFunc(*snapshotPath, func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) })
+		if err != nil {
 			return ExitInvalid, err
 		}
 	}
