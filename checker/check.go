@@ -91,19 +91,8 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 	c := newContractState(opts, schema)
 	h := sha256.New()
 	lr := newLineReader(r, opts.MaxLineBytes, h)
-	for {
-		line, err := lr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
-		}
-		if lr.tooLong {
-			c.violate(lr.line, RuleLineTooLong, fmt.Sprintf("the line is %d bytes, over the limit of %d (raise it with --max-line-bytes)", lr.length, opts.MaxLineBytes), nil)
-			continue
-		}
-		c.line(lr.line, line)
+	if err := c.readAll(lr); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
 	}
 	res := &Result{Report: c.report}
 	if !c.report.Valid {
@@ -153,21 +142,18 @@ type runState struct {
 type contractState struct {
 	opts       Options
 	schema     *jsonschema.Schema
-	dec        *lineDecoder
 	stageIndex map[StageID]int
 	report     *Report
 	runs       map[string]*runState
 	order      []*runState // in order of first line
 	events     int
 	skew       time.Duration
-	ev         Event
 }
 
 func newContractState(opts Options, schema *jsonschema.Schema) *contractState {
 	c := &contractState{
 		opts:       opts,
 		schema:     schema,
-		dec:        newLineDecoder(),
 		stageIndex: make(map[StageID]int, len(opts.Definition.Stages)),
 		report:     NewReport(),
 		runs:       make(map[string]*runState),
@@ -195,38 +181,64 @@ func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef
 	c.report.Add(v, c.opts.MaxViolations)
 }
 
-// line checks one line and, when it breaks no rule, applies it. At most one
-// violation is reported per line: the first rule it breaks, in the order of
-// Rules().
-func (c *contractState) line(n int, raw []byte) {
+// decoded is one line after reading and the event schema: a fault (a
+// reading or schema violation), or the event with, under --strict, the first
+// field outside the contract.
+type decoded struct {
+	line    int
+	fault   *decodeFault
+	ev      Event
+	unknown string
+}
+
+// decodeLine reads one line into out: the rules that need no other line
+// (invalid_json, duplicate_key, schema). It runs on the decoding goroutines;
+// schema is the compiled event schema for the slow path.
+func (d *lineDecoder) decodeLine(out *decoded, n int, raw []byte, schema *jsonschema.Schema, opts *Options) {
+	*out = decoded{line: n}
 	if isBlank(raw) {
-		c.violate(n, RuleInvalidJSON, "blank line: every line must hold one JSON object", nil)
+		out.fault = &decodeFault{RuleInvalidJSON, "blank line: every line must hold one JSON object"}
 		return
 	}
-	if f := c.dec.syntax(raw, c.opts.Strict); f != nil {
-		c.violate(n, f.rule, f.msg, nil)
+	if f := d.syntax(raw, opts.Strict); f != nil {
+		out.fault = f
 		return
 	}
-	ev := &c.ev
-	*ev = Event{Line: n}
-	fast := c.dec.fastSchema(ev)
-	if !fast || c.opts.SchemaEveryEvent {
-		if msg, ok := c.schemaCheck(raw); !ok {
-			c.violate(n, RuleSchema, msg, nil)
+	ev := &out.ev
+	ev.Line = n
+	fast := d.fastSchema(ev)
+	if !fast || opts.SchemaEveryEvent {
+		if msg, ok := schemaCheck(schema, raw); !ok {
+			out.fault = &decodeFault{RuleSchema, msg}
 			return
 		} else if !fast {
 			// The validator accepts what the compiled path refused: fail
 			// closed, and let the differential fuzz test find the gap.
-			c.violate(n, RuleSchema, "the event was refused by the compiled contract check", nil)
+			out.fault = &decodeFault{RuleSchema, "the event was refused by the compiled contract check"}
 			return
 		}
 	}
+	if opts.Strict && len(d.unknown) > 0 {
+		out.unknown = d.unknown[0]
+	}
+}
+
+// apply checks a decoded line against the rules that follow runs across
+// lines and, when it breaks none, records it. At most one violation is
+// reported per line: the first rule it breaks, in the order of Rules().
+func (c *contractState) apply(dl *decoded) {
+	n := dl.line
+	if dl.fault != nil {
+		c.violate(n, dl.fault.rule, dl.fault.msg, nil)
+		return
+	}
+	ev := &dl.ev
 	c.events++
 	// ref is built only when a violation needs it: the hot path allocates no
 	// run id string for an event of a known run.
 	ref := func() *eventRef { return &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt} }
-	if c.opts.Strict && len(c.dec.unknown) > 0 {
-		c.violate(n, RuleUnknownField, fmt.Sprintf("field %q is not part of the event contract (--strict)", c.dec.unknown[0]), ref())
+	if dl.unknown != "" {
+		c.violate(n, RuleUnknownField, fmt.Sprintf("field %q is not part of the event contract (--strict)", dl.unknown), ref())
 		return
 	}
 	si, ok := c.stageIndex[ev.Stage]
@@ -285,7 +297,7 @@ func (c *contractState) declared() string {
 
 // schemaCheck validates one line with the JSON Schema validator and returns
 // its message when the event does not match.
-func (c *contractState) schemaCheck(raw []byte) (msg string, ok bool) {
+func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
 	inst, err := schemas.Instance(raw)
 	if err != nil {
 		return "not valid JSON: " + err.Error(), false
@@ -297,7 +309,7 @@ func (c *contractState) schemaCheck(raw []byte) (msg string, ok bool) {
 			msg, ok = "a number in the event is outside every range the contract allows", false
 		}
 	}()
-	if err := c.schema.Validate(inst); err != nil {
+	if err := schema.Validate(inst); err != nil {
 		return "the event does not match event.schema.json: " + SchemaErrorText(err), false
 	}
 	return "", true

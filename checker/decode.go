@@ -52,8 +52,9 @@ func contractFieldNames() [fieldCount]string {
 	return [fieldCount]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error"}
 }
 
-// Event is one decoded, schema-valid event line. RunID and Error alias a
-// buffer that the next decoded line reuses: copy them to keep them.
+// Event is one decoded, schema-valid event line. RunID and Error alias the
+// line's bytes or the decoder's arena: copy them to keep them past the batch
+// of lines they came in.
 type Event struct {
 	Line       int
 	RunID      []byte
@@ -73,11 +74,9 @@ type lineDecoder struct {
 	rd      bytes.Reader
 	dec     *jsontext.Decoder
 	names   [fieldCount]string
-	raw     [fieldCount][]byte // raw JSON value of each contract field seen
-	store   [fieldCount][]byte // reused backing arrays of raw
+	raw     [fieldCount][]byte // raw JSON value of each contract field seen; aliases the line
 	kind    [fieldCount]jsontext.Kind
-	runBuf  []byte
-	errBuf  []byte
+	arena   []byte // unquoted text that events keep; see text
 	strBuf  []byte
 	unknown []string // keys outside the contract, for --strict
 	folded  bool     // a key equal to a contract field in another letter case
@@ -97,7 +96,10 @@ type decodeFault struct {
 
 // syntax reads line as one JSON object and records its contract fields' raw
 // values. It enforces the reading rules: exactly one object, valid UTF-8, no
-// byte-order mark, no duplicate key at any depth.
+// byte-order mark, no duplicate key at any depth. The jsontext decoder
+// validates the whole line in one pass; the members of the validated object
+// are then walked with a small scanner (members.go), and the recorded raw
+// values alias line.
 func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 	for i := range d.raw {
 		d.raw[i] = nil
@@ -113,45 +115,12 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 	}
 	d.rd.Reset(line)
 	d.dec.Reset(&d.rd)
-	tok, err := d.dec.ReadToken()
+	v, err := d.dec.ReadValue()
 	if err != nil {
 		return jsonFault(err)
 	}
-	if tok.Kind() != '{' {
-		return &decodeFault{RuleInvalidJSON, fmt.Sprintf("the line holds a JSON %s, not an object", kindName(tok.Kind()))}
-	}
-	for {
-		if d.dec.PeekKind() == '}' {
-			if _, err := d.dec.ReadToken(); err != nil {
-				return jsonFault(err)
-			}
-			break
-		}
-		name, err := d.dec.ReadToken()
-		if err != nil {
-			return jsonFault(err)
-		}
-		key := name.String()
-		f := d.field(key)
-		if f < 0 {
-			if d.foldsToField(key) {
-				d.folded = true
-			} else if keepUnknown {
-				d.unknown = append(d.unknown, strings.Clone(key))
-			}
-			if err := d.dec.SkipValue(); err != nil {
-				return jsonFault(err)
-			}
-			continue
-		}
-		v, err := d.dec.ReadValue()
-		if err != nil {
-			return jsonFault(err)
-		}
-		// v aliases the decoder's buffer until the next read: keep a copy.
-		d.raw[f] = append(d.store[f][:0], v...)
-		d.store[f] = d.raw[f]
-		d.kind[f] = v.Kind()
+	if k := v.Kind(); k != '{' {
+		return &decodeFault{RuleInvalidJSON, fmt.Sprintf("the line holds a JSON %s, not an object", kindName(k))}
 	}
 	if _, err := d.dec.ReadToken(); err != io.EOF {
 		if err == nil {
@@ -159,7 +128,46 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 		}
 		return jsonFault(err)
 	}
+	// The line is one valid object: walk its members.
+	obj := line[skipSpace(line, 0):]
+	for i := skipSpace(obj, 1); obj[i] != '}'; {
+		keyEnd := stringEnd(obj, i)
+		rawKey := obj[i:keyEnd]
+		i = skipSpace(obj, keyEnd)
+		i = skipSpace(obj, i+1) // past ':'
+		valEnd := valueEnd(obj, i)
+		f := d.fieldRaw(rawKey)
+		if f >= 0 {
+			d.raw[f] = obj[i:valEnd]
+			d.kind[f] = jsontext.Value(obj[i:valEnd]).Kind()
+		} else {
+			d.strBuf = unquote(d.strBuf[:0], rawKey)
+			if d.foldsToField(string(d.strBuf)) {
+				d.folded = true
+			} else if keepUnknown {
+				d.unknown = append(d.unknown, string(d.strBuf))
+			}
+		}
+		i = skipSpace(obj, valEnd)
+		if obj[i] == ',' {
+			i = skipSpace(obj, i+1)
+		}
+	}
 	return nil
+}
+
+// fieldRaw finds the contract field named by a raw (quoted) key.
+func (d *lineDecoder) fieldRaw(rawKey []byte) int {
+	inner := rawKey[1 : len(rawKey)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 {
+		return d.field(string(unquote(nil, rawKey)))
+	}
+	for i, n := range d.names {
+		if string(inner) == n {
+			return i
+		}
+	}
+	return -1
 }
 
 func (d *lineDecoder) field(key string) int {
@@ -235,11 +243,10 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldRunID] != '"' {
 		return false
 	}
-	d.runBuf = unquote(d.runBuf[:0], d.raw[fieldRunID])
-	if !validRunID(d.runBuf) {
+	ev.RunID = d.text(d.raw[fieldRunID])
+	if !validRunID(ev.RunID) {
 		return false
 	}
-	ev.RunID = d.runBuf
 	// stage: integer 1..2^31-1 or a string id.
 	switch d.kind[fieldStage] {
 	case '0':
@@ -312,15 +319,28 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 			return false
 		}
 	case '"':
-		d.errBuf = unquote(d.errBuf[:0], d.raw[fieldError])
-		if ev.Status == StatusFailed && !hasNonSpace(d.errBuf) {
+		ev.Error = d.text(d.raw[fieldError])
+		if ev.Status == StatusFailed && !hasNonSpace(ev.Error) {
 			return false
 		}
-		ev.HasError, ev.Error = true, d.errBuf
+		ev.HasError = true
 	default:
 		return false
 	}
 	return true
+}
+
+// text returns the content of the JSON string literal q for an event to
+// keep: q's own bytes when it has no escape, else its unquoted form appended
+// to the arena. Either way the result lives as long as the line and the
+// arena do: the decoder never writes over bytes it has handed out.
+func (d *lineDecoder) text(q []byte) []byte {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return q[1 : len(q)-1]
+	}
+	start := len(d.arena)
+	d.arena = unquote(d.arena, q)
+	return d.arena[start:len(d.arena):len(d.arena)]
 }
 
 // unquote appends the decoded content of the JSON string literal q to dst.

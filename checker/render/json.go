@@ -41,17 +41,15 @@ func WriteSnapshotJSON(w io.Writer, s *checker.Snapshot) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(doc[:len(doc)-len(tail)])
 	n := 0
+	var b []byte
 	s.EachRun(func(r *checker.RunReport) bool {
-		var b []byte
-		if b, err = json.MarshalIndent(r, "    ", "  "); err != nil {
-			return false
-		}
 		if n == 0 {
-			bw.WriteString("[\n    ")
+			b = append(b[:0], "[\n    "...)
 		} else {
-			bw.WriteString(",\n    ")
+			b = append(b[:0], ",\n    "...)
 		}
 		n++
+		b = appendRun(b, r)
 		_, err = bw.Write(b)
 		return err == nil
 	})

@@ -1,0 +1,128 @@
+package checker
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Reading, decoding and applying run as a pipeline so that a log is checked
+// on every core: one goroutine reads lines into batches, decodeWorkers
+// goroutines decode and schema-check the batches, and the caller's goroutine
+// applies them strictly in line order, so the result is the same bytes as a
+// one-line-at-a-time loop. Memory stays bounded by the batches in flight.
+const (
+	batchLines    = 512
+	decodeWorkers = 2
+	batchesAhead  = 8
+)
+
+// lineRef locates one line in its batch's raw bytes.
+type lineRef struct {
+	n, start, end int
+	tooLong       bool
+	length        int
+}
+
+// batch is a run of consecutive lines and, once done is closed, their
+// decoded form. Decoded events alias raw and arena, which belong to the
+// batch until it is recycled after being applied.
+type batch struct {
+	raw   []byte
+	refs  []lineRef
+	out   []decoded
+	arena []byte
+	err   error // a read error after the last line of the batch
+	done  chan struct{}
+}
+
+// readAll runs the pipeline over the whole log and applies every line. It
+// returns the first read error.
+func (c *contractState) readAll(lr *lineReader) error {
+	jobs := make(chan *batch, batchesAhead)
+	order := make(chan *batch, batchesAhead)
+	free := make(chan *batch, 2*batchesAhead+decodeWorkers+1)
+	go func() {
+		defer close(order)
+		defer close(jobs)
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+			default:
+				b = &batch{}
+			}
+			b.raw, b.refs, b.arena, b.err = b.raw[:0], b.refs[:0], b.arena[:0], nil
+			b.done = make(chan struct{})
+			eof := false
+			for len(b.refs) < batchLines {
+				line, err := lr.next()
+				if err == io.EOF {
+					eof = true
+					break
+				}
+				if err != nil {
+					b.err = err
+					eof = true
+					break
+				}
+				start := len(b.raw)
+				b.raw = append(b.raw, line...)
+				b.refs = append(b.refs, lineRef{n: lr.line, start: start, end: len(b.raw), tooLong: lr.tooLong, length: lr.length})
+			}
+			if len(b.refs) > 0 || b.err != nil {
+				order <- b
+				jobs <- b
+			}
+			if eof {
+				return
+			}
+		}
+	}()
+	for i := 0; i < decodeWorkers; i++ {
+		go func() {
+			dec := newLineDecoder()
+			for b := range jobs {
+				// The workers share the compiled schema: validation only
+				// reads it (go test -race runs the slow path on the corpus).
+				c.decodeBatch(dec, c.schema, b)
+				close(b.done)
+			}
+		}()
+	}
+	var readErr error
+	for b := range order {
+		<-b.done
+		for i := range b.out {
+			c.apply(&b.out[i])
+		}
+		if b.err != nil && readErr == nil {
+			readErr = b.err
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return readErr
+}
+
+// decodeBatch decodes every line of b into b.out.
+func (c *contractState) decodeBatch(dec *lineDecoder, schema *jsonschema.Schema, b *batch) {
+	if cap(b.out) < len(b.refs) {
+		b.out = make([]decoded, len(b.refs))
+	}
+	b.out = b.out[:len(b.refs)]
+	dec.arena = b.arena[:0]
+	for i, ref := range b.refs {
+		out := &b.out[i]
+		if ref.tooLong {
+			*out = decoded{line: ref.n, fault: &decodeFault{RuleLineTooLong,
+				fmt.Sprintf("the line is %d bytes, over the limit of %d (raise it with --max-line-bytes)", ref.length, c.opts.MaxLineBytes)}}
+			continue
+		}
+		dec.decodeLine(out, ref.n, b.raw[ref.start:ref.end], schema, &c.opts)
+	}
+	b.arena = dec.arena
+}

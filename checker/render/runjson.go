@@ -1,0 +1,192 @@
+package render
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// appendRun appends the JSON of one run report exactly as
+// json.MarshalIndent(r, "    ", "  ") writes it (the indentation of an item
+// of the snapshot's "runs" array), without reflection: the snapshot of a
+// million-event log has hundreds of thousands of runs. TestAppendRunMatches
+// compares the two on every corpus snapshot and fails when a report type
+// gains a field this function does not write.
+func appendRun(b []byte, r *checker.RunReport) []byte {
+	const in1, in2, in3, in4, in5 = "\n      ", "\n        ", "\n          ", "\n            ", "\n              "
+	b = append(b, '{')
+	b = append(b, in1+`"run_id": `...)
+	b = appendString(b, r.RunID)
+	b = append(b, ","+in1+`"state": `...)
+	b = appendString(b, r.State)
+	b = append(b, ","+in1+`"first_event_at": `...)
+	b = appendString(b, r.FirstEventAt)
+	b = append(b, ","+in1+`"last_event_at": `...)
+	b = appendString(b, r.LastEventAt)
+	b = append(b, ","+in1+`"duration_seconds": `...)
+	b = appendFloat(b, r.DurationSeconds)
+	b = append(b, ","+in1+`"first_line": `...)
+	b = strconv.AppendInt(b, int64(r.FirstLine), 10)
+	b = append(b, ","+in1+`"stages": `...)
+	if r.Stages == nil {
+		b = append(b, "null"...)
+	} else if len(r.Stages) == 0 {
+		b = append(b, "[]"...)
+	} else {
+		b = append(b, '[')
+		for i := range r.Stages {
+			s := &r.Stages[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, in2+"{"+in3+`"stage": `...)
+			b = appendStage(b, s.Stage)
+			b = append(b, ","+in3+`"name": `...)
+			b = appendOptString(b, s.Name)
+			b = append(b, ","+in3+`"state": `...)
+			b = appendString(b, s.State)
+			b = append(b, ","+in3+`"attempt_count": `...)
+			b = strconv.AppendInt(b, int64(s.AttemptCount), 10)
+			b = append(b, ","+in3+`"attempts": `...)
+			if s.Attempts == nil {
+				b = append(b, "null"...)
+			} else if len(s.Attempts) == 0 {
+				b = append(b, "[]"...)
+			} else {
+				b = append(b, '[')
+				for k := range s.Attempts {
+					a := &s.Attempts[k]
+					if k > 0 {
+						b = append(b, ',')
+					}
+					b = append(b, in4+"{"+in5+`"attempt": `...)
+					b = strconv.AppendInt(b, a.Attempt, 10)
+					b = append(b, ","+in5+`"status": `...)
+					b = appendString(b, a.Status)
+					b = append(b, ","+in5+`"started_at": `...)
+					b = appendString(b, a.StartedAt)
+					b = append(b, ","+in5+`"ended_at": `...)
+					b = appendOptString(b, a.EndedAt)
+					b = append(b, ","+in5+`"duration_seconds": `...)
+					b = appendOptFloat(b, a.DurationSeconds)
+					b = append(b, ","+in5+`"returncode": `...)
+					if a.Returncode == nil {
+						b = append(b, "null"...)
+					} else {
+						b = strconv.AppendInt(b, *a.Returncode, 10)
+					}
+					b = append(b, ","+in5+`"error": `...)
+					b = appendOptString(b, a.Error)
+					b = append(b, ","+in5+`"silent_for_seconds": `...)
+					b = appendOptFloat(b, a.SilentForSeconds)
+					b = append(b, ","+in5+`"line": `...)
+					b = strconv.AppendInt(b, int64(a.Line), 10)
+					b = append(b, in4+"}"...)
+				}
+				b = append(b, in3+"]"...)
+			}
+			b = append(b, in2+"}"...)
+		}
+		b = append(b, in1+"]"...)
+	}
+	return append(b, "\n    }"...)
+}
+
+func appendStage(b []byte, s checker.StageID) []byte {
+	if s.Str != "" {
+		return appendString(b, s.Str)
+	}
+	return strconv.AppendInt(b, s.Int, 10)
+}
+
+func appendOptString(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return appendString(b, *s)
+}
+
+func appendOptFloat(b []byte, f *float64) []byte {
+	if f == nil {
+		return append(b, "null"...)
+	}
+	return appendFloat(b, *f)
+}
+
+// appendFloat formats f as encoding/json does: the shortest representation,
+// in exponent form only below 1e-6 or from 1e21 on, with a one-digit
+// negative exponent written without its leading zero.
+func appendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString quotes s as encoding/json does with HTML escaping: < > & and
+// control characters as \u00XX (with the short forms \" \\ \b \f \n \r \t),
+// U+2028 and U+2029 escaped, invalid UTF-8 as \ufffd.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,63 @@
+package render
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// TestAppendRunMatches compares the hand-written run encoder with
+// encoding/json on reports that use every field, null and non-null.
+func TestAppendRunMatches(t *testing.T) {
+	reports := []checker.RunReport{
+		{RunID: "r-1", State: "succeeded", Stages: []checker.StageReport{}},
+		{RunID: "r <&> \u2028 \"q\" \\ \x01\t\n\r\b\f é \xff", State: "failed", FirstEventAt: "2026-01-01T00:00:00Z", LastEventAt: "2026-01-01T00:00:01.5Z",
+			DurationSeconds: 1e-7, FirstLine: 3,
+			Stages: []checker.StageReport{
+				{Stage: checker.IntStage(1), Name: ptr("bronze"), State: "failed", AttemptCount: 2, Attempts: []checker.AttemptReport{
+					{Attempt: 1, Status: "failed", StartedAt: "a", EndedAt: ptr("b"), DurationSeconds: ptr(1e21), Returncode: ptr(int64(-9)), Error: ptr("<img src=x>"), Line: 7},
+					{Attempt: 2, Status: "running", StartedAt: "c", SilentForSeconds: ptr(123.456), Line: 9},
+				}},
+				{Stage: checker.StrStage("gold"), State: "pending", Attempts: []checker.AttemptReport{}},
+			}},
+		{RunID: "r-3", DurationSeconds: math.MaxFloat64},
+	}
+	for _, r := range reports {
+		want, err := json.MarshalIndent(&r, "    ", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendRun(nil, &r); string(got) != string(want) {
+			t.Errorf("appendRun differs from encoding/json:\n%s\nwant\n%s", got, want)
+		}
+	}
+	// A new field in a report type must be written by appendRun too.
+	for typ, n := range map[reflect.Type]int{
+		reflect.TypeOf(checker.RunReport{}):     7,
+		reflect.TypeOf(checker.StageReport{}):   5,
+		reflect.TypeOf(checker.AttemptReport{}): 9,
+	} {
+		if typ.NumField() != n {
+			t.Errorf("%s has %d fields, appendRun writes %d: update appendRun and this test", typ, typ.NumField(), n)
+		}
+	}
+}
+
+// FuzzAppendString checks the string quoting against encoding/json.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<>&", "\u2028\u2029", "\x00\x1f\x7f", "\xff\xfe", "é漢字🙂", strings.Repeat("\\\"", 3)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendString(%q) = %s, encoding/json %s", s, got, want)
+		}
+	})
+}
