@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Reproduces the performance targets of greenlight (see README "Performance")
+# on this machine and prints the ratios. Ratios are measured in one run, with
+# greenlight and its peer alternating, so the machine's load hits both.
+#
+# usage: bench/run.sh [RUNS]     (RUNS alternating runs each, default 5)
+# needs: python3, /usr/bin/time, ../shared/tools/{genlog,refmonitor}.py
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-5}
+tools=../shared/tools
+work=${GREENLIGHT_BENCH_DIR:-/tmp/greenlight-bench}
+mkdir -p "$work"
+now=2026-12-01T00:00:00Z
+
+echo "building greenlight"
+go build -o "$work/greenlight" ./cmd/greenlight
+gl="$work/greenlight"
+
+log="$work/1m.jsonl"
+if [ ! -s "$log" ]; then
+  echo "generating $log (genlog.py --events 1000000 --seed 1)"
+  python3 "$tools/genlog.py" "$log" --events 1000000 --seed 1
+fi
+bytes=$(stat -c %s "$log")
+events=$(wc -l < "$log")
+
+# measure CMD...: prints "seconds maxrss_kb"
+measure() { /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" > /dev/null 2>"$work/stderr.txt" || true; cat "$work/time.txt"; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+echo
+echo "== 1. check vs refmonitor.py on $events events ($((bytes / 1000000)) MB), $runs alternating runs"
+: > "$work/gl.txt"; : > "$work/ref.txt"
+for i in $(seq "$runs"); do
+  measure "$gl" check "$log" --stages 1,2 --now "$now" --format json >> "$work/gl.txt"
+  measure python3 "$tools/refmonitor.py" "$log" --stages 1,2 --now "$now" >> "$work/ref.txt"
+done
+gl_t=$(cut -d' ' -f1 "$work/gl.txt" | median); ref_t=$(cut -d' ' -f1 "$work/ref.txt" | median)
+gl_m=$(cut -d' ' -f2 "$work/gl.txt" | sort -n | tail -1); ref_m=$(cut -d' ' -f2 "$work/ref.txt" | sort -n | tail -1)
+awk -v g="$gl_t" -v r="$ref_t" -v gm="$gl_m" -v rm="$ref_m" -v ev="$events" -v by="$bytes" 'BEGIN {
+  printf "greenlight  median %.2f s  %.0f events/s  %.0f MB/s  peak RSS %.0f MB\n", g, ev/g, by/g/1e6, gm/1024
+  printf "refmonitor  median %.2f s  %.0f events/s  peak RSS %.0f MB\n", r, ev/r, rm/1024
+  printf "speed-up %.1fx (target >= 15x)   RSS ratio %.2f (target <= 0.25)\n", r/g, gm/rm }'
+
+echo
+echo "== 2. linear throughput: 1,000,000 vs 10,000,000 events through standard input"
+t1=$( { /usr/bin/time -f "%e %M" -o "$work/t1.txt" sh -c "python3 '$tools/genlog.py' /dev/stdout --events 1000000 --seed 2 | '$gl' check - --stages 1,2 --now $now --format json > /dev/null" ; } 2>&1; cat "$work/t1.txt")
+t10=$( { /usr/bin/time -f "%e %M" -o "$work/t10.txt" sh -c "python3 '$tools/genlog.py' /dev/stdout --events 10000000 --seed 2 | '$gl' check - --stages 1,2 --now $now --format json > /dev/null" ; } 2>&1; cat "$work/t10.txt")
+echo "(wall time includes genlog.py writing the log; the pipe runs both at once)"
+awk -v a="$t1" -v b="$t10" 'BEGIN { split(a, x, " "); split(b, y, " ");
+  printf "1M: %.1f s   10M: %.1f s   ratio %.2f (target <= 11)\n", x[1], y[1], y[1]/x[1] }'
+
+echo
+echo "== 3. the bundled sample: process wall time, median of 21"
+for i in $(seq 21); do
+  /usr/bin/time -f "%e" -o "$work/s.txt" "$gl" check testdata/sample/campaign_metrics.jsonl --pipeline testdata/sample/pipeline.yaml --now 2026-11-28T06:00:00Z > /dev/null
+  cat "$work/s.txt"
+done | median | awk '{ printf "sample: %.0f ms (target < 20 ms; /usr/bin/time has 10 ms resolution)\n", $1*1000 }'
+
+echo
+echo "== 4. Go benchmarks: go test -run XXX -bench . -count 5 ./checker/... | benchstat"
+echo "(run them yourself: they take a minute; see README)"
