@@ -93,3 +93,15 @@ func BenchmarkSnapshotJSON(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckSmall measures a whole Check of a one-run log: the fixed
+// cost every CLI call pays (schema compile, pipeline start).
+func BenchmarkCheckSmall(b *testing.B) {
+	log := benchLog(1)
+	opts := checker.Options{Definition: benchDefinition(b), Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	for b.Loop() {
+		if _, err := checker.Check(bytes.NewReader(log), opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

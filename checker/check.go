@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -84,11 +85,7 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 	if opts.MaxViolations <= 0 {
 		opts.MaxViolations = DefaultMaxViolations
 	}
-	schema, err := schemas.Compile("event")
-	if err != nil {
-		return nil, err
-	}
-	c := newContractState(opts, schema)
+	c := newContractState(opts)
 	h := sha256.New()
 	lr := newLineReader(r, opts.MaxLineBytes, h)
 	if err := c.readAll(lr); err != nil {
@@ -141,7 +138,7 @@ type runState struct {
 // contractState carries the sequence rules across lines.
 type contractState struct {
 	opts       Options
-	schema     *jsonschema.Schema
+	schema     lazySchema
 	stageIndex map[StageID]int
 	report     *Report
 	runs       map[string]*runState
@@ -150,10 +147,9 @@ type contractState struct {
 	skew       time.Duration
 }
 
-func newContractState(opts Options, schema *jsonschema.Schema) *contractState {
+func newContractState(opts Options) *contractState {
 	c := &contractState{
 		opts:       opts,
-		schema:     schema,
 		stageIndex: make(map[StageID]int, len(opts.Definition.Stages)),
 		report:     NewReport(),
 		runs:       make(map[string]*runState),
@@ -194,7 +190,7 @@ type decoded struct {
 // decodeLine reads one line into out: the rules that need no other line
 // (invalid_json, duplicate_key, schema). It runs on the decoding goroutines;
 // schema is the compiled event schema for the slow path.
-func (d *lineDecoder) decodeLine(out *decoded, n int, raw []byte, schema *jsonschema.Schema, opts *Options) {
+func (d *lineDecoder) decodeLine(out *decoded, n int, raw []byte, lazy *lazySchema, opts *Options) {
 	*out = decoded{line: n}
 	if isBlank(raw) {
 		out.fault = &decodeFault{RuleInvalidJSON, "blank line: every line must hold one JSON object"}
@@ -208,6 +204,11 @@ func (d *lineDecoder) decodeLine(out *decoded, n int, raw []byte, schema *jsonsc
 	ev.Line = n
 	fast := d.fastSchema(ev)
 	if !fast || opts.SchemaEveryEvent {
+		schema, err := lazy.get()
+		if err != nil {
+			out.fault = &decodeFault{RuleSchema, "the event schema cannot be compiled: " + err.Error()}
+			return
+		}
 		if msg, ok := schemaCheck(schema, raw); !ok {
 			out.fault = &decodeFault{RuleSchema, msg}
 			return
@@ -293,6 +294,19 @@ func (c *contractState) declared() string {
 		s += st.ID.String()
 	}
 	return s
+}
+
+// lazySchema compiles the event schema the first time a line needs the
+// validator: a log the compiled fast path accepts whole never pays for it.
+type lazySchema struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+func (l *lazySchema) get() (*jsonschema.Schema, error) {
+	l.once.Do(func() { l.schema, l.err = schemas.Compile("event") })
+	return l.schema, l.err
 }
 
 // schemaCheck validates one line with the JSON Schema validator and returns

@@ -111,3 +111,23 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeLine feeds arbitrary bytes to one line's decoding (reading rules,
+// member walk, fast schema check) on the calling goroutine, where a panic is
+// reported with its input; in Check the decoder runs on worker goroutines.
+func FuzzDecodeLine(f *testing.F) {
+	f.Add([]byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`))
+	f.Add([]byte(`{"":"","e":2,"x":[1,{"a":"\"}"}],"y":true}`))
+	f.Add([]byte(" { \"run_id\" : \"\\u0041\" , \"k\\\"\" : null } "))
+	lazy := &lazySchema{}
+	opts := &Options{Strict: true}
+	dec := newLineDecoder()
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var out decoded
+		dec.arena = dec.arena[:0]
+		dec.decodeLine(&out, 1, line, lazy, opts)
+		if out.fault == nil && !dec.fastSchema(&Event{}) {
+			t.Fatalf("accepted a line the fast path refuses: %q", line)
+		}
+	})
+}

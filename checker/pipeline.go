@@ -3,8 +3,6 @@ package checker
 import (
 	"fmt"
 	"io"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Reading, decoding and applying run as a pipeline so that a log is checked
@@ -86,7 +84,7 @@ func (c *contractState) readAll(lr *lineReader) error {
 			for b := range jobs {
 				// The workers share the compiled schema: validation only
 				// reads it (go test -race runs the slow path on the corpus).
-				c.decodeBatch(dec, c.schema, b)
+				c.decodeBatch(dec, &c.schema, b)
 				close(b.done)
 			}
 		}()
@@ -109,7 +107,7 @@ func (c *contractState) readAll(lr *lineReader) error {
 }
 
 // decodeBatch decodes every line of b into b.out.
-func (c *contractState) decodeBatch(dec *lineDecoder, schema *jsonschema.Schema, b *batch) {
+func (c *contractState) decodeBatch(dec *lineDecoder, schema *lazySchema, b *batch) {
 	if cap(b.out) < len(b.refs) {
 		b.out = make([]decoded, len(b.refs))
 	}
