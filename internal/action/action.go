@@ -363,25 +363,31 @@ func outputs(logs []render.LogResult, verdict, snapshot string) map[string]strin
 }
 
 // setOutputs writes the outputs in name order. A value with a line break or
-// the library's delimiter is not written and makes an error: it could end
-// the value early and forge another output.
+// the library's delimiter could end the value early and forge another
+// output: it is written empty, the verdict becomes invalid (fail-closed) and
+// the error names it.
 func setOutputs(gh *githubactions.Action, outs map[string]string) error {
 	names := make([]string, 0, len(outs))
-	for k := range outs {
-		names = append(names, k)
-	}
-	slices.Sort(names)
 	var bad []string
-	for _, k := range names {
-		v := outs[k]
+	for k, v := range outs {
+		names = append(names, k)
 		if strings.ContainsAny(v, "\r\n") || strings.Contains(v, outputDelimiter) {
 			bad = append(bad, k)
-			continue
 		}
-		gh.SetOutput(k, v)
+	}
+	slices.Sort(names)
+	slices.Sort(bad)
+	for _, k := range bad {
+		outs[k] = ""
 	}
 	if len(bad) > 0 {
-		return fmt.Errorf("output %s not set: its value would break the GITHUB_OUTPUT file format", strings.Join(bad, ", "))
+		outs["verdict"] = render.VerdictInvalid
+	}
+	for _, k := range names {
+		gh.SetOutput(k, outs[k])
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("output %s written empty and verdict invalid: the value would break the GITHUB_OUTPUT file format", strings.Join(bad, ", "))
 	}
 	return nil
 }

@@ -131,6 +131,12 @@ func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, fail
 	if budget <= 0 || len(all) == 0 {
 		return
 	}
+	emit(gh, all, budget, in.summary, workspace)
+}
+
+// emit writes the annotations within budget (> 0); when there are more, the
+// last one says how many were left out and where they are all listed.
+func emit(gh *githubactions.Action, all []annotation, budget int, summary bool, workspace string) {
 	shown := all
 	if len(all) > budget {
 		shown = all[:budget-1]
@@ -145,7 +151,7 @@ func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, fail
 	}
 	if rest := len(all) - len(shown); rest > 0 {
 		where := "the job summary lists them all"
-		if !in.summary {
+		if !summary {
 			where = "the step log above lists them all"
 		}
 		gh.WithFieldsMap(githubactions.CommandProperties{"title": fmt.Sprintf("greenlight: %d more problems", rest)}).
