@@ -69,6 +69,11 @@ func RandomToken() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
+// InputNames are the inputs action mode reads, as action.yml declares them;
+// each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
+// name go-githubactions' GetInput looks up.
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now"}
+
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
 	events          []string // patterns, one per non-empty line
