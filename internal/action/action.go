@@ -332,6 +332,10 @@ func printReports(gh *githubactions.Action, token, mode string, logs []render.Lo
 			fmt.Fprintf(&b, "greenlight: invalid: %d contract violations; nothing in this log is evidence\n", l.Report.ViolationCount)
 			continue
 		}
+		if mode == ModeValidate {
+			fmt.Fprintf(&b, "greenlight: follows the event contract (%d events)\n", l.Snapshot.Source.EventCount)
+			continue
+		}
 		b.WriteString(render.Text(l.Snapshot))
 	}
 	gh.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})

@@ -43,9 +43,10 @@ type ranked struct {
 }
 
 // problems lists every annotation the logs call for, most important first:
-// every contract violation (in log and line order), then every failed stage,
-// then every stalled stage of the runs in the gate scope, latest run first.
-func problems(logs []render.LogResult, gate checker.Gate) []annotation {
+// every contract violation (in log and line order), then, in check mode,
+// every failed stage, then every stalled stage of the runs in the gate
+// scope, latest run first. Validate mode annotates violations only.
+func problems(logs []render.LogResult, mode string, gate checker.Gate) []annotation {
 	var all []ranked
 	seq := 0
 	for _, l := range logs {
@@ -54,6 +55,9 @@ func problems(logs []render.LogResult, gate checker.Gate) []annotation {
 				seq++
 				all = append(all, ranked{annotation{l.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
 			}
+			continue
+		}
+		if mode == ModeValidate {
 			continue
 		}
 		latest := l.Snapshot.Latest()
@@ -126,7 +130,7 @@ func annotationBudget(max int, failing bool) int {
 // there are more than fit, the last annotation says how many were left out
 // and where they are all listed.
 func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, workspace string) {
-	all := problems(logs, in.gate)
+	all := problems(logs, in.mode, in.gate)
 	budget := annotationBudget(in.maxAnnotations, failing)
 	if budget <= 0 || len(all) == 0 {
 		return
