@@ -10,7 +10,8 @@ import (
 )
 
 // JobSummaryLimit is the size in bytes above which the GitHub runner drops a
-// step's job summary entirely (1 MiB). JobSummary stays below it.
+// step's job summary entirely (1 MiB). JobSummary stays below it, by
+// default with a margin of 1 KiB for the line ending the writer adds.
 const JobSummaryLimit = 1 << 20
 
 // MaxSummaryTextRunes is how many characters of one error message or
@@ -42,12 +43,13 @@ const (
 // Mermaid gantt chart of the latest run's attempts; in validate mode the
 // violations table of all logs. All log text is escaped (Markdown, Mermaid)
 // and cut at MaxSummaryTextRunes characters. The result is at most limit
-// bytes (limit <= 0 or above JobSummaryLimit means JobSummaryLimit - 1): when
+// bytes (limit <= 0 or above JobSummaryLimit - 1024 means JobSummaryLimit -
+// 1024): when
 // it would be larger, the tables list fewer rows and say how many they left
 // out.
 func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
-	if limit <= 0 || limit >= JobSummaryLimit {
-		limit = JobSummaryLimit - 1
+	if limit <= 0 || limit > JobSummaryLimit-1024 {
+		limit = JobSummaryLimit - 1024
 	}
 	clipped := make([]LogResult, len(logs))
 	rows := 0

@@ -91,9 +91,10 @@ func bigSnapshot(n, errLen int) *checker.Snapshot {
 func TestJobSummaryLimit(t *testing.T) {
 	s := bigSnapshot(400, 2000)
 	logs := []render.LogResult{{File: "big.jsonl", Snapshot: s, Report: checker.NewReport()}}
-	full := render.JobSummary(render.SummaryCheck, logs, 10_000_000)
-	if len(full) >= render.JobSummaryLimit {
-		t.Fatalf("a limit above the runner's is not capped: %d bytes", len(full))
+	huge := []render.LogResult{{File: "huge.jsonl", Snapshot: bigSnapshot(3000, 600), Report: checker.NewReport()}}
+	full := render.JobSummary(render.SummaryCheck, huge, 10_000_000)
+	if len(full) > render.JobSummaryLimit-1024 || !strings.Contains(full, "more runs not shown._") {
+		t.Fatalf("a limit above the runner's is not capped at 1 MiB - 1 KiB: %d bytes", len(full))
 	}
 	const limit = 100_000
 	got := render.JobSummary(render.SummaryCheck, logs, limit)

@@ -136,6 +136,7 @@ func Main(env Env) (code int) {
 	token, err := env.Token()
 	if err != nil {
 		gh.Errorf("%s", "greenlight action: "+err.Error())
+		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
 		return cli.ExitInvalid
 	}
 	printReports(gh, token, in.mode, logs)
@@ -159,6 +160,9 @@ func Main(env Env) (code int) {
 			mode = render.SummaryValidate
 		}
 		gh.AddStepSummary(render.JobSummary(mode, logs, 0))
+	}
+	if code == cli.ExitInvalid {
+		verdict = render.VerdictInvalid // exit 2 always reads as invalid
 	}
 	if err := setOutputs(gh, outputs(logs, verdict, snapshotPath)); err != nil {
 		gh.Errorf("%s", "greenlight action: "+err.Error())

@@ -33,6 +33,7 @@ const (
 	kindViolation kind = iota
 	kindFailed
 	kindStalled
+	kindEmpty
 )
 
 type ranked struct {
@@ -43,21 +44,30 @@ type ranked struct {
 }
 
 // problems lists every annotation the logs call for, most important first:
-// every contract violation (in log and line order), then, in check mode,
-// every failed stage, then every stalled stage of the runs in the gate
-// scope, latest run first. Validate mode annotates violations only.
-func problems(logs []render.LogResult, mode string, gate checker.Gate) []annotation {
-	var all []ranked
+// every contract violation the reports list (in log and line order), then,
+// in check mode, every failed stage, then every stalled stage of the runs in
+// the gate scope, latest run first, then every log without runs (unhealthy:
+// it proves nothing). Validate mode annotates violations only. unlisted
+// counts the violations beyond the reports' cap, which have no line to
+// point at.
+func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []annotation, unlisted int) {
+	var ranks []ranked
 	seq := 0
 	for _, l := range logs {
 		if l.Snapshot == nil {
+			unlisted += l.Report.OmittedCount
 			for _, v := range l.Report.Violations {
 				seq++
-				all = append(all, ranked{annotation{l.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
+				ranks = append(ranks, ranked{annotation{l.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
 			}
 			continue
 		}
 		if mode == ModeValidate {
+			continue
+		}
+		if l.Snapshot.RunCount == 0 {
+			seq++
+			ranks = append(ranks, ranked{annotation{l.File, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
 			continue
 		}
 		latest := l.Snapshot.Latest()
@@ -83,21 +93,21 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) []annotat
 					if a.Error != nil {
 						msg += ": " + render.Clip(*a.Error, render.MaxSummaryTextRunes)
 					}
-					all = append(all, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
 				case checker.StageStalled:
 					msg := fmt.Sprintf("attempt %d silent for %s since this line, longer than stale-after-seconds %d: a stall candidate, not proof",
 						a.Attempt, render.Duration(*a.SilentForSeconds), l.Snapshot.Options.StaleAfterSeconds)
-					all = append(all, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg}, kindStalled, at, seq})
+					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg}, kindStalled, at, seq})
 				}
 			}
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i], all[j]
+	sort.SliceStable(ranks, func(i, j int) bool {
+		a, b := ranks[i], ranks[j]
 		if a.kind != b.kind {
 			return a.kind < b.kind
 		}
-		if a.kind == kindViolation {
+		if a.kind == kindViolation || a.kind == kindEmpty {
 			return false // keep log and line order
 		}
 		if !a.at.Equal(b.at) {
@@ -105,11 +115,11 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) []annotat
 		}
 		return a.order > b.order
 	})
-	out := make([]annotation, len(all))
-	for i := range all {
-		out[i] = all[i].annotation
+	all = make([]annotation, len(ranks))
+	for i := range ranks {
+		all[i] = ranks[i].annotation
 	}
-	return out
+	return all, unlisted
 }
 
 // annotationBudget is how many error annotations to emit: max-annotations,
@@ -130,20 +140,21 @@ func annotationBudget(max int, failing bool) int {
 // there are more than fit, the last annotation says how many were left out
 // and where they are all listed.
 func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, workspace string) {
-	all := problems(logs, in.mode, in.gate)
+	all, unlisted := problems(logs, in.mode, in.gate)
 	budget := annotationBudget(in.maxAnnotations, failing)
-	if budget <= 0 || len(all) == 0 {
+	if budget <= 0 || len(all)+unlisted == 0 {
 		return
 	}
-	emit(gh, all, budget, in.summary, workspace)
+	emit(gh, all, unlisted, budget, in.summary, workspace)
 }
 
-// emit writes the annotations within budget (> 0); when there are more, the
-// last one says how many were left out and where they are all listed.
-func emit(gh *githubactions.Action, all []annotation, budget int, summary bool, workspace string) {
+// emit writes the annotations within budget (> 0). When they do not all fit,
+// or unlisted problems have no annotation of their own, the last one says
+// how many were left out and where they are listed.
+func emit(gh *githubactions.Action, all []annotation, unlisted, budget int, summary bool, workspace string) {
 	shown := all
-	if len(all) > budget {
-		shown = all[:budget-1]
+	if len(all)+unlisted > budget {
+		shown = all[:min(len(all), budget-1)]
 	}
 	for _, a := range shown {
 		props := githubactions.CommandProperties{
@@ -153,7 +164,7 @@ func emit(gh *githubactions.Action, all []annotation, budget int, summary bool, 
 		}
 		gh.WithFieldsMap(props).Errorf("%s", a.message)
 	}
-	if rest := len(all) - len(shown); rest > 0 {
+	if rest := len(all) + unlisted - len(shown); rest > 0 {
 		where := "the job summary lists them all"
 		if !summary {
 			where = "the step log above lists them all"
