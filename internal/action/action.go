@@ -139,8 +139,10 @@ func Main(env Env) (code int) {
 		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
 		return cli.ExitInvalid
 	}
-	printReports(gh, token, in.mode, logs)
-	annotate(gh, in, logs, code != cli.ExitOK, gh.Getenv("GITHUB_WORKSPACE"))
+	// greenlight's own errors (an unwritable snapshot, an unsafe output)
+	// are known before the annotations, so that they take their place in
+	// the runner's ten.
+	var own []string
 	snapshotPath := ""
 	if in.snapshot != "" && logs[0].Snapshot != nil {
 		doc, err := render.JSON(logs[0].Snapshot)
@@ -148,12 +150,24 @@ func Main(env Env) (code int) {
 			err = atomicfile.Write(in.snapshot, doc)
 		}
 		if err != nil {
-			gh.Errorf("%s", "greenlight action: "+err.Error())
-			code = cli.ExitInvalid
+			own = append(own, err.Error())
 		} else {
 			snapshotPath = in.snapshot
 		}
 	}
+	outs := outputs(logs, verdict, snapshotPath)
+	if err := sanitizeOutputs(outs); err != nil {
+		own = append(own, err.Error())
+	}
+	if len(own) > 0 {
+		code = cli.ExitInvalid
+		outs["verdict"] = render.VerdictInvalid // exit 2 always reads as invalid
+	}
+	printReports(gh, token, in.mode, logs)
+	for _, msg := range own {
+		gh.Errorf("%s", "greenlight action: "+msg)
+	}
+	annotate(gh, in, logs, code != cli.ExitOK, len(own), gh.Getenv("GITHUB_WORKSPACE"))
 	if in.summary {
 		mode := render.SummaryCheck
 		if in.mode == ModeValidate {
@@ -161,13 +175,7 @@ func Main(env Env) (code int) {
 		}
 		gh.AddStepSummary(render.JobSummary(mode, logs, 0))
 	}
-	if code == cli.ExitInvalid {
-		verdict = render.VerdictInvalid // exit 2 always reads as invalid
-	}
-	if err := setOutputs(gh, outputs(logs, verdict, snapshotPath)); err != nil {
-		gh.Errorf("%s", "greenlight action: "+err.Error())
-		code = cli.ExitInvalid
-	}
+	setOutputs(gh, outs)
 	return code
 }
 
@@ -375,32 +383,37 @@ func outputs(logs []render.LogResult, verdict, snapshot string) map[string]strin
 	}
 }
 
-// setOutputs writes the outputs in name order. A value with a line break or
-// the library's delimiter could end the value early and forge another
-// output: it is written empty, the verdict becomes invalid (fail-closed) and
-// the error names it.
-func setOutputs(gh *githubactions.Action, outs map[string]string) error {
-	names := make([]string, 0, len(outs))
+// sanitizeOutputs empties every value that holds a line break or the
+// library's delimiter, which could end the value early and forge another
+// output, turns the verdict invalid (fail-closed) and names them in the
+// error.
+func sanitizeOutputs(outs map[string]string) error {
 	var bad []string
 	for k, v := range outs {
-		names = append(names, k)
 		if strings.ContainsAny(v, "\r\n") || strings.Contains(v, outputDelimiter) {
 			bad = append(bad, k)
 		}
 	}
-	slices.Sort(names)
+	if len(bad) == 0 {
+		return nil
+	}
 	slices.Sort(bad)
 	for _, k := range bad {
 		outs[k] = ""
 	}
-	if len(bad) > 0 {
-		outs["verdict"] = render.VerdictInvalid
+	outs["verdict"] = render.VerdictInvalid
+	return fmt.Errorf("output %s written empty and verdict invalid: the value would break the GITHUB_OUTPUT file format", strings.Join(bad, ", "))
+}
+
+// setOutputs writes the outputs, which sanitizeOutputs has checked, in name
+// order.
+func setOutputs(gh *githubactions.Action, outs map[string]string) {
+	names := make([]string, 0, len(outs))
+	for k := range outs {
+		names = append(names, k)
 	}
+	slices.Sort(names)
 	for _, k := range names {
 		gh.SetOutput(k, outs[k])
 	}
-	if len(bad) > 0 {
-		return fmt.Errorf("output %s written empty and verdict invalid: the value would break the GITHUB_OUTPUT file format", strings.Join(bad, ", "))
-	}
-	return nil
 }

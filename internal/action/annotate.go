@@ -136,12 +136,13 @@ func annotationBudget(max int, failing bool) int {
 	return max
 }
 
-// annotate emits the error annotations of the logs within the budget. When
-// there are more than fit, the last annotation says how many were left out
-// and where they are all listed.
-func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, workspace string) {
+// annotate emits the error annotations of the logs within the budget, less
+// the reserved errors greenlight has already emitted of its own. When there
+// are more than fit, the last annotation says how many were left out and
+// where they are all listed.
+func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, reserved int, workspace string) {
 	all, unlisted := problems(logs, in.mode, in.gate)
-	budget := annotationBudget(in.maxAnnotations, failing)
+	budget := annotationBudget(in.maxAnnotations, failing) - reserved
 	if budget <= 0 || len(all)+unlisted == 0 {
 		return
 	}

@@ -104,7 +104,7 @@ func TestHostileLogText(t *testing.T) {
 func TestAnnotationBytes(t *testing.T) {
 	var b strings.Builder
 	gh := githubactions.New(githubactions.WithWriter(&b), githubactions.WithGetenv(func(string) string { return "" }))
-	annotate(gh, inputs{maxAnnotations: 10, summary: true}, nil, false, "")
+	annotate(gh, inputs{maxAnnotations: 10, summary: true}, nil, false, 0, "")
 	if b.Len() != 0 {
 		t.Fatalf("no problem, yet annotations: %q", b.String())
 	}
@@ -250,5 +250,24 @@ func TestSnapshot(t *testing.T) {
 	}
 	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
 		t.Errorf("snapshot output is not empty for an invalid log:\n%s", got.output)
+	}
+	// A snapshot that cannot be written fails the step (exit 2, verdict
+	// invalid) and its error comes before the log's annotations.
+	got = runAction(t, map[string]string{
+		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
+		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
+		"INPUT_NOW":      "2026-11-28T06:00:00Z",
+		"INPUT_SNAPSHOT": t.TempDir() + "/missing/health.json",
+	})
+	if got.exit != 2 {
+		t.Errorf("unwritable snapshot: exit %d, want 2", got.exit)
+	}
+	_, after, _ := strings.Cut(got.stdout, "::"+testToken+"::\n")
+	lines := strings.Split(strings.TrimSuffix(after, "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "::error::greenlight action: cannot write ") || !strings.HasPrefix(lines[1], "::error file=testdata/sample/campaign_metrics.jsonl,line=16,") {
+		t.Errorf("annotations after the report:\n%s", after)
+	}
+	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") || !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
+		t.Errorf("outputs after an unwritable snapshot:\n%s", got.output)
 	}
 }
