@@ -1,0 +1,350 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// JobSummaryLimit is the size in bytes above which the GitHub runner drops a
+// step's job summary entirely (1 MiB). JobSummary stays below it, by
+// default with a margin of 1 KiB for the line ending the writer adds.
+const JobSummaryLimit = 1 << 20
+
+// MaxSummaryTextRunes is how many characters of one error message or
+// violation message a job summary shows before it cuts the text with "…".
+const MaxSummaryTextRunes = 500
+
+// LogResult is one event log's outcome, as a job summary shows it: its name
+// as the user gave it and either its snapshot (the log is valid) or its
+// violations report (Snapshot nil: the log is invalid).
+type LogResult struct {
+	File     string
+	Snapshot *checker.Snapshot
+	Report   *checker.Report
+}
+
+// SummaryMode says what the job summary is about: health (check) or only the
+// event contract (validate).
+type SummaryMode string
+
+// The job summary modes, named like the action's mode input.
+const (
+	SummaryCheck    SummaryMode = "check"
+	SummaryValidate SummaryMode = "validate"
+)
+
+// JobSummary renders the GitHub job summary of one action step: in check
+// mode the verdict headline, the table of runs and the details of each
+// unhealthy run of every log (or its violations when it is invalid), then a
+// Mermaid gantt chart of the latest run's attempts; in validate mode the
+// violations table of all logs. All log text is escaped (Markdown, Mermaid)
+// and cut at MaxSummaryTextRunes characters. The result is at most limit
+// bytes (limit <= 0 or above JobSummaryLimit - 1024 means JobSummaryLimit -
+// 1024): when
+// it would be larger, the tables list fewer rows and say how many they left
+// out.
+func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
+	if limit <= 0 || limit > JobSummaryLimit-1024 {
+		limit = JobSummaryLimit - 1024
+	}
+	clipped := make([]LogResult, len(logs))
+	rows := 0
+	for i, l := range logs {
+		clipped[i] = clipLog(l)
+		if l.Snapshot != nil && len(l.Snapshot.Runs) > rows {
+			rows = len(l.Snapshot.Runs)
+		}
+		if l.Report != nil && l.Report.ViolationCount > rows {
+			rows = l.Report.ViolationCount
+		}
+	}
+	// Halve the rows listed until the summary fits; rowCap 0 lists every row.
+	for rowCap := 0; ; {
+		s := jobSummary(mode, clipped, rowCap)
+		if len(s) <= limit {
+			return s
+		}
+		switch {
+		case rowCap == 0 && rows > 1:
+			rowCap = rows / 2
+		case rowCap > 1:
+			rowCap /= 2
+		default:
+			return cutSummary(s, limit)
+		}
+	}
+}
+
+// cutSummary cuts s at a line boundary so that it and a closing note fit in
+// limit bytes; it is the last resort when even one row per table is too much
+// (thousands of logs).
+func cutSummary(s string, limit int) string {
+	const note = "\n_The job summary was cut here to stay under the runner's 1 MiB limit._\n"
+	end := limit - len(note)
+	if end < 0 {
+		return ""
+	}
+	if i := strings.LastIndexByte(s[:end], '\n'); i >= 0 {
+		end = i + 1
+	} else {
+		end = 0
+	}
+	return s[:end] + note
+}
+
+func jobSummary(mode SummaryMode, logs []LogResult, rowCap int) string {
+	var b strings.Builder
+	if mode == SummaryValidate {
+		all := checker.NewReport()
+		events := 0
+		for _, l := range logs {
+			if l.Report != nil {
+				all.Merge(l.Report, 0)
+			}
+			if l.Snapshot != nil {
+				events += l.Snapshot.Source.EventCount
+			}
+		}
+		b.WriteString(ViolationsMarkdown(all, rowCap))
+		fmt.Fprintf(&b, "\nChecked %d %s", len(logs), plural(len(logs), "log", "logs"))
+		if all.Valid {
+			fmt.Fprintf(&b, " (%d events)", events)
+		}
+		b.WriteString(": ")
+		for i, l := range logs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(Markdown(fileName(l.File)))
+		}
+		b.WriteString(".\n")
+		return b.String()
+	}
+	if len(logs) > 1 {
+		writeLogsOverview(&b, logs)
+	}
+	for i, l := range logs {
+		if i > 0 || len(logs) > 1 {
+			b.WriteString("\n")
+		}
+		if l.Snapshot == nil {
+			b.WriteString(ViolationsMarkdown(l.Report, rowCap))
+			continue
+		}
+		b.WriteString(MarkdownReport(l.Snapshot, MarkdownOptions{MaxRuns: rowCap}))
+	}
+	if run := LatestRun(logs); run != nil {
+		b.WriteString("\n### Latest run: " + Markdown(run.Run.RunID) + "\n\n")
+		b.WriteString(Gantt(run.Run, run.Now))
+	}
+	return b.String()
+}
+
+// writeLogsOverview writes the combined verdict and one table row per log,
+// for a summary of several logs.
+func writeLogsOverview(b *strings.Builder, logs []LogResult) {
+	verdict := OverallVerdict(logs)
+	icon := "✅"
+	if verdict != checker.VerdictHealthy {
+		icon = "❌"
+	}
+	fmt.Fprintf(b, "# %s greenlight: %s (%d logs)\n\nEach log is judged on its own; the verdict is healthy only when every log is valid and healthy.\n\n", icon, verdict, len(logs))
+	b.WriteString("| log | verdict | runs |\n|---|---|---|\n")
+	for _, l := range logs {
+		if l.Snapshot == nil {
+			fmt.Fprintf(b, "| %s | ⛔ invalid: %d violations | |\n", Markdown(fileName(l.File)), l.Report.ViolationCount)
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", Markdown(fileName(l.File)), l.Snapshot.Verdict, countsLine(l.Snapshot.StateCounts))
+	}
+}
+
+// VerdictInvalid is the combined verdict when any log breaks the event
+// contract.
+const VerdictInvalid = "invalid"
+
+// OverallVerdict combines the verdicts of several logs, each judged on its
+// own: invalid when any log is invalid, else healthy only when every log is
+// healthy (and there is at least one), else unhealthy.
+func OverallVerdict(logs []LogResult) string {
+	if len(logs) == 0 {
+		return checker.VerdictUnhealthy
+	}
+	verdict := checker.VerdictHealthy
+	for _, l := range logs {
+		switch {
+		case l.Snapshot == nil:
+			return VerdictInvalid
+		case l.Snapshot.Verdict != checker.VerdictHealthy:
+			verdict = checker.VerdictUnhealthy
+		}
+	}
+	return verdict
+}
+
+// LatestRunRef is the latest run across several logs, with the log it is in
+// and the moment that log was judged at.
+type LatestRunRef struct {
+	File string
+	Run  *checker.RunReport
+	Now  string // the snapshot's generated_at_utc
+}
+
+// LatestRun finds the run whose first event is latest across the valid logs
+// (each log's own latest run competes; ties go to the later log), or nil
+// when no valid log has a run.
+func LatestRun(logs []LogResult) *LatestRunRef {
+	var best *LatestRunRef
+	var bestAt time.Time
+	for _, l := range logs {
+		if l.Snapshot == nil {
+			continue
+		}
+		r := l.Snapshot.Latest()
+		if r == nil {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, r.FirstEventAt)
+		if err != nil {
+			continue
+		}
+		if best == nil || !at.Before(bestAt) {
+			best, bestAt = &LatestRunRef{File: l.File, Run: r, Now: l.Snapshot.GeneratedAtUTC}, at
+		}
+	}
+	return best
+}
+
+// mermaidTime is the date layout of the gantt chart (Mermaid's dateFormat
+// YYYY-MM-DD HH:mm:ss), in UTC.
+const mermaidTime = "2006-01-02 15:04:05"
+
+// Gantt renders a run's stage attempts as a Mermaid gantt chart in a fenced
+// code block, times in UTC: one section per stage that has attempts, one bar
+// per attempt from its start to its end (to now, the snapshot's
+// generated_at_utc, while it is in progress). Succeeded bars are done, failed
+// and stalled bars critical, running bars active. Every label is escaped with
+// Mermaid; task ids are computed, never taken from the log.
+func Gantt(r *checker.RunReport, now string) string {
+	var b strings.Builder
+	b.WriteString("```mermaid\ngantt\n")
+	fmt.Fprintf(&b, "    title Run %s: %s (UTC)\n", Mermaid(r.RunID), r.State)
+	b.WriteString("    dateFormat YYYY-MM-DD HH:mm:ss\n    axisFormat %H:%M\n    todayMarker off\n")
+	end, _ := time.Parse(time.RFC3339Nano, now)
+	for i := range r.Stages {
+		st := &r.Stages[i]
+		if len(st.Attempts) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "    section %s\n", Mermaid(StageLabel(st)))
+		for _, a := range st.Attempts {
+			start, _ := time.Parse(time.RFC3339Nano, a.StartedAt)
+			stop := end
+			if a.EndedAt != nil {
+				stop, _ = time.Parse(time.RFC3339Nano, *a.EndedAt)
+			}
+			tag := "active"
+			switch a.Status {
+			case checker.StageSucceeded:
+				tag = "done"
+			case checker.StageFailed, checker.StageStalled:
+				tag = "crit"
+			}
+			fmt.Fprintf(&b, "    attempt %d %s :%s, s%da%d, %s, %s\n",
+				a.Attempt, a.Status, tag, i+1, a.Attempt, start.UTC().Format(mermaidTime), stop.UTC().Format(mermaidTime))
+		}
+	}
+	b.WriteString("```\n")
+	return b.String()
+}
+
+// Mermaid makes untrusted text inert as a label in a Mermaid diagram: it
+// keeps letters, digits, spaces and - _ . ( ) / + and replaces every other
+// character (among them : ; # % { } < > ` " and line breaks, which could end
+// a label, start a directive or comment, or close the code fence) with _.
+// Text longer than 80 characters is cut with "…".
+func Mermaid(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == 80 {
+			b.WriteString("…")
+			break
+		}
+		n++
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ':
+			b.WriteRune(r)
+		case strings.ContainsRune("-_.()/+", r):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// clip cuts s after max characters, marking the cut with "…".
+func clip(s string, max int) string {
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// clipLog returns a copy of l whose long log texts (errors, violation
+// messages) are cut at MaxSummaryTextRunes; l is not modified.
+func clipLog(l LogResult) LogResult {
+	out := LogResult{File: l.File}
+	if l.Report != nil {
+		r := *l.Report
+		r.Violations = make([]checker.Violation, len(l.Report.Violations))
+		for i, v := range l.Report.Violations {
+			v.Message = clip(v.Message, MaxSummaryTextRunes)
+			r.Violations[i] = v
+		}
+		out.Report = &r
+	}
+	if l.Snapshot != nil {
+		s := *l.Snapshot
+		s.Runs = make([]checker.RunReport, len(l.Snapshot.Runs))
+		for i, r := range l.Snapshot.Runs {
+			stages := make([]checker.StageReport, len(r.Stages))
+			for k, st := range r.Stages {
+				atts := make([]checker.AttemptReport, len(st.Attempts))
+				for j, a := range st.Attempts {
+					if a.Error != nil {
+						e := clip(*a.Error, MaxSummaryTextRunes)
+						a.Error = &e
+					}
+					atts[j] = a
+				}
+				st.Attempts = atts
+				stages[k] = st
+			}
+			r.Stages = stages
+			s.Runs[i] = r
+		}
+		out.Snapshot = &s
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Clip cuts s after max characters, marking the cut with "…"; shorter text
+// is returned as it is.
+func Clip(s string, max int) string { return clip(s, max) }

@@ -1,0 +1,419 @@
+// Package action is greenlight's GitHub Action mode ("greenlight action"), a
+// shell around the checker: it reads its inputs from INPUT_<NAME> variables,
+// checks or validates the event logs the events input names, prints the
+// report to the step log inside a stop-commands block, emits error
+// annotations, appends the job summary to GITHUB_STEP_SUMMARY, writes step
+// outputs to GITHUB_OUTPUT and returns the CLI's exit code. It uses
+// github.com/sethvargo/go-githubactions v1.3.2 for every workflow command
+// and file command. See docs/action.md.
+package action
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/atomicfile"
+	"github.com/greenlight-ci/greenlight/internal/cli"
+)
+
+// Mode values of the mode input.
+const (
+	ModeCheck    = "check"
+	ModeValidate = "validate"
+)
+
+// RunnerErrorAnnotations is how many error annotations the GitHub runner
+// shows for one step; it drops the rest silently.
+const RunnerErrorAnnotations = 10
+
+// DefaultMaxAnnotations is the default of the max-annotations input.
+const DefaultMaxAnnotations = 10
+
+// outputDelimiter is the fixed heredoc delimiter go-githubactions v1.3.2
+// writes around every value in GITHUB_OUTPUT; a value holding it (or a line
+// break) could end the value early, so such a value is refused.
+const outputDelimiter = "_GitHubActionsFileCommandDelimeter_"
+
+// Env is what action mode may use of the world besides files: the
+// go-githubactions handle (its writer is the step log, its Getenv the
+// environment), the wall clock (used only when the now input is empty) and
+// the source of the stop-commands token.
+type Env struct {
+	GH    *githubactions.Action
+	Now   func() time.Time
+	Token func() (string, error)
+}
+
+// RandomToken returns a stop-commands token: 16 bytes from crypto/rand in
+// hex. It is the only randomness in greenlight, so that log text cannot guess
+// the token that turns workflow commands back on.
+func RandomToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("cannot make a stop-commands token: %v", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// InputNames are the inputs action mode reads, as action.yml declares them;
+// each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
+// name go-githubactions' GetInput looks up.
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now"}
+
+// inputs are the action's inputs, parsed and checked.
+type inputs struct {
+	events          []string // patterns, one per non-empty line
+	mode            string
+	gate            checker.Gate
+	stale           int
+	failOnUnhealthy bool
+	snapshot        string
+	maxAnnotations  int
+	summary         bool
+	opts            checker.Options
+}
+
+// Main runs action mode and returns the exit code of DESIGN.md §6: 2 when a
+// log is invalid or the inputs, files or runner environment are unusable; 1
+// in check mode when every log is valid, one is unhealthy and
+// fail-on-unhealthy is true; 0 otherwise. It never calls os.Exit.
+func Main(env Env) (code int) {
+	gh := env.GH
+	defer func() {
+		// go-githubactions panics when it cannot write a command or file.
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "greenlight: %v\n", r)
+			code = cli.ExitInvalid
+		}
+	}()
+	out, summaryFile := gh.Getenv("GITHUB_OUTPUT"), gh.Getenv("GITHUB_STEP_SUMMARY")
+	if out == "" {
+		gh.Errorf("%s", "greenlight action: GITHUB_OUTPUT is not set, so this is not a GitHub Actions step; outside Actions run greenlight check or greenlight validate")
+		return cli.ExitInvalid
+	}
+	in, err := readInputs(gh, env.Now)
+	if err == nil && in.summary && summaryFile == "" {
+		err = errors.New("GITHUB_STEP_SUMMARY is not set, so the job summary cannot be written; set the summary input to false to go without it")
+	}
+	var files []string
+	if err == nil {
+		files, err = expand(in.events)
+	}
+	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || len(files) != 1) {
+		err = fmt.Errorf("the snapshot input needs mode check and exactly one event log; events matched %d files", len(files))
+	}
+	var logs []render.LogResult
+	if err == nil {
+		logs, err = checkAll(files, in.opts)
+	}
+	if err != nil {
+		gh.Errorf("%s", "greenlight action: "+err.Error())
+		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
+		return cli.ExitInvalid
+	}
+	verdict := render.OverallVerdict(logs)
+	code = cli.ExitOK
+	switch {
+	case verdict == render.VerdictInvalid:
+		code = cli.ExitInvalid
+	case in.mode == ModeCheck && verdict != checker.VerdictHealthy && in.failOnUnhealthy:
+		code = cli.ExitUnhealthy
+	}
+	token, err := env.Token()
+	if err != nil {
+		gh.Errorf("%s", "greenlight action: "+err.Error())
+		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
+		return cli.ExitInvalid
+	}
+	// greenlight's own errors (an unwritable snapshot, an unsafe output)
+	// are known before the annotations, so that they take their place in
+	// the runner's ten.
+	var own []string
+	snapshotPath := ""
+	if in.snapshot != "" && logs[0].Snapshot != nil {
+		doc, err := render.JSON(logs[0].Snapshot)
+		if err == nil {
+			err = atomicfile.Write(in.snapshot, doc)
+		}
+		if err != nil {
+			own = append(own, err.Error())
+		} else {
+			snapshotPath = in.snapshot
+		}
+	}
+	outs := outputs(logs, verdict, snapshotPath)
+	if err := sanitizeOutputs(outs); err != nil {
+		own = append(own, err.Error())
+	}
+	if len(own) > 0 {
+		code = cli.ExitInvalid
+		outs["verdict"] = render.VerdictInvalid // exit 2 always reads as invalid
+	}
+	printReports(gh, token, in.mode, logs)
+	for _, msg := range own {
+		gh.Errorf("%s", "greenlight action: "+msg)
+	}
+	annotate(gh, in, logs, code != cli.ExitOK, len(own), gh.Getenv("GITHUB_WORKSPACE"))
+	if in.summary {
+		mode := render.SummaryCheck
+		if in.mode == ModeValidate {
+			mode = render.SummaryValidate
+		}
+		gh.AddStepSummary(render.JobSummary(mode, logs, 0))
+	}
+	setOutputs(gh, outs)
+	return code
+}
+
+// readInputs reads and checks every input; errors name the input.
+func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) {
+	var in inputs
+	for _, line := range strings.Split(gh.GetInput("events"), "\n") {
+		if p := strings.TrimSpace(line); p != "" {
+			in.events = append(in.events, p)
+		}
+	}
+	if len(in.events) == 0 {
+		return in, errors.New("the events input is required: a path or glob of JSON Lines event logs")
+	}
+	in.mode = orDefault(gh.GetInput("mode"), ModeCheck)
+	if in.mode != ModeCheck && in.mode != ModeValidate {
+		return in, fmt.Errorf("mode %q: use check or validate", in.mode)
+	}
+	gate := orDefault(gh.GetInput("gate"), string(checker.GateAll))
+	if gate != string(checker.GateAll) && gate != string(checker.GateLatest) {
+		return in, fmt.Errorf("gate %q: use all or latest", gate)
+	}
+	in.gate = checker.Gate(gate)
+	var err error
+	if s := gh.GetInput("stale-after-seconds"); s != "" {
+		if in.stale, err = strconv.Atoi(s); err != nil || in.stale < 1 {
+			return in, fmt.Errorf("stale-after-seconds %q: use a whole number of seconds, at least 1", s)
+		}
+	}
+	if in.failOnUnhealthy, err = boolInput(gh, "fail-on-unhealthy", true); err != nil {
+		return in, err
+	}
+	if in.summary, err = boolInput(gh, "summary", true); err != nil {
+		return in, err
+	}
+	in.maxAnnotations = DefaultMaxAnnotations
+	if s := gh.GetInput("max-annotations"); s != "" {
+		if in.maxAnnotations, err = strconv.Atoi(s); err != nil || in.maxAnnotations < 0 {
+			return in, fmt.Errorf("max-annotations %q: use a whole number, 0 or more", s)
+		}
+	}
+	in.snapshot = gh.GetInput("snapshot")
+	if strings.ContainsAny(in.snapshot, "\r\n") {
+		return in, errors.New("the snapshot input must be one path on one line")
+	}
+	if in.opts, err = definitionOptions(gh.GetInput("pipeline"), gh.GetInput("stages")); err != nil {
+		return in, err
+	}
+	if s := gh.GetInput("now"); s != "" {
+		if in.opts.Now, err = checker.ParseTime(s); err != nil {
+			return in, fmt.Errorf("now %q: %v", s, err)
+		}
+	} else {
+		in.opts.Now = now().UTC()
+	}
+	in.opts.StaleAfterSeconds = in.stale
+	in.opts.Gate = in.gate
+	return in, nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// boolInput reads a true/false input the way the Actions toolkit's
+// getBooleanInput does (true, True, TRUE, false, False, FALSE).
+func boolInput(gh *githubactions.Action, name string, def bool) (bool, error) {
+	switch v := gh.GetInput(name); v {
+	case "":
+		return def, nil
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	default:
+		return false, fmt.Errorf("%s %q: use true or false", name, v)
+	}
+}
+
+// definitionOptions reads the pipeline definition from the pipeline input (a
+// file) or the stages input (a linear pipeline); exactly one is required.
+func definitionOptions(pipeline, stages string) (checker.Options, error) {
+	var o checker.Options
+	switch {
+	case pipeline != "" && stages != "":
+		return o, errors.New("give either the pipeline input or the stages input, not both")
+	case pipeline != "":
+		data, err := os.ReadFile(pipeline)
+		if err != nil {
+			return o, fmt.Errorf("cannot read the pipeline definition: %v", err)
+		}
+		if o.Definition, err = checker.ParseDefinition(data); err != nil {
+			return o, fmt.Errorf("%s: %v", pipeline, err)
+		}
+	case stages != "":
+		ids, err := checker.ParseStageList(stages)
+		if err == nil {
+			o.Definition, err = checker.LinearDefinition(ids)
+		}
+		if err != nil {
+			return o, fmt.Errorf("stages: %v", err)
+		}
+	default:
+		return o, errors.New("no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages")
+	}
+	return o, nil
+}
+
+// expand turns the events patterns into a sorted list of files without
+// duplicates. A pattern with no glob characters names one file, which must
+// exist; a glob (with ** for any depth) must match at least one file.
+func expand(patterns []string) ([]string, error) {
+	seen := map[string]bool{}
+	var files []string
+	for _, p := range patterns {
+		matches, err := doublestar.FilepathGlob(p, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("events %q: %v", p, err)
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("events %q matches no file; fail-closed: no log is not a healthy log", p)
+		}
+		sort.Strings(matches)
+		for _, m := range matches {
+			if !seen[m] {
+				seen[m] = true
+				files = append(files, m)
+			}
+		}
+	}
+	return files, nil
+}
+
+// checkAll checks each file as its own log.
+func checkAll(files []string, opts checker.Options) ([]render.LogResult, error) {
+	logs := make([]render.LogResult, 0, len(files))
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the event log: %v", err)
+		}
+		o := opts
+		o.File = filepath.ToSlash(name)
+		res, err := checker.Check(f, o)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		logs = append(logs, render.LogResult{File: o.File, Snapshot: res.Snapshot, Report: res.Report})
+	}
+	return logs, nil
+}
+
+// printReports prints each log's text report to the step log between
+// ::stop-commands::TOKEN and ::TOKEN::, so that no text from a log can run a
+// workflow command.
+func printReports(gh *githubactions.Action, token, mode string, logs []render.LogResult) {
+	var b strings.Builder
+	for _, l := range logs {
+		fmt.Fprintf(&b, "== %s %s\n", mode, render.Terminal(l.File))
+		if l.Snapshot == nil {
+			b.WriteString(render.ViolationsText(l.Report))
+			fmt.Fprintf(&b, "greenlight: invalid: %d contract violations; nothing in this log is evidence\n", l.Report.ViolationCount)
+			continue
+		}
+		if mode == ModeValidate {
+			fmt.Fprintf(&b, "greenlight: follows the event contract (%d events)\n", l.Snapshot.Source.EventCount)
+			continue
+		}
+		b.WriteString(render.Text(l.Snapshot))
+	}
+	gh.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})
+	gh.Infof("%s", strings.TrimSuffix(b.String(), "\n"))
+	gh.IssueCommand(&githubactions.Command{Name: token})
+}
+
+// outputs computes the step outputs: only values greenlight computed, and a
+// run id and state that the event contract keeps free of control characters.
+func outputs(logs []render.LogResult, verdict, snapshot string) map[string]string {
+	runs, failed, stalled, violations := 0, 0, 0, 0
+	for _, l := range logs {
+		violations += l.Report.ViolationCount
+		if l.Snapshot != nil {
+			runs += l.Snapshot.RunCount
+			failed += l.Snapshot.StateCounts.Failed
+			stalled += l.Snapshot.StateCounts.Stalled
+		}
+	}
+	latestID, latestState := "", ""
+	if r := render.LatestRun(logs); r != nil {
+		latestID, latestState = r.Run.RunID, r.Run.State
+	}
+	return map[string]string{
+		"verdict":          verdict,
+		"run-count":        strconv.Itoa(runs),
+		"failed-runs":      strconv.Itoa(failed),
+		"stalled-runs":     strconv.Itoa(stalled),
+		"latest-run-id":    latestID,
+		"latest-run-state": latestState,
+		"snapshot":         snapshot,
+		"violations":       strconv.Itoa(violations),
+	}
+}
+
+// sanitizeOutputs empties every value that holds a line break or the
+// library's delimiter, which could end the value early and forge another
+// output, turns the verdict invalid (fail-closed) and names them in the
+// error.
+func sanitizeOutputs(outs map[string]string) error {
+	var bad []string
+	for k, v := range outs {
+		if strings.ContainsAny(v, "\r\n") || strings.Contains(v, outputDelimiter) {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	for _, k := range bad {
+		outs[k] = ""
+	}
+	outs["verdict"] = render.VerdictInvalid
+	return fmt.Errorf("output %s written empty and verdict invalid: the value would break the GITHUB_OUTPUT file format", strings.Join(bad, ", "))
+}
+
+// setOutputs writes the outputs, which sanitizeOutputs has checked, in name
+// order.
+func setOutputs(gh *githubactions.Action, outs map[string]string) {
+	names := make([]string, 0, len(outs))
+	for k := range outs {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		gh.SetOutput(k, outs[k])
+	}
+}

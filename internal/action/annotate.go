@@ -1,0 +1,187 @@
+package action
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+)
+
+// annotation is one error annotation: the log file and line that prove it,
+// a title and a message. Title and message may hold log text; the library
+// escapes them for the workflow command (message: % CR LF; properties also
+// : and ,).
+type annotation struct {
+	file    string
+	line    int
+	title   string
+	message string
+}
+
+// kind orders annotations: a broken contract first, then failed stages,
+// then stalled ones.
+type kind int
+
+const (
+	kindViolation kind = iota
+	kindFailed
+	kindStalled
+	kindEmpty
+)
+
+type ranked struct {
+	annotation
+	kind  kind
+	at    time.Time // the run's first event, latest first
+	order int       // log and line order, later first among equal times
+}
+
+// problems lists every annotation the logs call for, most important first:
+// every contract violation the reports list (in log and line order), then,
+// in check mode, every failed stage, then every stalled stage of the runs in
+// the gate scope, latest run first, then every log without runs (unhealthy:
+// it proves nothing). Validate mode annotates violations only. unlisted
+// counts the violations beyond the reports' cap, which have no line to
+// point at.
+func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []annotation, unlisted int) {
+	var ranks []ranked
+	seq := 0
+	for _, l := range logs {
+		if l.Snapshot == nil {
+			unlisted += l.Report.OmittedCount
+			for _, v := range l.Report.Violations {
+				seq++
+				ranks = append(ranks, ranked{annotation{l.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
+			}
+			continue
+		}
+		if mode == ModeValidate {
+			continue
+		}
+		if l.Snapshot.RunCount == 0 {
+			seq++
+			ranks = append(ranks, ranked{annotation{l.File, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
+			continue
+		}
+		latest := l.Snapshot.Latest()
+		for i := range l.Snapshot.Runs {
+			r := &l.Snapshot.Runs[i]
+			if gate == checker.GateLatest && r != latest {
+				continue
+			}
+			seq++
+			at, _ := time.Parse(time.RFC3339Nano, r.FirstEventAt)
+			for k := range r.Stages {
+				st := &r.Stages[k]
+				if len(st.Attempts) == 0 {
+					continue
+				}
+				a := &st.Attempts[len(st.Attempts)-1]
+				switch st.State {
+				case checker.StageFailed:
+					msg := fmt.Sprintf("attempt %d failed", a.Attempt)
+					if a.Returncode != nil {
+						msg += fmt.Sprintf(", returncode %d", *a.Returncode)
+					}
+					if a.Error != nil {
+						msg += ": " + render.Clip(*a.Error, render.MaxSummaryTextRunes)
+					}
+					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+				case checker.StageStalled:
+					msg := fmt.Sprintf("attempt %d silent for %s since this line, longer than stale-after-seconds %d: a stall candidate, not proof",
+						a.Attempt, render.Duration(*a.SilentForSeconds), l.Snapshot.Options.StaleAfterSeconds)
+					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg}, kindStalled, at, seq})
+				}
+			}
+		}
+	}
+	sort.SliceStable(ranks, func(i, j int) bool {
+		a, b := ranks[i], ranks[j]
+		if a.kind != b.kind {
+			return a.kind < b.kind
+		}
+		if a.kind == kindViolation || a.kind == kindEmpty {
+			return false // keep log and line order
+		}
+		if !a.at.Equal(b.at) {
+			return a.at.After(b.at)
+		}
+		return a.order > b.order
+	})
+	all = make([]annotation, len(ranks))
+	for i := range ranks {
+		all[i] = ranks[i].annotation
+	}
+	return all, unlisted
+}
+
+// annotationBudget is how many error annotations to emit: max-annotations,
+// but never more than the runner shows, less the one it spends on the exit
+// code when the step fails.
+func annotationBudget(max int, failing bool) int {
+	limit := RunnerErrorAnnotations
+	if failing {
+		limit--
+	}
+	if max > limit {
+		return limit
+	}
+	return max
+}
+
+// annotate emits the error annotations of the logs within the budget, less
+// the reserved errors greenlight has already emitted of its own. When there
+// are more than fit, the last annotation says how many were left out and
+// where they are all listed.
+func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, reserved int, workspace string) {
+	all, unlisted := problems(logs, in.mode, in.gate)
+	budget := annotationBudget(in.maxAnnotations, failing) - reserved
+	if budget <= 0 || len(all)+unlisted == 0 {
+		return
+	}
+	emit(gh, all, unlisted, budget, in.summary, workspace)
+}
+
+// emit writes the annotations within budget (> 0). When they do not all fit,
+// or unlisted problems have no annotation of their own, the last one says
+// how many were left out and where they are listed.
+func emit(gh *githubactions.Action, all []annotation, unlisted, budget int, summary bool, workspace string) {
+	shown := all
+	if len(all)+unlisted > budget {
+		shown = all[:min(len(all), budget-1)]
+	}
+	for _, a := range shown {
+		props := githubactions.CommandProperties{
+			"file":  annotationPath(a.file, workspace),
+			"line":  strconv.Itoa(a.line),
+			"title": a.title,
+		}
+		gh.WithFieldsMap(props).Errorf("%s", a.message)
+	}
+	if rest := len(all) + unlisted - len(shown); rest > 0 {
+		where := "the job summary lists them all"
+		if !summary {
+			where = "the step log above lists them all"
+		}
+		gh.WithFieldsMap(githubactions.CommandProperties{"title": fmt.Sprintf("greenlight: %d more problems", rest)}).
+			Errorf("%s", fmt.Sprintf("%d more problems are not annotated: the runner shows at most %d error annotations per step; %s", rest, RunnerErrorAnnotations, where))
+	}
+}
+
+// annotationPath makes a log's path relative to the workspace, with forward
+// slashes, so that the annotation links to the file in the repository.
+func annotationPath(file, workspace string) string {
+	if workspace != "" && filepath.IsAbs(filepath.FromSlash(file)) {
+		if rel, err := filepath.Rel(workspace, filepath.FromSlash(file)); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(file)
+}

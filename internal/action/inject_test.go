@@ -1,0 +1,273 @@
+package action
+
+import (
+	"bufio"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sethvargo/go-githubactions"
+)
+
+// outputNames parses a GITHUB_OUTPUT file the way the runner does (name=value
+// or name<<DELIMITER ... DELIMITER) and returns the output names in order.
+func outputNames(t *testing.T, file string) []string {
+	t.Helper()
+	var names []string
+	sc := bufio.NewScanner(strings.NewReader(file))
+	for sc.Scan() {
+		line := sc.Text()
+		if name, delim, ok := strings.Cut(line, "<<"); ok {
+			names = append(names, name)
+			for sc.Scan() && sc.Text() != delim {
+			}
+			continue
+		}
+		if name, _, ok := strings.Cut(line, "="); ok {
+			names = append(names, name)
+			continue
+		}
+		t.Fatalf("GITHUB_OUTPUT line %q is neither name=value nor name<<delimiter", line)
+	}
+	return names
+}
+
+var allOutputs = []string{"failed-runs", "latest-run-id", "latest-run-state", "run-count", "snapshot", "stalled-runs", "verdict", "violations"}
+
+// TestHostileLogText feeds logs whose error and run_id hold line breaks,
+// workflow commands (::error::, ::set-output, ::add-mask::, ::stop-commands::),
+// %0A, ##[error], a fake output delimiter, Markdown, HTML and Mermaid
+// directives, and checks that none of it forges a workflow command, an
+// output or markup.
+func TestHostileLogText(t *testing.T) {
+	got := runAction(t, map[string]string{
+		"INPUT_EVENTS":   "testdata/logs/hostile_text.jsonl\ntestdata/action/hostile_run_id.jsonl",
+		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":      "2026-01-01T12:00:00Z",
+	})
+	if got.exit != 1 {
+		t.Errorf("exit %d, want 1", got.exit)
+	}
+	// Step log: every line outside the stop-commands block is one of ours.
+	lines := strings.Split(strings.TrimSuffix(got.stdout, "\n"), "\n")
+	if lines[0] != "::stop-commands::"+testToken {
+		t.Fatalf("first line %q does not stop commands", lines[0])
+	}
+	end := -1
+	for i, l := range lines[1:] {
+		if l == "::"+testToken+"::" {
+			end = i + 1
+			break
+		}
+	}
+	if end < 0 {
+		t.Fatal("commands are never resumed")
+	}
+	for _, l := range lines[end+1:] {
+		if !strings.HasPrefix(l, "::error file=testdata/") {
+			t.Errorf("step log line outside the stop-commands block is not a greenlight annotation: %q", l)
+		}
+		if strings.Count(l, "::") < 2 || strings.ContainsAny(l, "\r") {
+			t.Errorf("malformed annotation %q", l)
+		}
+		// The properties end at the first "::"; log text in them is escaped,
+		// so the title cannot hold "::" nor a second property.
+		props, _, _ := strings.Cut(strings.TrimPrefix(l, "::error "), "::")
+		if n := strings.Count(props, ","); n != 2 {
+			t.Errorf("annotation properties %q hold %d commas, want 2 (file, line, title)", props, n)
+		}
+	}
+	if n := len(lines) - end - 1; n != 2 {
+		t.Errorf("%d annotations, want 2 (one per failed stage)", n)
+	}
+	// GITHUB_OUTPUT: exactly greenlight's outputs, each once.
+	if names := outputNames(t, got.output); !reflect.DeepEqual(names, allOutputs) {
+		t.Errorf("outputs %q, want %q", names, allOutputs)
+	}
+	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\nunhealthy\n") {
+		t.Errorf("verdict output is not unhealthy:\n%s", got.output)
+	}
+	// Job summary: no raw HTML, link or image, and only our code fence.
+	for _, bad := range []string{"<img", "<script", "</details", "](http", "\n::", "\n##[", "%%{"} {
+		if strings.Contains(got.summary, bad) {
+			t.Errorf("job summary holds %q", bad)
+		}
+	}
+	if n := strings.Count(got.summary, "```"); n != 2 {
+		t.Errorf("job summary holds %d code fences, want 2 (the gantt chart)", n)
+	}
+}
+
+// TestAnnotationBytes pins the exact bytes of the workflow-command escaping:
+// the message escapes % CR LF, the properties also : and ,.
+func TestAnnotationBytes(t *testing.T) {
+	var b strings.Builder
+	gh := githubactions.New(githubactions.WithWriter(&b), githubactions.WithGetenv(func(string) string { return "" }))
+	annotate(gh, inputs{maxAnnotations: 10, summary: true}, nil, false, 0, "")
+	if b.Len() != 0 {
+		t.Fatalf("no problem, yet annotations: %q", b.String())
+	}
+	emit(gh, []annotation{{file: "logs/a,b:c.jsonl", line: 7, title: "run 50%,x:y\r\nz", message: "50% done\r\n::error::forged, a:b"}}, 0, 10, true, "")
+	want := "::error file=logs/a%2Cb%3Ac.jsonl,line=7,title=run 50%25%2Cx%3Ay%0D%0Az::50%25 done%0D%0A::error::forged, a:b\n"
+	if b.String() != want {
+		t.Errorf("got  %q\nwant %q", b.String(), want)
+	}
+}
+
+// TestAnnotationUnlisted: violations beyond the report's cap have no line
+// to point at; the closing annotation counts them.
+func TestAnnotationUnlisted(t *testing.T) {
+	var b strings.Builder
+	gh := githubactions.New(githubactions.WithWriter(&b), githubactions.WithGetenv(func(string) string { return "" }))
+	emit(gh, []annotation{{file: "a.jsonl", line: 1, title: "t1", message: "m1"}, {file: "a.jsonl", line: 2, title: "t2", message: "m2"}}, 5, 9, true, "")
+	want := "::error file=a.jsonl,line=1,title=t1::m1\n" +
+		"::error file=a.jsonl,line=2,title=t2::m2\n" +
+		"::error title=greenlight%3A 5 more problems::5 more problems are not annotated: the runner shows at most 10 error annotations per step; the job summary lists them all\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// TestAnnotationBudget: at most max-annotations, never more than the runner
+// shows, one fewer when the step fails.
+func TestAnnotationBudget(t *testing.T) {
+	for _, c := range []struct {
+		max     int
+		failing bool
+		want    int
+	}{
+		{10, true, 9}, {10, false, 10}, {25, false, 10}, {25, true, 9}, {3, true, 3}, {0, true, 0},
+	} {
+		if got := annotationBudget(c.max, c.failing); got != c.want {
+			t.Errorf("annotationBudget(%d, %v) = %d, want %d", c.max, c.failing, got, c.want)
+		}
+	}
+}
+
+func TestRandomToken(t *testing.T) {
+	a, err := RandomToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := RandomToken()
+	if len(a) != 32 || strings.Trim(a, "0123456789abcdef") != "" {
+		t.Errorf("token %q is not 32 hex digits", a)
+	}
+	if a == b {
+		t.Errorf("two tokens are equal: %q", a)
+	}
+}
+
+// TestInputErrors: each unusable input is refused with exit 2, one error
+// line that names it, and the verdict output invalid.
+func TestInputErrors(t *testing.T) {
+	base := map[string]string{
+		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
+		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":      "2026-01-01T12:00:00Z",
+	}
+	for _, c := range []struct {
+		name string
+		set  map[string]string
+		want string
+	}{
+		{"no events", map[string]string{"INPUT_EVENTS": " \n "}, "the events input is required: a path or glob of JSON Lines event logs"},
+		{"no match", map[string]string{"INPUT_EVENTS": "testdata/nothing/*.jsonl"}, `events "testdata/nothing/*.jsonl" matches no file; fail-closed: no log is not a healthy log`},
+		{"missing file", map[string]string{"INPUT_EVENTS": "testdata/logs/missing.jsonl"}, `events "testdata/logs/missing.jsonl" matches no file; fail-closed: no log is not a healthy log`},
+		{"mode", map[string]string{"INPUT_MODE": "gate"}, `mode "gate": use check or validate`},
+		{"gate", map[string]string{"INPUT_GATE": "first"}, `gate "first": use all or latest`},
+		{"stale", map[string]string{"INPUT_STALE-AFTER-SECONDS": "0"}, `stale-after-seconds "0": use a whole number of seconds, at least 1`},
+		{"max annotations", map[string]string{"INPUT_MAX-ANNOTATIONS": "-1"}, `max-annotations "-1": use a whole number, 0 or more`},
+		{"fail on unhealthy", map[string]string{"INPUT_FAIL-ON-UNHEALTHY": "yes"}, `fail-on-unhealthy "yes": use true or false`},
+		{"summary", map[string]string{"INPUT_SUMMARY": "1"}, `summary "1": use true or false`},
+		{"now", map[string]string{"INPUT_NOW": "2026-01-01 12:00"}, `now "2026-01-01 12:00": `},
+		{"both definitions", map[string]string{"INPUT_STAGES": "1,2"}, "give either the pipeline input or the stages input, not both"},
+		{"no definition", map[string]string{"INPUT_PIPELINE": ""}, "no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages"},
+		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 3 files"},
+		{"snapshot in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 1 files"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := map[string]string{}
+			for k, v := range base {
+				env[k] = v
+			}
+			for k, v := range c.set {
+				env[k] = v
+			}
+			got := runAction(t, env)
+			if got.exit != 2 {
+				t.Errorf("exit %d, want 2", got.exit)
+			}
+			prefix := "::error::greenlight action: " + c.want
+			if !strings.HasPrefix(got.stdout, prefix) || strings.Count(got.stdout, "\n") != 1 {
+				t.Errorf("step log %q, want one line starting %q", got.stdout, prefix)
+			}
+			if got.output != "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n_GitHubActionsFileCommandDelimeter_\n" {
+				t.Errorf("GITHUB_OUTPUT %q, want only verdict invalid", got.output)
+			}
+			if got.summary != "" {
+				t.Errorf("job summary written: %q", got.summary)
+			}
+		})
+	}
+}
+
+// TestSnapshot: a valid log's snapshot is written atomically with the same
+// bytes as the checker's golden; an invalid log leaves the previous one.
+func TestSnapshot(t *testing.T) {
+	want, err := os.ReadFile("../../testdata/logs/retry_then_success.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/health.json"
+	got := runAction(t, map[string]string{
+		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
+		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":      "2026-01-01T12:00:00Z",
+		"INPUT_SNAPSHOT": path,
+	})
+	if got.exit != 0 {
+		t.Fatalf("exit %d:\n%s", got.exit, got.stdout)
+	}
+	if doc, err := os.ReadFile(path); err != nil || string(doc) != string(want) {
+		t.Errorf("snapshot differs from the golden (err %v):\n%s", err, doc)
+	}
+	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n"+path+"\n") {
+		t.Errorf("snapshot output is not %s:\n%s", path, got.output)
+	}
+	got = runAction(t, map[string]string{
+		"INPUT_EVENTS":   "testdata/logs/stage2_before_stage1.jsonl",
+		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":      "2026-01-01T12:00:00Z",
+		"INPUT_SNAPSHOT": path,
+	})
+	if got.exit != 2 {
+		t.Errorf("invalid log: exit %d, want 2", got.exit)
+	}
+	if doc, _ := os.ReadFile(path); string(doc) != string(want) {
+		t.Errorf("an invalid log changed the snapshot:\n%s", doc)
+	}
+	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
+		t.Errorf("snapshot output is not empty for an invalid log:\n%s", got.output)
+	}
+	// A snapshot that cannot be written fails the step (exit 2, verdict
+	// invalid) and its error comes before the log's annotations.
+	got = runAction(t, map[string]string{
+		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
+		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
+		"INPUT_NOW":      "2026-11-28T06:00:00Z",
+		"INPUT_SNAPSHOT": t.TempDir() + "/missing/health.json",
+	})
+	if got.exit != 2 {
+		t.Errorf("unwritable snapshot: exit %d, want 2", got.exit)
+	}
+	_, after, _ := strings.Cut(got.stdout, "::"+testToken+"::\n")
+	lines := strings.Split(strings.TrimSuffix(after, "\n"), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "::error::greenlight action: cannot write ") || !strings.HasPrefix(lines[1], "::error file=testdata/sample/campaign_metrics.jsonl,line=16,") {
+		t.Errorf("annotations after the report:\n%s", after)
+	}
+	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") || !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
+		t.Errorf("outputs after an unwritable snapshot:\n%s", got.output)
+	}
+}

@@ -1,0 +1,85 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// readmeSection returns the "Use it in GitHub Actions" section of README.md.
+func readmeSection(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(src), "\n## Use it in GitHub Actions\n")
+	if !ok {
+		t.Fatal(`README.md has no "Use it in GitHub Actions" section`)
+	}
+	if i := strings.Index(sec, "\n## "); i >= 0 {
+		sec = sec[:i]
+	}
+	return sec
+}
+
+// TestReadmeWorkflows lints the README's example workflows with actionlint,
+// with the published action replaced by this checkout (uses: ./), so the
+// inputs they pass are checked against action.yml.
+func TestReadmeWorkflows(t *testing.T) {
+	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(readmeSection(t), -1)
+	if len(blocks) != 2 {
+		t.Fatalf("%d yaml blocks in the section, want 2 (check gating a deploy, validate on pull requests)", len(blocks))
+	}
+	l, proj := newLinter(t)
+	for i, b := range blocks {
+		wf := strings.ReplaceAll(b[1], "uses: greenlight-ci/greenlight@v1", "uses: ./")
+		if wf == b[1] {
+			t.Errorf("workflow %d does not use greenlight-ci/greenlight@v1", i+1)
+		}
+		errs, err := l.Lint(filepath.Join(repoRoot, ".github", "workflows", "readme.yml"), []byte(wf), proj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range lintMessages(errs) {
+			t.Errorf("README workflow %d: %s", i+1, m)
+		}
+	}
+}
+
+// TestReadmeJobSummary: the job summary quoted in the README is the one the
+// action writes for the bundled sample (testdata/action/unhealthy_sample.txtar).
+func TestReadmeJobSummary(t *testing.T) {
+	sec := readmeSection(t)
+	m := regexp.MustCompile(`(?s)<!-- job-summary:begin (\S+) -->\n(.*?)<!-- job-summary:end -->`).FindStringSubmatch(sec)
+	if m == nil {
+		t.Fatal("no job-summary block in the README section")
+	}
+	ar, err := txtar.ParseFile(filepath.Join(repoRoot, m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want string
+	for _, f := range ar.Files {
+		if f.Name == "GITHUB_STEP_SUMMARY" {
+			want = string(f.Data)
+		}
+	}
+	var quoted strings.Builder
+	for _, line := range strings.SplitAfter(want, "\n") {
+		switch {
+		case line == "":
+		case line == "\n":
+			quoted.WriteString(">\n")
+		default:
+			quoted.WriteString("> " + line)
+		}
+	}
+	if m[2] != quoted.String() {
+		t.Errorf("README's job summary differs from %s; quote its GITHUB_STEP_SUMMARY again:\n%s", m[1], quoted.String())
+	}
+}
