@@ -501,6 +501,12 @@ next 2026-12-01T02:00:00Z due 2026-12-01T02:30:00Z
 				t.Fatal(err)
 			}
 			validateDoc(t, doc)
+			// The schema validator on every event reads scheduled_for alike.
+			slow := opts
+			slow.SchemaEveryEvent = true
+			if got := checkDoc(t, []byte(tc.log), slow); !bytes.Equal(got, doc) {
+				t.Errorf("--schema-every-event snapshot differs:\n%s\nvs\n%s", got, doc)
+			}
 			// The CLI streams run reports: same JSON and text bytes.
 			opts.StreamRuns = true
 			streamed, err := checker.Check(strings.NewReader(tc.log), opts)
