@@ -133,6 +133,11 @@ type runState struct {
 	firstAt   time.Time
 	lastAt    time.Time
 	stages    [][]attemptState
+	// scheduledFor is the slot the run's events name (scheduled_for), from
+	// the first event that names one; hasScheduledFor says there is one.
+	hasScheduledFor bool
+	scheduledFor    time.Time
+	scheduledLine   int
 }
 
 // contractState carries the sequence rules across lines.
@@ -269,11 +274,18 @@ func (c *contractState) apply(dl *decoded) {
 		c.violate(n, RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now)), ref())
 		return
 	}
+	if ev.HasScheduledFor && run.hasScheduledFor && !ev.ScheduledFor.Equal(run.scheduledFor) {
+		c.violate(n, RuleConflictingScheduledFor, fmt.Sprintf("scheduled_for %s differs from %s given on line %d for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(run.scheduledFor), run.scheduledLine, run.id), ref())
+		return
+	}
 	if rule, msg := c.sequence(run, si, ev); rule != "" {
 		c.violate(n, rule, msg, ref())
 		return
 	}
 	run.lastAt = ev.Time
+	if ev.HasScheduledFor && !run.hasScheduledFor {
+		run.hasScheduledFor, run.scheduledFor, run.scheduledLine = true, ev.ScheduledFor, n
+	}
 }
 
 func isBlank(b []byte) bool {

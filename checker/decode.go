@@ -45,11 +45,12 @@ const (
 	fieldTimestamp
 	fieldReturncode
 	fieldError
+	fieldScheduledFor
 	fieldCount
 )
 
 func contractFieldNames() [fieldCount]string {
-	return [fieldCount]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error"}
+	return [fieldCount]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error", "scheduled_for"}
 }
 
 // Event is one decoded, schema-valid event line. RunID and Error alias the
@@ -66,6 +67,10 @@ type Event struct {
 	Returncode int64
 	HasError   bool
 	Error      []byte
+	// HasScheduledFor says the event names the schedule slot its run fills
+	// (optional field scheduled_for, in UTC in ScheduledFor).
+	HasScheduledFor bool
+	ScheduledFor    time.Time
 }
 
 // lineDecoder decodes lines into events with one reused jsontext.Decoder and
@@ -324,6 +329,20 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 			return false
 		}
 		ev.HasError = true
+	default:
+		return false
+	}
+	// scheduled_for: null or a string under the timestamp_utc rules.
+	ev.HasScheduledFor = false
+	switch d.kind[fieldScheduledFor] {
+	case 0, 'n':
+	case '"':
+		d.strBuf = unquote(d.strBuf[:0], d.raw[fieldScheduledFor])
+		t, ok := parseTimestamp(d.strBuf)
+		if !ok {
+			return false
+		}
+		ev.HasScheduledFor, ev.ScheduledFor = true, t
 	default:
 		return false
 	}

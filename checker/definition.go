@@ -38,6 +38,9 @@ type Definition struct {
 	StaleAfterSeconds int
 	// Stages are the expected stages in declared order.
 	Stages []StageDef
+	// Schedule says when runs are expected (docs/schedule.md); nil when the
+	// definition has none.
+	Schedule *Schedule
 }
 
 // Index returns the position of id in d.Stages, or -1 when d does not declare it.
@@ -68,8 +71,9 @@ func LinearDefinition(ids []StageID) (*Definition, error) {
 }
 
 type rawDefinition struct {
-	Pipeline          string `json:"pipeline"`
-	StaleAfterSeconds int    `json:"stale_after_seconds"`
+	Pipeline          string       `json:"pipeline"`
+	StaleAfterSeconds int          `json:"stale_after_seconds"`
+	Schedule          *rawSchedule `json:"schedule"`
 	Stages            []struct {
 		ID        StageID    `json:"id"`
 		Name      *string    `json:"name"`
@@ -123,6 +127,11 @@ func ParseDefinition(data []byte) (*Definition, error) {
 			def.DependsOn = []StageID{raw.Stages[i-1].ID}
 		}
 		d.Stages = append(d.Stages, def)
+	}
+	if raw.Schedule != nil {
+		if d.Schedule, err = parseSchedule(raw.Schedule); err != nil {
+			return nil, fmt.Errorf("the pipeline definition: %v", err)
+		}
 	}
 	return d, d.check()
 }

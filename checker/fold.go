@@ -37,13 +37,18 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		name := def.Pipeline
 		s.Options.Pipeline = &name
 	}
+	sched := def.Schedule
+	if sched != nil {
+		zero := 0
+		s.StateCounts.Overdue = &zero
+	}
 	var latest *runState
 	allSucceeded := true
 	for _, run := range c.order {
 		if latest == nil || !run.firstAt.Before(latest.firstAt) {
 			latest = run // ties go to the later line: c.order is in line order
 		}
-		state := run.state(c.opts.Now, staleDur)
+		state := scheduledState(run, sched, c.opts.Now, staleDur)
 		if state != RunSucceeded {
 			allSucceeded = false
 		}
@@ -52,6 +57,8 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.StateCounts.Failed++
 		case RunStalled:
 			s.StateCounts.Stalled++
+		case RunOverdue:
+			*s.StateCounts.Overdue++
 		case RunRunning:
 			s.StateCounts.Running++
 		case RunIncomplete:
@@ -61,7 +68,20 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		}
 	}
 	s.Verdict = VerdictUnhealthy
-	if latest != nil {
+	var judged *scheduleJudgement
+	if sched != nil {
+		judged = judgeSchedule(sched, c.order, c.opts.Now)
+		s.Schedule = judged.report
+		if latest != nil {
+			id := latest.id
+			s.LatestRunID = &id
+		}
+		if judged.healthy(c.opts.Gate, c.order, latest, allSucceeded, func(r *runState) string {
+			return scheduledState(r, sched, c.opts.Now, staleDur)
+		}) {
+			s.Verdict = VerdictHealthy
+		}
+	} else if latest != nil {
 		id := latest.id
 		s.LatestRunID = &id
 		healthy := allSucceeded
@@ -73,8 +93,11 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		}
 	}
 	each := func(yield func(*RunReport) bool) {
-		for _, run := range c.order {
+		for i, run := range c.order {
 			rr := foldRun(run, def, c.opts.Now, staleDur)
+			if judged != nil {
+				judged.annotate(&rr, i, run, sched, c.opts.Now)
+			}
 			if !yield(&rr) {
 				return
 			}

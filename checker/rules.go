@@ -16,6 +16,7 @@ const (
 	RuleFailureWithZeroReturncode    RuleID = "failure_with_zero_returncode"
 	RuleOutOfOrder                   RuleID = "out_of_order"
 	RuleTimestampInFuture            RuleID = "timestamp_in_future"
+	RuleConflictingScheduledFor      RuleID = "conflicting_scheduled_for"
 	RuleDuplicateStart               RuleID = "duplicate_start"
 	RuleSkippedAttempt               RuleID = "skipped_attempt"
 	RuleRetryWithoutFailure          RuleID = "retry_without_failure"
@@ -68,6 +69,9 @@ func Rules() []Rule {
 		{RuleTimestampInFuture, "a timestamp later than now plus the allowed clock skew",
 			"An event from the future (more than 300 s ahead of now by default) cannot be evidence yet.",
 			`{"run_id": "r-1", ..., "timestamp_utc": "2099-01-01T00:00:00Z"}`},
+		{RuleConflictingScheduledFor, "an event's scheduled_for differs from an earlier event of the same run",
+			"A run fills one schedule slot; two events of one run that name different slots contradict each other (docs/schedule.md).",
+			"{\"run_id\": \"r-1\", ..., \"scheduled_for\": \"2026-01-01T02:00:00Z\"}\n{\"run_id\": \"r-1\", ..., \"scheduled_for\": \"2026-01-02T02:00:00Z\"}"},
 		{RuleDuplicateStart, "a second started for the same run, stage and attempt",
 			"Each attempt starts once; a retry is a new attempt number.",
 			"{\"run_id\": \"r-1\", \"stage\": 1, \"attempt\": 1, \"status\": \"started\", ...}\n(the same line again)"},

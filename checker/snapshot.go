@@ -4,9 +4,12 @@ package checker
 const SnapshotVersion = "greenlight.snapshot/v1"
 
 // Run states, in precedence order (DESIGN.md §3): the first that applies wins.
+// RunOverdue (in progress longer than the schedule's max_runtime_seconds)
+// exists only when the pipeline definition has a schedule.
 const (
 	RunFailed     = "failed"
 	RunStalled    = "stalled"
+	RunOverdue    = "overdue"
 	RunRunning    = "running"
 	RunIncomplete = "incomplete"
 	RunSucceeded  = "succeeded"
@@ -49,6 +52,8 @@ type Snapshot struct {
 	LatestRunID    *string         `json:"latest_run_id"`
 	RunCount       int             `json:"run_count"`
 	StateCounts    StateCounts     `json:"state_counts"`
+	// Schedule is set only when the pipeline definition has a schedule.
+	Schedule *ScheduleReport `json:"schedule,omitempty"`
 	// Runs holds every run report, unless the snapshot was made with
 	// Options.StreamRuns; EachRun works either way.
 	Runs []RunReport `json:"runs"`
@@ -87,24 +92,32 @@ type SnapshotOptions struct {
 	Stages            []StageDef `json:"stages"`
 }
 
-// StateCounts counts runs per state; every state is present, zeros included.
+// StateCounts counts runs per state; every state is present, zeros
+// included, except Overdue, which is present only with a schedule.
 type StateCounts struct {
-	Failed     int `json:"failed"`
-	Stalled    int `json:"stalled"`
-	Running    int `json:"running"`
-	Incomplete int `json:"incomplete"`
-	Succeeded  int `json:"succeeded"`
+	Failed     int  `json:"failed"`
+	Stalled    int  `json:"stalled"`
+	Overdue    *int `json:"overdue,omitempty"`
+	Running    int  `json:"running"`
+	Incomplete int  `json:"incomplete"`
+	Succeeded  int  `json:"succeeded"`
 }
 
 // RunReport is one run in a snapshot.
 type RunReport struct {
-	RunID           string        `json:"run_id"`
-	State           string        `json:"state"`
-	FirstEventAt    string        `json:"first_event_at"`
-	LastEventAt     string        `json:"last_event_at"`
-	DurationSeconds float64       `json:"duration_seconds"`
-	FirstLine       int           `json:"first_line"`
-	Stages          []StageReport `json:"stages"`
+	RunID           string  `json:"run_id"`
+	State           string  `json:"state"`
+	FirstEventAt    string  `json:"first_event_at"`
+	LastEventAt     string  `json:"last_event_at"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	FirstLine       int     `json:"first_line"`
+	// ScheduledFor is the slot the run fills (or duplicates), set only with
+	// a schedule and when the run claims a slot.
+	ScheduledFor *string `json:"scheduled_for,omitempty"`
+	// OverdueBySeconds is how far past the schedule's max_runtime_seconds a
+	// run in progress is, set only then.
+	OverdueBySeconds *float64      `json:"overdue_by_seconds,omitempty"`
+	Stages           []StageReport `json:"stages"`
 }
 
 // StageReport is one expected stage of a run; its state is its latest

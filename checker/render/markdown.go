@@ -16,8 +16,12 @@ func stateIcon(state string) string {
 		return "❌"
 	case checker.RunStalled:
 		return "⏸️"
+	case checker.RunOverdue:
+		return "⌛"
 	case checker.RunRunning:
 		return "⏳"
+	case StateMissed:
+		return "🚫"
 	case checker.RunIncomplete, checker.StagePending:
 		return "⚠️"
 	}
@@ -42,19 +46,32 @@ func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 	fmt.Fprintf(&b, "## %s greenlight: %s\n\n", icon, s.Verdict)
 	fmt.Fprintf(&b, "%s. Judged at %s; log %s (%d events, sha256 %s).\n\n",
 		Markdown(Headline(s)), s.GeneratedAtUTC, Markdown(fileName(s.Source.Path)), s.Source.EventCount, s.Source.SHA256[:12])
-	if s.RunCount == 0 {
+	if RowCount(s) == 0 {
 		b.WriteString("No run in the log: an empty log proves nothing.\n")
+		if s.Schedule != nil {
+			markdownSchedule(&b, s)
+		}
 		return b.String()
 	}
 	b.WriteString("| run | state | stages succeeded | attempts | duration | detail |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
 	shown := 0
-	s.EachRun(func(r *checker.RunReport) bool {
+	EachRow(s, func(row Row) bool {
 		if o.MaxRuns > 0 && shown == o.MaxRuns {
-			fmt.Fprintf(&b, "\n_%d more runs not shown._\n", s.RunCount-shown)
+			what := "runs"
+			if missed, _ := MissedCount(s); missed > 0 {
+				what = "rows"
+			}
+			fmt.Fprintf(&b, "\n_%d more %s not shown._\n", RowCount(s)-shown, what)
 			return false
 		}
 		shown++
+		if row.Missed != nil {
+			// The summary holds only slot times greenlight formatted, no log text.
+			fmt.Fprintf(&b, "| _no run_ | %s %s | | | | %s |\n", stateIcon(StateMissed), StateMissed, MissedSummary(row.Missed))
+			return true
+		}
+		r := row.Run
 		ok := 0
 		for _, st := range r.Stages {
 			if st.State == checker.StageSucceeded {
@@ -73,6 +90,9 @@ func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 			Markdown(r.RunID), stateIcon(r.State), r.State, ok, len(r.Stages), attemptCount(r), Duration(r.DurationSeconds), detail)
 		return true
 	})
+	if s.Schedule != nil {
+		markdownSchedule(&b, s)
+	}
 	unhealthy := 0
 	s.EachRun(func(r *checker.RunReport) bool {
 		if r.State == checker.RunSucceeded {
@@ -139,4 +159,43 @@ func ViolationsMarkdown(r *checker.Report, max int) string {
 		fmt.Fprintf(&b, "\n_%d more violations not listed._\n", rest)
 	}
 	return b.String()
+}
+
+// markdownSchedule renders the schedule section: the schedule line, a table
+// of the judged slots with their runs' states and the notes on late,
+// duplicate and unscheduled runs.
+func markdownSchedule(b *strings.Builder, s *checker.Snapshot) {
+	sr := s.Schedule
+	fmt.Fprintf(b, "\n### Schedule\n\n%s.\n", ScheduleLine(s, Markdown))
+	if len(sr.Slots) > 0 {
+		// The states of the runs that fill judged slots (at most
+		// lookback_slots of them), in one pass over the runs.
+		states := map[string]string{}
+		for _, sl := range sr.Slots {
+			if sl.RunID != nil {
+				states[*sl.RunID] = ""
+			}
+		}
+		s.EachRun(func(r *checker.RunReport) bool {
+			if st, ok := states[r.RunID]; ok && st == "" {
+				states[r.RunID] = r.State
+			}
+			return true
+		})
+		b.WriteString("\n| slot | due by | slot status | run | run state |\n|---|---|---|---|---|\n")
+		for _, sl := range sr.Slots {
+			if sl.RunID == nil {
+				fmt.Fprintf(b, "| %s | %s | %s %s | | |\n", sl.ScheduledFor, sl.DueAt, stateIcon(StateMissed), StateMissed)
+				continue
+			}
+			st := states[*sl.RunID]
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s %s |\n", sl.ScheduledFor, sl.DueAt, strings.ReplaceAll(sl.Status, "_", " "), Markdown(*sl.RunID), stateIcon(st), st)
+		}
+	}
+	if notes := ScheduleNotes(s, Markdown); len(notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range notes {
+			fmt.Fprintf(b, "- %s\n", n)
+		}
+	}
 }

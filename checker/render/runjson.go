@@ -29,6 +29,14 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 	b = appendFloat(b, r.DurationSeconds)
 	b = append(b, ","+in1+`"first_line": `...)
 	b = strconv.AppendInt(b, int64(r.FirstLine), 10)
+	if r.ScheduledFor != nil {
+		b = append(b, ","+in1+`"scheduled_for": `...)
+		b = appendString(b, *r.ScheduledFor)
+	}
+	if r.OverdueBySeconds != nil {
+		b = append(b, ","+in1+`"overdue_by_seconds": `...)
+		b = appendFloat(b, *r.OverdueBySeconds)
+	}
 	b = append(b, ","+in1+`"stages": `...)
 	if r.Stages == nil {
 		b = append(b, "null"...)

@@ -27,6 +27,9 @@ func TestAppendRunMatches(t *testing.T) {
 				{Stage: checker.StrStage("gold"), State: "pending", Attempts: []checker.AttemptReport{}},
 			}},
 		{RunID: "r-3", DurationSeconds: math.MaxFloat64},
+		{RunID: "r-4", State: "overdue", ScheduledFor: ptr("2026-11-28T02:00:00Z"), OverdueBySeconds: ptr(7200.5), Stages: []checker.StageReport{}},
+		{RunID: "r-5", State: "stalled", OverdueBySeconds: ptr(1e-3)},
+		{RunID: "r-6", State: "succeeded", ScheduledFor: ptr("2026-11-28T02:00:00.5Z")},
 	}
 	for _, r := range reports {
 		want, err := json.MarshalIndent(&r, "    ", "  ")
@@ -39,7 +42,7 @@ func TestAppendRunMatches(t *testing.T) {
 	}
 	// A new field in a report type must be written by appendRun too.
 	for typ, n := range map[reflect.Type]int{
-		reflect.TypeOf(checker.RunReport{}):     7,
+		reflect.TypeOf(checker.RunReport{}):     9,
 		reflect.TypeOf(checker.StageReport{}):   5,
 		reflect.TypeOf(checker.AttemptReport{}): 9,
 	} {

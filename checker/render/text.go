@@ -83,6 +83,9 @@ func countsLine(c checker.StateCounts) string {
 	add(c.Succeeded, "succeeded")
 	add(c.Failed, "failed")
 	add(c.Stalled, "stalled")
+	if c.Overdue != nil {
+		add(*c.Overdue, "overdue")
+	}
 	add(c.Running, "running")
 	add(c.Incomplete, "incomplete")
 	if len(parts) == 0 {
@@ -98,7 +101,10 @@ func Headline(s *checker.Snapshot) string {
 		runs = "run"
 	}
 	h := fmt.Sprintf("%s: %d %s (%s), gate %s", s.Verdict, s.RunCount, runs, countsLine(s.StateCounts), s.Options.Gate)
-	if s.RunCount == 0 {
+	if s.Schedule != nil {
+		missed, judged := MissedCount(s)
+		h = fmt.Sprintf("%s: %d %s (%s), %d of %d %s missed, gate %s", s.Verdict, s.RunCount, runs, countsLine(s.StateCounts), missed, judged, plural(judged, "slot", "slots"), s.Options.Gate)
+	} else if s.RunCount == 0 {
 		h = fmt.Sprintf("%s: no runs in the log, so nothing proves health", s.Verdict)
 	}
 	return h
@@ -137,18 +143,29 @@ func Detail(r *checker.RunReport) RunDetail {
 	case checker.StageStalled:
 		return RunDetail{Summary: fmt.Sprintf("%s attempt %d silent for %s since line %d: a stall candidate, not proof", label, a.Attempt, Duration(*a.SilentForSeconds), a.Line)}
 	default:
-		return RunDetail{Summary: fmt.Sprintf("%s attempt %d running, last event %s ago (line %d)", label, a.Attempt, Duration(*a.SilentForSeconds), a.Line)}
+		d := RunDetail{Summary: fmt.Sprintf("%s attempt %d running, last event %s ago (line %d)", label, a.Attempt, Duration(*a.SilentForSeconds), a.Line)}
+		if r.State == checker.RunOverdue && r.OverdueBySeconds != nil {
+			d.Summary = fmt.Sprintf("in progress %s past the max runtime; %s", Duration(*r.OverdueBySeconds), d.Summary)
+		}
+		return d
 	}
 }
 
 // Text renders a snapshot for a terminal: the headline, then one line per
 // run with its state and, for an unhealthy run, what decides it; the columns
-// are aligned. Runs are read through s.EachRun.
+// are aligned. Runs are read through s.EachRun. With a schedule, each missed
+// slot is a row of its own among the runs, and a schedule line and its notes
+// (late, duplicate, unscheduled runs) follow.
 func Text(s *checker.Snapshot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "greenlight: %s\n", Headline(s))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	s.EachRun(func(r *checker.RunReport) bool {
+	EachRow(s, func(row Row) bool {
+		if row.Missed != nil {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", NoRun, StateMissed, MissedSummary(row.Missed))
+			return true
+		}
+		r := row.Run
 		d := Detail(r)
 		detail := Terminal(d.Summary)
 		if d.HasErr {
@@ -158,6 +175,12 @@ func Text(s *checker.Snapshot) string {
 		return true
 	})
 	tw.Flush()
+	if line := ScheduleLine(s, Terminal); line != "" {
+		fmt.Fprintf(&b, "schedule: %s\n", line)
+		for _, n := range ScheduleNotes(s, Terminal) {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+	}
 	return b.String()
 }
 

@@ -26,12 +26,13 @@ type annotation struct {
 }
 
 // kind orders annotations: a broken contract first, then failed stages,
-// then stalled ones.
+// then missed schedule slots (as grave as a failed run), then stalled stages.
 type kind int
 
 const (
 	kindViolation kind = iota
 	kindFailed
+	kindMissed
 	kindStalled
 	kindEmpty
 )
@@ -69,6 +70,16 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []an
 			seq++
 			ranks = append(ranks, ranked{annotation{l.File, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
 			continue
+		}
+		if sch := l.Snapshot.Schedule; sch != nil && gate != checker.GateLatest {
+			// A missed slot has no line to point at: the annotation names
+			// the log file only.
+			for _, m := range sch.Missed {
+				seq++
+				at, _ := time.Parse(time.RFC3339Nano, m.ScheduledFor)
+				ranks = append(ranks, ranked{annotation{l.File, 0, "scheduled run missed: slot " + m.ScheduledFor,
+					render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, at, seq})
+			}
 		}
 		latest := l.Snapshot.Latest()
 		for i := range l.Snapshot.Runs {
@@ -160,8 +171,10 @@ func emit(gh *githubactions.Action, all []annotation, unlisted, budget int, summ
 	for _, a := range shown {
 		props := githubactions.CommandProperties{
 			"file":  annotationPath(a.file, workspace),
-			"line":  strconv.Itoa(a.line),
 			"title": a.title,
+		}
+		if a.line > 0 {
+			props["line"] = strconv.Itoa(a.line)
 		}
 		gh.WithFieldsMap(props).Errorf("%s", a.message)
 	}

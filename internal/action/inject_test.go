@@ -264,7 +264,7 @@ func TestSnapshot(t *testing.T) {
 	}
 	_, after, _ := strings.Cut(got.stdout, "::"+testToken+"::\n")
 	lines := strings.Split(strings.TrimSuffix(after, "\n"), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "::error::greenlight action: cannot write ") || !strings.HasPrefix(lines[1], "::error file=testdata/sample/campaign_metrics.jsonl,line=16,") {
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "::error::greenlight action: cannot write ") || !strings.HasPrefix(lines[1], "::error file=testdata/sample/campaign_metrics.jsonl,line=24,") || !strings.HasPrefix(lines[2], "::error file=testdata/sample/campaign_metrics.jsonl,title=scheduled run missed%3A slot 2026-11-24T02%3A00%3A00Z::") {
 		t.Errorf("annotations after the report:\n%s", after)
 	}
 	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") || !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {

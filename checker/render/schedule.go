@@ -1,0 +1,138 @@
+package render
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// StateMissed is the state column of a missed slot's row: a missed slot is
+// listed like a run, as visible as a failed one.
+const StateMissed = "missed"
+
+// NoRun stands in the run column of a missed slot's row.
+const NoRun = "(no run)"
+
+// Row is one row of a runs listing: a run (Run set) or a judged slot that no
+// run filled (Missed set).
+type Row struct {
+	Run    *checker.RunReport
+	Missed *checker.MissedSlot
+}
+
+// EachRow calls yield with every row of a runs listing until it returns
+// false: the runs in their order (read through s.EachRun, so a streamed
+// snapshot stays streamed), each missed slot before the first run that comes
+// after it in time (its scheduled_for, else its first event), and the missed
+// slots after every run last. Without a schedule the rows are the runs.
+func EachRow(s *checker.Snapshot, yield func(Row) bool) {
+	var missed []checker.MissedSlot
+	if s.Schedule != nil {
+		missed = s.Schedule.Missed
+	}
+	m := 0
+	stopped := false
+	s.EachRun(func(r *checker.RunReport) bool {
+		when := r.FirstEventAt
+		if r.ScheduledFor != nil {
+			when = *r.ScheduledFor
+		}
+		for m < len(missed) && before(missed[m].ScheduledFor, when) {
+			if !yield(Row{Missed: &missed[m]}) {
+				stopped = true
+				return false
+			}
+			m++
+		}
+		if !yield(Row{Run: r}) {
+			stopped = true
+			return false
+		}
+		return true
+	})
+	for ; !stopped && m < len(missed); m++ {
+		if !yield(Row{Missed: &missed[m]}) {
+			return
+		}
+	}
+}
+
+// RowCount is how many rows EachRow yields: the runs and the missed slots.
+func RowCount(s *checker.Snapshot) int {
+	missed, _ := MissedCount(s)
+	return s.RunCount + missed
+}
+
+// before compares two snapshot times (RFC 3339 UTC).
+func before(a, b string) bool {
+	ta, _ := time.Parse(time.RFC3339Nano, a)
+	tb, _ := time.Parse(time.RFC3339Nano, b)
+	return ta.Before(tb)
+}
+
+// MissedSummary says why a missed slot is a problem:
+// "slot 2026-11-24T02:00:00Z: no run started by 2026-11-24T02:30:00Z".
+func MissedSummary(m *checker.MissedSlot) string {
+	return fmt.Sprintf("slot %s: no run started by %s", m.ScheduledFor, m.DueAt)
+}
+
+// MissedCount returns how many judged slots were missed and how many were
+// judged; both are 0 without a schedule.
+func MissedCount(s *checker.Snapshot) (missed, judged int) {
+	if s.Schedule == nil {
+		return 0, 0
+	}
+	return len(s.Schedule.Missed), s.Schedule.ExpectedSlots
+}
+
+// ScheduleLine describes the schedule in one line: what it is, how many
+// slots were judged and missed, and the next slot. Empty without a schedule.
+// The cron expression and zone come from the pipeline definition; esc
+// escapes them for the sink all the same.
+func ScheduleLine(s *checker.Snapshot, esc func(string) string) string {
+	sr := s.Schedule
+	if sr == nil {
+		return ""
+	}
+	what := fmt.Sprintf("every %s", Duration(float64(derefInt(sr.EverySeconds))))
+	if sr.Cron != nil {
+		what = fmt.Sprintf("cron \"%s\" in %s", esc(*sr.Cron), esc(sr.Timezone))
+	}
+	line := fmt.Sprintf("%s, %d %s judged, %d missed", what, sr.ExpectedSlots, plural(sr.ExpectedSlots, "slot", "slots"), len(sr.Missed))
+	if sr.NextSlot != nil {
+		line += fmt.Sprintf("; next slot %s (due by %s)", *sr.NextSlot, *sr.NextDueAt)
+	}
+	return line
+}
+
+// ScheduleNotes lists what the schedule reports besides missed slots, one
+// sentence each: late runs, duplicate runs and unscheduled runs. Run ids are
+// log text and go through esc, the sink's escaping function.
+func ScheduleNotes(s *checker.Snapshot, esc func(string) string) []string {
+	sr := s.Schedule
+	if sr == nil {
+		return nil
+	}
+	var notes []string
+	for _, l := range sr.Late {
+		notes = append(notes, fmt.Sprintf("late: run %s claims slot %s by scheduled_for but started %s after it was due (first event %s)",
+			esc(l.RunID), l.ScheduledFor, Duration(l.LateBySeconds), l.FirstEventAt))
+	}
+	for _, d := range sr.Duplicates {
+		notes = append(notes, fmt.Sprintf("duplicate: run %s is a second run for slot %s, which run %s fills",
+			esc(d.RunID), d.ScheduledFor, esc(d.FilledBy)))
+	}
+	for _, u := range sr.Unscheduled {
+		notes = append(notes, fmt.Sprintf("unscheduled: run %s started at %s, outside every slot's window; it fills no slot",
+			esc(u.RunID), u.FirstEventAt))
+	}
+	return notes
+}
+
+func derefInt(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,268 @@
+package checker
+
+import "time"
+
+// Slot statuses in a ScheduleReport.
+const (
+	// SlotOnTime: a run filled the slot and started within the grace.
+	SlotOnTime = "on_time"
+	// SlotLate: the run claimed the slot by scheduled_for but started after
+	// the grace; reported, not unhealthy by itself.
+	SlotLate = "late"
+	// SlotMissed: no run filled the slot; the verdict is unhealthy.
+	SlotMissed = "missed"
+)
+
+// How a run came to fill a slot.
+const (
+	ClaimScheduledFor = "scheduled_for" // an event of the run names the slot
+	ClaimWindow       = "window"        // its first event is within the slot's grace
+)
+
+// ScheduleReport is the schedule section of a snapshot, present only when the
+// pipeline definition has a schedule. Times are RFC 3339 UTC strings and
+// durations seconds.
+type ScheduleReport struct {
+	Cron              *string          `json:"cron"`
+	EverySeconds      *int64           `json:"every_seconds"`
+	Timezone          string           `json:"timezone"`
+	StartGraceSeconds int64            `json:"start_grace_seconds"`
+	MaxRuntimeSeconds *int64           `json:"max_runtime_seconds"`
+	LookbackSlots     int              `json:"lookback_slots"`
+	Since             *string          `json:"since"`
+	ExpectedSlots     int              `json:"expected_slots"`
+	Slots             []SlotReport     `json:"slots"`
+	Missed            []MissedSlot     `json:"missed"`
+	Late              []LateRun        `json:"late"`
+	Duplicates        []DuplicateRun   `json:"duplicates"`
+	Unscheduled       []UnscheduledRun `json:"unscheduled"`
+	NextSlot          *string          `json:"next_slot"`
+	NextDueAt         *string          `json:"next_due_at"`
+}
+
+// SlotReport is one judged slot: when the run was due to start, by when it
+// had to (DueAt = ScheduledFor + start grace), and the run that filled it.
+type SlotReport struct {
+	ScheduledFor string  `json:"scheduled_for"`
+	DueAt        string  `json:"due_at"`
+	Status       string  `json:"status"`
+	RunID        *string `json:"run_id"`
+	ClaimedBy    *string `json:"claimed_by"`
+}
+
+// MissedSlot is a judged slot that no run filled.
+type MissedSlot struct {
+	ScheduledFor string `json:"scheduled_for"`
+	DueAt        string `json:"due_at"`
+}
+
+// LateRun is a run that claimed its slot by scheduled_for but whose first
+// event came after the slot's due time, by LateBySeconds.
+type LateRun struct {
+	ScheduledFor  string  `json:"scheduled_for"`
+	RunID         string  `json:"run_id"`
+	FirstEventAt  string  `json:"first_event_at"`
+	LateBySeconds float64 `json:"late_by_seconds"`
+}
+
+// DuplicateRun is a second run for a slot another run already fills (a
+// duplicate trigger): reported, not a violation.
+type DuplicateRun struct {
+	ScheduledFor string `json:"scheduled_for"`
+	RunID        string `json:"run_id"`
+	FilledBy     string `json:"filled_by"`
+}
+
+// UnscheduledRun is a run that claims no slot and whose first event is
+// outside every slot's window; it fills no slot.
+type UnscheduledRun struct {
+	RunID        string `json:"run_id"`
+	FirstEventAt string `json:"first_event_at"`
+}
+
+// claim is the slot a run fills and how; ok is false for a run that claims
+// no slot.
+type claim struct {
+	slot time.Time
+	by   string
+	ok   bool
+}
+
+// runClaim finds the slot a run fills: the one an event names in
+// scheduled_for when that is a slot, else the window its first event falls in.
+func (s *Schedule) runClaim(run *runState) claim {
+	if run.hasScheduledFor && s.IsSlot(run.scheduledFor) {
+		return claim{run.scheduledFor, ClaimScheduledFor, true}
+	}
+	if w, ok := s.WindowSlot(run.firstAt); ok {
+		return claim{w, ClaimWindow, true}
+	}
+	return claim{}
+}
+
+// scheduleJudgement is the schedule section of a snapshot with what the
+// run reports and the verdict need: each run's claim (indexed like the
+// runs) and the index of the run that fills the latest judged slot (-1 when
+// it was missed or no slot was judged).
+type scheduleJudgement struct {
+	report     *ScheduleReport
+	claims     []claim
+	latestSlot int
+}
+
+// judgeSchedule matches runs (in line order) to the schedule's slots at now.
+// For each slot one run fills it: a scheduled_for claim before a window
+// claim, then the earlier line; the others are duplicates.
+func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgement {
+	sr := &ScheduleReport{
+		Timezone:          s.Timezone,
+		StartGraceSeconds: s.StartGraceSeconds,
+		LookbackSlots:     s.LookbackSlots,
+		Slots:             []SlotReport{},
+		Missed:            []MissedSlot{},
+		Late:              []LateRun{},
+		Duplicates:        []DuplicateRun{},
+		Unscheduled:       []UnscheduledRun{},
+	}
+	if s.Cron != "" {
+		c := s.Cron
+		sr.Cron = &c
+	} else {
+		e := s.EverySeconds
+		sr.EverySeconds = &e
+	}
+	if s.MaxRuntimeSeconds > 0 {
+		m := s.MaxRuntimeSeconds
+		sr.MaxRuntimeSeconds = &m
+	}
+	if !s.Since.IsZero() {
+		v := formatTime(s.Since)
+		sr.Since = &v
+	}
+	j := &scheduleJudgement{report: sr, claims: make([]claim, len(runs)), latestSlot: -1}
+	// filled maps a slot (Unix nanoseconds) to the index of its run.
+	filled := map[int64]int{}
+	for i, run := range runs {
+		cl := s.runClaim(run)
+		j.claims[i] = cl
+		if !cl.ok {
+			sr.Unscheduled = append(sr.Unscheduled, UnscheduledRun{RunID: run.id, FirstEventAt: formatTime(run.firstAt)})
+			continue
+		}
+		key := cl.slot.UnixNano()
+		if k, taken := filled[key]; !taken || (cl.by == ClaimScheduledFor && j.claims[k].by == ClaimWindow) {
+			filled[key] = i
+		}
+	}
+	for i, cl := range j.claims {
+		if !cl.ok {
+			continue
+		}
+		k := filled[cl.slot.UnixNano()]
+		if k != i {
+			sr.Duplicates = append(sr.Duplicates, DuplicateRun{ScheduledFor: formatTime(cl.slot), RunID: runs[i].id, FilledBy: runs[k].id})
+			continue
+		}
+		if due := cl.slot.Add(s.grace()); cl.by == ClaimScheduledFor && runs[i].firstAt.After(due) {
+			sr.Late = append(sr.Late, LateRun{ScheduledFor: formatTime(cl.slot), RunID: runs[i].id, FirstEventAt: formatTime(runs[i].firstAt), LateBySeconds: runs[i].firstAt.Sub(due).Seconds()})
+		}
+	}
+	sortBySlot(sr.Duplicates, func(d DuplicateRun) string { return d.ScheduledFor })
+	sortBySlot(sr.Late, func(l LateRun) string { return l.ScheduledFor })
+	for _, slot := range s.JudgedSlots(now) {
+		due := formatTime(slot.Add(s.grace()))
+		row := SlotReport{ScheduledFor: formatTime(slot), DueAt: due, Status: SlotMissed}
+		j.latestSlot = -1
+		if i, ok := filled[slot.UnixNano()]; ok {
+			j.latestSlot = i
+			id, by := runs[i].id, j.claims[i].by
+			row.RunID, row.ClaimedBy, row.Status = &id, &by, SlotOnTime
+			if by == ClaimScheduledFor && runs[i].firstAt.After(slot.Add(s.grace())) {
+				row.Status = SlotLate
+			}
+		} else {
+			sr.Missed = append(sr.Missed, MissedSlot{ScheduledFor: row.ScheduledFor, DueAt: due})
+		}
+		sr.Slots = append(sr.Slots, row)
+	}
+	sr.ExpectedSlots = len(sr.Slots)
+	if next, ok := s.NextSlot(now); ok {
+		v, d := formatTime(next), formatTime(next.Add(s.grace()))
+		sr.NextSlot, sr.NextDueAt = &v, &d
+	}
+	return j
+}
+
+// sortBySlot orders xs by slot time, keeping line order within a slot. All
+// times share formatTime's layout in UTC, but fractions make string order
+// unreliable, so they are parsed back.
+func sortBySlot[T any](xs []T, key func(T) string) {
+	at := func(x T) time.Time {
+		t, _ := time.Parse(time.RFC3339Nano, key(x))
+		return t
+	}
+	for i := 1; i < len(xs); i++ {
+		for j := i; j > 0 && at(xs[j]).Before(at(xs[j-1])); j-- {
+			xs[j], xs[j-1] = xs[j-1], xs[j]
+		}
+	}
+}
+
+// healthy is the verdict with a schedule. Gate all: at least one run, no
+// judged slot missed and every run succeeded. Gate latest asks the freshness
+// question: did the run of the latest judged slot succeed? With no judged
+// slot yet, gate latest falls back to the latest run.
+func (j *scheduleJudgement) healthy(gate Gate, runs []*runState, latest *runState, allSucceeded bool, state func(*runState) string) bool {
+	if gate == GateLatest {
+		if len(j.report.Slots) == 0 {
+			return latest != nil && state(latest) == RunSucceeded
+		}
+		return j.latestSlot >= 0 && state(runs[j.latestSlot]) == RunSucceeded
+	}
+	return len(runs) > 0 && len(j.report.Missed) == 0 && allSucceeded
+}
+
+// annotate adds the schedule's view to the report of run i: the slot it
+// claims, how far past max_runtime_seconds it is, and the state overdue.
+func (j *scheduleJudgement) annotate(rr *RunReport, i int, run *runState, s *Schedule, now time.Time) {
+	if cl := j.claims[i]; cl.ok {
+		v := formatTime(cl.slot)
+		rr.ScheduledFor = &v
+	}
+	if over, ok := overdueBy(run, s, now); ok {
+		secs := over.Seconds()
+		rr.OverdueBySeconds = &secs
+		if rr.State == RunRunning {
+			rr.State = RunOverdue
+		}
+	}
+}
+
+// overdueBy says how far past the schedule's max runtime, counted from its
+// first event to now, a run in progress (an attempt without a terminal
+// event) is; ok is false when it is not in progress or not past it.
+func overdueBy(run *runState, s *Schedule, now time.Time) (time.Duration, bool) {
+	if s == nil || s.MaxRuntimeSeconds <= 0 {
+		return 0, false
+	}
+	inProgress := false
+	for _, atts := range run.stages {
+		if len(atts) > 0 && atts[len(atts)-1].status == StatusStarted {
+			inProgress = true
+		}
+	}
+	over := now.Sub(run.firstAt) - time.Duration(s.MaxRuntimeSeconds)*time.Second
+	return over, inProgress && over > 0
+}
+
+// scheduledState is the run's state at now, with overdue (between stalled
+// and running) when the schedule has a max runtime the running run is past.
+func scheduledState(run *runState, s *Schedule, now time.Time, stale time.Duration) string {
+	st := run.state(now, stale)
+	if st == RunRunning {
+		if _, over := overdueBy(run, s, now); over {
+			return RunOverdue
+		}
+	}
+	return st
+}
