@@ -52,12 +52,23 @@ awk -v a="$t1" -v b="$t10" 'BEGIN { split(a, x, " "); split(b, y, " ");
   printf "1M: %.1f s   10M: %.1f s   ratio %.2f (target <= 11)\n", x[1], y[1], y[1]/x[1] }'
 
 echo
-echo "== 3. the bundled sample: process wall time, median of 21"
+echo "== 3. memory follows runs and attempts, not the size of events"
+python3 bench/genruns.py "$work/r100-e1k.jsonl" --runs 100 --events 1000
+python3 bench/genruns.py "$work/r100-e1k-pad.jsonl" --runs 100 --events 1000 --pad 10000
+python3 bench/genruns.py "$work/r100-e1m.jsonl" --runs 100 --events 1000000
+for f in r100-e1k r100-e1k-pad r100-e1m; do
+  printf '%-14s %8s bytes  ' "$f" "$(stat -c %s "$work/$f.jsonl")"
+  measure "$gl" check "$work/$f.jsonl" --stages 1,2 --now "$now" --format json | awk '{ printf "%.2f s  peak RSS %.1f MB\n", $1, $2/1024 }'
+done
+echo "(r100-e1m holds 100 runs with ~5,000 attempts each: its state grows with the attempts, which the snapshot lists)"
+
+echo
+echo "== 4. the bundled sample: process wall time, median of 21"
 for i in $(seq 21); do
   /usr/bin/time -f "%e" -o "$work/s.txt" "$gl" check testdata/sample/campaign_metrics.jsonl --pipeline testdata/sample/pipeline.yaml --now 2026-11-28T06:00:00Z > /dev/null
   cat "$work/s.txt"
 done | median | awk '{ printf "sample: %.0f ms (target < 20 ms; /usr/bin/time has 10 ms resolution)\n", $1*1000 }'
 
 echo
-echo "== 4. Go benchmarks: go test -run XXX -bench . -count 5 ./checker/... | benchstat"
+echo "== 5. Go benchmarks: go test -run XXX -bench . -count 5 ./checker/... | benchstat"
 echo "(run them yourself: they take a minute; see README)"
