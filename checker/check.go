@@ -123,6 +123,9 @@ type attemptState struct {
 	returncode int64
 	hasError   bool
 	err        string
+	// neverStalls marks a stream or service (set by Feed): while in
+	// progress it is running however long it is silent.
+	neverStalls bool
 }
 
 // runState is what the log has shown of one run; stages is indexed like the
@@ -138,6 +141,9 @@ type runState struct {
 	hasScheduledFor bool
 	scheduledFor    time.Time
 	scheduledLine   int
+	// def, set by Feed, is this run's own list of expected stages; nil
+	// means Options.Definition.
+	def *Definition
 }
 
 // contractState carries the sequence rules across lines.

@@ -94,7 +94,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	}
 	each := func(yield func(*RunReport) bool) {
 		for i, run := range c.order {
-			rr := foldRun(run, def, c.opts.Now, staleDur)
+			rr := foldRun(run, run.definition(def), c.opts.Now, staleDur)
 			if judged != nil {
 				judged.annotate(&rr, i, run, sched, c.opts.Now)
 			}
@@ -116,13 +116,13 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 }
 
 // state tells an attempt's status at now: running or stalled while it
-// has no terminal event (stalled once silent for longer than stale), else
-// its outcome.
+// has no terminal event (stalled once silent for longer than stale, unless
+// it never stalls), else its outcome.
 func (a *attemptState) state(now time.Time, stale time.Duration) string {
 	if a.status != StatusStarted {
 		return a.status.String()
 	}
-	if now.Sub(a.lastAt) > stale {
+	if now.Sub(a.lastAt) > stale && !a.neverStalls {
 		return StageStalled
 	}
 	return StageRunning

@@ -76,12 +76,19 @@ func (s *Snapshot) EachRun(yield func(*RunReport) bool) {
 	}
 }
 
-// Source describes the log a snapshot was made from.
+// Source describes the log a snapshot was made from. InputFormat and
+// ReorderedEvents are set only for an OpenLineage log (see Feed), so a native
+// snapshot keeps its four keys.
 type Source struct {
 	Path       string `json:"path"`
 	SHA256     string `json:"sha256"`
 	EventCount int    `json:"event_count"`
 	LineCount  int    `json:"line_count"`
+	// InputFormat is "openlineage" for an OpenLineage log, empty for native.
+	InputFormat string `json:"input_format,omitempty"`
+	// ReorderedEvents counts the OpenLineage events put back in eventTime
+	// order; nil for native.
+	ReorderedEvents *int `json:"reordered_events,omitempty"`
 }
 
 // SnapshotOptions records the options that shaped the verdict.

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -17,14 +18,14 @@ import (
 var files embed.FS
 
 // Names lists the schemas by their short name, in a fixed order.
-var Names = []string{"event", "snapshot", "pipeline", "violations"}
+var Names = []string{"event", "snapshot", "pipeline", "violations", "openlineage-runevent"}
 
-// Source returns the bytes of the schema with the given short name ("event",
-// "snapshot", "pipeline", "violations"), or an error naming the known ones.
+// Source returns the bytes of the schema with the given short name (one of
+// Names), or an error naming the known ones.
 func Source(name string) ([]byte, error) {
 	b, err := files.ReadFile(name + ".schema.json")
 	if err != nil {
-		return nil, fmt.Errorf("unknown schema %q (known: event, snapshot, pipeline, violations)", name)
+		return nil, fmt.Errorf("unknown schema %q (known: %s)", name, strings.Join(Names, ", "))
 	}
 	return b, nil
 }

@@ -1,0 +1,180 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// FeedEvent is one event that an importer (checker/openlineage) has read,
+// validated against its own schema and mapped onto greenlight's model: a
+// stage, an attempt and a status. Times are UTC.
+type FeedEvent struct {
+	// File and Line say where the event is, for violations: the file that
+	// holds it and its 1-based line there.
+	File string
+	Line int
+	// Pos is the event's 1-based position in the whole input (equal to Line
+	// for a single file); the snapshot records it as an attempt's line and
+	// lists violations in its order.
+	Pos     int
+	Stage   StageID
+	Attempt int64
+	// Status is started, succeeded or failed; it is ignored for a heartbeat.
+	Status Status
+	// Heartbeat is liveness only: it refreshes the last evidence of an
+	// attempt in progress (for stall detection) and changes no state.
+	Heartbeat bool
+	Time      time.Time
+	HasError  bool
+	Error     string
+	// NeverStalls, on a started event, marks a stream or service: the attempt
+	// is not expected to end, so silence never makes it a stall candidate.
+	NeverStalls bool
+}
+
+// Feed checks and folds events that an importer decoded itself, with the
+// same sequence rules, states and snapshot as Check. The importer gives each
+// run's events in the order to apply them (Feed checks that order with
+// out_of_order, as Check does for file order), reports its own violations
+// with Violate, and calls Result once.
+type Feed struct {
+	c       *contractState
+	pending []posViolation
+}
+
+type posViolation struct {
+	pos int
+	v   Violation
+}
+
+// NewFeed validates opts as Check does, except that opts.Definition may be
+// nil when every run brings its own expected stages (see Run); the
+// snapshot's options.stages is then empty. It returns an error for an
+// unknown gate or a zero Now.
+func NewFeed(opts Options) (*Feed, error) {
+	if opts.Now.IsZero() {
+		return nil, fmt.Errorf("checker: Options.Now is required")
+	}
+	if opts.Gate == "" {
+		opts.Gate = GateAll
+	}
+	if opts.Gate != GateAll && opts.Gate != GateLatest {
+		return nil, fmt.Errorf("unknown gate %q (use all or latest)", opts.Gate)
+	}
+	if opts.MaxViolations <= 0 {
+		opts.MaxViolations = DefaultMaxViolations
+	}
+	if opts.Definition == nil {
+		opts.Definition = &Definition{Stages: []StageDef{}}
+	}
+	return &Feed{c: newContractState(opts)}, nil
+}
+
+// Violate records a violation the importer found; pos is the event's
+// position in the input (Violations are listed in that order).
+func (f *Feed) Violate(pos int, v Violation) {
+	f.pending = append(f.pending, posViolation{pos, v})
+}
+
+// Run applies the events of the run id in the given order. def lists the
+// run's own expected stages (nil: the options' definition). A run may be fed
+// once; a second call for the same id is an error.
+func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
+	if _, dup := f.c.runs[id]; dup {
+		return fmt.Errorf("checker: run %s fed twice", id)
+	}
+	rc := f.c
+	if def != nil {
+		o := f.c.opts
+		o.Definition = def
+		rc = newContractState(o)
+	}
+	stages := len(rc.opts.Definition.Stages)
+	var run *runState
+	for i := range events {
+		e := &events[i]
+		si, ok := rc.stageIndex[e.Stage]
+		if !ok {
+			f.violate(id, e, RuleUnknownStage, fmt.Sprintf("stage %s is not declared by the pipeline definition (declared: %s)", e.Stage, rc.declared()))
+			continue
+		}
+		if run == nil {
+			run = &runState{id: id, firstLine: e.Pos, firstAt: e.Time, lastAt: e.Time, stages: make([][]attemptState, stages), def: def}
+			f.c.runs[id] = run
+			f.c.order = append(f.c.order, run)
+		}
+		if e.Time.Before(run.lastAt) {
+			f.violate(id, e, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(e.Time), id, formatTime(run.lastAt)))
+			continue
+		}
+		if e.Time.After(f.c.opts.Now.Add(f.c.skew)) {
+			f.violate(id, e, RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(e.Time), DefaultClockSkewSeconds, formatTime(f.c.opts.Now)))
+			continue
+		}
+		if e.Heartbeat {
+			if rule, msg := heartbeat(run, si, e); rule != "" {
+				f.violate(id, e, rule, msg)
+				continue
+			}
+			run.lastAt = e.Time
+			continue
+		}
+		ev := Event{Line: e.Pos, Stage: e.Stage, Attempt: e.Attempt, Status: e.Status, Time: e.Time, HasError: e.HasError, Error: []byte(e.Error)}
+		if rule, msg := rc.sequence(run, si, &ev); rule != "" {
+			f.violate(id, e, rule, msg)
+			continue
+		}
+		if e.Status == StatusStarted && e.NeverStalls {
+			atts := run.stages[si]
+			atts[len(atts)-1].neverStalls = true
+		}
+		run.lastAt = e.Time
+	}
+	return nil
+}
+
+// heartbeat refreshes attempt e.Attempt of stage si when it is in progress.
+func heartbeat(run *runState, si int, e *FeedEvent) (RuleID, string) {
+	atts := run.stages[si]
+	who := fmt.Sprintf("attempt %d of stage %s in run %s", e.Attempt, e.Stage, run.id)
+	if e.Attempt < 1 || e.Attempt > int64(len(atts)) {
+		return RuleRunningWithoutStart, who + " sent a heartbeat (RUNNING), but it never started"
+	}
+	a := &atts[e.Attempt-1]
+	if a.status != StatusStarted {
+		return RuleEventAfterTerminal, fmt.Sprintf("%s sent a heartbeat (RUNNING), but it already %s (line %d)", who, a.status, a.lastLine)
+	}
+	a.lastAt, a.lastLine = e.Time, e.Pos
+	return "", ""
+}
+
+func (f *Feed) violate(run string, e *FeedEvent, rule RuleID, msg string) {
+	st := e.Stage
+	f.Violate(e.Pos, Violation{File: e.File, Line: e.Line, Rule: rule, Message: msg, RunID: run, Stage: &st, Attempt: e.Attempt})
+}
+
+// Result lists every violation in input order (capped at MaxViolations, the
+// rest counted) and, when there is none, folds the runs into the snapshot
+// with src as its source.
+func (f *Feed) Result(src Source) *Result {
+	sort.SliceStable(f.pending, func(i, j int) bool { return f.pending[i].pos < f.pending[j].pos })
+	rep := NewReport()
+	for _, p := range f.pending {
+		rep.Add(p.v, f.c.opts.MaxViolations)
+	}
+	res := &Result{Report: rep}
+	if rep.Valid {
+		res.Snapshot = f.c.snapshot(src)
+	}
+	return res
+}
+
+// definition returns the run's own expected stages when Feed gave it some,
+// else def.
+func (r *runState) definition(def *Definition) *Definition {
+	if r.def != nil {
+		return r.def
+	}
+	return def
+}

@@ -1,0 +1,153 @@
+package openlineage
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// Event types of the OpenLineage standard.
+const (
+	typeStart    = "START"
+	typeRunning  = "RUNNING"
+	typeComplete = "COMPLETE"
+	typeAbort    = "ABORT"
+	typeFail     = "FAIL"
+	typeOther    = "OTHER"
+)
+
+// jobKey is an OpenLineage job: its namespace and name.
+type jobKey struct{ namespace, name string }
+
+// label is how greenlight names the job as a stage: namespace/name.
+func (j jobKey) label() string { return j.namespace + "/" + j.name }
+
+type runRef struct {
+	RunID string `json:"runId"`
+}
+
+type jobRef struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+func (j jobRef) key() jobKey { return jobKey{j.Namespace, j.Name} }
+
+// wireEvent is the part of a RunEvent greenlight reads, as JSON. Field
+// names match case-sensitively, as the schema validator matches them.
+type wireEvent struct {
+	EventType string `json:"eventType"`
+	EventTime string `json:"eventTime"`
+	Run       struct {
+		RunID  string `json:"runId"`
+		Facets struct {
+			Parent *struct {
+				Run  runRef `json:"run"`
+				Job  jobRef `json:"job"`
+				Root *struct {
+					Run runRef `json:"run"`
+					Job jobRef `json:"job"`
+				} `json:"root"`
+			} `json:"parent"`
+			ErrorMessage *struct {
+				Message string `json:"message"`
+			} `json:"errorMessage"`
+			Airflow *struct {
+				TaskInstance *struct {
+					TryNumber *float64 `json:"try_number"`
+				} `json:"taskInstance"`
+			} `json:"airflow"`
+		} `json:"facets"`
+	} `json:"run"`
+	Job struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+		Facets    struct {
+			JobType *struct {
+				ProcessingType string `json:"processingType"`
+			} `json:"jobType"`
+		} `json:"facets"`
+	} `json:"job"`
+}
+
+// event is one schema-valid OpenLineage event, read.
+type event struct {
+	rawEvent
+	typ       string
+	time      time.Time
+	run       string // runId, lower case
+	job       jobKey
+	parent    string // parent runId, "" when there is no parent facet
+	parentJob jobKey
+	root      string // parent.root runId, "" when absent
+	rootJob   jobKey
+	hasTry    bool
+	try       int64
+	hasError  bool
+	errText   string
+	streaming bool
+}
+
+// decodeEvent validates raw (already one JSON object) against
+// schemas/openlineage-runevent.schema.json and reads it. msg says why it was
+// refused.
+func decodeEvent(schema *jsonschema.Schema, raw rawEvent) (ev event, msg string, ok bool) {
+	inst, err := schemas.Instance(raw.data)
+	if err != nil {
+		return ev, "not valid JSON: " + err.Error(), false
+	}
+	if m, ok := validate(schema, inst); !ok {
+		return ev, "the event does not match openlineage-runevent.schema.json: " + m, false
+	}
+	var w wireEvent
+	if err := json.Unmarshal(raw.data, &w); err != nil {
+		return ev, "the event was refused by the compiled reader: " + err.Error(), false
+	}
+	t, err := checker.ParseTime(w.EventTime)
+	if err != nil {
+		return ev, "the event was refused by the compiled reader: eventTime " + err.Error(), false
+	}
+	ev = event{rawEvent: raw, typ: w.EventType, time: t, run: strings.ToLower(w.Run.RunID), job: jobKey{w.Job.Namespace, w.Job.Name}}
+	f := &w.Run.Facets
+	if p := f.Parent; p != nil {
+		ev.parent, ev.parentJob = strings.ToLower(p.Run.RunID), p.Job.key()
+		if p.Root != nil {
+			ev.root, ev.rootJob = strings.ToLower(p.Root.Run.RunID), p.Root.Job.key()
+		}
+	}
+	if f.ErrorMessage != nil {
+		ev.hasError, ev.errText = true, f.ErrorMessage.Message
+	}
+	if a := f.Airflow; a != nil && a.TaskInstance != nil && a.TaskInstance.TryNumber != nil {
+		n := *a.TaskInstance.TryNumber
+		if n != math.Trunc(n) || n < 1 || n > math.MaxInt32 {
+			return ev, "the event was refused by the compiled reader: try_number is not an integer in range", false
+		}
+		ev.hasTry, ev.try = true, int64(n)
+	}
+	if jt := w.Job.Facets.JobType; jt != nil {
+		p := strings.ToUpper(jt.ProcessingType)
+		ev.streaming = p == "STREAMING" || p == "SERVICE"
+	}
+	return ev, "", true
+}
+
+// validate runs the schema validator, which panics on a number it cannot
+// represent; such a number fits no field greenlight reads.
+func validate(schema *jsonschema.Schema, inst any) (msg string, ok bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg, ok = "a number in the event is outside every range the schema allows", false
+		}
+	}()
+	if err := schema.Validate(inst); err != nil {
+		return checker.SchemaErrorText(err), false
+	}
+	return "", true
+}

@@ -1,0 +1,244 @@
+package openlineage
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// rawEvent is the text of one event and where it is: File and Line for
+// violations, Pos (1-based, in reading order) for the snapshot.
+type rawEvent struct {
+	file string
+	line int
+	pos  int
+	data []byte
+}
+
+// fault is a reading violation at one place, before any event exists.
+type fault struct {
+	file string
+	line int
+	pos  int
+	rule checker.RuleID
+	msg  string
+}
+
+// input is everything read: the events' text, the reading faults, and the
+// counts and hash of the bytes for the snapshot's source.
+type input struct {
+	events []rawEvent
+	faults []fault
+	lines  int
+}
+
+type hashingReader struct {
+	r io.Reader
+	h hash.Hash
+}
+
+func (h hashingReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.h.Write(p[:n])
+	return n, err
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// readStream reads JSON Lines or, when the first byte that is not white
+// space is '[', one JSON array of events.
+func readStream(r io.Reader, file string, max int, h hash.Hash) (*input, error) {
+	br := bufio.NewReaderSize(hashingReader{r, h}, 64<<10)
+	head, _ := br.Peek(br.Size())
+	for _, c := range head {
+		if isSpace(c) {
+			continue
+		}
+		if c == '[' {
+			data, err := io.ReadAll(br)
+			if err != nil {
+				return nil, err
+			}
+			in := &input{lines: countLines(data)}
+			readArray(in, data, file, max)
+			return in, nil
+		}
+		break
+	}
+	return readLines(br, file, max)
+}
+
+// readLines splits JSON Lines (LF or CRLF); a line longer than max is a
+// line_too_long violation and reading goes on with the next line.
+func readLines(br *bufio.Reader, file string, max int) (*input, error) {
+	in := &input{}
+	var buf []byte
+	for {
+		buf = buf[:0]
+		total := 0
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			total += len(chunk)
+			if total <= max+2 {
+				buf = append(buf, chunk...)
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if total == 0 {
+			return in, nil
+		}
+		in.lines++
+		n := in.lines
+		line := bytes.TrimSuffix(bytes.TrimSuffix(buf, []byte{'\n'}), []byte{'\r'})
+		switch {
+		case total > max+2 || len(line) > max:
+			in.faults = append(in.faults, fault{file, n, n, checker.RuleLineTooLong, fmt.Sprintf("the line is %d bytes, over the limit of %d (raise it with --max-line-bytes)", total, max)})
+		case len(bytes.Trim(line, " \t\r")) == 0:
+			in.faults = append(in.faults, fault{file, n, n, checker.RuleInvalidJSON, "blank line: every line must hold one JSON object"})
+		default:
+			in.events = append(in.events, rawEvent{file, n, n, append([]byte(nil), line...)})
+		}
+		if err == io.EOF {
+			return in, nil
+		}
+	}
+}
+
+// readArray splits one JSON array into its elements, each placed at the line
+// where it starts. A syntax error ends the array: what follows it cannot be
+// placed, so it is one invalid_json violation at the error's line.
+func readArray(in *input, data []byte, file string, max int) {
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	lineAt := func(off int64) int { return 1 + bytes.Count(data[:off], []byte{'\n'}) }
+	fail := func(err error) {
+		n := lineAt(dec.InputOffset())
+		msg := "the JSON array is not valid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			msg = "truncated JSON: the array ends before it is closed"
+		}
+		in.faults = append(in.faults, fault{file, n, n, checker.RuleInvalidJSON, msg})
+	}
+	if _, err := dec.ReadToken(); err != nil { // the '['
+		fail(err)
+		return
+	}
+	for dec.PeekKind() != ']' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			fail(err)
+			return
+		}
+		start := dec.InputOffset() - int64(len(v))
+		n := lineAt(start)
+		if len(v) > max {
+			in.faults = append(in.faults, fault{file, n, n, checker.RuleLineTooLong, fmt.Sprintf("the event is %d bytes, over the limit of %d (raise it with --max-line-bytes)", len(v), max)})
+			continue
+		}
+		in.events = append(in.events, rawEvent{file, n, n, append([]byte(nil), v...)})
+	}
+	if _, err := dec.ReadToken(); err != nil { // the ']'
+		fail(err)
+		return
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		n := lineAt(dec.InputOffset())
+		in.faults = append(in.faults, fault{file, n, n, checker.RuleInvalidJSON, "trailing data after the JSON array"})
+	}
+}
+
+// readDocuments takes one event from each document, in the order given.
+func readDocuments(docs []Document, max int, h hash.Hash) *input {
+	in := &input{}
+	for i, d := range docs {
+		h.Write(d.Data)
+		in.lines += countLines(d.Data)
+		pos := i + 1
+		start := 0
+		for start < len(d.Data) && isSpace(d.Data[start]) {
+			start++
+		}
+		line := 1 + bytes.Count(d.Data[:start], []byte{'\n'})
+		switch {
+		case len(d.Data) > max:
+			in.faults = append(in.faults, fault{d.Name, line, pos, checker.RuleLineTooLong, fmt.Sprintf("the file is %d bytes, over the limit of %d (raise it with --max-line-bytes)", len(d.Data), max)})
+		case start == len(d.Data):
+			in.faults = append(in.faults, fault{d.Name, line, pos, checker.RuleInvalidJSON, "the file is empty: it must hold one JSON object"})
+		default:
+			in.events = append(in.events, rawEvent{d.Name, line, pos, d.Data})
+		}
+	}
+	return in
+}
+
+// countLines counts lines as a text editor does: a last line without LF
+// counts too.
+func countLines(b []byte) int {
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// syntax checks that raw is exactly one JSON object in valid UTF-8 without a
+// byte-order mark or a duplicate key at any depth.
+func syntax(raw []byte) (checker.RuleID, string) {
+	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
+		return checker.RuleInvalidJSON, "the event starts with a byte-order mark; write UTF-8 without a BOM"
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(raw))
+	v, err := dec.ReadValue()
+	if err == nil && v.Kind() != '{' {
+		return checker.RuleInvalidJSON, "the event is a JSON " + kindName(v.Kind()) + ", not an object"
+	}
+	if err == nil {
+		if _, err = dec.ReadToken(); err == io.EOF {
+			return "", ""
+		} else if err == nil {
+			return checker.RuleInvalidJSON, "trailing data after the JSON object"
+		}
+	}
+	switch {
+	case errors.Is(err, jsontext.ErrDuplicateName):
+		var se *jsontext.SyntacticError
+		name := ""
+		if errors.As(err, &se) {
+			name = string(se.JSONPointer)
+		}
+		return checker.RuleDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", name)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return checker.RuleInvalidJSON, "truncated JSON: the object ends before it is closed"
+	}
+	return checker.RuleInvalidJSON, "not valid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	case '[':
+		return "array"
+	}
+	return "value"
+}
