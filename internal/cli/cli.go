@@ -50,10 +50,12 @@ const usage = `greenlight proves, fail-closed, whether data-pipeline runs are he
 usage:
   greenlight check EVENTS.jsonl (--pipeline FILE | --stages 1,2) [flags]
   greenlight validate FILE... (--pipeline FILE | --stages 1,2) [flags]
-  greenlight schema event|snapshot|pipeline|violations
+  greenlight check --input-format openlineage EVENTS [--pipeline FILE] [flags]
+  greenlight schema event|snapshot|pipeline|violations|openlineage-runevent
   greenlight version
 
-EVENTS.jsonl may be - for standard input. Run "greenlight check --help" for the flags.
+EVENTS.jsonl may be - for standard input; an OpenLineage EVENTS may also be a
+JSON array or a directory of *.json files. Run "greenlight check --help" for the flags.
 exit codes: 0 valid (and healthy with --fail-on-unhealthy), 1 unhealthy with
 --fail-on-unhealthy, 2 invalid log, unreadable file, bad flags or definition.
 `
@@ -105,6 +107,7 @@ type common struct {
 	maxViolations    int
 	strict           bool
 	schemaEveryEvent bool
+	inputFormat      string
 }
 
 func (c *common) register(fs *pflag.FlagSet, formats string) {
@@ -116,6 +119,7 @@ func (c *common) register(fs *pflag.FlagSet, formats string) {
 	fs.IntVar(&c.maxViolations, "max-violations", checker.DefaultMaxViolations, "violations listed at most `N` (the rest are counted)")
 	fs.BoolVar(&c.strict, "strict", false, "refuse event fields outside the contract")
 	fs.BoolVar(&c.schemaEveryEvent, "schema-every-event", false, "validate every event with the JSON Schema validator (slow reference path)")
+	fs.StringVar(&c.inputFormat, "input-format", formatNative, "event log `format`: native (the event contract) or openlineage (OpenLineage run events; docs/openlineage.md)")
 }
 
 func newFlagSet(name string, env Env) *pflag.FlagSet {
@@ -141,6 +145,9 @@ func parseFlags(fs *pflag.FlagSet, args []string, env Env) error {
 // definition file.
 func (c *common) options(env Env) (checker.Options, error) {
 	var o checker.Options
+	if err := c.checkInputFormat(); err != nil {
+		return o, err
+	}
 	switch {
 	case c.pipeline != "" && c.stages != "":
 		return o, usageError{"give either --pipeline or --stages, not both"}
@@ -164,6 +171,8 @@ func (c *common) options(env Env) (checker.Options, error) {
 			return o, usageError{"--stages: " + err.Error()}
 		}
 		o.Definition = def
+	case c.inputFormat == formatOpenLineage:
+		// Without a definition the expected stages come from the log.
 	default:
 		return o, usageError{"no stages declared: pass --pipeline pipeline.yaml (see \"greenlight schema pipeline\") or --stages 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible"}
 	}
@@ -237,12 +246,7 @@ func runCheck(args []string, env Env) (int, error) {
 	opts.StreamRuns = true // outputs are written run by run
 	name := fs.Arg(0)
 	opts.File = name
-	r, done, err := openLog(name, env)
-	if err != nil {
-		return ExitInvalid, err
-	}
-	defer done()
-	res, err := checker.Check(r, opts)
+	res, err := checkInput(name, opts, c.inputFormat, env)
 	if err != nil {
 		return ExitInvalid, err
 	}
@@ -357,14 +361,9 @@ func runValidate(args []string, env Env) (int, error) {
 			}
 			stdinUsed = true
 		}
-		r, done, err := openLog(name, env)
-		if err != nil {
-			return ExitInvalid, err
-		}
 		o := opts
 		o.File = name
-		res, err := checker.Check(r, o)
-		done()
+		res, err := checkInput(name, o, c.inputFormat, env)
 		if err != nil {
 			return ExitInvalid, err
 		}

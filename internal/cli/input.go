@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/openlineage"
+	"github.com/greenlight-ci/greenlight/checker/render"
+)
+
+// The values of --input-format.
+const (
+	formatNative      = "native"
+	formatOpenLineage = "openlineage"
+)
+
+// checkInputFormat refuses an unknown --input-format and the flags that do
+// not apply to OpenLineage logs.
+func (c *common) checkInputFormat() error {
+	switch c.inputFormat {
+	case formatNative:
+		return nil
+	case formatOpenLineage:
+		if c.stages != "" {
+			return usageError{"--stages declares native stage ids; for --input-format openlineage give no definition (the stages come from the log) or --pipeline FILE whose stage names are the jobs (namespace/name)"}
+		}
+		if c.strict {
+			return usageError{"--strict applies to --input-format native only"}
+		}
+		return nil
+	}
+	return usageError{fmt.Sprintf("--input-format %q: use native or openlineage", c.inputFormat)}
+}
+
+// checkInput checks one event log in the given format. An OpenLineage log
+// may be a directory: its *.json files, one event each, are read in
+// byte order of their names (the Python client's file transport names them
+// with a sortable timestamp); names starting with a dot are skipped and any
+// other entry is an error, so no evidence is silently left out.
+func checkInput(name string, opts checker.Options, format string, env Env) (*checker.Result, error) {
+	if format != formatOpenLineage {
+		r, done, err := openLog(name, env)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+		return checker.Check(r, opts)
+	}
+	var res *checker.Result
+	var err error
+	if st, serr := os.Stat(name); name != "-" && serr == nil && st.IsDir() {
+		docs, derr := readEventDir(name)
+		if derr != nil {
+			return nil, derr
+		}
+		res, err = openlineage.CheckDocuments(docs, opts)
+	} else {
+		r, done, oerr := openLog(name, env)
+		if oerr != nil {
+			return nil, oerr
+		}
+		defer done()
+		res, err = openlineage.Check(r, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s := res.Snapshot; s != nil && s.Source.ReorderedEvents != nil && *s.Source.ReorderedEvents > 0 {
+		fmt.Fprintf(env.Stderr, "greenlight: %s: %d %s put back in eventTime order within their pipeline run\n",
+			render.Terminal(displayName(name)), *s.Source.ReorderedEvents, plural(*s.Source.ReorderedEvents, "event", "events"))
+	}
+	return res, nil
+}
+
+// readEventDir reads the *.json files of an OpenLineage event directory in
+// name order.
+func readEventDir(dir string) ([]openlineage.Document, error) {
+	entries, err := os.ReadDir(dir) // sorted by name
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the event directory: %v", err)
+	}
+	var docs []openlineage.Document
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
+			return nil, fmt.Errorf("cannot read the event directory: %s is not a *.json file (an event directory holds one event per *.json file)", render.Terminal(path))
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the event directory: %v", err)
+		}
+		docs = append(docs, openlineage.Document{Name: path, Data: data})
+	}
+	return docs, nil
+}
