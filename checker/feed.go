@@ -31,6 +31,9 @@ type FeedEvent struct {
 	// NeverStalls, on a started event, marks a stream or service: the attempt
 	// is not expected to end, so silence never makes it a stall candidate.
 	NeverStalls bool
+	// Note names the event in the importer's own terms (e.g. its run id);
+	// it is appended to the message of a violation about the event.
+	Note string
 }
 
 // Feed checks and folds events that an importer decoded itself, with the
@@ -150,6 +153,9 @@ func heartbeat(run *runState, si int, e *FeedEvent) (RuleID, string) {
 }
 
 func (f *Feed) violate(run string, e *FeedEvent, rule RuleID, msg string) {
+	if e.Note != "" {
+		msg += " (" + e.Note + ")"
+	}
 	st := e.Stage
 	f.Violate(e.Pos, Violation{File: e.File, Line: e.Line, Rule: rule, Message: msg, RunID: run, Stage: &st, Attempt: e.Attempt})
 }

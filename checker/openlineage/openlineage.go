@@ -394,7 +394,8 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 				continue
 			}
 		}
-		fe := checker.FeedEvent{File: ev.file, Line: ev.line, Pos: ev.pos, Stage: id, Attempt: sl.attempt, Time: ev.time}
+		fe := checker.FeedEvent{File: ev.file, Line: ev.line, Pos: ev.pos, Stage: id, Attempt: sl.attempt, Time: ev.time,
+			Note: "OpenLineage " + ev.typ + " of run " + ev.run}
 		switch ev.typ {
 		case typeStart:
 			fe.Status, fe.NeverStalls = checker.StatusStarted, m.stream[ev.run]

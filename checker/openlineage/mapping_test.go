@@ -1,0 +1,336 @@
+package openlineage_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/openlineage"
+)
+
+// id returns the UUID written as run n in these tests.
+func id(n int) string { return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+
+// at is 10:00 UTC on the test day plus sec seconds.
+func at(sec int) string {
+	return time.Date(2026, 1, 1, 10, 0, sec, 0, time.UTC).Format(time.RFC3339Nano)
+}
+
+type opt func(m map[string]any)
+
+func facets(m map[string]any) map[string]any {
+	run := m["run"].(map[string]any)
+	if run["facets"] == nil {
+		run["facets"] = map[string]any{}
+	}
+	return run["facets"].(map[string]any)
+}
+
+func ref(run int, job string) map[string]any {
+	ns, name, _ := strings.Cut(job, "/")
+	return map[string]any{"run": map[string]any{"runId": id(run)}, "job": map[string]any{"namespace": ns, "name": name}}
+}
+
+// parent sets the parent facet; root, when given, its root.
+func parent(run int, job string) opt {
+	return func(m map[string]any) { facets(m)["parent"] = ref(run, job) }
+}
+
+func parentRoot(run int, job string, root int, rootJob string) opt {
+	return func(m map[string]any) {
+		p := ref(run, job)
+		p["root"] = ref(root, rootJob)
+		facets(m)["parent"] = p
+	}
+}
+
+func try(n int) opt {
+	return func(m map[string]any) {
+		facets(m)["airflow"] = map[string]any{"taskInstance": map[string]any{"try_number": n}}
+	}
+}
+
+func errMsg(msg string) opt {
+	return func(m map[string]any) {
+		facets(m)["errorMessage"] = map[string]any{"message": msg, "programmingLanguage": "python"}
+	}
+}
+
+func processing(p string) opt {
+	return func(m map[string]any) {
+		m["job"].(map[string]any)["facets"] = map[string]any{"jobType": map[string]any{"processingType": p, "integration": "SPARK"}}
+	}
+}
+
+// set overrides a top-level field; drop removes it.
+func set(k string, v any) opt { return func(m map[string]any) { m[k] = v } }
+func drop(k string) opt      { return func(m map[string]any) { delete(m, k) } }
+func runID(s string) opt {
+	return func(m map[string]any) { m["run"].(map[string]any)["runId"] = s }
+}
+
+// ev writes one OpenLineage run event as one JSON line.
+func ev(typ string, sec, run int, job string, opts ...opt) string {
+	ns, name, _ := strings.Cut(job, "/")
+	m := map[string]any{
+		"eventType": typ,
+		"eventTime": at(sec),
+		"run":       map[string]any{"runId": id(run)},
+		"job":       map[string]any{"namespace": ns, "name": name},
+		"producer":  "https://example.com/test",
+		"schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent",
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func log(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
+
+// testNow is 12:00 UTC, two hours after the events above.
+var testNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+func check(t *testing.T, text string, def *checker.Definition) *checker.Result {
+	t.Helper()
+	res, err := openlineage.Check(strings.NewReader(text), checker.Options{Now: testNow, File: "ol.jsonl", Definition: def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Snapshot != nil {
+		validateDoc(t, doc(t, res))
+	}
+	return res
+}
+
+// stages renders a run's stages as "label=state/attempts" for comparison.
+func stages(r checker.RunReport) string {
+	var parts []string
+	for _, s := range r.Stages {
+		parts = append(parts, fmt.Sprintf("%s=%s/%d", s.Stage, s.State, s.AttemptCount))
+	}
+	return strings.Join(parts, " ")
+}
+
+const (
+	dag   = "airflow/dag"
+	task  = "airflow/dag.task"
+	app   = "spark/app"
+	act   = "spark/app.action"
+	other = "spark/app.other"
+)
+
+// TestMapping gives each mapping rule of docs/openlineage.md a small log
+// and asserts the exact run states, stages and attempts, or violations.
+func TestMapping(t *testing.T) {
+	cases := []struct {
+		name       string
+		log        string
+		verdict    string            // "" when the log is invalid
+		runs       map[string]string // run id -> "state: stages"
+		reordered  int
+		violations []violation
+	}{
+		{name: "a run with no parent is a one-stage pipeline",
+			log:     log(ev("START", 0, 1, app), ev("COMPLETE", 5, 1, app)),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: spark/app=succeeded/1"}},
+		{name: "parent.root names the pipeline run across levels",
+			log: log(
+				ev("START", 0, 1, dag),
+				ev("START", 1, 2, task, parent(1, dag)),
+				ev("START", 2, 3, app, parentRoot(2, task, 1, dag)),
+				ev("START", 3, 4, act, parentRoot(3, app, 1, dag)),
+				ev("COMPLETE", 4, 4, act, parentRoot(3, app, 1, dag)),
+				ev("COMPLETE", 5, 3, app, parentRoot(2, task, 1, dag)),
+				ev("COMPLETE", 6, 2, task, parent(1, dag)),
+				ev("COMPLETE", 7, 1, dag)),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: airflow/dag=succeeded/1 airflow/dag.task=succeeded/1 spark/app=succeeded/1 spark/app.action=succeeded/1"}},
+		{name: "without root facets the parent chain is followed to the root",
+			log: log(
+				ev("START", 0, 1, dag),
+				ev("START", 1, 2, task, parent(1, dag)),
+				ev("START", 2, 3, app, parent(2, task)),
+				ev("COMPLETE", 3, 3, app, parent(2, task)),
+				ev("COMPLETE", 4, 2, task, parent(1, dag)),
+				ev("COMPLETE", 5, 1, dag)),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: airflow/dag=succeeded/1 airflow/dag.task=succeeded/1 spark/app=succeeded/1"}},
+		{name: "a parent known only from the facet is an expected stage that never logged",
+			log:     log(ev("START", 0, 2, act, parent(1, app)), ev("COMPLETE", 1, 2, act, parent(1, app))),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "incomplete: spark/app=pending/0 spark/app.action=succeeded/1"}},
+		{name: "try_number tries are attempts of one stage",
+			log: log(
+				ev("START", 0, 1, dag),
+				ev("START", 1, 2, task, parent(1, dag), try(1)),
+				ev("FAIL", 2, 2, task, parent(1, dag), try(1), errMsg("boom")),
+				ev("START", 3, 3, task, parent(1, dag), try(2)),
+				ev("COMPLETE", 4, 3, task, parent(1, dag), try(2)),
+				ev("COMPLETE", 5, 1, dag)),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: airflow/dag=succeeded/1 airflow/dag.task=succeeded/2"}},
+		{name: "runs of one job without try_number are repeats job#2 that must all succeed",
+			log: log(
+				ev("START", 0, 1, app),
+				ev("START", 1, 2, act, parent(1, app)),
+				ev("COMPLETE", 2, 2, act, parent(1, app)),
+				ev("START", 3, 3, act, parent(1, app)),
+				ev("FAIL", 4, 3, act, parent(1, app), errMsg("Job aborted due to stage failure")),
+				ev("COMPLETE", 5, 1, app)),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "failed: spark/app=succeeded/1 spark/app.action=succeeded/1 spark/app.action#2=failed/1"}},
+		{name: "the same try_number twice is ambiguous",
+			log: log(
+				ev("START", 0, 2, task, parent(1, dag), try(1)),
+				ev("START", 1, 3, task, parent(1, dag), try(1))),
+			violations: []violation{{2, checker.RuleAmbiguousAttempt}}},
+		{name: "try_number on some runs of a job only is ambiguous",
+			log: log(
+				ev("START", 0, 2, task, parent(1, dag), try(1)),
+				ev("START", 1, 3, task, parent(1, dag))),
+			violations: []violation{{1, checker.RuleAmbiguousAttempt}, {2, checker.RuleAmbiguousAttempt}}},
+		{name: "events are put in eventTime order within a pipeline run, and counted",
+			log: log(
+				ev("START", 0, 1, app),
+				ev("COMPLETE", 3, 2, act, parent(1, app)),
+				ev("START", 2, 2, act, parent(1, app)),
+				ev("START", 1, 3, other, parent(1, app)),
+				ev("COMPLETE", 4, 3, other, parent(1, app)),
+				ev("COMPLETE", 5, 1, app)),
+			verdict:   checker.VerdictHealthy,
+			reordered: 2,
+			runs:      map[string]string{id(1): "succeeded: spark/app=succeeded/1 spark/app.other=succeeded/1 spark/app.action=succeeded/1"}},
+		{name: "RUNNING after the terminal event",
+			log:        log(ev("START", 0, 1, app), ev("COMPLETE", 1, 1, app), ev("RUNNING", 2, 1, app)),
+			violations: []violation{{3, checker.RuleEventAfterTerminal}}},
+		{name: "RUNNING before START",
+			log:        log(ev("RUNNING", 0, 1, app), ev("START", 1, 1, app), ev("COMPLETE", 2, 1, app)),
+			violations: []violation{{1, checker.RuleRunningWithoutStart}}},
+		{name: "a second START after the terminal event",
+			log:        log(ev("START", 0, 1, app), ev("COMPLETE", 1, 1, app), ev("START", 2, 1, app)),
+			violations: []violation{{3, checker.RuleDuplicateStart}}},
+		{name: "a terminal event without START",
+			log:        log(ev("START", 0, 1, app), ev("COMPLETE", 1, 2, act, parent(1, app)), ev("COMPLETE", 2, 1, app)),
+			violations: []violation{{2, checker.RuleTerminalWithoutStart}}},
+		{name: "missing eventType",
+			log:        log(ev("START", 0, 1, app), ev("COMPLETE", 1, 1, app, drop("eventType"))),
+			violations: []violation{{2, checker.RuleSchema}}},
+		{name: "eventTime without an offset",
+			log:        log(ev("START", 0, 1, app, set("eventTime", "2026-01-01T10:00:00.000"))),
+			violations: []violation{{1, checker.RuleSchema}}},
+		{name: "a runId that is not a UUID",
+			log:        log(ev("START", 0, 1, app, runID("run-1"))),
+			violations: []violation{{1, checker.RuleSchema}}},
+		{name: "a parent runId that is not a UUID",
+			log: log(ev("START", 0, 2, act, func(m map[string]any) {
+				facets(m)["parent"] = map[string]any{"run": map[string]any{"runId": "x"}, "job": map[string]any{"namespace": "a", "name": "b"}}
+			})),
+			violations: []violation{{1, checker.RuleSchema}}},
+		{name: "a batch job silent past the threshold is a stall candidate",
+			log:     log(ev("START", 0, 1, app), ev("START", 1, 2, act, parent(1, app), processing("BATCH"))),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "stalled: spark/app=stalled/1 spark/app.action=stalled/1"}},
+		{name: "a streaming job is running however long it is silent",
+			log:     log(ev("START", 0, 1, app, processing("STREAMING"))),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "running: spark/app=running/1"}},
+		{name: "a Spark application COMPLETE with a failed action is failed",
+			log: log(
+				ev("START", 0, 1, app),
+				ev("START", 1, 2, act, parent(1, app)),
+				ev("FAIL", 2, 2, act, parent(1, app)),
+				ev("COMPLETE", 3, 1, app)),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "failed: spark/app=succeeded/1 spark/app.action=failed/1"}},
+		{name: "OTHER changes nothing and may come at any time",
+			log: log(
+				ev("OTHER", 0, 1, app),
+				ev("START", 1, 1, app),
+				ev("COMPLETE", 2, 1, app),
+				ev("OTHER", 3, 1, app),
+				ev("OTHER", 4, 9, "x/only-other")),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: spark/app=succeeded/1"}},
+		{name: "ABORT is a failure",
+			log:     log(ev("START", 0, 1, app), ev("ABORT", 1, 1, app)),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "failed: spark/app=failed/1"}},
+		{name: "a runId that changes its job",
+			log:        log(ev("START", 0, 1, app), ev("COMPLETE", 1, 1, other)),
+			violations: []violation{{2, checker.RuleConflictingRun}}},
+		{name: "a runId that changes its parent",
+			log:        log(ev("START", 0, 3, act, parent(1, app)), ev("COMPLETE", 1, 3, act, parent(2, app))),
+			violations: []violation{{2, checker.RuleConflictingRun}}},
+		{name: "a runId that changes its try_number",
+			log:        log(ev("START", 0, 2, task, parent(1, dag), try(1)), ev("COMPLETE", 1, 2, task, parent(1, dag), try(2))),
+			violations: []violation{{2, checker.RuleConflictingRun}}},
+		{name: "parent facets that loop",
+			log:        log(ev("START", 0, 1, app, parent(2, act)), ev("START", 1, 2, act, parent(1, app))),
+			violations: []violation{{1, checker.RuleConflictingRun}, {2, checker.RuleConflictingRun}}},
+		{name: "a repeat name that is another job's name",
+			log: log(
+				ev("START", 0, 1, app),
+				ev("START", 1, 2, act, parent(1, app)),
+				ev("START", 2, 3, "spark/app.action#2", parent(1, app)),
+				ev("START", 3, 4, act, parent(1, app))),
+			violations: []violation{{4, checker.RuleAmbiguousAttempt}}},
+		{name: "a runId in capitals is the same run",
+			log:     log(ev("START", 0, 1, app, runID(strings.ToUpper(id(1)))), ev("COMPLETE", 1, 1, app)),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: spark/app=succeeded/1"}},
+		{name: "an event from the future",
+			log:        log(ev("START", 0, 1, app), ev("COMPLETE", 9000, 1, app)),
+			violations: []violation{{2, checker.RuleTimestampInFuture}}},
+		{name: "a duplicate key",
+			log:        log(`{"eventType":"START","eventType":"COMPLETE"}`),
+			violations: []violation{{1, checker.RuleDuplicateKey}}},
+		{name: "a blank line and a line that is not JSON",
+			log:        log(ev("START", 0, 1, app), "", "nope", ev("COMPLETE", 1, 1, app)),
+			violations: []violation{{2, checker.RuleInvalidJSON}, {3, checker.RuleInvalidJSON}}},
+		{name: "no runs prove nothing",
+			log:     log(ev("OTHER", 0, 1, app)),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := check(t, c.log, nil)
+			var got []violation
+			for _, v := range res.Report.Violations {
+				got = append(got, violation{v.Line, v.Rule})
+			}
+			if !equalViolations(got, c.violations) {
+				t.Fatalf("violations %v, want %v\n%+v", got, c.violations, res.Report.Violations)
+			}
+			if c.verdict == "" {
+				if res.Snapshot != nil {
+					t.Fatal("an invalid log has a snapshot")
+				}
+				return
+			}
+			s := res.Snapshot
+			if s.Verdict != c.verdict {
+				t.Errorf("verdict %s, want %s", s.Verdict, c.verdict)
+			}
+			if *s.Source.ReorderedEvents != c.reordered {
+				t.Errorf("%d events reordered, want %d", *s.Source.ReorderedEvents, c.reordered)
+			}
+			gotRuns := map[string]string{}
+			for _, r := range s.Runs {
+				gotRuns[r.RunID] = r.State + ": " + stages(r)
+			}
+			if fmt.Sprint(gotRuns) != fmt.Sprint(c.runs) {
+				t.Errorf("runs\n got %v\nwant %v", gotRuns, c.runs)
+			}
+		})
+	}
+}
