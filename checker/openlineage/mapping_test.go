@@ -67,7 +67,7 @@ func processing(p string) opt {
 
 // set overrides a top-level field; drop removes it.
 func set(k string, v any) opt { return func(m map[string]any) { m[k] = v } }
-func drop(k string) opt      { return func(m map[string]any) { delete(m, k) } }
+func drop(k string) opt       { return func(m map[string]any) { delete(m, k) } }
 func runID(s string) opt {
 	return func(m map[string]any) { m["run"].(map[string]any)["runId"] = s }
 }
