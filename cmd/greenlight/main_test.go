@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -36,7 +37,17 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("TESTDATA", wd+"/../../testdata")
+			// The real OpenLineage captures live next to the repository.
+			env.Setenv("SAMPLES", wd+"/../../../shared/samples")
 			return nil
+		},
+		// [samples] holds when ../shared/samples is there.
+		Condition: func(cond string) (bool, error) {
+			if cond != "samples" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			_, err := os.Stat("../../../shared/samples/openlineage")
+			return err == nil, nil
 		},
 	})
 }
