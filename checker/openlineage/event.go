@@ -94,11 +94,11 @@ type event struct {
 	streaming bool
 }
 
-// decodeEvent validates raw (already one JSON object) against
-// schemas/openlineage-runevent.schema.json and reads it. msg says why it was
-// refused.
-func decodeEvent(schema *jsonschema.Schema, raw rawEvent) (ev event, msg string, ok bool) {
-	inst, err := schemas.Instance(raw.data)
+// decodeEvent validates the event raw, given as its projection proj (see
+// readEvent), against schemas/openlineage-runevent.schema.json and reads it.
+// msg says why it was refused.
+func decodeEvent(schema *jsonschema.Schema, raw rawEvent, proj []byte) (ev event, msg string, ok bool) {
+	inst, err := schemas.Instance(proj)
 	if err != nil {
 		return ev, "not valid JSON: " + err.Error(), false
 	}
@@ -106,7 +106,7 @@ func decodeEvent(schema *jsonschema.Schema, raw rawEvent) (ev event, msg string,
 		return ev, "the event does not match openlineage-runevent.schema.json: " + m, false
 	}
 	var w wireEvent
-	if err := json.Unmarshal(raw.data, &w); err != nil {
+	if err := json.Unmarshal(proj, &w); err != nil {
 		return ev, "the event was refused by the compiled reader: " + err.Error(), false
 	}
 	t, err := checker.ParseTime(w.EventTime)

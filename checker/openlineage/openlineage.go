@@ -112,17 +112,22 @@ func check(in *input, opts checker.Options, sum string) (*checker.Result, error)
 	if err != nil {
 		return nil, err
 	}
+	members := eventMembers()
 	var events []event
-	for _, raw := range in.events {
-		if rule, msg := syntax(raw.data); rule != "" {
+	for i := range in.events {
+		raw := in.events[i]
+		in.events[i].data = nil // the text is not needed once read
+		proj, rule, msg := readEvent(raw.data, members)
+		if rule != "" {
 			feed.Violate(raw.pos, checker.Violation{File: raw.file, Line: raw.line, Rule: rule, Message: msg})
 			continue
 		}
-		ev, msg, ok := decodeEvent(schema, raw)
+		ev, msg, ok := decodeEvent(schema, raw, proj)
 		if !ok {
 			feed.Violate(raw.pos, checker.Violation{File: raw.file, Line: raw.line, Rule: checker.RuleSchema, Message: msg})
 			continue
 		}
+		ev.data = nil
 		events = append(events, ev)
 	}
 	m := newMapper(feed, opts.Definition)

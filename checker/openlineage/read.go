@@ -195,22 +195,45 @@ func countLines(b []byte) int {
 	return n
 }
 
-// syntax checks that raw is exactly one JSON object in valid UTF-8 without a
-// byte-order mark or a duplicate key at any depth.
-func syntax(raw []byte) (checker.RuleID, string) {
+// keep names the members of an event that the schema constrains: a nil
+// entry keeps the member's whole value, a nested keep only those members of
+// an object value.
+type keep map[string]keep
+
+// eventMembers is the keep of schemas/openlineage-runevent.schema.json. That
+// schema constrains nothing outside these members (no additionalProperties,
+// patternProperties or propertyNames anywhere), so it accepts an event
+// exactly when it accepts the event's projection onto them; the projection
+// spares decoding large facets (query plans, schemas) that nobody reads.
+func eventMembers() keep {
+	return keep{
+		"eventType": nil, "eventTime": nil, "producer": nil,
+		"run": {"runId": nil, "facets": {"parent": nil, "errorMessage": nil, "nominalTime": nil,
+			"airflow": {"taskInstance": {"try_number": nil}}}},
+		"job": {"namespace": nil, "name": nil, "facets": {"jobType": nil}},
+	}
+}
+
+// readEvent checks that raw is exactly one JSON object in valid UTF-8
+// without a byte-order mark or a duplicate key at any depth, and returns its
+// projection onto k.
+func readEvent(raw []byte, k keep) ([]byte, checker.RuleID, string) {
 	if bytes.HasPrefix(raw, []byte("\xef\xbb\xbf")) {
-		return checker.RuleInvalidJSON, "the event starts with a byte-order mark; write UTF-8 without a BOM"
+		return nil, checker.RuleInvalidJSON, "the event starts with a byte-order mark; write UTF-8 without a BOM"
 	}
 	dec := jsontext.NewDecoder(bytes.NewReader(raw))
-	v, err := dec.ReadValue()
-	if err == nil && v.Kind() != '{' {
-		return checker.RuleInvalidJSON, "the event is a JSON " + kindName(v.Kind()) + ", not an object"
-	}
-	if err == nil {
+	var out []byte
+	var err error
+	if kind := dec.PeekKind(); kind != '{' {
+		var v jsontext.Value
+		if v, err = dec.ReadValue(); err == nil {
+			return nil, checker.RuleInvalidJSON, "the event is a JSON " + kindName(v.Kind()) + ", not an object"
+		}
+	} else if out, err = project(dec, k, nil); err == nil {
 		if _, err = dec.ReadToken(); err == io.EOF {
-			return "", ""
+			return out, "", ""
 		} else if err == nil {
-			return checker.RuleInvalidJSON, "trailing data after the JSON object"
+			return nil, checker.RuleInvalidJSON, "trailing data after the JSON object"
 		}
 	}
 	switch {
@@ -220,11 +243,54 @@ func syntax(raw []byte) (checker.RuleID, string) {
 		if errors.As(err, &se) {
 			name = string(se.JSONPointer)
 		}
-		return checker.RuleDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", name)
+		return nil, checker.RuleDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", name)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return checker.RuleInvalidJSON, "truncated JSON: the object ends before it is closed"
+		return nil, checker.RuleInvalidJSON, "truncated JSON: the object ends before it is closed"
 	}
-	return checker.RuleInvalidJSON, "not valid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
+	return nil, checker.RuleInvalidJSON, "not valid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
+}
+
+// project reads the object at the decoder and appends the members k keeps,
+// in their order, to out. Skipped values are still fully checked.
+func project(dec *jsontext.Decoder, k keep, out []byte) ([]byte, error) {
+	if _, err := dec.ReadToken(); err != nil { // '{'
+		return nil, err
+	}
+	out = append(out, '{')
+	n := 0
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return nil, err
+		}
+		sub, kept := k[name.String()]
+		if !kept {
+			if err := dec.SkipValue(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		n++
+		out, _ = jsontext.AppendQuote(out, name.String()) // valid UTF-8: the decoder checked it
+		out = append(out, ':')
+		if sub != nil && dec.PeekKind() == '{' {
+			out, err = project(dec, sub, out)
+		} else {
+			var v jsontext.Value
+			v, err = dec.ReadValue()
+			out = append(out, v...)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil { // '}'
+		return nil, err
+	}
+	return append(out, '}'), nil
 }
 
 func kindName(k jsontext.Kind) string {

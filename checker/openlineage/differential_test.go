@@ -1,0 +1,55 @@
+package openlineage
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// FuzzReaderAgreesWithSchema: the reader (projection, validation, typed
+// decoding) accepts an event exactly when openlineage-runevent.schema.json
+// accepts the whole event, and reads the same values. Its seeds run in every
+// go test.
+func FuzzReaderAgreesWithSchema(f *testing.F) {
+	seeds := []struct{ typ, time, runID, try, processing string }{
+		{"START", `"2026-01-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `"BATCH"`},
+		{"COMPLETE", `"2024-11-26T13:05:29.606867+00:00"`, `"019127DE-FD25-7707-BFA4-3EC02693A531"`, `1.0`, `"STREAMING"`},
+		{"RUNNING", `"2026-02-29T10:00:00Z"`, `"0-0-0-0-0"`, `2147483647`, `"streaming"`},
+		{"FAIL", `"2024-02-29T23:59:59.123456789-12:00"`, `"00000000-0000-4000-8000-00000000000g"`, `1e0`, `null`},
+		{"ABORT", `"2026-01-01T10:00:00"`, `1`, `1.5`, `"SERVICE"`},
+		{"OTHER", `"2026-01-01T10:00:60Z"`, `"x"`, `0`, `7`},
+		{"START", `"2026-01-01T10:00:00.0000000001Z"`, `"00000000-0000-4000-8000-000000000001"`, `2147483648`, `"NONE"`},
+		{"start", `"2026-01-01t10:00:00z"`, `"00000000-0000-4000-8000-000000000001"`, `-1`, `""`},
+		{"START", `"2026-13-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1e400`, `"BATCH"`},
+	}
+	for _, s := range seeds {
+		f.Add(s.typ, s.time, s.runID, s.try, s.processing)
+	}
+	schema, err := schemas.Compile("openlineage-runevent")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, typ, eventTime, runID, try, processing string) {
+		doc := fmt.Sprintf(`{"eventType":%q,"eventTime":%s,"producer":"p","run":{"runId":%s,"facets":{"airflow":{"taskInstance":{"try_number":%s}}}},"job":{"namespace":"n","name":"j","facets":{"jobType":{"processingType":%s,"integration":"X"}}},"inputs":[{"name":"t","facets":{"schema":{"fields":[]}}}]}`,
+			typ, eventTime, runID, try, processing)
+		raw := []byte(doc)
+		proj, rule, _ := readEvent(raw, eventMembers())
+		if rule != "" {
+			return // not one JSON object: refused before the schema
+		}
+		inst, err := schemas.Instance(raw)
+		if err != nil {
+			t.Fatalf("the reader passed but the instance did not: %v", err)
+		}
+		// The schema's verdict on the whole event is the reader's.
+		_, schemaOK := validate(schema, inst)
+		ev, msg, ok := decodeEvent(schema, rawEvent{data: raw}, proj)
+		if ok != schemaOK {
+			t.Fatalf("schema accepts: %v, reader accepts: %v (%s)\n%s", schemaOK, ok, msg, doc)
+		}
+		if ok && (ev.typ != typ || !ev.hasTry || ev.try < 1) {
+			t.Fatalf("read %+v from %s", ev, doc)
+		}
+	})
+}
