@@ -295,7 +295,10 @@ func (m *mapper) feedAll(events []event) (int, error) {
 	// Pipeline runs in the order of their first event (after ordering).
 	sort.SliceStable(roots, func(i, j int) bool { return roots[i].events[0].pos < roots[j].events[0].pos })
 	for _, pr := range roots {
-		def, fed := m.mapRun(pr)
+		def, fed, err := m.mapRun(pr)
+		if err != nil {
+			return 0, err
+		}
 		if err := m.feed.Run(pr.id, def, fed); err != nil {
 			return 0, err
 		}
@@ -311,7 +314,7 @@ type slot struct {
 
 // mapRun assigns each run under the root a stage and an attempt and returns
 // the root's expected stages (nil with a definition) and its feed events.
-func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEvent) {
+func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEvent, error) {
 	// The jobs in order of their first event, the root's job first; the
 	// runs of each job in order of their first event.
 	rootJob := m.job[pr.id]
@@ -381,9 +384,18 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 	}
 	var def *checker.Definition
 	if m.def == nil {
-		def = &checker.Definition{}
-		for _, l := range stages {
-			def.Stages = append(def.Stages, checker.StageDef{ID: checker.StrStage(l), DependsOn: []checker.StageID{}})
+		// The checker's own constructor fills in every default of a
+		// definition; then no stage depends on another.
+		ids := make([]checker.StageID, len(stages))
+		for i, l := range stages {
+			ids[i] = checker.StrStage(l)
+		}
+		var err error
+		if def, err = checker.LinearDefinition(ids); err != nil {
+			return nil, nil, fmt.Errorf("openlineage: the stages of run %s: %v", pr.id, err)
+		}
+		for i := range def.Stages {
+			def.Stages[i].DependsOn = []checker.StageID{}
 		}
 	}
 	var fed []checker.FeedEvent
@@ -419,7 +431,7 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 		}
 		fed = append(fed, fe)
 	}
-	return def, fed
+	return def, fed, nil
 }
 
 func (m *mapper) named() string {
