@@ -158,11 +158,12 @@ type mapper struct {
 	try    map[string]int64
 	stream map[string]bool
 	bad    map[string]bool // runIds whose events are not fed
+	roots  map[string]string
 }
 
 func newMapper(feed *checker.Feed, def *checker.Definition) *mapper {
 	m := &mapper{feed: feed, def: def, job: map[string]jobKey{}, up: map[string]string{},
-		try: map[string]int64{}, stream: map[string]bool{}, bad: map[string]bool{}}
+		try: map[string]int64{}, stream: map[string]bool{}, bad: map[string]bool{}, roots: map[string]string{}}
 	if def != nil {
 		m.byName = map[string]checker.StageID{}
 		for _, s := range def.Stages {
@@ -234,20 +235,28 @@ func (m *mapper) identify(events []event) {
 	}
 }
 
-// rootOf follows parent facets up to the run that has none; "" when they loop.
+// rootOf follows parent facets up to the run that has none; "" when they
+// loop. Answers are remembered in m.roots.
 func (m *mapper) rootOf(run string) string {
-	seen := map[string]bool{}
-	for {
-		if seen[run] {
-			return ""
-		}
-		seen[run] = true
-		up, ok := m.up[run]
-		if !ok {
-			return run
-		}
-		run = up
+	if r, ok := m.roots[run]; ok {
+		return r
 	}
+	seen := map[string]bool{}
+	r := run
+	for {
+		if seen[r] {
+			r = ""
+			break
+		}
+		seen[r] = true
+		up, ok := m.up[r]
+		if !ok {
+			break
+		}
+		r = up
+	}
+	m.roots[run] = r
+	return r
 }
 
 // pipelineRun is one root run and its events.
