@@ -1,6 +1,8 @@
 package openlineage_test
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -246,6 +248,21 @@ func TestSnapshotSchemaKeepsNativeStages(t *testing.T) {
 		}
 		if err := s.Validate(inst); (err == nil) != c.valid {
 			t.Errorf("%s: valid %v, want %v (%v)", c.name, err == nil, c.valid, err)
+		}
+	}
+}
+
+// TestRulesDocumented: docs/openlineage.md lists every OpenLineage rule as
+// the rule table states it.
+func TestRulesDocumented(t *testing.T) {
+	docs, err := os.ReadFile("../../docs/openlineage.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range checker.OpenLineageRules() {
+		row := fmt.Sprintf("| `%s` | %s | %s |\n", r.ID, r.Summary, r.Detail)
+		if !strings.Contains(string(docs), row) {
+			t.Errorf("docs/openlineage.md lacks the row\n%s", row)
 		}
 	}
 }
