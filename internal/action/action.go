@@ -25,6 +25,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
@@ -34,6 +35,12 @@ import (
 const (
 	ModeCheck    = "check"
 	ModeValidate = "validate"
+)
+
+// The values of the input-format input, as the CLI's --input-format.
+const (
+	formatNative      = "native"
+	formatOpenLineage = "openlineage"
 )
 
 // RunnerErrorAnnotations is how many error annotations the GitHub runner
@@ -72,7 +79,7 @@ func RandomToken() (string, error) {
 // InputNames are the inputs action mode reads, as action.yml declares them;
 // each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
 // name go-githubactions' GetInput looks up.
-var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now"}
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format"}
 
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
@@ -84,6 +91,7 @@ type inputs struct {
 	snapshot        string
 	maxAnnotations  int
 	summary         bool
+	format          string // native or openlineage
 	opts            checker.Options
 }
 
@@ -118,7 +126,7 @@ func Main(env Env) (code int) {
 	}
 	var logs []render.LogResult
 	if err == nil {
-		logs, err = checkAll(files, in.opts)
+		logs, err = checkAll(files, in.opts, in.format)
 	}
 	if err != nil {
 		gh.Errorf("%s", "greenlight action: "+err.Error())
@@ -221,7 +229,11 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if strings.ContainsAny(in.snapshot, "\r\n") {
 		return in, errors.New("the snapshot input must be one path on one line")
 	}
-	if in.opts, err = definitionOptions(gh.GetInput("pipeline"), gh.GetInput("stages")); err != nil {
+	in.format = orDefault(gh.GetInput("input-format"), formatNative)
+	if in.format != formatNative && in.format != formatOpenLineage {
+		return in, fmt.Errorf("input-format %q: use native or openlineage", in.format)
+	}
+	if in.opts, err = definitionOptions(gh.GetInput("pipeline"), gh.GetInput("stages"), in.format); err != nil {
 		return in, err
 	}
 	if s := gh.GetInput("now"); s != "" {
@@ -260,9 +272,11 @@ func boolInput(gh *githubactions.Action, name string, def bool) (bool, error) {
 
 // definitionOptions reads the pipeline definition from the pipeline input (a
 // file) or the stages input (a linear pipeline); exactly one is required.
-func definitionOptions(pipeline, stages string) (checker.Options, error) {
+func definitionOptions(pipeline, stages, format string) (checker.Options, error) {
 	var o checker.Options
 	switch {
+	case format == formatOpenLineage && stages != "":
+		return o, errors.New("the stages input declares native stage ids; with input-format openlineage give no definition (the stages come from the log) or a pipeline file whose stage names are the jobs")
 	case pipeline != "" && stages != "":
 		return o, errors.New("give either the pipeline input or the stages input, not both")
 	case pipeline != "":
@@ -281,6 +295,8 @@ func definitionOptions(pipeline, stages string) (checker.Options, error) {
 		if err != nil {
 			return o, fmt.Errorf("stages: %v", err)
 		}
+	case format == formatOpenLineage:
+		// Without a definition the expected stages come from the log.
 	default:
 		return o, errors.New("no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages")
 	}
@@ -312,8 +328,8 @@ func expand(patterns []string) ([]string, error) {
 	return files, nil
 }
 
-// checkAll checks each file as its own log.
-func checkAll(files []string, opts checker.Options) ([]render.LogResult, error) {
+// checkAll checks each file as its own log, in the given input format.
+func checkAll(files []string, opts checker.Options, format string) ([]render.LogResult, error) {
 	logs := make([]render.LogResult, 0, len(files))
 	for _, name := range files {
 		f, err := os.Open(name)
@@ -322,7 +338,12 @@ func checkAll(files []string, opts checker.Options) ([]render.LogResult, error) 
 		}
 		o := opts
 		o.File = filepath.ToSlash(name)
-		res, err := checker.Check(f, o)
+		var res *checker.Result
+		if format == formatOpenLineage {
+			res, err = openlineage.Check(f, o)
+		} else {
+			res, err = checker.Check(f, o)
+		}
 		f.Close()
 		if err != nil {
 			return nil, err

@@ -1,0 +1,59 @@
+package action
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// olFailedAction is an OpenLineage log (JSON Lines) of a Spark application
+// run that completed while its action failed.
+const olFailedAction = `{"eventType":"START","eventTime":"2026-01-01T10:00:00Z","producer":"p","run":{"runId":"00000000-0000-4000-8000-000000000001"},"job":{"namespace":"spark","name":"app"}}
+{"eventType":"START","eventTime":"2026-01-01T10:00:01Z","producer":"p","run":{"runId":"00000000-0000-4000-8000-000000000002","facets":{"parent":{"run":{"runId":"00000000-0000-4000-8000-000000000001"},"job":{"namespace":"spark","name":"app"}}}},"job":{"namespace":"spark","name":"app.write"}}
+{"eventType":"FAIL","eventTime":"2026-01-01T10:00:02Z","producer":"p","run":{"runId":"00000000-0000-4000-8000-000000000002","facets":{"parent":{"run":{"runId":"00000000-0000-4000-8000-000000000001"},"job":{"namespace":"spark","name":"app"}},"errorMessage":{"message":"disk full","programmingLanguage":"scala"}}},"job":{"namespace":"spark","name":"app.write"}}
+{"eventType":"COMPLETE","eventTime":"2026-01-01T10:00:03Z","producer":"p","run":{"runId":"00000000-0000-4000-8000-000000000001"},"job":{"namespace":"spark","name":"app"}}
+`
+
+// TestOpenLineageInput: with input-format openlineage the action checks
+// OpenLineage logs without a definition, gates on them and annotates the
+// line of the failed action.
+func TestOpenLineageInput(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "spark.jsonl")
+	if err := os.WriteFile(log, []byte(olFailedAction), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runAction(t, map[string]string{"INPUT_EVENTS": log, "INPUT_INPUT-FORMAT": "openlineage", "INPUT_NOW": "2026-01-01T12:00:00Z"})
+	if got.exit != 1 {
+		t.Errorf("exit %d, want 1\n%s", got.exit, got.stdout)
+	}
+	for _, want := range []string{"verdict<<", "\nunhealthy\n", "failed-runs<<", "latest-run-id<<"} {
+		if !strings.Contains(got.output, want) {
+			t.Errorf("GITHUB_OUTPUT lacks %q:\n%s", want, got.output)
+		}
+	}
+	if !strings.Contains(got.stdout, "::error file="+filepath.ToSlash(log)+",line=3,title=stage spark/app.write failed in run 00000000-0000-4000-8000-000000000001::") {
+		t.Errorf("no annotation on line 3 of the failed action:\n%s", got.stdout)
+	}
+
+	// The same log read as native events is invalid.
+	got = runAction(t, map[string]string{"INPUT_EVENTS": log, "INPUT_STAGES": "1", "INPUT_NOW": "2026-01-01T12:00:00Z"})
+	if got.exit != 2 {
+		t.Errorf("native: exit %d, want 2", got.exit)
+	}
+
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"unknown format", map[string]string{"INPUT_INPUT-FORMAT": "xml", "INPUT_STAGES": "1"}, `input-format "xml": use native or openlineage`},
+		{"stages", map[string]string{"INPUT_INPUT-FORMAT": "openlineage", "INPUT_STAGES": "1"}, "the stages input declares native stage ids"},
+	} {
+		c.env["INPUT_EVENTS"] = log
+		got := runAction(t, c.env)
+		if got.exit != 2 || !strings.Contains(got.stdout, "::error::greenlight action: "+c.want) {
+			t.Errorf("%s: exit %d, want 2 and %q in\n%s", c.name, got.exit, c.want, got.stdout)
+		}
+	}
+}
