@@ -52,6 +52,11 @@ type Options struct {
 	// when Snapshot.EachRun asks for it: for outputs that are written run by
 	// run, so that memory follows the runs' state, not their reports.
 	StreamRuns bool
+	// JobLog, when not nil, is the job's own record of how attempts ended
+	// (JSON Lines, schemas/joblog.schema.json), reconciled with the event
+	// log (docs/recovery.md); JobLogFile is its name for messages.
+	JobLog     io.Reader
+	JobLogFile string
 }
 
 // Result is the outcome of a Check: Report always (Valid false when any rule
@@ -86,6 +91,12 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 		opts.MaxViolations = DefaultMaxViolations
 	}
 	c := newContractState(opts)
+	if opts.JobLog != nil {
+		var err error
+		if c.jobLog, err = readJobLog(opts.JobLog, opts.JobLogFile, opts.MaxLineBytes); err != nil {
+			return nil, err
+		}
+	}
 	h := sha256.New()
 	lr := newLineReader(r, opts.MaxLineBytes, h)
 	if err := c.readAll(lr); err != nil {
@@ -126,6 +137,9 @@ type attemptState struct {
 	// neverStalls marks a stream or service (set by Feed): while in
 	// progress it is running however long it is silent.
 	neverStalls bool
+	// x holds the recovery model's fields; nil while no event of the attempt
+	// carried one, so that core-contract logs pay nothing for them.
+	x *recoveryAttempt
 }
 
 // runState is what the log has shown of one run; stages is indexed like the
@@ -144,6 +158,7 @@ type runState struct {
 	// def, set by Feed, is this run's own list of expected stages; nil
 	// means Options.Definition.
 	def *Definition
+	recoveryRun
 }
 
 // contractState carries the sequence rules across lines.
@@ -156,6 +171,9 @@ type contractState struct {
 	order      []*runState // in order of first line
 	events     int
 	skew       time.Duration
+	attemptIDs map[string]attemptKey
+	warnings   []Violation
+	jobLog     *jobLog
 }
 
 func newContractState(opts Options) *contractState {
@@ -164,6 +182,7 @@ func newContractState(opts Options) *contractState {
 		stageIndex: make(map[StageID]int, len(opts.Definition.Stages)),
 		report:     NewReport(),
 		runs:       make(map[string]*runState),
+		attemptIDs: make(map[string]attemptKey),
 		skew:       DefaultClockSkewSeconds * time.Second,
 	}
 	for i, s := range opts.Definition.Stages {
@@ -347,9 +366,35 @@ func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
 	return "", true
 }
 
-// sequence applies the sequence rules of DESIGN.md §2 to a schema-valid event
-// of a declared stage and, when none is broken, records it.
+// sequence applies the sequence rules of DESIGN.md §2 and the recovery rules
+// of docs/recovery.md to a schema-valid event of a declared stage and, when
+// none is broken, records it.
 func (c *contractState) sequence(run *runState, si int, ev *Event) (RuleID, string) {
+	if rule, msg := c.checkAttemptID(run, si, ev); rule != "" {
+		return rule, msg
+	}
+	if rule, msg := c.checkRequester(run, ev); rule != "" {
+		return rule, msg
+	}
+	var rule RuleID
+	var msg string
+	switch ev.Status {
+	case StatusHeartbeat:
+		rule, msg = c.heartbeat(run, si, ev)
+	case StatusResolved:
+		rule, msg = c.resolve(run, si, ev)
+	default:
+		rule, msg = c.sequenceCore(run, si, ev)
+	}
+	if rule == "" {
+		c.recordRecovery(run, si, ev)
+	}
+	return rule, msg
+}
+
+// sequenceCore applies the rules of started and outcome events (succeeded,
+// failed, unknown) and records the event.
+func (c *contractState) sequenceCore(run *runState, si int, ev *Event) (RuleID, string) {
 	atts := run.stages[si]
 	n := ev.Attempt
 	who := func() string { return fmt.Sprintf("attempt %d of stage %s in run %s", n, ev.Stage, run.id) }
@@ -359,16 +404,22 @@ func (c *contractState) sequence(run *runState, si int, ev *Event) (RuleID, stri
 			return RuleDuplicateStart, who() + " started a second time (first start on line " + fmt.Sprint(atts[n-1].startLine) + "); a retry is a new attempt number"
 		case n > int64(len(atts))+1:
 			return RuleSkippedAttempt, fmt.Sprintf("%s started, but attempt %d never started", who(), n-1)
-		case n > 1 && atts[n-2].status != StatusFailed:
-			return RuleRetryWithoutFailure, fmt.Sprintf("%s started, but attempt %d %s; a retry follows a failed attempt", who(), n-1, attemptOutcome(atts[n-2]))
+		}
+		var warning string
+		if n > 1 {
+			var rule RuleID
+			var msg string
+			if rule, msg, warning = c.checkRetry(run, si, ev); rule != "" {
+				return rule, msg
+			}
 		}
 		for _, dep := range c.opts.Definition.Stages[si].DependsOn {
 			di := c.stageIndex[dep]
 			d := run.stages[di]
-			if len(d) == 0 || d[len(d)-1].status != StatusSucceeded {
+			if len(d) == 0 || d[len(d)-1].outcome() != StatusSucceeded {
 				state := "has not started"
 				if len(d) > 0 {
-					state = "is " + stageWord(d[len(d)-1].status)
+					state = "is " + stageWord(d[len(d)-1].outcome())
 				}
 				return RuleStageBeforeDependency, fmt.Sprintf("stage %s started in run %s before stage %s, which it depends on, succeeded (stage %s %s)", ev.Stage, run.id, dep, dep, state)
 			}
@@ -376,6 +427,10 @@ func (c *contractState) sequence(run *runState, si int, ev *Event) (RuleID, stri
 		run.stages[si] = append(atts, attemptState{
 			status: StatusStarted, startedAt: ev.Time, lastAt: ev.Time, startLine: ev.Line, lastLine: ev.Line,
 		})
+		if warning != "" {
+			st := ev.Stage
+			c.warnings = append(c.warnings, Violation{File: c.opts.File, Line: ev.Line, Rule: RuleRetryPastBrake, Message: warning, RunID: run.id, Stage: &st, Attempt: n})
+		}
 		return "", ""
 	}
 	if n > int64(len(atts)) {
@@ -395,11 +450,16 @@ func (c *contractState) sequence(run *runState, si int, ev *Event) (RuleID, stri
 }
 
 func attemptOutcome(a attemptState) string {
+	if r := a.rx().resolution; r != nil {
+		return "was resolved " + r.outcome.String()
+	}
 	switch a.status {
 	case StatusStarted:
 		return "is still running"
 	case StatusSucceeded:
 		return "succeeded"
+	case StatusUnknown:
+		return "has an unknown outcome that nobody resolved"
 	}
 	return a.status.String()
 }

@@ -15,11 +15,17 @@ import (
 // Status is what an event says happened to an attempt.
 type Status uint8
 
-// The statuses of the core contract.
+// The statuses of the event contract: the core three, then the recovery
+// model's (docs/recovery.md). StatusCancelled is never written as an event
+// status; it is the outcome of a cancelled resolution or job-log record.
 const (
 	StatusStarted Status = iota + 1
 	StatusSucceeded
 	StatusFailed
+	StatusHeartbeat
+	StatusUnknown
+	StatusResolved
+	StatusCancelled
 )
 
 // String returns the status as the log writes it.
@@ -31,6 +37,14 @@ func (s Status) String() string {
 		return "succeeded"
 	case StatusFailed:
 		return "failed"
+	case StatusHeartbeat:
+		return "heartbeat"
+	case StatusUnknown:
+		return "unknown"
+	case StatusResolved:
+		return "resolved"
+	case StatusCancelled:
+		return "cancelled"
 	}
 	return "invalid"
 }
@@ -46,11 +60,26 @@ const (
 	fieldReturncode
 	fieldError
 	fieldScheduledFor
+	fieldOwner
+	fieldAttemptID
+	fieldErrorCode
+	fieldLeaseExpiresAt
+	fieldReason
+	fieldResolution
+	fieldEvidenceRef
+	fieldResolvedBy
+	fieldApprovedBy
+	fieldManualCompletion
+	fieldCompensated
+	fieldRequestedBy
+	fieldRerunFrom
 	fieldCount
 )
 
 func contractFieldNames() [fieldCount]string {
-	return [fieldCount]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error", "scheduled_for"}
+	return [fieldCount]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error", "scheduled_for",
+		"owner", "attempt_id", "error_code", "lease_expires_at", "reason", "resolution", "evidence_ref",
+		"resolved_by", "approved_by", "manual_completion", "compensated", "requested_by", "rerun_from"}
 }
 
 // Event is one decoded, schema-valid event line. RunID and Error alias the
@@ -71,6 +100,21 @@ type Event struct {
 	// (optional field scheduled_for, in UTC in ScheduledFor).
 	HasScheduledFor bool
 	ScheduledFor    time.Time
+	// Recovery-model fields (docs/recovery.md); "" or false when absent or
+	// null. These strings are copies and stay valid.
+	Owner            string
+	AttemptID        string
+	ErrorCode        string
+	LeaseExpiresAt   time.Time // zero when absent
+	Reason           string
+	Resolution       Status // StatusSucceeded, StatusFailed, StatusCancelled or 0
+	EvidenceRef      string
+	ResolvedBy       string
+	ApprovedBy       string
+	ManualCompletion bool
+	Compensated      bool
+	RequestedBy      string
+	RerunFrom        bool
 }
 
 // lineDecoder decodes lines into events with one reused jsontext.Decoder and
@@ -290,6 +334,12 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 		ev.Status = StatusSucceeded
 	case "failed":
 		ev.Status = StatusFailed
+	case "heartbeat":
+		ev.Status = StatusHeartbeat
+	case "unknown":
+		ev.Status = StatusUnknown
+	case "resolved":
+		ev.Status = StatusResolved
 	default:
 		return false
 	}
@@ -345,6 +395,89 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 		ev.HasScheduledFor, ev.ScheduledFor = true, t
 	default:
 		return false
+	}
+	return d.fastRecovery(ev)
+}
+
+// fastRecovery checks the recovery-model fields of schemas/event.schema.json
+// (version 2) and fills them into ev: optional strings, the lease time, the
+// resolution enum, the flags, and the conditional requirements of unknown
+// and resolved events.
+func (d *lineDecoder) fastRecovery(ev *Event) bool {
+	var ok bool
+	str := func(f int, dst *string) bool {
+		switch d.kind[f] {
+		case 0, 'n':
+			*dst = ""
+			return true
+		case '"':
+			d.strBuf = unquote(d.strBuf[:0], d.raw[f])
+			*dst = string(d.strBuf)
+			return true
+		}
+		return false
+	}
+	flag := func(f int, dst *bool) bool {
+		switch d.kind[f] {
+		case 0, 'n', 'f':
+			*dst = false
+			return true
+		case 't':
+			*dst = true
+			return true
+		}
+		return false
+	}
+	present := func(f int) bool { return d.kind[f] != 0 && d.kind[f] != 'n' }
+	if !str(fieldOwner, &ev.Owner) || !str(fieldAttemptID, &ev.AttemptID) || !str(fieldErrorCode, &ev.ErrorCode) ||
+		!str(fieldReason, &ev.Reason) || !str(fieldEvidenceRef, &ev.EvidenceRef) || !str(fieldResolvedBy, &ev.ResolvedBy) ||
+		!str(fieldApprovedBy, &ev.ApprovedBy) || !str(fieldRequestedBy, &ev.RequestedBy) {
+		return false
+	}
+	if !flag(fieldManualCompletion, &ev.ManualCompletion) || !flag(fieldCompensated, &ev.Compensated) || !flag(fieldRerunFrom, &ev.RerunFrom) {
+		return false
+	}
+	// attempt_id: when a string, it has a non-space character.
+	if present(fieldAttemptID) && !hasNonSpace([]byte(ev.AttemptID)) {
+		return false
+	}
+	// lease_expires_at: null or a timestamp like timestamp_utc.
+	ev.LeaseExpiresAt = time.Time{}
+	switch d.kind[fieldLeaseExpiresAt] {
+	case 0, 'n':
+	case '"':
+		d.strBuf = unquote(d.strBuf[:0], d.raw[fieldLeaseExpiresAt])
+		if ev.LeaseExpiresAt, ok = parseTimestamp(d.strBuf); !ok {
+			return false
+		}
+	default:
+		return false
+	}
+	// resolution: null or one of the three outcomes.
+	ev.Resolution = 0
+	switch d.kind[fieldResolution] {
+	case 0, 'n':
+	case '"':
+		d.strBuf = unquote(d.strBuf[:0], d.raw[fieldResolution])
+		switch string(d.strBuf) {
+		case "succeeded":
+			ev.Resolution = StatusSucceeded
+		case "failed":
+			ev.Resolution = StatusFailed
+		case "cancelled":
+			ev.Resolution = StatusCancelled
+		default:
+			return false
+		}
+	default:
+		return false
+	}
+	nonBlank := func(f int, v string) bool { return d.kind[f] == '"' && hasNonSpace([]byte(v)) }
+	switch ev.Status {
+	case StatusUnknown:
+		return nonBlank(fieldReason, ev.Reason)
+	case StatusResolved:
+		return ev.Resolution != 0 && nonBlank(fieldReason, ev.Reason) && nonBlank(fieldResolvedBy, ev.ResolvedBy)
 	}
 	return true
 }

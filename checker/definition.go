@@ -19,13 +19,33 @@ import (
 // pipeline definition says (DESIGN.md §3).
 const DefaultStaleAfterSeconds = 600
 
+// DefaultLeaseMarginSeconds is how long (seconds) past lease_expires_at an
+// attempt in progress is still given before it is a stall candidate.
+const DefaultLeaseMarginSeconds = 60
+
+// DefaultRetryBrakeThreshold is how many trailing failed attempts of one
+// failure kind trip the retry brake when the definition does not say.
+const DefaultRetryBrakeThreshold = 3
+
+// RetryBrake configures the retry brake (docs/recovery.md): Threshold
+// consecutive same-kind failures trip it; with Enforce a further attempt
+// without rerun_from is the violation retry_past_brake, else a warning.
+type RetryBrake struct {
+	Threshold int  `json:"threshold"`
+	Enforce   bool `json:"enforce"`
+}
+
 // StageDef is one expected stage of a pipeline definition: its id, an
 // optional human name, and the stages that must have succeeded before it
-// starts (resolved: the default dependency is already filled in).
+// starts (resolved: the default dependency is already filled in), whether
+// rerunning it is safe, and its own stall threshold in seconds (nil: the
+// run-wide one).
 type StageDef struct {
-	ID        StageID   `json:"stage"`
-	Name      *string   `json:"name"`
-	DependsOn []StageID `json:"depends_on"`
+	ID                StageID   `json:"stage"`
+	Name              *string   `json:"name"`
+	DependsOn         []StageID `json:"depends_on"`
+	Idempotent        bool      `json:"idempotent"`
+	StaleAfterSeconds *int      `json:"stale_after_seconds"`
 }
 
 // Definition is a validated pipeline definition (schemas/pipeline.schema.json):
@@ -36,6 +56,11 @@ type Definition struct {
 	// StaleAfterSeconds is the definition's stall threshold in seconds, 0 when
 	// it sets none.
 	StaleAfterSeconds int
+	// LeaseMarginSeconds is the grace in seconds after a lease expires;
+	// DefaultLeaseMarginSeconds unless the definition sets it.
+	LeaseMarginSeconds int
+	// RetryBrake is the retry brake, with its defaults filled in.
+	RetryBrake RetryBrake
 	// Stages are the expected stages in declared order.
 	Stages []StageDef
 	// Schedule says when runs are expected (docs/schedule.md); nil when the
@@ -59,9 +84,9 @@ func LinearDefinition(ids []StageID) (*Definition, error) {
 	if len(ids) == 0 {
 		return nil, errors.New("no stages declared")
 	}
-	d := &Definition{}
+	d := &Definition{LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold}}
 	for i, id := range ids {
-		s := StageDef{ID: id, DependsOn: []StageID{}}
+		s := StageDef{ID: id, DependsOn: []StageID{}, Idempotent: true}
 		if i > 0 {
 			s.DependsOn = []StageID{ids[i-1]}
 		}
@@ -71,13 +96,20 @@ func LinearDefinition(ids []StageID) (*Definition, error) {
 }
 
 type rawDefinition struct {
-	Pipeline          string       `json:"pipeline"`
-	StaleAfterSeconds int          `json:"stale_after_seconds"`
-	Schedule          *rawSchedule `json:"schedule"`
-	Stages            []struct {
-		ID        StageID    `json:"id"`
-		Name      *string    `json:"name"`
-		DependsOn *[]StageID `json:"depends_on"`
+	Pipeline           string       `json:"pipeline"`
+	StaleAfterSeconds  int          `json:"stale_after_seconds"`
+	Schedule           *rawSchedule `json:"schedule"`
+	LeaseMarginSeconds *int         `json:"lease_margin_seconds"`
+	RetryBrake         struct {
+		Threshold *int `json:"threshold"`
+		Enforce   bool `json:"enforce"`
+	} `json:"retry_brake"`
+	Stages []struct {
+		ID                StageID    `json:"id"`
+		Name              *string    `json:"name"`
+		DependsOn         *[]StageID `json:"depends_on"`
+		Idempotent        *bool      `json:"idempotent"`
+		StaleAfterSeconds *int       `json:"stale_after_seconds"`
 	} `json:"stages"`
 }
 
@@ -117,9 +149,16 @@ func ParseDefinition(data []byte) (*Definition, error) {
 	if err := json.Unmarshal(js, &raw); err != nil {
 		return nil, fmt.Errorf("the pipeline definition: %v", err)
 	}
-	d := &Definition{Pipeline: raw.Pipeline, StaleAfterSeconds: raw.StaleAfterSeconds}
+	d := &Definition{Pipeline: raw.Pipeline, StaleAfterSeconds: raw.StaleAfterSeconds,
+		LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: raw.RetryBrake.Enforce}}
+	if raw.LeaseMarginSeconds != nil {
+		d.LeaseMarginSeconds = *raw.LeaseMarginSeconds
+	}
+	if raw.RetryBrake.Threshold != nil {
+		d.RetryBrake.Threshold = *raw.RetryBrake.Threshold
+	}
 	for i, s := range raw.Stages {
-		def := StageDef{ID: s.ID, Name: s.Name, DependsOn: []StageID{}}
+		def := StageDef{ID: s.ID, Name: s.Name, DependsOn: []StageID{}, Idempotent: s.Idempotent == nil || *s.Idempotent, StaleAfterSeconds: s.StaleAfterSeconds}
 		switch {
 		case s.DependsOn != nil:
 			def.DependsOn = append(def.DependsOn, (*s.DependsOn)...)

@@ -69,7 +69,7 @@ func NewFeed(opts Options) (*Feed, error) {
 		opts.MaxViolations = DefaultMaxViolations
 	}
 	if opts.Definition == nil {
-		opts.Definition = &Definition{Stages: []StageDef{}}
+		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold}}
 	}
 	return &Feed{c: newContractState(opts)}, nil
 }

@@ -3,7 +3,8 @@ package checker
 import "time"
 
 // staleAfter resolves the stall threshold: the option, else the
-// definition's, else DefaultStaleAfterSeconds (seconds).
+// definition's, else DefaultStaleAfterSeconds (seconds). A stage's own
+// stale_after_seconds overrides it for that stage (foldConfig.staleFor).
 func (c *contractState) staleAfter() int {
 	switch {
 	case c.opts.StaleAfterSeconds > 0:
@@ -14,24 +15,45 @@ func (c *contractState) staleAfter() int {
 	return DefaultStaleAfterSeconds
 }
 
-// snapshot folds the recorded runs into the health snapshot (DESIGN.md §3-4).
-// A first pass gives every run its state (for the counts and the verdict)
-// without building reports; the run reports are then built all at once, or,
-// with Options.StreamRuns, one at a time as Snapshot.EachRun asks for them.
+// foldConfig is what folding needs besides the runs: the moment, the
+// run-wide stall threshold, the lease margin and the retry brake threshold.
+type foldConfig struct {
+	now       time.Time
+	stale     time.Duration
+	margin    time.Duration
+	threshold int
+}
+
+// staleFor is the stall threshold of one stage: its own, else the run-wide.
+func (cfg foldConfig) staleFor(sd *StageDef) time.Duration {
+	if sd.StaleAfterSeconds != nil {
+		return time.Duration(*sd.StaleAfterSeconds) * time.Second
+	}
+	return cfg.stale
+}
+
+// snapshot folds the recorded runs into the health snapshot (DESIGN.md §3-4,
+// docs/recovery.md), after reconciling them with the job log when there is
+// one. A first pass gives every run its state (for the counts and the
+// verdict) without building reports; the run reports are then built all at
+// once, or, with Options.StreamRuns, one at a time as Snapshot.EachRun asks
+// for them.
 func (c *contractState) snapshot(src Source) *Snapshot {
 	def := c.opts.Definition
 	stale := c.staleAfter()
-	staleDur := time.Duration(stale) * time.Second
 	s := &Snapshot{
 		SchemaVersion:  SnapshotVersion,
 		GeneratedAtUTC: formatTime(c.opts.Now),
 		Source:         src,
 		Options: SnapshotOptions{
-			StaleAfterSeconds: stale,
-			Gate:              c.opts.Gate,
-			Stages:            def.Stages,
+			StaleAfterSeconds:  stale,
+			LeaseMarginSeconds: def.LeaseMarginSeconds,
+			RetryBrake:         def.retryBrake(),
+			Gate:               c.opts.Gate,
+			Stages:             def.Stages,
 		},
 		RunCount: len(c.order),
+		Warnings: append([]Violation{}, c.warnings...),
 	}
 	if def.Pipeline != "" {
 		name := def.Pipeline
@@ -42,19 +64,29 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		zero := 0
 		s.StateCounts.Overdue = &zero
 	}
+	var mismatched map[string]*Inconsistency
+	if c.jobLog != nil {
+		s.Reconciliation, mismatched = c.reconcile()
+	}
+	cfg := foldConfig{now: c.opts.Now, stale: time.Duration(stale) * time.Second,
+		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold}
 	var latest *runState
 	allSucceeded := true
 	for _, run := range c.order {
 		if latest == nil || !run.firstAt.Before(latest.firstAt) {
 			latest = run // ties go to the later line: c.order is in line order
 		}
-		state := scheduledState(run, sched, c.opts.Now, staleDur)
+		state := scheduledState(run, def, cfg, mismatched[run.id] != nil)
 		if state != RunSucceeded {
 			allSucceeded = false
 		}
 		switch state {
+		case RunUnknown:
+			s.StateCounts.Unknown++
 		case RunFailed:
 			s.StateCounts.Failed++
+		case RunCancelled:
+			s.StateCounts.Cancelled++
 		case RunStalled:
 			s.StateCounts.Stalled++
 		case RunOverdue:
@@ -77,7 +109,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.LatestRunID = &id
 		}
 		if judged.healthy(c.opts.Gate, c.order, latest, allSucceeded, func(r *runState) string {
-			return scheduledState(r, sched, c.opts.Now, staleDur)
+			return scheduledState(r, def, cfg, mismatched[r.id] != nil)
 		}) {
 			s.Verdict = VerdictHealthy
 		}
@@ -86,7 +118,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.LatestRunID = &id
 		healthy := allSucceeded
 		if c.opts.Gate == GateLatest {
-			healthy = latest.state(c.opts.Now, staleDur) == RunSucceeded
+			healthy = latest.state(def, cfg, mismatched[latest.id] != nil) == RunSucceeded
 		}
 		if healthy {
 			s.Verdict = VerdictHealthy
@@ -94,9 +126,12 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	}
 	each := func(yield func(*RunReport) bool) {
 		for i, run := range c.order {
-			rr := foldRun(run, run.definition(def), c.opts.Now, staleDur)
+			rr := foldRun(run, run.definition(def), cfg, mismatched[run.id])
 			if judged != nil {
 				judged.annotate(&rr, i, run, sched, c.opts.Now)
+				if rr.State == RunOverdue {
+					rr.Recovery = recoveryFor(&rr, def, nil)
+				}
 			}
 			if !yield(&rr) {
 				return
@@ -115,86 +150,142 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	return s
 }
 
-// state tells an attempt's status at now: running or stalled while it
-// has no terminal event (stalled once silent for longer than stale, unless
-// it never stalls), else its outcome.
-func (a *attemptState) state(now time.Time, stale time.Duration) string {
+// liveState tells an attempt's status at now: while it has no outcome,
+// running, or stalled once its lease (lease_expires_at of its latest
+// started/heartbeat) is more than margin past, or, without a lease, once it
+// has been silent for longer than stale (never for a stream or service fed
+// as never stalling); else its logged status.
+func (a *attemptState) liveState(now time.Time, stale, margin time.Duration) string {
 	if a.status != StatusStarted {
 		return a.status.String()
 	}
-	if now.Sub(a.lastAt) > stale && !a.neverStalls {
+	stalled := now.Sub(a.lastAt) > stale && !a.neverStalls
+	if a.x != nil && !a.x.lease.IsZero() && !a.neverStalls {
+		stalled = now.After(a.x.lease.Add(margin))
+	}
+	if stalled {
 		return StageStalled
 	}
 	return StageRunning
 }
 
-// state gives the run's state: the first of failed > stalled > running >
-// incomplete > succeeded that its stages show; a stage's state is its latest
-// attempt's, or pending with none.
-func (run *runState) state(now time.Time, stale time.Duration) string {
-	var failed, stalled, running, incomplete bool
-	for _, atts := range run.stages {
-		if len(atts) == 0 {
-			incomplete = true
-			continue
-		}
-		switch atts[len(atts)-1].state(now, stale) {
-		case StageFailed:
-			failed = true
-		case StageStalled:
-			stalled = true
-		case StageRunning:
-			running = true
-		}
+// stageState is the state of stage i of the run, blocked aside: pending
+// without attempts, else its latest attempt's effective outcome (a
+// resolution or a job-log adjudication wins over what the orchestrator
+// logged), else running or stalled.
+func (run *runState) stageState(i int, def *Definition, cfg foldConfig) string {
+	atts := run.stages[i]
+	if len(atts) == 0 {
+		return StagePending
 	}
-	switch {
-	case failed:
-		return RunFailed
-	case stalled:
-		return RunStalled
-	case running:
-		return RunRunning
-	case incomplete:
-		return RunIncomplete
+	last := &atts[len(atts)-1]
+	if o := last.outcome(); o != StatusStarted {
+		return o.String()
 	}
-	return RunSucceeded
+	return last.liveState(cfg.now, cfg.staleFor(&def.Stages[i]), cfg.margin)
 }
 
-// foldRun builds the report of one run.
-func foldRun(run *runState, def *Definition, now time.Time, stale time.Duration) RunReport {
+// runRank orders the stage states that decide a run's state: unknown >
+// failed > cancelled > stalled > running; every other state ranks 0.
+var runRank = map[string]int{StageUnknown: 5, StageFailed: 4, StageCancelled: 3, StageStalled: 2, StageRunning: 1}
+
+// state gives the run's state: the first of unknown > failed > cancelled >
+// stalled > running that its stages show, else incomplete when a stage has
+// not succeeded, else succeeded. A job-log OUTCOME_MISMATCH (mismatch) makes
+// it unknown.
+func (run *runState) state(def *Definition, cfg foldConfig, mismatch bool) string {
+	if mismatch {
+		return RunUnknown
+	}
+	def = run.definition(def) // a run fed with its own stages (Feed)
+	state, best := RunSucceeded, 0
+	for i := range def.Stages {
+		st := run.stageState(i, def, cfg)
+		if r := runRank[st]; r > best {
+			state, best = st, r
+		} else if best == 0 && st != StageSucceeded {
+			state = RunIncomplete
+		}
+	}
+	return state
+}
+
+// foldRun builds the report of one run: its state, its stages (a stage never
+// started is blocked when a stage it depends on failed, is unknown, was
+// cancelled or is blocked, else pending), and its recovery action.
+func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsistency) RunReport {
 	rr := RunReport{
 		RunID:           run.id,
-		State:           run.state(now, stale),
+		State:           run.state(def, cfg, mismatch != nil),
 		FirstEventAt:    formatTime(run.firstAt),
 		LastEventAt:     formatTime(run.lastAt),
 		DurationSeconds: run.lastAt.Sub(run.firstAt).Seconds(),
 		FirstLine:       run.firstLine,
 		Stages:          make([]StageReport, len(def.Stages)),
 	}
-	for i, sd := range def.Stages {
+	for i := range def.Stages {
+		sd := &def.Stages[i]
 		atts := run.stages[i]
-		sr := StageReport{Stage: sd.ID, Name: sd.Name, State: StagePending, AttemptCount: len(atts), Attempts: make([]AttemptReport, len(atts))}
+		sr := StageReport{Stage: sd.ID, Name: sd.Name, State: run.stageState(i, def, cfg), AttemptCount: len(atts), Attempts: make([]AttemptReport, len(atts))}
 		for k := range atts {
-			sr.Attempts[k] = attemptReport(int64(k+1), &atts[k], now, stale)
+			sr.Attempts[k] = attemptReport(int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
-		if len(atts) > 0 {
-			sr.State = sr.Attempts[len(atts)-1].Status
+		if r := brakeReason(atts, cfg.threshold); r != "" {
+			sr.StatusReason = &r
 		}
 		rr.Stages[i] = sr
 	}
+	markBlocked(&rr, def)
+	rr.Recovery = recoveryFor(&rr, def, mismatch)
 	return rr
 }
 
-func attemptReport(n int64, a *attemptState, now time.Time, stale time.Duration) AttemptReport {
-	ar := AttemptReport{Attempt: n, Status: a.state(now, stale), StartedAt: formatTime(a.startedAt), Line: a.lastLine}
-	switch a.status {
-	case StatusStarted:
-		silent := now.Sub(a.lastAt)
+// markBlocked turns pending stages into blocked ones when a stage they depend
+// on failed, is unknown, was cancelled or is itself blocked.
+func markBlocked(rr *RunReport, def *Definition) {
+	for changed := true; changed; {
+		changed = false
+		for i, sd := range def.Stages {
+			if rr.Stages[i].State != StagePending {
+				continue
+			}
+			for _, dep := range sd.DependsOn {
+				switch rr.Stages[def.Index(dep)].State {
+				case StageFailed, StageUnknown, StageCancelled, StageBlocked:
+					rr.Stages[i].State = StageBlocked
+					changed = true
+				}
+				if rr.Stages[i].State == StageBlocked {
+					break
+				}
+			}
+		}
+	}
+}
+
+func attemptReport(n int64, a *attemptState, cfg foldConfig, stale time.Duration) AttemptReport {
+	ar := AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: formatTime(a.startedAt), Line: a.lastLine}
+	x := a.rx()
+	switch {
+	case x.jobOutcome != 0:
+		ar.Status = x.jobOutcome.String()
+		ended := formatTime(x.jobAt)
+		d := x.jobAt.Sub(a.startedAt).Seconds()
+		if d < 0 {
+			d = 0
+		}
+		ar.EndedAt, ar.DurationSeconds = &ended, &d
+		from, line := "job_log", x.jobLine
+		ar.AdjudicatedFrom, ar.JobLogLine = &from, &line
+	case a.status == StatusStarted:
+		silent := cfg.now.Sub(a.lastAt)
 		if silent < 0 {
 			silent = 0
 		}
 		secs := silent.Seconds()
 		ar.SilentForSeconds = &secs
+		ar.StaleCandidate = ar.Status == StageStalled
+	case a.status == StatusUnknown:
 	default:
 		ended := formatTime(a.endedAt)
 		d := a.endedAt.Sub(a.startedAt).Seconds()
@@ -208,5 +299,26 @@ func attemptReport(n int64, a *attemptState, now time.Time, stale time.Duration)
 		e := a.err
 		ar.Error = &e
 	}
+	ar.AttemptID = optString(x.attemptID)
+	ar.Owner = optString(x.owner)
+	ar.ErrorCode = optString(x.errorCode)
+	if !x.lease.IsZero() {
+		l := formatTime(x.lease)
+		ar.LeaseExpiresAt = &l
+	}
+	ar.Reason = optString(x.reason)
+	if r := x.resolution; r != nil {
+		ar.Resolution = &ResolutionReport{
+			Resolution: r.outcome.String(), Reason: r.reason, EvidenceRef: r.evidenceRef, ResolvedBy: r.resolvedBy,
+			ApprovedBy: optString(r.approvedBy), ResolvedAt: formatTime(r.at), Line: r.line,
+		}
+	}
 	return ar
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -25,6 +25,26 @@ const (
 	RuleDuplicateTerminal            RuleID = "duplicate_terminal"
 )
 
+// The rules of the recovery model (docs/recovery.md, checker/recovery.go).
+const (
+	RuleDuplicateAttemptID                RuleID = "duplicate_attempt_id"
+	RuleHeartbeatWithoutStart             RuleID = "heartbeat_without_start"
+	RuleHeartbeatAfterTerminal            RuleID = "heartbeat_after_terminal"
+	RuleRetryAfterCancellation            RuleID = "retry_after_cancellation"
+	RuleRetryWithoutResolution            RuleID = "retry_without_resolution"
+	RuleRetryPastBrake                    RuleID = "retry_past_brake"
+	RuleResolutionWithoutStart            RuleID = "resolution_without_start"
+	RuleDuplicateResolution               RuleID = "duplicate_resolution"
+	RuleResolutionOfRunningAttempt        RuleID = "resolution_of_running_attempt"
+	RuleResolutionOfSucceededAttempt      RuleID = "resolution_of_succeeded_attempt"
+	RuleResolutionOfIdempotentFailure     RuleID = "resolution_of_idempotent_failure"
+	RuleResolutionWithoutEvidence         RuleID = "resolution_without_evidence"
+	RuleResolutionWithoutManualCompletion RuleID = "resolution_without_manual_completion"
+	RuleResolutionWithoutCompensation     RuleID = "resolution_without_compensation"
+	RuleResolutionWithoutApproval         RuleID = "resolution_without_approval"
+	RuleSelfApprovedResolution            RuleID = "self_approved_resolution"
+)
+
 // Rule documents one contract rule: its id, a one-line summary, a longer
 // explanation and a tiny log that breaks it (Example, JSON Lines).
 type Rule struct {
@@ -90,5 +110,54 @@ func Rules() []Rule {
 		{RuleDuplicateTerminal, "a second terminal event for the same attempt",
 			"An attempt ends once; a second outcome makes the first one unreliable.",
 			"attempt 1 failed, then attempt 1 succeeded"},
+		// The recovery model (docs/recovery.md).
+		{RuleDuplicateAttemptID, "one attempt_id names two attempts, or an attempt changes its attempt_id",
+			"attempt_id correlates an attempt with the job log, so it must name exactly one attempt in the whole log, and an attempt keeps the id it was first given.",
+			"stage 1 attempt 1 started with \"attempt_id\": \"a-1\"; stage 2 attempt 1 started with \"attempt_id\": \"a-1\""},
+		{RuleHeartbeatWithoutStart, "a heartbeat for an attempt that never started",
+			"A heartbeat says a running attempt is alive; without its start it is evidence of nothing.",
+			`{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "heartbeat", ...}   (first line of r-1)`},
+		{RuleHeartbeatAfterTerminal, "a heartbeat after the attempt's outcome",
+			"After succeeded, failed or unknown the attempt is over; a heartbeat then means two processes think they own it.",
+			"attempt 1 failed, then attempt 1 heartbeat"},
+		{RuleRetryAfterCancellation, "a new attempt after a cancelled resolution",
+			"A cancelled resolution ends the stage; it can never be made to succeed by retrying.",
+			"attempt 1 unknown, resolved cancelled, then attempt 2 started"},
+		{RuleRetryWithoutResolution, "a retry of a non-idempotent stage with no resolved event for the failed attempt",
+			"A stage declared idempotent: false may have left partial effects; a person adjudicates the failed attempt (resolved, resolution failed) before it is retried.",
+			"attempt 1 failed, attempt 2 started   (stage idempotent: false)"},
+		{RuleRetryPastBrake, "a further attempt after the retry brake tripped, without rerun_from",
+			"When the trailing failed attempts of a stage share one failure kind at least retry_brake.threshold times, retrying blindly repeats the failure; a further started needs \"rerun_from\": true. With retry_brake.enforce false this is a warning, not a violation.",
+			"attempts 1-3 failed with \"error_code\": \"OOM\", then attempt 4 started   (threshold 3, enforce true)"},
+		{RuleResolutionWithoutStart, "a resolution of an attempt that never started",
+			"A resolution adjudicates an attempt that exists.",
+			`{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "resolved", ...}   (first line of r-1)`},
+		{RuleDuplicateResolution, "a second resolution of the same attempt",
+			"A resolution is final; a second one, even agreeing, makes the record ambiguous.",
+			"attempt 1 resolved failed, then attempt 1 resolved succeeded"},
+		{RuleResolutionOfRunningAttempt, "a resolution of an attempt that has no outcome yet",
+			"A running or stalled attempt may still end by itself; confirm the owner stopped, wait for or write its outcome (unknown), then resolve.",
+			"attempt 1 started, then attempt 1 resolved"},
+		{RuleResolutionOfSucceededAttempt, "a resolution of a succeeded attempt",
+			"A success needs no adjudication; overriding it hides evidence.",
+			"attempt 1 succeeded, then attempt 1 resolved failed"},
+		{RuleResolutionOfIdempotentFailure, "a resolution of a failed attempt of an idempotent stage",
+			"Only unknown attempts and failed attempts of non-idempotent stages are resolved; an idempotent stage is simply retried.",
+			"attempt 1 failed, then attempt 1 resolved   (stage idempotent: true)"},
+		{RuleResolutionWithoutEvidence, "a resolution without evidence_ref",
+			"A person's decision moves the pipeline only with evidence: evidence_ref names it (ticket, query, job-log line).",
+			`{..., "status": "resolved", "resolution": "failed", "reason": "checked", "resolved_by": "ana"}`},
+		{RuleResolutionWithoutManualCompletion, "a succeeded resolution without manual_completion: true",
+			"Declaring an attempt succeeded says its work was completed by hand; manual_completion: true states it.",
+			`{..., "status": "resolved", "resolution": "succeeded", "evidence_ref": "T-1", ...}`},
+		{RuleResolutionWithoutCompensation, "a cancelled resolution without compensated: true",
+			"Cancelling says the attempt's effects were undone; compensated: true states it.",
+			`{..., "status": "resolved", "resolution": "cancelled", "evidence_ref": "T-1", ...}`},
+		{RuleResolutionWithoutApproval, "a succeeded resolution of a non-idempotent stage without approved_by",
+			"Declaring a non-idempotent stage succeeded needs a second person's approval.",
+			"stage idempotent: false; attempt 1 unknown, resolved succeeded with no approved_by"},
+		{RuleSelfApprovedResolution, "a non-idempotent success resolution approved by its resolver or by the run's requester",
+			"approved_by must differ from resolved_by and from the run's requested_by (on any event of the run).",
+			`{..., "resolution": "succeeded", "resolved_by": "ana", "approved_by": "ana", ...}`},
 	}
 }

@@ -117,9 +117,15 @@ func TestRules(t *testing.T) {
 			covered[w.rule] = true
 		}
 	}
+	// The recovery model's rules have their cases in TestRecoveryRules.
+	for _, tc := range recoveryRuleCases() {
+		for _, w := range tc.want {
+			covered[w.rule] = true
+		}
+	}
 	for _, r := range checker.Rules() {
 		if !covered[r.ID] {
-			t.Errorf("rule %s has no case in TestRules", r.ID)
+			t.Errorf("rule %s has no case in TestRules or TestRecoveryRules", r.ID)
 		}
 	}
 }
@@ -140,7 +146,7 @@ func TestMessages(t *testing.T) {
 		{lines(ev("r-17", 1, 1, "started", t0(0), `"attempt":2`)),
 			"duplicate key /attempt: JSON readers disagree on which value wins"},
 		{lines(ev("r-17", 1, 1, "bogus", t0(0))),
-			`the event does not match event.schema.json: at /status: value must be one of "started", "succeeded", "failed"`},
+			`the event does not match event.schema.json: at /status: value must be one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved"`},
 	}
 	for _, tc := range cases {
 		res := runCheck(t, tc.log, nil)

@@ -247,7 +247,7 @@ func overdueBy(run *runState, s *Schedule, now time.Time) (time.Duration, bool) 
 	}
 	inProgress := false
 	for _, atts := range run.stages {
-		if len(atts) > 0 && atts[len(atts)-1].status == StatusStarted {
+		if len(atts) > 0 && atts[len(atts)-1].outcome() == StatusStarted {
 			inProgress = true
 		}
 	}
@@ -257,10 +257,10 @@ func overdueBy(run *runState, s *Schedule, now time.Time) (time.Duration, bool) 
 
 // scheduledState is the run's state at now, with overdue (between stalled
 // and running) when the schedule has a max runtime the running run is past.
-func scheduledState(run *runState, s *Schedule, now time.Time, stale time.Duration) string {
-	st := run.state(now, stale)
+func scheduledState(run *runState, def *Definition, cfg foldConfig, mismatch bool) string {
+	st := run.state(def, cfg, mismatch)
 	if st == RunRunning {
-		if _, over := overdueBy(run, s, now); over {
+		if _, over := overdueBy(run, def.Schedule, cfg.now); over {
 			return RunOverdue
 		}
 	}

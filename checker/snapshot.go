@@ -1,13 +1,15 @@
 package checker
 
 // SnapshotVersion is the schema_version of a health snapshot.
-const SnapshotVersion = "greenlight.snapshot/v1"
+const SnapshotVersion = "greenlight.snapshot/v2"
 
-// Run states, in precedence order (DESIGN.md §3): the first that applies wins.
-// RunOverdue (in progress longer than the schedule's max_runtime_seconds)
-// exists only when the pipeline definition has a schedule.
+// Run states, in precedence order (DESIGN.md §3, docs/recovery.md): the first
+// that applies wins. RunOverdue (in progress longer than the schedule's
+// max_runtime_seconds) exists only when the pipeline definition has a schedule.
 const (
+	RunUnknown    = "unknown"
 	RunFailed     = "failed"
+	RunCancelled  = "cancelled"
 	RunStalled    = "stalled"
 	RunOverdue    = "overdue"
 	RunRunning    = "running"
@@ -17,8 +19,13 @@ const (
 
 // Stage and attempt states. An attempt is running or stalled while it has no
 // terminal event; stalled is a candidate inferred from silence, not proof.
+// unknown is an outcome nobody could confirm; blocked is a stage not started
+// because a stage it depends on failed, is unknown, was cancelled or is blocked.
 const (
 	StagePending   = "pending"
+	StageBlocked   = "blocked"
+	StageUnknown   = "unknown"
+	StageCancelled = "cancelled"
 	StageRunning   = "running"
 	StageStalled   = "stalled"
 	StageSucceeded = "succeeded"
@@ -54,6 +61,10 @@ type Snapshot struct {
 	StateCounts    StateCounts     `json:"state_counts"`
 	// Schedule is set only when the pipeline definition has a schedule.
 	Schedule *ScheduleReport `json:"schedule,omitempty"`
+	// Warnings are rules that only warn (retry_past_brake without enforce).
+	Warnings []Violation `json:"warnings"`
+	// Reconciliation is the job-log comparison; nil without --job-log.
+	Reconciliation *Reconciliation `json:"reconciliation"`
 	// Runs holds every run report, unless the snapshot was made with
 	// Options.StreamRuns; EachRun works either way.
 	Runs []RunReport `json:"runs"`
@@ -93,10 +104,12 @@ type Source struct {
 
 // SnapshotOptions records the options that shaped the verdict.
 type SnapshotOptions struct {
-	Pipeline          *string    `json:"pipeline"`
-	StaleAfterSeconds int        `json:"stale_after_seconds"`
-	Gate              Gate       `json:"gate"`
-	Stages            []StageDef `json:"stages"`
+	Pipeline           *string    `json:"pipeline"`
+	StaleAfterSeconds  int        `json:"stale_after_seconds"`
+	LeaseMarginSeconds int        `json:"lease_margin_seconds"`
+	RetryBrake         RetryBrake `json:"retry_brake"`
+	Gate               Gate       `json:"gate"`
+	Stages             []StageDef `json:"stages"`
 }
 
 // StateCounts counts runs per state; every state is present, zeros
@@ -108,6 +121,8 @@ type StateCounts struct {
 	Running    int  `json:"running"`
 	Incomplete int  `json:"incomplete"`
 	Succeeded  int  `json:"succeeded"`
+	Unknown    int  `json:"unknown"`
+	Cancelled  int  `json:"cancelled"`
 }
 
 // RunReport is one run in a snapshot.
@@ -124,6 +139,7 @@ type RunReport struct {
 	// OverdueBySeconds is how far past the schedule's max_runtime_seconds a
 	// run in progress is, set only then.
 	OverdueBySeconds *float64      `json:"overdue_by_seconds,omitempty"`
+	Recovery         Recovery      `json:"recovery"`
 	Stages           []StageReport `json:"stages"`
 }
 
@@ -133,6 +149,7 @@ type StageReport struct {
 	Stage        StageID         `json:"stage"`
 	Name         *string         `json:"name"`
 	State        string          `json:"state"`
+	StatusReason *string         `json:"status_reason"`
 	AttemptCount int             `json:"attempt_count"`
 	Attempts     []AttemptReport `json:"attempts"`
 }
@@ -150,6 +167,16 @@ type AttemptReport struct {
 	Error            *string  `json:"error"`
 	SilentForSeconds *float64 `json:"silent_for_seconds"`
 	Line             int      `json:"line"`
+	// The recovery model (docs/recovery.md).
+	StaleCandidate  bool              `json:"stale_candidate"`
+	AttemptID       *string           `json:"attempt_id"`
+	Owner           *string           `json:"owner"`
+	ErrorCode       *string           `json:"error_code"`
+	LeaseExpiresAt  *string           `json:"lease_expires_at"`
+	Reason          *string           `json:"reason"`
+	Resolution      *ResolutionReport `json:"resolution"`
+	AdjudicatedFrom *string           `json:"adjudicated_from"`
+	JobLogLine      *int              `json:"job_log_line"`
 }
 
 // Latest returns the run named by LatestRunID, or nil.

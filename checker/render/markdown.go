@@ -24,6 +24,12 @@ func stateIcon(state string) string {
 		return "🚫"
 	case checker.RunIncomplete, checker.StagePending:
 		return "⚠️"
+	case checker.RunUnknown:
+		return "❓"
+	case checker.RunCancelled:
+		return "🚫"
+	case checker.StageBlocked:
+		return "⛔"
 	}
 	return "❔"
 }
@@ -93,6 +99,9 @@ func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 	if s.Schedule != nil {
 		markdownSchedule(&b, s)
 	}
+	if n := noticesMarkdown(s); n != "" {
+		b.WriteString("\n" + n)
+	}
 	unhealthy := 0
 	s.EachRun(func(r *checker.RunReport) bool {
 		if r.State == checker.RunSucceeded {
@@ -107,6 +116,9 @@ func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 		}
 		unhealthy++
 		fmt.Fprintf(&b, "\n#### %s run %s: %s\n\n", stateIcon(r.State), Markdown(r.RunID), r.State)
+		if rec := recoveryMarkdown(&r.Recovery); rec != "" {
+			b.WriteString(rec + "\n")
+		}
 		b.WriteString("| stage | state | attempt | status | started | ended | returncode | error |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|\n")
 		for k := range r.Stages {

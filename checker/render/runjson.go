@@ -15,7 +15,7 @@ import (
 // compares the two on every corpus snapshot and fails when a report type
 // gains a field this function does not write.
 func appendRun(b []byte, r *checker.RunReport) []byte {
-	const in1, in2, in3, in4, in5 = "\n      ", "\n        ", "\n          ", "\n            ", "\n              "
+	const in1, in2, in3, in4, in5, in6 = "\n      ", "\n        ", "\n          ", "\n            ", "\n              ", "\n                "
 	b = append(b, '{')
 	b = append(b, in1+`"run_id": `...)
 	b = appendString(b, r.RunID)
@@ -37,6 +37,40 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 		b = append(b, ","+in1+`"overdue_by_seconds": `...)
 		b = appendFloat(b, *r.OverdueBySeconds)
 	}
+	b = append(b, ","+in1+`"recovery": {`+in2+`"action": `...)
+	b = appendString(b, r.Recovery.Action)
+	b = append(b, ","+in2+`"run_id": `...)
+	b = appendString(b, r.Recovery.RunID)
+	b = append(b, ","+in2+`"stage": `...)
+	if r.Recovery.Stage == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendStage(b, *r.Recovery.Stage)
+	}
+	b = append(b, ","+in2+`"attempt": `...)
+	b = appendOptInt(b, r.Recovery.Attempt)
+	b = append(b, ","+in2+`"attempt_id": `...)
+	b = appendOptString(b, r.Recovery.AttemptID)
+	b = append(b, ","+in2+`"owner": `...)
+	b = appendOptString(b, r.Recovery.Owner)
+	b = append(b, ","+in2+`"steps": `...)
+	switch {
+	case r.Recovery.Steps == nil:
+		b = append(b, "null"...)
+	case len(r.Recovery.Steps) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for i, step := range r.Recovery.Steps {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, in3...)
+			b = appendString(b, step)
+		}
+		b = append(b, in2+"]"...)
+	}
+	b = append(b, in1+"}"...)
 	b = append(b, ","+in1+`"stages": `...)
 	if r.Stages == nil {
 		b = append(b, "null"...)
@@ -55,6 +89,8 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 			b = appendOptString(b, s.Name)
 			b = append(b, ","+in3+`"state": `...)
 			b = appendString(b, s.State)
+			b = append(b, ","+in3+`"status_reason": `...)
+			b = appendOptString(b, s.StatusReason)
 			b = append(b, ","+in3+`"attempt_count": `...)
 			b = strconv.AppendInt(b, int64(s.AttemptCount), 10)
 			b = append(b, ","+in3+`"attempts": `...)
@@ -91,6 +127,46 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 					b = appendOptFloat(b, a.SilentForSeconds)
 					b = append(b, ","+in5+`"line": `...)
 					b = strconv.AppendInt(b, int64(a.Line), 10)
+					b = append(b, ","+in5+`"stale_candidate": `...)
+					b = strconv.AppendBool(b, a.StaleCandidate)
+					b = append(b, ","+in5+`"attempt_id": `...)
+					b = appendOptString(b, a.AttemptID)
+					b = append(b, ","+in5+`"owner": `...)
+					b = appendOptString(b, a.Owner)
+					b = append(b, ","+in5+`"error_code": `...)
+					b = appendOptString(b, a.ErrorCode)
+					b = append(b, ","+in5+`"lease_expires_at": `...)
+					b = appendOptString(b, a.LeaseExpiresAt)
+					b = append(b, ","+in5+`"reason": `...)
+					b = appendOptString(b, a.Reason)
+					b = append(b, ","+in5+`"resolution": `...)
+					if res := a.Resolution; res == nil {
+						b = append(b, "null"...)
+					} else {
+						b = append(b, "{"+in6+`"resolution": `...)
+						b = appendString(b, res.Resolution)
+						b = append(b, ","+in6+`"reason": `...)
+						b = appendString(b, res.Reason)
+						b = append(b, ","+in6+`"evidence_ref": `...)
+						b = appendString(b, res.EvidenceRef)
+						b = append(b, ","+in6+`"resolved_by": `...)
+						b = appendString(b, res.ResolvedBy)
+						b = append(b, ","+in6+`"approved_by": `...)
+						b = appendOptString(b, res.ApprovedBy)
+						b = append(b, ","+in6+`"resolved_at": `...)
+						b = appendString(b, res.ResolvedAt)
+						b = append(b, ","+in6+`"line": `...)
+						b = strconv.AppendInt(b, int64(res.Line), 10)
+						b = append(b, in5+"}"...)
+					}
+					b = append(b, ","+in5+`"adjudicated_from": `...)
+					b = appendOptString(b, a.AdjudicatedFrom)
+					b = append(b, ","+in5+`"job_log_line": `...)
+					if a.JobLogLine == nil {
+						b = append(b, "null"...)
+					} else {
+						b = strconv.AppendInt(b, int64(*a.JobLogLine), 10)
+					}
 					b = append(b, in4+"}"...)
 				}
 				b = append(b, in3+"]"...)
@@ -114,6 +190,13 @@ func appendOptString(b []byte, s *string) []byte {
 		return append(b, "null"...)
 	}
 	return appendString(b, *s)
+}
+
+func appendOptInt(b []byte, n *int64) []byte {
+	if n == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, *n, 10)
 }
 
 func appendOptFloat(b []byte, f *float64) []byte {

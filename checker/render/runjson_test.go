@@ -30,6 +30,15 @@ func TestAppendRunMatches(t *testing.T) {
 		{RunID: "r-4", State: "overdue", ScheduledFor: ptr("2026-11-28T02:00:00Z"), OverdueBySeconds: ptr(7200.5), Stages: []checker.StageReport{}},
 		{RunID: "r-5", State: "stalled", OverdueBySeconds: ptr(1e-3)},
 		{RunID: "r-6", State: "succeeded", ScheduledFor: ptr("2026-11-28T02:00:00.5Z")},
+		// The recovery model's fields, set.
+		{RunID: "r-7", State: "unknown", Recovery: checker.Recovery{Action: "adjudicate_unknown", RunID: "r-7", Stage: ptr(checker.StrStage("load")), Attempt: ptr(int64(2)),
+			AttemptID: ptr("a<1>"), Owner: ptr("local-pid://h/1"), Steps: []string{"one \"step\"", "two"}},
+			Stages: []checker.StageReport{{Stage: checker.StrStage("load"), State: "failed", StatusReason: ptr("RETRY_BRAKE:OOMx3"), AttemptCount: 1, Attempts: []checker.AttemptReport{
+				{Attempt: 1, Status: "unknown", StartedAt: "a", Line: 4, StaleCandidate: true, AttemptID: ptr("a-1"), Owner: ptr("o"), ErrorCode: ptr("OOM"),
+					LeaseExpiresAt: ptr("t"), Reason: ptr("gone"), AdjudicatedFrom: ptr("job_log"), JobLogLine: ptr(3),
+					Resolution: &checker.ResolutionReport{Resolution: "failed", Reason: "r", EvidenceRef: "e", ResolvedBy: "ana", ApprovedBy: ptr("bo"), ResolvedAt: "t2", Line: 5}},
+			}}}},
+		{RunID: "r-8", Recovery: checker.Recovery{Steps: []string{}}},
 	}
 	for _, r := range reports {
 		want, err := json.MarshalIndent(&r, "    ", "  ")
@@ -42,9 +51,11 @@ func TestAppendRunMatches(t *testing.T) {
 	}
 	// A new field in a report type must be written by appendRun too.
 	for typ, n := range map[reflect.Type]int{
-		reflect.TypeOf(checker.RunReport{}):     9,
-		reflect.TypeOf(checker.StageReport{}):   5,
-		reflect.TypeOf(checker.AttemptReport{}): 9,
+		reflect.TypeOf(checker.RunReport{}):        10,
+		reflect.TypeOf(checker.StageReport{}):      6,
+		reflect.TypeOf(checker.AttemptReport{}):    18,
+		reflect.TypeOf(checker.Recovery{}):         7,
+		reflect.TypeOf(checker.ResolutionReport{}): 7,
 	} {
 		if typ.NumField() != n {
 			t.Errorf("%s has %d fields, appendRun writes %d: update appendRun and this test", typ, typ.NumField(), n)

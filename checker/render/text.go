@@ -32,8 +32,8 @@ func StageLabel(s *checker.StageReport) string {
 }
 
 // Problem is the stage that decides an unhealthy run's state and the attempt
-// that proves it: the first failed stage, else the first stalled, else the
-// first running. Stage is nil for a run that is succeeded or incomplete with
+// that proves it: the first unknown stage, else failed, cancelled, stalled,
+// running, in that order. Stage is nil for a run that is succeeded or incomplete with
 // nothing in progress.
 type Problem struct {
 	Stage   *checker.StageReport
@@ -42,7 +42,7 @@ type Problem struct {
 
 // RunProblem finds the Problem of a run.
 func RunProblem(r *checker.RunReport) Problem {
-	for _, want := range []string{checker.StageFailed, checker.StageStalled, checker.StageRunning} {
+	for _, want := range []string{checker.StageUnknown, checker.StageFailed, checker.StageCancelled, checker.StageStalled, checker.StageRunning} {
 		for i := range r.Stages {
 			s := &r.Stages[i]
 			if s.State == want && len(s.Attempts) > 0 {
@@ -81,7 +81,9 @@ func countsLine(c checker.StateCounts) string {
 		}
 	}
 	add(c.Succeeded, "succeeded")
+	add(c.Unknown, "unknown")
 	add(c.Failed, "failed")
+	add(c.Cancelled, "cancelled")
 	add(c.Stalled, "stalled")
 	if c.Overdue != nil {
 		add(*c.Overdue, "overdue")
@@ -121,6 +123,9 @@ type RunDetail struct {
 
 // Detail builds the RunDetail of r.
 func Detail(r *checker.RunReport) RunDetail {
+	if rec := &r.Recovery; rec.Action == checker.ActionInvestigateInconsistency && rec.Stage != nil && rec.Attempt != nil {
+		return RunDetail{Summary: fmt.Sprintf("stage %s attempt %d: the job log disagrees with the event log on its outcome", rec.Stage, *rec.Attempt)}
+	}
 	p := RunProblem(r)
 	if p.Stage == nil {
 		if pend := PendingStages(r); len(pend) > 0 && r.State != checker.RunSucceeded {
@@ -130,7 +135,19 @@ func Detail(r *checker.RunReport) RunDetail {
 	}
 	a := p.Attempt
 	label := StageLabel(p.Stage)
+	if a.Resolution != nil {
+		return RunDetail{Summary: fmt.Sprintf("%s attempt %d resolved %s by %s (line %d)", label, a.Attempt, a.Resolution.Resolution, a.Resolution.ResolvedBy, a.Resolution.Line)}
+	}
+	if a.AdjudicatedFrom != nil {
+		return RunDetail{Summary: fmt.Sprintf("%s attempt %d %s per the job log (line %d)", label, a.Attempt, a.Status, *a.JobLogLine)}
+	}
 	switch a.Status {
+	case checker.StageUnknown:
+		d := RunDetail{Summary: fmt.Sprintf("%s attempt %d outcome unknown (line %d)", label, a.Attempt, a.Line)}
+		if a.Reason != nil {
+			d.Error, d.HasErr = *a.Reason, true
+		}
+		return d
 	case checker.StageFailed:
 		d := RunDetail{Summary: fmt.Sprintf("%s attempt %d failed", label, a.Attempt)}
 		if a.Returncode != nil {
@@ -181,6 +198,8 @@ func Text(s *checker.Snapshot) string {
 			fmt.Fprintf(&b, "  %s\n", n)
 		}
 	}
+	b.WriteString(recoveriesText(s))
+	b.WriteString(noticesText(s))
 	return b.String()
 }
 

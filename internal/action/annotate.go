@@ -106,9 +106,23 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []an
 					}
 					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
 				case checker.StageStalled:
-					msg := fmt.Sprintf("attempt %d silent for %s since this line, longer than stale-after-seconds %d: a stall candidate, not proof",
-						a.Attempt, render.Duration(*a.SilentForSeconds), l.Snapshot.Options.StaleAfterSeconds)
+					limit := fmt.Sprintf("longer than stale-after-seconds %d", l.Snapshot.Options.StaleAfterSeconds)
+					if sd := l.Snapshot.Options.Stages[k].StaleAfterSeconds; sd != nil {
+						limit = fmt.Sprintf("longer than the stage's stale_after_seconds %d", *sd)
+					}
+					if a.LeaseExpiresAt != nil {
+						limit = fmt.Sprintf("past its lease (%s) and the lease margin of %d s", *a.LeaseExpiresAt, l.Snapshot.Options.LeaseMarginSeconds)
+					}
+					msg := fmt.Sprintf("attempt %d silent for %s since this line, %s: a stall candidate, not proof",
+						a.Attempt, render.Duration(*a.SilentForSeconds), limit)
 					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg}, kindStalled, at, seq})
+				case checker.StageUnknown:
+					msg := fmt.Sprintf("attempt %d has an unknown outcome", a.Attempt)
+					if a.Reason != nil {
+						msg += ": " + render.Clip(*a.Reason, render.MaxSummaryTextRunes)
+					}
+					msg += "; adjudicate it with evidence (a resolved event), never rerun it to see if it works"
+					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
 				}
 			}
 		}

@@ -51,7 +51,7 @@ usage:
   greenlight check EVENTS.jsonl (--pipeline FILE | --stages 1,2) [flags]
   greenlight validate FILE... (--pipeline FILE | --stages 1,2) [flags]
   greenlight check --input-format openlineage EVENTS [--pipeline FILE] [flags]
-  greenlight schema event|snapshot|pipeline|violations|openlineage-runevent
+  greenlight schema event|snapshot|pipeline|violations|openlineage-runevent|joblog
   greenlight version
 
 EVENTS.jsonl may be - for standard input; an OpenLineage EVENTS may also be a
@@ -222,6 +222,7 @@ func runCheck(args []string, env Env) (int, error) {
 	snapshotPath := fs.String("snapshot", "", "write the health snapshot JSON atomically to `FILE` (only when the log is valid)")
 	failOnUnhealthy := fs.Bool("fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy")
 	gate := fs.String("gate", "all", "which runs the verdict looks at: `all` or latest")
+	jobLogPath := fs.String("job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	if err := parseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
@@ -244,6 +245,13 @@ func runCheck(args []string, env Env) (int, error) {
 	opts.StaleAfterSeconds = *stale
 	opts.Gate = checker.Gate(*gate)
 	opts.StreamRuns = true // outputs are written run by run
+	if *jobLogPath != "" {
+		data, err := os.ReadFile(*jobLogPath)
+		if err != nil {
+			return ExitInvalid, fmt.Errorf("cannot read the job log: %v", err)
+		}
+		opts.JobLog, opts.JobLogFile = bytes.NewReader(data), *jobLogPath
+	}
 	name := fs.Arg(0)
 	opts.File = name
 	res, err := checkInput(name, opts, c.inputFormat, env)

@@ -1,0 +1,237 @@
+package checker
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// Inconsistency codes of the job-log reconciliation (docs/recovery.md).
+const (
+	// OutcomeMismatch: the orchestrator log and the job log disagree on an
+	// attempt's outcome; the run becomes unknown.
+	OutcomeMismatch = "OUTCOME_MISMATCH"
+	// JobLogOrphan: a job-log record for an attempt_id the orchestrator
+	// never logged.
+	JobLogOrphan = "JOB_LOG_ORPHAN"
+	// JobLogConflict: job-log records of one attempt_id that disagree.
+	JobLogConflict = "JOB_LOG_CONFLICT"
+)
+
+// Reconciliation is the comparison of the event log with the job log: the
+// job log's path and record count, how many attempts were adjudicated from
+// it, and every disagreement, in job-log line order.
+type Reconciliation struct {
+	JobLog          string          `json:"job_log"`
+	RecordCount     int             `json:"record_count"`
+	AdoptedCount    int             `json:"adopted_count"`
+	Inconsistencies []Inconsistency `json:"inconsistencies"`
+}
+
+// Inconsistency is one disagreement between the two logs: its code, the
+// attempt_id, the attempt it names when the event log has it (run, stage,
+// attempt and the line of its last event), the job-log lines and a message.
+type Inconsistency struct {
+	Code        string   `json:"code"`
+	AttemptID   string   `json:"attempt_id"`
+	RunID       *string  `json:"run_id"`
+	Stage       *StageID `json:"stage"`
+	Attempt     *int64   `json:"attempt"`
+	Line        *int     `json:"line"`
+	JobLogLines []int    `json:"job_log_lines"`
+	Message     string   `json:"message"`
+}
+
+// jobRecord is one line of a job log (schemas/joblog.schema.json).
+type jobRecord struct {
+	attemptID string
+	result    string
+	at        time.Time
+	line      int
+}
+
+// jobLog is a read and validated job log.
+type jobLog struct {
+	file    string
+	records []jobRecord
+}
+
+// jobOutcome maps a job-log result to the attempt outcome it proves.
+func jobOutcome(result string) Status {
+	switch result {
+	case "SUCCESS", "NO_DATA":
+		return StatusSucceeded
+	case "FAILED", "ABORTED", "TIMEOUT":
+		return StatusFailed
+	case "CANCELLED":
+		return StatusCancelled
+	}
+	return 0
+}
+
+// readJobLog reads a job log (JSON Lines) and validates every line against
+// schemas/joblog.schema.json. Any unreadable or invalid line is an error that
+// names the file and line: nothing is guessed from a bad job log.
+func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
+	schema, err := schemas.Compile("joblog")
+	if err != nil {
+		return nil, err
+	}
+	name := file
+	if name == "" {
+		name = "the job log"
+	}
+	jl := &jobLog{file: file}
+	dec := newLineDecoder()
+	lr := newLineReader(r, maxLine, sha256.New())
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			return jl, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, err)
+		}
+		bad := func(msg string) error { return fmt.Errorf("%s:%d: invalid job log record: %s", name, lr.line, msg) }
+		if lr.tooLong {
+			return nil, bad(fmt.Sprintf("the line is %d bytes, over the limit of %d", lr.length, maxLine))
+		}
+		if f := dec.syntax(line, false); f != nil {
+			return nil, bad(f.msg)
+		}
+		inst, err := schemas.Instance(line)
+		if err != nil {
+			return nil, bad("not valid JSON: " + err.Error())
+		}
+		if err := validateNoPanic(schema.Validate, inst); err != nil {
+			return nil, bad("it does not match joblog.schema.json: " + SchemaErrorText(err))
+		}
+		var rec struct {
+			AttemptID string `json:"attempt_id"`
+			Result    string `json:"result"`
+			Timestamp string `json:"timestamp_utc"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return nil, bad(err.Error())
+		}
+		at, ok := parseTimestamp([]byte(rec.Timestamp))
+		if !ok {
+			return nil, bad("timestamp_utc is not an RFC 3339 date-time with an offset")
+		}
+		jl.records = append(jl.records, jobRecord{attemptID: rec.AttemptID, result: rec.Result, at: at, line: lr.line})
+	}
+}
+
+// validateNoPanic runs a schema validation, turning the validator's panic on
+// an unrepresentable number into an error.
+func validateNoPanic(validate func(any) error, inst any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("a number is outside every range the schema allows")
+		}
+	}()
+	return validate(inst)
+}
+
+// reconcile compares the job log with the recorded attempts: it adjudicates
+// attempts without an outcome from their job-log record and lists every
+// disagreement. It returns the reconciliation and, per run id, the first
+// OUTCOME_MISMATCH, which makes that run unknown.
+func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency) {
+	rec := &Reconciliation{JobLog: c.jobLog.file, RecordCount: len(c.jobLog.records), Inconsistencies: []Inconsistency{}}
+	if rec.JobLog == "" {
+		rec.JobLog = "-"
+	}
+	byID := map[string][]jobRecord{}
+	var ids []string
+	for _, r := range c.jobLog.records {
+		if _, seen := byID[r.attemptID]; !seen {
+			ids = append(ids, r.attemptID)
+		}
+		byID[r.attemptID] = append(byID[r.attemptID], r)
+	}
+	sort.SliceStable(ids, func(i, j int) bool { return byID[ids[i]][0].line < byID[ids[j]][0].line })
+	mismatched := map[string]*Inconsistency{}
+	for _, id := range ids {
+		recs := byID[id]
+		lines := make([]int, len(recs))
+		conflict := false
+		for i, r := range recs {
+			lines[i] = r.line
+			if r.result != recs[0].result {
+				conflict = true
+			}
+		}
+		inc := Inconsistency{AttemptID: id, JobLogLines: lines}
+		key, known := c.attemptIDs[id]
+		var a *attemptState
+		if known {
+			run := c.runs[key.run]
+			a = &run.stages[key.stage][key.attempt-1]
+			stage, n, line := c.opts.Definition.Stages[key.stage].ID, key.attempt, a.lastLine
+			inc.RunID, inc.Stage, inc.Attempt, inc.Line = &run.id, &stage, &n, &line
+		}
+		switch {
+		case conflict:
+			inc.Code = JobLogConflict
+			inc.Message = fmt.Sprintf("the job log has %d records for attempt_id %s that disagree (%s); none is adopted", len(recs), id, resultsText(recs))
+		case !known:
+			inc.Code = JobLogOrphan
+			inc.Message = fmt.Sprintf("job log line %d records attempt_id %s (%s), which the event log never names", recs[0].line, id, recs[0].result)
+		default:
+			r := recs[0]
+			job := jobOutcome(r.result)
+			logged := a.status
+			what := "logged"
+			res := a.rx().resolution
+			if res != nil {
+				logged, what = res.outcome, "resolved"
+			}
+			if logged == StatusStarted || logged == StatusUnknown {
+				x := a.wx()
+				x.jobOutcome, x.jobAt, x.jobLine = job, r.at, r.line
+				rec.AdoptedCount++
+				continue
+			}
+			if logged == job {
+				continue
+			}
+			inc.Code = OutcomeMismatch
+			if res != nil {
+				*inc.Line = res.line
+			}
+			inc.Message = fmt.Sprintf("the event log %s attempt %d of stage %s in run %s as %s (line %d), but job log line %d says %s (attempt_id %s)",
+				what, *inc.Attempt, inc.Stage, *inc.RunID, logged, *inc.Line, r.line, r.result, id)
+		}
+		rec.Inconsistencies = append(rec.Inconsistencies, inc)
+		if inc.Code == OutcomeMismatch && mismatched[key.run] == nil {
+			mismatched[key.run] = &rec.Inconsistencies[len(rec.Inconsistencies)-1]
+		}
+	}
+	// The pointers into rec.Inconsistencies may have moved with append: take
+	// them again.
+	for run := range mismatched {
+		for i := range rec.Inconsistencies {
+			inc := &rec.Inconsistencies[i]
+			if inc.Code == OutcomeMismatch && inc.RunID != nil && *inc.RunID == run {
+				mismatched[run] = inc
+				break
+			}
+		}
+	}
+	return rec, mismatched
+}
+
+func resultsText(recs []jobRecord) string {
+	parts := make([]string, len(recs))
+	for i, r := range recs {
+		parts[i] = fmt.Sprintf("line %d %s", r.line, r.result)
+	}
+	return strings.Join(parts, ", ")
+}

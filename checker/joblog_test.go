@@ -1,0 +1,92 @@
+package checker_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// job writes one job-log record at 10:<min> UTC.
+func job(id, result string, min int) string {
+	return fmt.Sprintf(`{"attempt_id":%q,"result":%q,"timestamp_utc":%q}`, id, result, t0(min))
+}
+
+// TestJobLog reconciles event logs with job logs: adoption of attempts with
+// no outcome, mismatch, orphan and conflict, with the run states they give.
+func TestJobLog(t *testing.T) {
+	id := func(s string) string { return `"attempt_id":"` + s + `"` }
+	stalled := []string{rev("extract", 1, "started", 0, id("ex-1"))}
+	unknown := []string{rev("extract", 1, "started", 0, id("ex-1")), rev("extract", 1, "unknown", 1, reason)}
+	succeeded := append(extractOK()[:0:0], rev("extract", 1, "started", 0, id("ex-1")), rev("extract", 1, "succeeded", 1))
+	cases := []struct {
+		name     string
+		log      []string
+		jobLog   []string
+		state    string
+		stage    string // extract's state and its attempt 1 status
+		adopted  int
+		incs     string // code@job-log lines
+		mismatch bool
+	}{
+		{"stalled attempt adopted as succeeded", stalled, []string{job("ex-1", "SUCCESS", 5)}, "incomplete", "succeeded/succeeded", 1, "", false},
+		{"NO_DATA is a success", stalled, []string{job("ex-1", "NO_DATA", 5)}, "incomplete", "succeeded/succeeded", 1, "", false},
+		{"unknown attempt adopted as failed", unknown, []string{job("ex-1", "TIMEOUT", 5)}, "failed", "failed/failed", 1, "", false},
+		{"CANCELLED adopts as cancelled", unknown, []string{job("ex-1", "CANCELLED", 5)}, "cancelled", "cancelled/cancelled", 1, "", false},
+		{"agreeing outcome: nothing to report", succeeded, []string{job("ex-1", "SUCCESS", 2)}, "incomplete", "succeeded/succeeded", 0, "", false},
+		{"mismatch makes the run unknown", succeeded, []string{job("ex-1", "FAILED", 2)}, "unknown", "succeeded/succeeded", 0, "OUTCOME_MISMATCH@[1]", true},
+		{"mismatch with a resolution", append(append([]string{}, unknown...), resolvedEv("extract", 1, 2, "succeeded", evidence, manual)), []string{job("ex-1", "ABORTED", 2)}, "unknown", "succeeded/unknown", 0, "OUTCOME_MISMATCH@[1]", true},
+		{"orphan record", succeeded, []string{job("zz-9", "SUCCESS", 2)}, "incomplete", "succeeded/succeeded", 0, "JOB_LOG_ORPHAN@[1]", false},
+		{"conflicting records are not adopted", stalled, []string{job("ex-1", "SUCCESS", 2), job("ex-1", "FAILED", 3)}, "stalled", "stalled/stalled", 0, "JOB_LOG_CONFLICT@[1 2]", false},
+		{"repeated agreeing records are one adoption", stalled, []string{job("ex-1", "SUCCESS", 2), job("ex-1", "SUCCESS", 3)}, "incomplete", "succeeded/succeeded", 1, "", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCheck(t, lines(tc.log...), func(o *checker.Options) {
+				o.Definition = recoveryDefinition(t)
+				o.JobLog, o.JobLogFile = strings.NewReader(lines(tc.jobLog...)), "job.jsonl"
+			})
+			if !res.Report.Valid {
+				t.Fatalf("unexpected violations: %+v", res.Report.Violations)
+			}
+			rec := res.Snapshot.Reconciliation
+			var incs []string
+			for _, i := range rec.Inconsistencies {
+				incs = append(incs, fmt.Sprintf("%s@%v", i.Code, i.JobLogLines))
+			}
+			r := res.Snapshot.Runs[0]
+			a := r.Stages[0].Attempts[0]
+			got := fmt.Sprintf("%s %s/%s adopted=%d [%s]", r.State, r.Stages[0].State, a.Status, rec.AdoptedCount, strings.Join(incs, " "))
+			want := fmt.Sprintf("%s %s adopted=%d [%s]", tc.state, tc.stage, tc.adopted, tc.incs)
+			if got != want {
+				t.Fatalf("got  %s\nwant %s\n%+v", got, want, rec.Inconsistencies)
+			}
+			if tc.adopted > 0 && (a.AdjudicatedFrom == nil || *a.AdjudicatedFrom != "job_log" || a.JobLogLine == nil || *a.JobLogLine != 1) {
+				t.Fatalf("an adopted attempt is not marked adjudicated_from job_log line 1: %+v", a)
+			}
+			if (r.Recovery.Action == checker.ActionInvestigateInconsistency) != tc.mismatch {
+				t.Fatalf("recovery action %s", r.Recovery.Action)
+			}
+		})
+	}
+}
+
+// TestJobLogInvalid: a job log that breaks its schema or the reading rules
+// is an error naming the file and line; nothing is guessed.
+func TestJobLogInvalid(t *testing.T) {
+	cases := []struct{ job, want string }{
+		{lines(job("ex-1", "SUCCESS", 1), `{"attempt_id":"ex-2","result":"DONE","timestamp_utc":"2026-01-01T10:00:00Z"}`),
+			`job.jsonl:2: invalid job log record: it does not match joblog.schema.json: at /result: value must be one of "SUCCESS", "NO_DATA", "FAILED", "ABORTED", "TIMEOUT", "CANCELLED"`},
+		{lines(`{"attempt_id":"ex-1","result":"SUCCESS","result":"FAILED","timestamp_utc":"2026-01-01T10:00:00Z"}`),
+			`job.jsonl:1: invalid job log record: duplicate key /result: JSON readers disagree on which value wins`},
+		{lines(job("ex-1", "SUCCESS", 1), ""), `job.jsonl:2: invalid job log record: blank line: every line must hold one JSON object`},
+	}
+	for _, tc := range cases {
+		_, err := checker.Check(strings.NewReader(lines(rev("extract", 1, "started", 0))), checker.Options{
+			Definition: recoveryDefinition(t), Now: corpusNow, JobLog: strings.NewReader(tc.job), JobLogFile: "job.jsonl"})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("error %v\nwant %s", err, tc.want)
+		}
+	}
+}

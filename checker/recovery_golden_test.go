@@ -1,0 +1,81 @@
+package checker_test
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+)
+
+// TestRecoveryGolden checks the realistic multi-stage DAG log of
+// testdata/recovery (eight runs: clean, resolved unknown and non-idempotent
+// failure, retry brake, cancelled, stalled lease, job-log adoption with an
+// unknown stage, job-log mismatch, running) with its job log, and compares
+// the snapshot, the text and the Markdown output with their goldens byte for
+// byte; -update rewrites them.
+func TestRecoveryGolden(t *testing.T) {
+	log, err := os.ReadFile("../testdata/recovery/orders_daily.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobLog, err := os.ReadFile("../testdata/recovery/orders_daily.joblog.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(every, stream bool) *checker.Snapshot {
+		res, err := checker.Check(bytes.NewReader(log), checker.Options{
+			Definition: recoveryDefinition(t), Now: corpusNow, File: "testdata/recovery/orders_daily.jsonl",
+			JobLog: bytes.NewReader(jobLog), JobLogFile: "testdata/recovery/orders_daily.joblog.jsonl", SchemaEveryEvent: every, StreamRuns: stream,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Report.Valid {
+			t.Fatalf("unexpected violations: %+v", res.Report.Violations)
+		}
+		return res.Snapshot
+	}
+	snap := check(false, false)
+	doc, err := render.JSON(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := render.JSON(check(true, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(doc, slow) {
+		t.Error("--schema-every-event gives another snapshot than the fast path")
+	}
+	var streamed bytes.Buffer
+	if err := render.WriteSnapshotJSON(&streamed, check(false, true)); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(doc, streamed.Bytes()) {
+		t.Error("WriteSnapshotJSON with StreamRuns differs from JSON")
+	}
+	validateDoc(t, doc)
+	outputs := map[string][]byte{
+		"orders_daily.golden.json": doc,
+		"orders_daily.golden.txt":  []byte(render.Text(snap)),
+		"orders_daily.golden.md":   []byte(render.MarkdownReport(snap, render.MarkdownOptions{})),
+	}
+	for name, got := range outputs {
+		path := "../testdata/recovery/" + name
+		if *update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test ./checker -update to create it)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("output differs from %s (run with -update and review the diff):\n%s", path, got)
+		}
+	}
+}

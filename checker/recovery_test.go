@@ -1,0 +1,296 @@
+package checker_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// recoveryDefinition reads testdata/recovery/pipeline.yaml: extract
+// (idempotent), load (not idempotent, after extract), publish (after load)
+// and audit (independent, stale after 300 s); retry brake threshold 3.
+func recoveryDefinition(t *testing.T) *checker.Definition {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/recovery/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := checker.ParseDefinition(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def
+}
+
+// rev writes one event of run r-1 at 10:<min> UTC.
+func rev(stage string, attempt int, status string, min int, extra ...string) string {
+	return ev("r-1", stage, attempt, status, t0(min), extra...)
+}
+
+// resolvedEv writes a resolved event by ana with a reason; extra adds the rest.
+func resolvedEv(stage string, attempt, min int, resolution string, extra ...string) string {
+	return rev(stage, attempt, "resolved", min, append([]string{`"resolution":"` + resolution + `"`, `"reason":"checked the row counts"`, `"resolved_by":"ana"`}, extra...)...)
+}
+
+const (
+	evidence = `"evidence_ref":"INC-7"`
+	manual   = `"manual_completion":true`
+	comp     = `"compensated":true`
+	reason   = `"reason":"result file missing"`
+)
+
+type recoveryRuleCase struct {
+	name string
+	log  []string
+	mod  func(*checker.Definition)
+	want []want
+}
+
+// extractOK is extract attempt 1 started and succeeded at minutes 0 and 1.
+func extractOK() []string {
+	return []string{rev("extract", 1, "started", 0), rev("extract", 1, "succeeded", 1)}
+}
+
+func enforceBrake(d *checker.Definition) { d.RetryBrake.Enforce = true }
+
+// recoveryRuleCases gives every rule of the recovery model a log that breaks
+// it (TestRules counts them as covered).
+func recoveryRuleCases() []recoveryRuleCase {
+	s1 := rev("extract", 1, "started", 0)
+	unk1 := rev("extract", 1, "unknown", 1, reason)
+	oom := func(n, min int) []string {
+		return []string{rev("extract", n, "started", min), rev("extract", n, "failed", min+1, `"error":"killed"`, `"error_code":"OOM"`)}
+	}
+	var brake3 []string
+	for n := 1; n <= 3; n++ {
+		brake3 = append(brake3, oom(n, 2*n)...)
+	}
+	loadUnknown := append(extractOK(), rev("load", 1, "started", 2, `"requested_by":"bo"`), rev("load", 1, "unknown", 3, reason))
+	return []recoveryRuleCase{
+		{"duplicate_attempt_id/two attempts share an id", []string{rev("extract", 1, "started", 0, `"attempt_id":"a-1"`), rev("extract", 1, "succeeded", 1), rev("load", 1, "started", 2, `"attempt_id":"a-1"`)}, nil, []want{{3, checker.RuleDuplicateAttemptID}}},
+		{"duplicate_attempt_id/an attempt changes its id", []string{rev("extract", 1, "started", 0, `"attempt_id":"a-1"`), rev("extract", 1, "succeeded", 1, `"attempt_id":"a-2"`)}, nil, []want{{2, checker.RuleDuplicateAttemptID}}},
+		{"heartbeat_without_start", []string{rev("extract", 1, "heartbeat", 0)}, nil, []want{{1, checker.RuleHeartbeatWithoutStart}}},
+		{"heartbeat_after_terminal/after failed", []string{s1, rev("extract", 1, "failed", 1, `"error":"x"`), rev("extract", 1, "heartbeat", 2)}, nil, []want{{3, checker.RuleHeartbeatAfterTerminal}}},
+		{"heartbeat_after_terminal/after unknown", []string{s1, unk1, rev("extract", 1, "heartbeat", 2)}, nil, []want{{3, checker.RuleHeartbeatAfterTerminal}}},
+		{"terminal_without_start/unknown never started", []string{rev("extract", 1, "unknown", 0, reason)}, nil, []want{{1, checker.RuleTerminalWithoutStart}}},
+		{"duplicate_terminal/unknown after succeeded", []string{s1, rev("extract", 1, "succeeded", 1), rev("extract", 1, "unknown", 2, reason)}, nil, []want{{3, checker.RuleDuplicateTerminal}}},
+		{"retry_without_failure/never rerun an unknown attempt", []string{s1, unk1, rev("extract", 2, "started", 2)}, nil, []want{{3, checker.RuleRetryWithoutFailure}}},
+		{"retry_after_cancellation/a cancelled resolution never turns into success", []string{s1, unk1, resolvedEv("extract", 1, 2, "cancelled", evidence, comp), rev("extract", 2, "started", 3), rev("extract", 2, "succeeded", 4)}, nil, []want{{4, checker.RuleRetryAfterCancellation}, {5, checker.RuleTerminalWithoutStart}}},
+		{"retry_without_resolution", append(extractOK(), rev("load", 1, "started", 2), rev("load", 1, "failed", 3, `"error":"x"`), rev("load", 2, "started", 4)), nil, []want{{5, checker.RuleRetryWithoutResolution}}},
+		{"retry_past_brake/enforced at threshold", append(append([]string{}, brake3...), rev("extract", 4, "started", 9)), enforceBrake, []want{{7, checker.RuleRetryPastBrake}}},
+		{"resolution_without_start", []string{resolvedEv("extract", 1, 0, "failed", evidence)}, nil, []want{{1, checker.RuleResolutionWithoutStart}}},
+		{"duplicate_resolution", []string{s1, unk1, resolvedEv("extract", 1, 2, "failed", evidence), resolvedEv("extract", 1, 3, "succeeded", evidence, manual)}, nil, []want{{4, checker.RuleDuplicateResolution}}},
+		{"duplicate_resolution/a cancelled resolution that tries to succeed", []string{s1, unk1, resolvedEv("extract", 1, 2, "cancelled", evidence, comp), resolvedEv("extract", 1, 3, "succeeded", evidence, manual)}, nil, []want{{4, checker.RuleDuplicateResolution}}},
+		{"resolution_of_running_attempt", []string{s1, resolvedEv("extract", 1, 1, "failed", evidence)}, nil, []want{{2, checker.RuleResolutionOfRunningAttempt}}},
+		{"resolution_of_succeeded_attempt", append(extractOK(), resolvedEv("extract", 1, 2, "failed", evidence)), nil, []want{{3, checker.RuleResolutionOfSucceededAttempt}}},
+		{"resolution_of_idempotent_failure", []string{s1, rev("extract", 1, "failed", 1, `"error":"x"`), resolvedEv("extract", 1, 2, "failed", evidence)}, nil, []want{{3, checker.RuleResolutionOfIdempotentFailure}}},
+		{"resolution_without_evidence/absent", []string{s1, unk1, resolvedEv("extract", 1, 2, "failed")}, nil, []want{{3, checker.RuleResolutionWithoutEvidence}}},
+		{"resolution_without_evidence/blank", []string{s1, unk1, resolvedEv("extract", 1, 2, "failed", `"evidence_ref":" "`)}, nil, []want{{3, checker.RuleResolutionWithoutEvidence}}},
+		{"resolution_without_manual_completion", []string{s1, unk1, resolvedEv("extract", 1, 2, "succeeded", evidence)}, nil, []want{{3, checker.RuleResolutionWithoutManualCompletion}}},
+		{"resolution_without_compensation", []string{s1, unk1, resolvedEv("extract", 1, 2, "cancelled", evidence, `"compensated":false`)}, nil, []want{{3, checker.RuleResolutionWithoutCompensation}}},
+		{"resolution_without_approval", append(append([]string{}, loadUnknown...), resolvedEv("load", 1, 4, "succeeded", evidence, manual)), nil, []want{{5, checker.RuleResolutionWithoutApproval}}},
+		{"self_approved_resolution/approved by the resolver", append(append([]string{}, loadUnknown...), resolvedEv("load", 1, 4, "succeeded", evidence, manual, `"approved_by":"ana"`)), nil, []want{{5, checker.RuleSelfApprovedResolution}}},
+		{"self_approved_resolution/approved by the run's requester", append(append([]string{}, loadUnknown...), resolvedEv("load", 1, 4, "succeeded", evidence, manual, `"approved_by":"bo"`)), nil, []want{{5, checker.RuleSelfApprovedResolution}}},
+		{"self_approved_resolution/requester named after the approval", append(append([]string{}, loadUnknown...), resolvedEv("load", 1, 4, "succeeded", evidence, manual, `"approved_by":"cy"`), rev("publish", 1, "started", 5, `"requested_by":"cy"`)), nil, []want{{6, checker.RuleSelfApprovedResolution}}},
+		{"schema/unknown without reason", []string{s1, rev("extract", 1, "unknown", 1)}, nil, []want{{2, checker.RuleSchema}}},
+		{"schema/resolved without resolved_by", []string{s1, unk1, rev("extract", 1, "resolved", 2, `"resolution":"failed"`, `"reason":"r"`, evidence)}, nil, []want{{3, checker.RuleSchema}}},
+		{"schema/resolution outside the enum", []string{s1, unk1, resolvedEv("extract", 1, 2, "maybe", evidence)}, nil, []want{{3, checker.RuleSchema}}},
+		{"schema/lease without offset", []string{rev("extract", 1, "started", 0, `"lease_expires_at":"2026-01-01T10:05:00"`)}, nil, []want{{1, checker.RuleSchema}}},
+		{"schema/blank attempt_id", []string{rev("extract", 1, "started", 0, `"attempt_id":""`)}, nil, []want{{1, checker.RuleSchema}}},
+		{"schema/rerun_from as a string", []string{rev("extract", 1, "started", 0, `"rerun_from":"yes"`)}, nil, []want{{1, checker.RuleSchema}}},
+	}
+}
+
+// TestRecoveryRules asserts the exact rule ids and lines of the recovery
+// model's violations, on the fast path and the schema-every-event path.
+func TestRecoveryRules(t *testing.T) {
+	for _, tc := range recoveryRuleCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, every := range []bool{false, true} {
+				def := recoveryDefinition(t)
+				if tc.mod != nil {
+					tc.mod(def)
+				}
+				res := runCheck(t, lines(tc.log...), func(o *checker.Options) { o.Definition = def; o.SchemaEveryEvent = every })
+				var got []want
+				for _, v := range res.Report.Violations {
+					got = append(got, want{v.Line, v.Rule})
+				}
+				if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+					t.Fatalf("schema every event %v: violations = %v, want %v\n%+v", every, got, tc.want, res.Report.Violations)
+				}
+			}
+		})
+	}
+}
+
+// TestRecoveryMessages pins the wording of recovery violations.
+func TestRecoveryMessages(t *testing.T) {
+	s1 := rev("extract", 1, "started", 0)
+	cases := []struct {
+		log  []string
+		want string
+	}{
+		{append(extractOK(), rev("load", 1, "started", 2), rev("load", 1, "failed", 3, `"error":"x"`), rev("load", 2, "started", 4)),
+			"attempt 2 of stage load in run r-1 started, but stage load is not idempotent and failed attempt 1 has no resolved event; adjudicate it before a retry"},
+		{[]string{s1, rev("extract", 1, "unknown", 1, reason), rev("extract", 2, "started", 2)},
+			"attempt 2 of stage extract in run r-1 started, but attempt 1 has an unknown outcome that nobody resolved; a retry follows a failed attempt"},
+		{[]string{s1, rev("extract", 1, "failed", 1, `"error":"x"`), rev("extract", 1, "heartbeat", 2)},
+			"attempt 1 of stage extract in run r-1 sent a heartbeat, but it already ended failed on line 2"},
+	}
+	for _, tc := range cases {
+		res := runCheck(t, lines(tc.log...), func(o *checker.Options) { o.Definition = recoveryDefinition(t) })
+		if len(res.Report.Violations) != 1 || res.Report.Violations[0].Message != tc.want {
+			t.Errorf("got %+v\nwant message %q", res.Report.Violations, tc.want)
+		}
+	}
+}
+
+// clock is 2026-01-01 at h:m:s UTC.
+func clock(h, m, s int) time.Time { return time.Date(2026, 1, 1, h, m, s, 0, time.UTC) }
+
+// stageStates renders a run's stage states as "extract=failed load=blocked ...".
+func stageStates(r checker.RunReport) string {
+	var parts []string
+	for _, s := range r.Stages {
+		p := s.Stage.String() + "=" + s.State
+		if s.StatusReason != nil {
+			p += "(" + *s.StatusReason + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " ")
+}
+
+// TestRecoveryStates walks the recovery model's states: leases with and
+// without the margin, heartbeats, unknown and each resolution, blocked
+// stages, the run precedence and the retry brake around its threshold.
+func TestRecoveryStates(t *testing.T) {
+	s1 := rev("extract", 1, "started", 0)
+	unk1 := rev("extract", 1, "unknown", 1, reason)
+	fail := func(n, min int, extra ...string) []string {
+		return []string{rev("extract", n, "started", min), rev("extract", n, "failed", min+1, append([]string{`"error":"x"`}, extra...)...)}
+	}
+	oomTimes := func(k int) []string {
+		var l []string
+		for n := 1; n <= k; n++ {
+			l = append(l, fail(n, 2*n, `"error_code":"OOM"`)...)
+		}
+		return l
+	}
+	cat := func(parts ...[]string) []string {
+		var l []string
+		for _, p := range parts {
+			l = append(l, p...)
+		}
+		return l
+	}
+	leased := func(lease string) []string {
+		return []string{ev("r-1", "extract", 1, "started", "2026-01-01T11:00:00Z", `"owner":"local-pid://host-a/4242"`, `"lease_expires_at":"`+lease+`"`)}
+	}
+	cases := []struct {
+		name     string
+		log      []string
+		now      time.Time
+		mod      func(*checker.Definition)
+		state    string
+		stages   string
+		action   string
+		warnings int
+	}{
+		{"lease valid: running despite long silence", leased("2026-01-01T11:59:30Z"), clock(12, 0, 0), nil, "running", "extract=running load=pending publish=pending audit=pending", "wait", 0},
+		{"lease expired but within the margin: running", leased("2026-01-01T11:59:00Z"), clock(12, 0, 0), nil, "running", "extract=running load=pending publish=pending audit=pending", "wait", 0},
+		{"lease expired past the margin: stall candidate", leased("2026-01-01T11:58:59Z"), clock(12, 0, 0), nil, "stalled", "extract=stalled load=pending publish=pending audit=pending", "confirm_stopped", 0},
+		{"lease without margin (0)", leased("2026-01-01T11:59:59Z"), clock(12, 0, 0), func(d *checker.Definition) { d.LeaseMarginSeconds = 0 }, "stalled", "extract=stalled load=pending publish=pending audit=pending", "confirm_stopped", 0},
+		{"heartbeat renews liveness", []string{s1, rev("extract", 1, "heartbeat", 50)}, clock(11, 0, 0), nil, "running", "extract=running load=pending publish=pending audit=pending", "wait", 0},
+		{"silence past stale_after_seconds", []string{s1, rev("extract", 1, "heartbeat", 30)}, clock(11, 0, 0), nil, "stalled", "extract=stalled load=pending publish=pending audit=pending", "confirm_stopped", 0},
+		{"per-stage stale_after_seconds", []string{rev("audit", 1, "started", 54)}, clock(11, 0, 0), nil, "stalled", "extract=pending load=pending publish=pending audit=stalled", "confirm_stopped", 0},
+		{"unknown blocks its dependants", []string{s1, unk1}, corpusNow, nil, "unknown", "extract=unknown load=blocked publish=blocked audit=pending", "adjudicate_unknown", 0},
+		{"unknown resolved succeeded", []string{s1, unk1, resolvedEv("extract", 1, 2, "succeeded", evidence, manual)}, corpusNow, nil, "incomplete", "extract=succeeded load=pending publish=pending audit=pending", "rerun", 0},
+		{"unknown resolved failed, then a retry", []string{s1, unk1, resolvedEv("extract", 1, 2, "failed", evidence), rev("extract", 2, "started", 3), rev("extract", 2, "succeeded", 4)}, corpusNow, nil, "incomplete", "extract=succeeded load=pending publish=pending audit=pending", "rerun", 0},
+		{"unknown resolved cancelled", []string{s1, unk1, resolvedEv("extract", 1, 2, "cancelled", evidence, comp)}, corpusNow, nil, "cancelled", "extract=cancelled load=blocked publish=blocked audit=pending", "none", 0},
+		{"unknown outranks failed", []string{s1, unk1, rev("audit", 1, "started", 2), rev("audit", 1, "failed", 3, `"error":"x"`)}, corpusNow, nil, "unknown", "extract=unknown load=blocked publish=blocked audit=failed", "adjudicate_unknown", 0},
+		{"failed outranks cancelled", []string{s1, unk1, resolvedEv("extract", 1, 2, "cancelled", evidence, comp), rev("audit", 1, "started", 3), rev("audit", 1, "failed", 4, `"error":"x"`)}, corpusNow, nil, "failed", "extract=cancelled load=blocked publish=blocked audit=failed", "rerun", 0},
+		{"non-idempotent failure", cat(extractOK(), []string{rev("load", 1, "started", 2), rev("load", 1, "failed", 3, `"error":"x"`)}), corpusNow, nil, "failed", "extract=succeeded load=failed publish=blocked audit=pending", "resolve_non_idempotent", 0},
+		{"non-idempotent failure resolved failed, then retried", cat(extractOK(), []string{rev("load", 1, "started", 2), rev("load", 1, "failed", 3, `"error":"x"`), resolvedEv("load", 1, 4, "failed", evidence), rev("load", 2, "started", 5), rev("load", 2, "succeeded", 6)}), corpusNow, nil, "incomplete", "extract=succeeded load=succeeded publish=pending audit=pending", "rerun", 0},
+		{"non-idempotent unknown resolved succeeded with a second approver", cat(extractOK(), []string{rev("load", 1, "started", 2, `"requested_by":"bo"`), rev("load", 1, "unknown", 3, reason), resolvedEv("load", 1, 4, "succeeded", evidence, manual, `"approved_by":"cy"`), rev("publish", 1, "started", 5)}), corpusNow, nil, "stalled", "extract=succeeded load=succeeded publish=stalled audit=pending", "confirm_stopped", 0},
+		{"brake: threshold-1", oomTimes(2), corpusNow, nil, "failed", "extract=failed load=blocked publish=blocked audit=pending", "rerun", 0},
+		{"brake: threshold", oomTimes(3), corpusNow, nil, "failed", "extract=failed(RETRY_BRAKE:OOMx3) load=blocked publish=blocked audit=pending", "fix_then_rerun_from", 0},
+		{"brake: threshold+1 with rerun_from, enforced", cat(oomTimes(3), []string{rev("extract", 4, "started", 9, `"rerun_from":true`), rev("extract", 4, "failed", 10, `"error":"x"`, `"error_code":"OOM"`)}), corpusNow, enforceBrake, "failed", "extract=failed(RETRY_BRAKE:OOMx4) load=blocked publish=blocked audit=pending", "fix_then_rerun_from", 0},
+		{"brake: threshold+1 without rerun_from, not enforced: a warning", cat(oomTimes(3), fail(4, 9, `"error_code":"OOM"`)), corpusNow, nil, "failed", "extract=failed(RETRY_BRAKE:OOMx4) load=blocked publish=blocked audit=pending", "fix_then_rerun_from", 1},
+		{"brake: mixed failure kinds do not trip it", cat(oomTimes(2), fail(3, 6, `"error_code":"SQL_ERROR"`)), corpusNow, nil, "failed", "extract=failed load=blocked publish=blocked audit=pending", "rerun", 0},
+		{"brake: returncode is the kind without error_code", cat(fail(1, 2, `"returncode":137`), fail(2, 4, `"returncode":137`), fail(3, 6, `"returncode":137`)), corpusNow, nil, "failed", "extract=failed(RETRY_BRAKE:returncode:137x3) load=blocked publish=blocked audit=pending", "fix_then_rerun_from", 0},
+		{"brake: a failure with no kind ends the count", cat(fail(1, 2, `"error_code":"OOM"`), fail(2, 4), fail(3, 6, `"error_code":"OOM"`), fail(4, 8, `"error_code":"OOM"`)), corpusNow, nil, "failed", "extract=failed load=blocked publish=blocked audit=pending", "rerun", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			def := recoveryDefinition(t)
+			if tc.mod != nil {
+				tc.mod(def)
+			}
+			res := runCheck(t, lines(tc.log...), func(o *checker.Options) { o.Definition = def; o.Now = tc.now })
+			if !res.Report.Valid {
+				t.Fatalf("unexpected violations: %+v", res.Report.Violations)
+			}
+			r := res.Snapshot.Runs[0]
+			if r.State != tc.state || stageStates(r) != tc.stages || r.Recovery.Action != tc.action || len(res.Snapshot.Warnings) != tc.warnings {
+				t.Fatalf("got %s [%s] %s, %d warnings; want %s [%s] %s, %d warnings\n%q",
+					r.State, stageStates(r), r.Recovery.Action, len(res.Snapshot.Warnings), tc.state, tc.stages, tc.action, tc.warnings, r.Recovery.Steps)
+			}
+			if r.State == checker.RunStalled {
+				a := r.Stages[0].Attempts
+				for _, s := range r.Stages {
+					if s.State == checker.StageStalled {
+						a = s.Attempts
+					}
+				}
+				if !a[len(a)-1].StaleCandidate {
+					t.Fatal("a stalled attempt is not marked stale_candidate")
+				}
+			}
+		})
+	}
+}
+
+// TestRecoveryIdentifiers asserts the identifiers and steps an operator copies
+// for a stall candidate with an owner and an attempt id.
+func TestRecoveryIdentifiers(t *testing.T) {
+	log := lines(ev("r-9", "extract", 1, "started", "2026-01-01T11:00:00Z", `"owner":"local-pid://host-a/4242"`, `"attempt_id":"ex-9-1"`, `"lease_expires_at":"2026-01-01T11:30:00Z"`))
+	res := runCheck(t, log, func(o *checker.Options) { o.Definition = recoveryDefinition(t) })
+	rec := res.Snapshot.Runs[0].Recovery
+	got := fmt.Sprintf("%s %s %v %d %s %s\n%s", rec.Action, rec.RunID, rec.Stage, *rec.Attempt, *rec.AttemptID, *rec.Owner, strings.Join(rec.Steps, "\n"))
+	want := `confirm_stopped r-9 extract 1 ex-9-1 local-pid://host-a/4242
+Attempt 1 of stage extract in run r-9 has been silent for 1h0m0s since line 1: a stall candidate, not proof.
+Confirm, with evidence, that the owner local-pid://host-a/4242 has stopped before any rerun.
+Then record the attempt's outcome (failed, or unknown when it cannot be confirmed) and follow the action that outcome calls for.`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRecoveryOverdue: with issue 8's schedule, a run in progress past
+// max_runtime_seconds is overdue (between stalled and running) and its
+// recovery is to wait while checking for progress.
+func TestRecoveryOverdue(t *testing.T) {
+	def, err := checker.ParseDefinition([]byte("schedule: {every_seconds: 86400, max_runtime_seconds: 3600}\nstages: [{id: extract}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := lines(ev("r-1", "extract", 1, "started", "2026-01-01T00:05:00Z", `"owner":"local-pid://h/9"`), ev("r-1", "extract", 1, "heartbeat", "2026-01-01T02:58:00Z"))
+	res := runCheck(t, log, func(o *checker.Options) { o.Definition = def; o.Now = clock(3, 0, 0) })
+	if !res.Report.Valid {
+		t.Fatalf("unexpected violations: %+v", res.Report.Violations)
+	}
+	r := res.Snapshot.Runs[0]
+	got := r.State + " " + r.Recovery.Action + "\n" + strings.Join(r.Recovery.Steps, "\n")
+	want := `overdue wait
+Run r-1 has been in progress 1h55m0s longer than the schedule's max_runtime_seconds; attempt 1 of stage extract in run r-1 is still running, its last sign of life 2m0s ago (line 2).
+Check with the owner local-pid://h/9 that it is making progress; do not start another attempt while this one may be alive.`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
