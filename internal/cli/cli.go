@@ -142,59 +142,46 @@ func parseFlags(fs *pflag.FlagSet, args []string, env Env) error {
 }
 
 // options turns the shared flags into checker options, reading the pipeline
-// definition file.
+// definition file; checker.Request does the rest, as in the js module.
 func (c *common) options(env Env) (checker.Options, error) {
-	var o checker.Options
 	if err := c.checkInputFormat(); err != nil {
-		return o, err
+		return checker.Options{}, err
 	}
-	switch {
-	case c.pipeline != "" && c.stages != "":
-		return o, usageError{"give either --pipeline or --stages, not both"}
-	case c.pipeline != "":
-		data, err := os.ReadFile(c.pipeline)
-		if err != nil {
-			return o, fmt.Errorf("cannot read the pipeline definition: %v", err)
-		}
-		def, err := checker.ParseDefinition(data)
-		if err != nil {
-			return o, fmt.Errorf("%s: %v", c.pipeline, err)
-		}
-		o.Definition = def
-	case c.stages != "":
-		ids, err := checker.ParseStageList(c.stages)
-		if err != nil {
-			return o, usageError{"--stages: " + err.Error()}
-		}
-		def, err := checker.LinearDefinition(ids)
-		if err != nil {
-			return o, usageError{"--stages: " + err.Error()}
-		}
-		o.Definition = def
-	case c.inputFormat == formatOpenLineage:
-		// Without a definition the expected stages come from the log.
-	default:
-		return o, usageError{"no stages declared: pass --pipeline pipeline.yaml (see \"greenlight schema pipeline\") or --stages 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible"}
-	}
-	if c.now != "" {
-		t, err := checker.ParseTime(c.now)
-		if err != nil {
-			return o, usageError{"--now: " + err.Error()}
-		}
-		o.Now = t
-	} else {
-		o.Now = env.Now().UTC()
+	if c.pipeline != "" && c.stages != "" {
+		return checker.Options{}, usageError{"give either --pipeline or --stages, not both"}
 	}
 	if c.maxLineBytes < 1 {
-		return o, usageError{"--max-line-bytes must be at least 1"}
+		return checker.Options{}, usageError{"--max-line-bytes must be at least 1"}
 	}
 	if c.maxViolations < 1 {
-		return o, usageError{"--max-violations must be at least 1"}
+		return checker.Options{}, usageError{"--max-violations must be at least 1"}
 	}
-	o.MaxLineBytes = c.maxLineBytes
-	o.MaxViolations = c.maxViolations
-	o.Strict = c.strict
-	o.SchemaEveryEvent = c.schemaEveryEvent
+	req := checker.Request{
+		PipelineName:     c.pipeline,
+		Stages:           c.stages,
+		Now:              c.now,
+		MaxLineBytes:     c.maxLineBytes,
+		MaxViolations:    c.maxViolations,
+		Strict:           c.strict,
+		SchemaEveryEvent: c.schemaEveryEvent,
+		// An OpenLineage log names its jobs, so without a definition the
+		// expected stages come from the log.
+		DefinitionOptional: c.inputFormat == formatOpenLineage,
+	}
+	if c.pipeline != "" {
+		data, err := os.ReadFile(c.pipeline)
+		if err != nil {
+			return checker.Options{}, fmt.Errorf("cannot read the pipeline definition: %v", err)
+		}
+		req.Pipeline = data
+	}
+	o, err := req.Options()
+	if err != nil {
+		return o, err
+	}
+	if c.now == "" {
+		o.Now = env.Now().UTC()
+	}
 	return o, nil
 }
 

@@ -1,0 +1,67 @@
+package checker_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// TestRequestOptions: the shells' shared option handling accepts what the
+// CLI accepts and refuses the rest with the CLI's messages.
+func TestRequestOptions(t *testing.T) {
+	tests := []struct {
+		name    string
+		req     checker.Request
+		wantErr string
+		stages  int
+		now     time.Time
+		gate    checker.Gate
+	}{
+		{name: "stages list", req: checker.Request{Stages: "1,2", Now: "2026-01-01T12:00:00+01:00", Gate: "latest"},
+			stages: 2, now: time.Date(2026, 1, 1, 11, 0, 0, 0, time.UTC), gate: checker.GateLatest},
+		{name: "definition text", req: checker.Request{Pipeline: []byte("stages:\n  - {id: a}\n  - {id: b}\n  - {id: c}\n")}, stages: 3},
+		{name: "neither, the log declares the stages", req: checker.Request{DefinitionOptional: true}, stages: 0},
+		{name: "both", req: checker.Request{Pipeline: []byte("stages: [{id: 1}]"), Stages: "1"},
+			wantErr: "give either --pipeline or --stages, not both"},
+		{name: "neither", req: checker.Request{},
+			wantErr: `no stages declared: pass --pipeline pipeline.yaml (see "greenlight schema pipeline") or --stages 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible`},
+		{name: "empty named definition", req: checker.Request{PipelineName: "p.yaml", Pipeline: []byte{}},
+			wantErr: "p.yaml: the pipeline definition is empty"},
+		{name: "bad stage id", req: checker.Request{Stages: "1,,2"}, wantErr: "--stages: " + stageListErr(t, "1,,2")},
+		{name: "now without offset", req: checker.Request{Stages: "1", Now: "2026-01-01T12:00:00"},
+			wantErr: `--now: "2026-01-01T12:00:00" is not an RFC 3339 date-time with an offset (e.g. 2026-01-02T03:04:05Z)`},
+		{name: "unknown gate", req: checker.Request{Stages: "1", Gate: "some"}, wantErr: `--gate "some": use all or latest`},
+		{name: "negative stale", req: checker.Request{Stages: "1", StaleAfterSeconds: -1}, wantErr: "--stale-after-seconds must be at least 1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := tc.req.Options()
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			if o.Definition != nil {
+				n = len(o.Definition.Stages)
+			}
+			if n != tc.stages || !o.Now.Equal(tc.now) || o.Gate != tc.gate {
+				t.Fatalf("got %d stages, now %v, gate %q", n, o.Now, o.Gate)
+			}
+		})
+	}
+}
+
+func stageListErr(t *testing.T, list string) string {
+	t.Helper()
+	_, err := checker.ParseStageList(list)
+	if err == nil {
+		t.Fatalf("ParseStageList(%q) accepted it", list)
+	}
+	return err.Error()
+}
