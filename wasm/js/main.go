@@ -1,0 +1,138 @@
+//go:build js && wasm
+
+// Command greenlight.wasm (GOOS=js) is greenlight for JavaScript hosts (the
+// browser viewer's Web Worker, node). It registers one function on the
+// global object and then waits:
+//
+//	greenlightCheck(log: Uint8Array, options: object) -> {document: string} | {error: string}
+//
+// options holds strings and numbers, each optional: pipeline (the text of a
+// pipeline definition, YAML or JSON), stages ("1,2", the --stages shorthand),
+// now (RFC 3339 with an offset; default: the host's clock), stale_after_seconds,
+// gate ("all" or "latest"), file (the log's name as the snapshot records it),
+// max_line_bytes, max_violations, strict. document is exactly what
+// "greenlight check --format json" prints for the same log and options: the
+// health snapshot of a valid log, or the violations report of an invalid one
+// (check document's valid field, or the snapshot's verdict). error is the
+// one-line message the CLI prints before exiting 2.
+package main
+
+import (
+	"bytes"
+	"syscall/js"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+)
+
+func main() {
+	js.Global().Set("greenlightCheck", js.FuncOf(check))
+	select {}
+}
+
+func check(_ js.Value, args []js.Value) any {
+	if len(args) < 1 || !args[0].InstanceOf(js.Global().Get("Uint8Array")) {
+		return fail("greenlightCheck: the first argument must be a Uint8Array holding the event log")
+	}
+	log := make([]byte, args[0].Length())
+	js.CopyBytesToGo(log, args[0])
+	var opt js.Value
+	if len(args) > 1 {
+		opt = args[1]
+	}
+	in := options{v: opt}
+	req := checker.Request{
+		Stages:            in.str("stages"),
+		Now:               in.str("now"),
+		Gate:              in.str("gate"),
+		File:              in.str("file"),
+		StaleAfterSeconds: in.num("stale_after_seconds"),
+		MaxLineBytes:      in.num("max_line_bytes"),
+		MaxViolations:     in.num("max_violations"),
+		Strict:            in.flag("strict"),
+	}
+	if p := in.str("pipeline"); p != "" {
+		req.Pipeline = []byte(p)
+	}
+	if in.err != "" {
+		return fail(in.err)
+	}
+	if req.File == "" {
+		req.File = "-"
+	}
+	o, err := req.Options()
+	if err != nil {
+		return fail(err.Error())
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now().UTC()
+	}
+	res, err := checker.Check(bytes.NewReader(log), o)
+	if err != nil {
+		return fail(err.Error())
+	}
+	doc, err := render.Document(res)
+	if err != nil {
+		return fail(err.Error())
+	}
+	return map[string]any{"document": string(doc)}
+}
+
+func fail(msg string) map[string]any { return map[string]any{"error": msg} }
+
+// options reads the options object; a key present with the wrong type is
+// an error (fail-closed), never silently the default. Absent, null and
+// undefined keys take the default.
+type options struct {
+	v   js.Value
+	err string
+}
+
+func (o *options) get(key string, want js.Type, what string) (js.Value, bool) {
+	if o.v.Type() != js.TypeObject {
+		if o.v.Truthy() && o.err == "" {
+			o.err = "greenlightCheck: the options must be an object"
+		}
+		return js.Value{}, false
+	}
+	v := o.v.Get(key)
+	if v.IsUndefined() || v.IsNull() {
+		return js.Value{}, false
+	}
+	if v.Type() != want {
+		if o.err == "" {
+			o.err = "greenlightCheck: option " + key + " must be " + what
+		}
+		return js.Value{}, false
+	}
+	return v, true
+}
+
+func (o *options) str(key string) string {
+	v, ok := o.get(key, js.TypeString, "a string")
+	if !ok {
+		return ""
+	}
+	return v.String()
+}
+
+func (o *options) num(key string) int {
+	v, ok := o.get(key, js.TypeNumber, "a whole number")
+	if !ok {
+		return 0
+	}
+	f := v.Float()
+	if f != float64(int(f)) {
+		if o.err == "" {
+			o.err = "greenlightCheck: option " + key + " must be a whole number"
+		}
+		return 0
+	}
+	return int(f)
+}
+
+func (o *options) flag(key string) bool {
+	v, ok := o.get(key, js.TypeBoolean, "true or false")
+	return ok && v.Bool()
+}

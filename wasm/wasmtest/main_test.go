@@ -1,0 +1,133 @@
+package wasmtest
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/internal/cli"
+)
+
+// root is the repository, relative to this package's directory.
+const root = "../.."
+
+// workDir holds what the tests build (modules, copies of the viewer); it
+// lives as long as the test binary.
+var workDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "greenlight-wasmtest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	workDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	buildMu  sync.Mutex
+	builds   = map[string]string{}
+	buildErr = map[string]error{}
+)
+
+// buildModule builds the wasm package pkg (e.g. "./wasm/js") for goos once
+// per test binary and returns the module's path.
+func buildModule(t testing.TB, goos, pkg string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	key := goos + " " + pkg
+	if p, ok := builds[key]; ok {
+		return p
+	}
+	if err, ok := buildErr[key]; ok {
+		t.Fatal(err)
+	}
+	out := filepath.Join(workDir, goos+".wasm")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s", "-o", out, pkg)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=wasm")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		buildErr[key] = fmt.Errorf("GOOS=%s GOARCH=wasm go build %s: %v\n%s", goos, pkg, err, msg)
+		t.Fatal(buildErr[key])
+	}
+	builds[key] = out
+	return out
+}
+
+// invocation is one greenlight command line over the corpus; the paths are
+// relative to this package's directory.
+type invocation struct {
+	name  string
+	args  []string
+	stdin string // a file fed as standard input, or ""
+}
+
+// corpus lists, for every log under testdata/ (the golden corpus, valid,
+// unhealthy and invalid, and the README sample), a check in json and in
+// text, and one through standard input with --fail-on-unhealthy.
+func corpus(t *testing.T) []invocation {
+	t.Helper()
+	logs, err := filepath.Glob(root + "/testdata/logs/*.jsonl")
+	if err != nil || len(logs) == 0 {
+		t.Fatalf("no logs under testdata/logs: %v", err)
+	}
+	type set struct {
+		log, pipeline, now string
+	}
+	var sets []set
+	for _, l := range logs {
+		sets = append(sets, set{l, root + "/testdata/logs/pipeline.yaml", "2026-01-01T12:00:00Z"})
+	}
+	sets = append(sets, set{root + "/testdata/sample/campaign_metrics.jsonl", root + "/testdata/sample/pipeline.yaml", "2026-11-28T06:00:00Z"})
+	var out []invocation
+	for _, s := range sets {
+		base := filepath.Base(s.log)
+		for _, format := range []string{"json", "text"} {
+			out = append(out, invocation{
+				name: base + "/" + format,
+				args: []string{"check", s.log, "--pipeline", s.pipeline, "--now", s.now, "--format", format},
+			})
+		}
+		out = append(out, invocation{
+			name:  base + "/stdin",
+			args:  []string{"check", "-", "--pipeline", s.pipeline, "--now", s.now, "--format", "json", "--fail-on-unhealthy"},
+			stdin: s.log,
+		})
+	}
+	return out
+}
+
+// outcome is what a greenlight run shows the world.
+type outcome struct {
+	code           int
+	stdout, stderr []byte
+}
+
+func (o outcome) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", o.code, o.stdout, o.stderr)
+}
+
+// native runs the CLI in-process: the reference every build is held to.
+func native(t *testing.T, inv invocation) outcome {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	env := cli.Env{Stdin: bytes.NewReader(nil), Stdout: &stdout, Stderr: &stderr, Now: time.Now}
+	if inv.stdin != "" {
+		data, err := os.ReadFile(inv.stdin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Stdin = bytes.NewReader(data)
+	}
+	code := cli.Main(inv.args, env)
+	return outcome{code, stdout.Bytes(), stderr.Bytes()}
+}
