@@ -1,0 +1,18 @@
+// Runs the js module under node: node node_harness.js WASM_EXEC_JS MODULE CASES_JSON
+// CASES_JSON is a list of {log: path, options: {...}}; the harness prints a
+// JSON list with, for each case, what greenlightCheck returned.
+"use strict";
+const fs = require("fs");
+const [wasmExec, modulePath, casesPath] = process.argv.slice(2);
+require(wasmExec); // defines globalThis.Go
+const go = new Go();
+WebAssembly.instantiate(fs.readFileSync(modulePath), go.importObject).then(({ instance }) => {
+  go.run(instance); // main registers greenlightCheck, then waits
+  const cases = JSON.parse(fs.readFileSync(casesPath, "utf8"));
+  const results = cases.map((c) => greenlightCheck(new Uint8Array(fs.readFileSync(c.log)), c.options));
+  fs.writeSync(1, JSON.stringify(results));
+  process.exit(0);
+}).catch((err) => {
+  console.error(err);
+  process.exit(3);
+});
