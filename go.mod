@@ -4,6 +4,8 @@ go 1.26
 
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.0
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/go-json-experiment/json v1.27.2
 	github.com/rhysd/actionlint v1.7.12
 	github.com/robfig/cron/v3 v3.0.1

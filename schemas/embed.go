@@ -43,7 +43,9 @@ func Compile(name string) (*jsonschema.Schema, error) {
 	c.LoadURL = func(url string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("greenlight does not load remote schemas (%s)", url)
 	}
-	const url = "embedded.schema.json"
+	// An absolute URL: a relative one makes the compiler resolve it against
+	// the working directory (os.Getwd), which a browser does not have.
+	url := "greenlight:///schemas/" + name + ".schema.json"
 	if err := c.AddResource(url, bytes.NewReader(src)); err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}

@@ -2,7 +2,9 @@
 // healthy, from the JSON Lines event log their orchestrator writes. See
 // "greenlight --help" and README.md. "greenlight action" is the GitHub
 // Action mode (internal/action), dispatched here so that internal/cli and
-// the WASI module stay free of the Actions library.
+// the WASI module stay free of the Actions library. The browser commands
+// (view, report; internal/viewcmd) reach cli.Main as extra commands for the
+// same reason: the WASI module needs no HTTP server.
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 
 	"github.com/greenlight-ci/greenlight/internal/action"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/viewcmd"
 )
 
 func main() {
@@ -23,5 +26,5 @@ func main() {
 		}
 		os.Exit(action.Main(action.Env{GH: githubactions.New(), Now: time.Now, Token: action.RandomToken}))
 	}
-	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}))
+	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Commands: viewcmd.Commands()}))
 }

@@ -38,6 +38,10 @@ type Env struct {
 	Stderr io.Writer
 	// Now returns the wall clock; used only when --now is not given.
 	Now func() time.Time
+	// Commands are extra commands by name (the native binary's view and
+	// report); Main runs one with the arguments after its name and returns
+	// its exit code. The wasip1 module has none.
+	Commands map[string]func(args []string, env Env) int
 }
 
 // usageError is a mistake in the command line: exit 2 with the message.
@@ -52,6 +56,8 @@ usage:
   greenlight validate FILE... (--pipeline FILE | --stages 1,2) [flags]
   greenlight check --input-format openlineage EVENTS [--pipeline FILE] [flags]
   greenlight schema event|snapshot|pipeline|violations|openlineage-runevent|joblog
+  greenlight view EVENTS.jsonl [--pipeline FILE | --stages 1,2]    (native binary only)
+  greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages 1,2]    (native binary only)
   greenlight version
 
 EVENTS.jsonl may be - for standard input; an OpenLineage EVENTS may also be a
@@ -81,6 +87,9 @@ func Main(args []string, env Env) int {
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usage)
 	default:
+		if run, ok := env.Commands[args[0]]; ok {
+			return run(args[1:], env)
+		}
 		err = usageError{fmt.Sprintf("unknown command %q (use check, validate, schema or version)", args[0])}
 	}
 	if err != nil {

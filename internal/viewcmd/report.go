@@ -1,0 +1,152 @@
+package viewcmd
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/atomicfile"
+	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/wasm/viewer"
+)
+
+// runReport is "greenlight report EVENTS.jsonl --html FILE": it writes the
+// self-contained report atomically and exits like check: 0 for a valid log,
+// 2 for an invalid one (the report is written either way, to show why).
+func runReport(args []string, env cli.Env) int {
+	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
+	var f flags
+	f.register(fs)
+	out := fs.String("html", "", "write the self-contained HTML report to `FILE`")
+	name, err := f.parse(fs, args, env)
+	if err != nil {
+		return failed(env, err)
+	}
+	if *out == "" {
+		return failed(env, fmt.Errorf("report needs --html FILE"))
+	}
+	// The report is a record: judged at one moment, the same on every open.
+	p, log, opts, err := f.resolve(name, env.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		return failed(env, err)
+	}
+	module, wasmExec, err := f.findModule()
+	if err != nil {
+		return failed(env, err)
+	}
+	res, err := checker.Check(bytes.NewReader(log), opts)
+	if err != nil {
+		return failed(env, err)
+	}
+	page, err := Report(p, log, module, wasmExec)
+	if err != nil {
+		return failed(env, err)
+	}
+	if err := atomicfile.Write(*out, page); err != nil {
+		return failed(env, err)
+	}
+	fmt.Fprintf(env.Stdout, "greenlight: wrote %s (%s, judged at %s)\n", render.Terminal(*out), verdictLine(res), p.Now)
+	if res.Snapshot == nil {
+		return cli.ExitInvalid
+	}
+	return cli.ExitOK
+}
+
+// The lines of index.html that Report replaces with inlined content.
+const (
+	styleLink  = `<link rel="stylesheet" href="viewer.css">`
+	scriptLink = `<script src="viewer.js"></script>`
+	headEnd    = `</head>`
+)
+
+// Report returns the viewer as one HTML file that needs no server: the style
+// and the viewer's script inline, and the module, wasm_exec.js, the worker
+// and the log as gzip+base64 data elements the page decodes. A
+// Content-Security-Policy allows only those inline scripts (by hash), the
+// WebAssembly module and the Blob worker; no image, frame or request.
+func Report(p Preload, log, module, wasmExec []byte) ([]byte, error) {
+	read := func(name string) (string, error) {
+		b, err := viewer.Static.ReadFile(name)
+		return string(b), err
+	}
+	page, err := read("index.html")
+	if err != nil {
+		return nil, err
+	}
+	css, err := read("viewer.css")
+	if err != nil {
+		return nil, err
+	}
+	script, err := read("viewer.js")
+	if err != nil {
+		return nil, err
+	}
+	worker, err := read("worker.js")
+	if err != nil {
+		return nil, err
+	}
+	for _, raw := range []string{css, script} {
+		if strings.Contains(strings.ToLower(raw), "</s") {
+			return nil, fmt.Errorf("viewer: an inlined file contains </s, which would end its element early")
+		}
+	}
+	pre, err := json.Marshal(p) // escapes <, > and & as \u003c...: safe inside a script element
+	if err != nil {
+		return nil, err
+	}
+	var data strings.Builder
+	for _, d := range []struct {
+		id   string
+		body []byte
+	}{{"gl-module", module}, {"gl-wasm-exec", wasmExec}, {"gl-worker", []byte(worker)}, {"gl-log", log}} {
+		z, err := gzipped(d.body)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(&data, "<script type=\"application/octet-stream\" id=%q data-encoding=\"gzip\">%s</script>\n", d.id, base64.StdEncoding.EncodeToString(z))
+	}
+	fmt.Fprintf(&data, "<script type=\"application/json\" id=\"gl-preload\">%s</script>\n", pre)
+	csp := fmt.Sprintf("default-src 'none'; script-src 'wasm-unsafe-eval' 'sha256-%s'; worker-src blob:; style-src 'sha256-%s'",
+		hash(script), hash(css))
+	replace := []struct{ old, new string }{
+		{styleLink, "<style>" + css + "</style>"},
+		{scriptLink, data.String() + "<script>" + script + "</script>"},
+		{headEnd, `<meta http-equiv="Content-Security-Policy" content="` + csp + `">` + "\n" + headEnd},
+	}
+	for _, r := range replace {
+		if strings.Count(page, r.old) != 1 {
+			return nil, fmt.Errorf("viewer: index.html must hold %s exactly once", r.old)
+		}
+		page = strings.Replace(page, r.old, r.new, 1)
+	}
+	return []byte(page), nil
+}
+
+func gzipped(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return base64.StdEncoding.EncodeToString(sum[:])
+}

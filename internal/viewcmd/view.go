@@ -1,0 +1,98 @@
+package viewcmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/wasm/viewer"
+)
+
+// runView is "greenlight view EVENTS.jsonl": it serves the viewer on
+// 127.0.0.1 at a free port, prints the address, and serves until
+// interrupted. Without --now the page judges the log at the browser's clock.
+func runView(args []string, env cli.Env) int {
+	fs := pflag.NewFlagSet("view", pflag.ContinueOnError)
+	var f flags
+	f.register(fs)
+	name, err := f.parse(fs, args, env)
+	if err != nil {
+		return failed(env, err)
+	}
+	p, log, _, err := f.resolve(name, "")
+	if err != nil {
+		return failed(env, err)
+	}
+	module, wasmExec, err := f.findModule()
+	if err != nil {
+		return failed(env, err)
+	}
+	h, err := Handler(p, log, module, wasmExec)
+	if err != nil {
+		return failed(env, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return failed(env, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	fmt.Fprintf(env.Stdout, "greenlight: the viewer is at http://%s/?preload=1 (Ctrl-C stops it)\n", ln.Addr())
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(shut)
+	}()
+	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
+		return failed(env, err)
+	}
+	return cli.ExitOK
+}
+
+// ServeCSP is the Content-Security-Policy of the served viewer: scripts,
+// styles and requests only from the server itself, the module and the Blob
+// worker; no images, frames or inline script.
+const ServeCSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src blob:; connect-src 'self'; style-src 'self'"
+
+// Handler serves the viewer's static files, the built module and
+// wasm_exec.js, and the preloaded log (preload/log) with its options
+// (preload/options.json); the page loads them when its URL has ?preload.
+func Handler(p Preload, log, module, wasmExec []byte) (http.Handler, error) {
+	opts, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	blob := func(body []byte, ctype string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", ctype)
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.Write(body)
+		}
+	}
+	mux.Handle("GET /{$}", http.FileServerFS(viewer.Static))
+	for _, name := range []string{"index.html", "viewer.js", "worker.js", "viewer.css"} {
+		mux.Handle("GET /"+name, http.FileServerFS(viewer.Static))
+	}
+	mux.Handle("GET /"+viewer.ModuleFile, blob(module, "application/wasm"))
+	mux.Handle("GET /"+viewer.WasmExecFile, blob(wasmExec, "text/javascript; charset=utf-8"))
+	mux.Handle("GET /preload/options.json", blob(opts, "application/json"))
+	mux.Handle("GET /preload/log", blob(log, "application/octet-stream"))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", ServeCSP)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-store")
+		mux.ServeHTTP(w, r)
+	}), nil
+}

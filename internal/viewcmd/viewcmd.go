@@ -1,0 +1,158 @@
+// Package viewcmd holds the native binary's browser commands: "greenlight
+// view" serves the viewer (wasm/viewer) on 127.0.0.1 with a log preloaded,
+// and "greenlight report" writes one self-contained HTML file holding the
+// viewer, the WebAssembly module and the log. Both need the js module built
+// by wasm/build.sh; they look for it in --wasm-dir, else $GREENLIGHT_WASM_DIR,
+// else ./wasm/viewer, and exit 2 saying how to build it when it is missing.
+package viewcmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/wasm/viewer"
+)
+
+// Commands returns view and report, for cli.Env.Commands.
+func Commands() map[string]func([]string, cli.Env) int {
+	return map[string]func([]string, cli.Env) int{
+		"view":   runView,
+		"report": runReport,
+	}
+}
+
+// DefaultWasmDir is where the commands look for the built module when
+// neither --wasm-dir nor $GREENLIGHT_WASM_DIR says: the viewer's directory in
+// a checkout of the repository, relative to the working directory.
+const DefaultWasmDir = "wasm/viewer"
+
+// Preload is what the page is given with the log (preload/options.json, or
+// the report's gl-preload element): the same options the page's inputs set.
+type Preload struct {
+	// File is the log's name as the user gave it; the snapshot records it.
+	File string `json:"file"`
+	// Pipeline is the pipeline definition's text, absent with Stages.
+	Pipeline *string `json:"pipeline,omitempty"`
+	// PipelineName is the definition's file name, for display.
+	PipelineName string `json:"pipeline_name,omitempty"`
+	// Stages is the --stages shorthand, absent with Pipeline.
+	Stages string `json:"stages,omitempty"`
+	// Now is the RFC 3339 moment to judge at; empty means the browser's clock.
+	Now string `json:"now,omitempty"`
+	// StaleAfterSeconds (seconds) overrides the definition's when > 0.
+	StaleAfterSeconds int `json:"stale_after_seconds,omitempty"`
+	// Gate is all or latest.
+	Gate string `json:"gate"`
+}
+
+// flags are what view and report share.
+type flags struct {
+	pipeline, stages, now, gate, wasmDir string
+	stale                                int
+	staleSet                             bool
+}
+
+func (f *flags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.pipeline, "pipeline", "", "pipeline definition `FILE` (YAML or JSON) declaring the expected stages")
+	fs.StringVar(&f.stages, "stages", "", "shorthand for a linear pipeline: comma-separated stage `ids`")
+	fs.StringVar(&f.now, "now", "", "judge the log at this RFC 3339 `time`")
+	fs.IntVar(&f.stale, "stale-after-seconds", 0, "`seconds` of silence before an attempt in progress is a stall candidate")
+	fs.StringVar(&f.gate, "gate", "all", "which runs the verdict looks at: `all` or latest")
+	fs.StringVar(&f.wasmDir, "wasm-dir", "", "`DIR` holding the built greenlight.wasm and wasm_exec.js (default $GREENLIGHT_WASM_DIR, else "+DefaultWasmDir+")")
+}
+
+// parse reads the command line and returns the log's name.
+func (f *flags) parse(fs *pflag.FlagSet, args []string, env cli.Env) (string, error) {
+	fs.SetOutput(io.Discard)
+	fs.SortFlags = false
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(env.Stdout, "usage of greenlight %s:\n%s", fs.Name(), fs.FlagUsages())
+			return "", err
+		}
+		return "", fmt.Errorf("%v (see \"greenlight %s --help\")", err, fs.Name())
+	}
+	if fs.NArg() != 1 || fs.Arg(0) == "-" {
+		return "", fmt.Errorf("%s takes exactly one event log file", fs.Name())
+	}
+	f.staleSet = fs.Changed("stale-after-seconds")
+	return fs.Arg(0), nil
+}
+
+// resolve reads the log and the definition and checks the options with the
+// checker's own rules, so a mistake is reported here (exit 2) rather than
+// in the page.
+func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Options, error) {
+	p := Preload{File: name, Stages: f.stages, Now: f.now, StaleAfterSeconds: f.stale, Gate: f.gate}
+	if p.Now == "" {
+		p.Now = fixNow
+	}
+	if f.staleSet && f.stale < 1 {
+		return p, nil, checker.Options{}, errors.New("--stale-after-seconds must be at least 1")
+	}
+	req := checker.Request{PipelineName: f.pipeline, Stages: f.stages, Now: p.Now, StaleAfterSeconds: f.stale, Gate: f.gate, File: name}
+	if f.pipeline != "" && f.stages == "" {
+		data, err := os.ReadFile(f.pipeline)
+		if err != nil {
+			return p, nil, checker.Options{}, fmt.Errorf("cannot read the pipeline definition: %v", err)
+		}
+		text := string(data)
+		p.Pipeline, p.PipelineName, req.Pipeline = &text, filepath.Base(f.pipeline), data
+	}
+	opts, err := req.Options()
+	if err != nil {
+		return p, nil, opts, err
+	}
+	log, err := os.ReadFile(name)
+	if err != nil {
+		return p, nil, opts, fmt.Errorf("cannot read the event log: %v", err)
+	}
+	return p, log, opts, nil
+}
+
+// findModule reads the built module and wasm_exec.js, or returns an error
+// that says how to build them.
+func (f *flags) findModule() (module, wasmExec []byte, err error) {
+	dir := f.wasmDir
+	if dir == "" {
+		dir = os.Getenv("GREENLIGHT_WASM_DIR")
+	}
+	if dir == "" {
+		dir = DefaultWasmDir
+	}
+	module, err = os.ReadFile(filepath.Join(dir, viewer.ModuleFile))
+	if err == nil {
+		wasmExec, err = os.ReadFile(filepath.Join(dir, viewer.WasmExecFile))
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("the viewer's WebAssembly module is not built (%v); build it with \"sh wasm/build.sh\" in the greenlight repository, then run greenlight there or pass --wasm-dir DIR (or set GREENLIGHT_WASM_DIR) to the directory holding %s and %s",
+			err, viewer.ModuleFile, viewer.WasmExecFile)
+	}
+	return module, wasmExec, nil
+}
+
+func failed(env cli.Env, err error) int {
+	if errors.Is(err, pflag.ErrHelp) {
+		return cli.ExitOK
+	}
+	fmt.Fprintf(env.Stderr, "greenlight: %s\n", strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
+	return cli.ExitInvalid
+}
+
+// verdictLine says in one line what the native checker found, for the
+// commands' own output.
+func verdictLine(res *checker.Result) string {
+	if res.Snapshot == nil {
+		return fmt.Sprintf("%s is invalid: %d contract violations", render.Terminal(res.Report.Violations[0].File), res.Report.ViolationCount)
+	}
+	return fmt.Sprintf("%s: %d runs", res.Snapshot.Verdict, res.Snapshot.RunCount)
+}

@@ -1,0 +1,421 @@
+// greenlight's browser viewer. Everything taken from a log reaches the page
+// through textContent, createTextNode or SVG text nodes: never as HTML.
+"use strict";
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const SVG = "http://www.w3.org/2000/svg";
+  const TIMELINES_OPEN_UP_TO = 20; // runs shown with their timeline open
+  const ROWS_AT_MOST = 500; // runs listed at most; the filter narrows them
+
+  // el makes an element; children are nodes or strings (added as text).
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) {
+      if (c === null || c === undefined) continue;
+      e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    }
+    return e;
+  }
+  function svg(tag, attrs, text) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // ---- the module, in a Web Worker ----
+  let workerReady = null;
+  let nextId = 1;
+  const pending = new Map();
+
+  function base64Bytes(text) {
+    const bin = atob(text.replace(/\s+/g, ""));
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  // inlined returns the bytes of a data element of a self-contained report.
+  async function inlined(id) {
+    const node = $(id);
+    let bytes = base64Bytes(node.textContent);
+    if (node.dataset.encoding === "gzip") {
+      const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+    }
+    return bytes;
+  }
+  async function fetchOk(url) {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(url + ": " + r.status + " " + r.statusText);
+    return r;
+  }
+  async function assets() {
+    if ($("gl-module")) {
+      const dec = new TextDecoder();
+      return {
+        module: (await inlined("gl-module")).buffer,
+        source: dec.decode(await inlined("gl-wasm-exec")) + "\n" + dec.decode(await inlined("gl-worker")),
+      };
+    }
+    const [module, wasmExec, worker] = await Promise.all([
+      fetchOk("greenlight.wasm").then((r) => r.arrayBuffer()),
+      fetchOk("wasm_exec.js").then((r) => r.text()),
+      fetchOk("worker.js").then((r) => r.text()),
+    ]);
+    return { module, source: wasmExec + "\n" + worker };
+  }
+  function startWorker() {
+    workerReady = assets().then((a) => new Promise((resolve, reject) => {
+      const url = URL.createObjectURL(new Blob([a.source], { type: "text/javascript" }));
+      const w = new Worker(url);
+      w.onmessage = (ev) => {
+        const m = ev.data;
+        if (m.type === "ready") resolve(w);
+        else if (m.type === "fatal") reject(new Error(m.error));
+        else if (m.type === "result" && pending.has(m.id)) {
+          pending.get(m.id)(m);
+          pending.delete(m.id);
+        }
+      };
+      w.onerror = (ev) => reject(new Error(ev.message || "the worker failed"));
+      w.postMessage({ type: "init", module: a.module }, [a.module]);
+    }));
+    workerReady.catch((err) => showError("The WebAssembly module could not be loaded: " + err.message +
+      ". If you serve wasm/viewer yourself, build the module first: sh wasm/build.sh"));
+  }
+  async function runCheck(log, options) {
+    const w = await workerReady;
+    const id = nextId++;
+    const copy = log.slice().buffer; // the worker takes the copy; the page keeps the log
+    return new Promise((resolve) => {
+      pending.set(id, resolve);
+      w.postMessage({ type: "check", id, log: copy, options }, [copy]);
+    });
+  }
+
+  // ---- inputs ----
+  const state = { log: null, logName: "", pipeline: null, pipelineName: "" };
+
+  function setProgress(label, done, total) {
+    $("progress-box").hidden = false;
+    $("progress").value = total ? done / total : 0;
+    $("progress-text").textContent = label + ": " + mib(done) + (total ? " of " + mib(total) : "");
+  }
+  function mib(n) {
+    if (n < 1024) return n + " B";
+    if (n < 1048576) return (n / 1024).toFixed(1) + " KiB";
+    return (n / 1048576).toFixed(1) + " MiB";
+  }
+  async function readStream(stream, total, label) {
+    const reader = stream.getReader();
+    const chunks = [];
+    let done = 0;
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      chunks.push(r.value);
+      done += r.value.length;
+      setProgress(label, done, total);
+    }
+    const out = new Uint8Array(done);
+    let off = 0;
+    for (const c of chunks) { out.set(c, off); off += c.length; }
+    $("progress-box").hidden = true;
+    return out;
+  }
+  async function loadLogFile(file) {
+    state.log = await readStream(file.stream(), file.size, "reading " + file.name);
+    state.logName = file.name;
+    $("log-name").textContent = file.name + " (" + mib(state.log.length) + ")";
+    check();
+  }
+  async function loadPipelineFile(file) {
+    state.pipeline = new TextDecoder().decode(await readStream(file.stream(), file.size, "reading " + file.name));
+    state.pipelineName = file.name;
+    $("pipeline-name").textContent = file.name;
+    $("pipeline-clear").hidden = false;
+    if (state.log) check();
+  }
+  function wireDrop(zone, input, load) {
+    input.addEventListener("change", () => { if (input.files.length) load(input.files[0]).catch(fail); });
+    zone.addEventListener("dragover", (ev) => { ev.preventDefault(); zone.classList.add("over"); });
+    zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+    zone.addEventListener("drop", (ev) => {
+      ev.preventDefault();
+      zone.classList.remove("over");
+      if (ev.dataTransfer.files.length) load(ev.dataTransfer.files[0]).catch(fail);
+    });
+  }
+  function options() {
+    const o = { file: state.logName || "-" };
+    if (state.pipeline !== null) o.pipeline = state.pipeline;
+    const stages = $("stages").value.trim();
+    if (stages) o.stages = stages;
+    o.now = $("now").value.trim() || new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const stale = $("stale").value.trim();
+    if (stale) o.stale_after_seconds = Number(stale);
+    o.gate = $("gate").value;
+    return o;
+  }
+
+  function showError(text) {
+    $("error").hidden = false;
+    $("error").textContent = text;
+  }
+  function fail(err) { showError(String(err && err.message ? err.message : err)); }
+
+  async function check() {
+    if (!state.log) { showError("Choose an event log first."); return; }
+    $("error").hidden = true;
+    $("status").textContent = "checking " + mib(state.log.length) + " in the worker\u2026";
+    const opts = options();
+    if (opts.pipeline !== undefined && opts.stages !== undefined) {
+      showError("Give either a pipeline definition or stages, not both (forget the definition, or clear the stages box).");
+      $("status").textContent = "";
+      return;
+    }
+    const r = await runCheck(state.log, opts);
+    if (r.error !== undefined) {
+      $("result").hidden = true;
+      $("status").textContent = "";
+      showError(r.error);
+      return;
+    }
+    const doc = JSON.parse(r.document);
+    $("status").textContent = "checked " + state.logName + " in " + r.ms.toFixed(0) + " ms in the worker";
+    $("status").dataset.ms = r.ms.toFixed(1);
+    render(doc, r.lines);
+  }
+
+  // ---- rendering ----
+  function render(doc, lines) {
+    $("result").hidden = false;
+    const verdict = $("verdict");
+    if (doc.schema_version === "greenlight.violations/v1") {
+      verdict.textContent = "invalid";
+      verdict.className = "invalid";
+      $("summary").textContent = "The log breaks the event contract in " + doc.violation_count +
+        (doc.violation_count === 1 ? " place" : " places") + "; greenlight judges no run from it.";
+      $("runs-box").hidden = true;
+      renderViolations(doc, lines);
+      return;
+    }
+    $("violations-box").hidden = true;
+    verdict.textContent = doc.verdict;
+    verdict.className = doc.verdict;
+    // The run states in the document's order, which is their precedence.
+    const states = Object.keys(doc.state_counts);
+    const counts = states.filter((s) => doc.state_counts[s] > 0).map((s) => doc.state_counts[s] + " " + s);
+    const sched = doc.schedule;
+    $("summary").textContent = doc.run_count + (doc.run_count === 1 ? " run" : " runs") +
+      (counts.length ? " (" + counts.join(", ") + ")" : "") +
+      (sched ? ", " + sched.missed.length + " of " + sched.expected_slots + " slots missed" : "") +
+      ", gate " + doc.options.gate + ", judged at " + doc.generated_at_utc +
+      ", stale after " + doc.options.stale_after_seconds + " s";
+    renderSchedule(sched);
+    renderRuns(doc, states);
+  }
+
+  // renderSchedule lists what the schedule found wrong: missed slots, late,
+  // duplicate and unscheduled runs, and when the next run is due.
+  function renderSchedule(sched) {
+    const list = $("schedule");
+    list.replaceChildren();
+    $("schedule-box").hidden = !sched;
+    if (!sched) return;
+    const item = (cls, text) => list.appendChild(el("li", { class: cls }, text));
+    for (const m of sched.missed) item("missed", "missed: the slot " + m.scheduled_for + " had no run started by " + m.due_at);
+    for (const l of sched.late) item("late", "late: run " + l.run_id + " for the slot " + l.scheduled_for +
+      " started at " + l.first_event_at + ", " + duration(l.late_by_seconds) + " late");
+    for (const d of sched.duplicates) item("duplicate", "duplicate: run " + d.run_id + " claims the slot " +
+      d.scheduled_for + ", which run " + d.filled_by + " fills");
+    for (const u of sched.unscheduled) item("unscheduled", "unscheduled: run " + u.run_id + " started at " +
+      u.first_event_at + ", outside every slot's window");
+    const every = sched.cron !== null ? "cron \u201c" + sched.cron + "\u201d in " + sched.timezone : "every " + duration(sched.every_seconds);
+    item("next", "schedule: " + every + ", " + sched.expected_slots + " slots judged" +
+      (sched.next_slot ? "; next slot " + sched.next_slot + " (due by " + sched.next_due_at + ")" : ""));
+  }
+
+  function renderRuns(doc, states) {
+    $("runs-box").hidden = doc.run_count === 0;
+    const filter = $("state-filter");
+    const keep = filter.value;
+    filter.replaceChildren(el("option", { value: "" }, "all states (" + doc.run_count + ")"));
+    for (const s of states) {
+      if (doc.state_counts[s] > 0) filter.appendChild(el("option", { value: s }, s + " (" + doc.state_counts[s] + ")"));
+    }
+    filter.value = [...filter.options].some((o) => o.value === keep) ? keep : "";
+    const draw = () => {
+      const want = filter.value;
+      const runs = doc.runs.filter((r) => !want || r.state === want);
+      const body = $("runs").tBodies[0];
+      body.replaceChildren();
+      const shown = runs.slice(0, ROWS_AT_MOST);
+      for (const run of shown) addRun(body, run, doc, runs.length <= TIMELINES_OPEN_UP_TO);
+      $("runs-note").textContent = runs.length > shown.length ?
+        "showing " + shown.length + " of " + runs.length + " runs; filter by state to narrow" : "";
+    };
+    filter.onchange = draw;
+    draw();
+  }
+
+  function addRun(body, run, doc, open) {
+    const succeeded = run.stages.filter((s) => s.state === "succeeded").length;
+    const attempts = run.stages.reduce((n, s) => n + s.attempt_count, 0);
+    const toggle = el("button", { type: "button", class: "toggle" }, open ? "hide timeline" : "timeline");
+    const row = el("tr", { class: "run-row", "data-state": run.state },
+      el("td", { class: "mono run-id" }, run.run_id),
+      el("td", { class: "state state-" + run.state }, run.state),
+      el("td", { class: "mono" }, run.first_event_at),
+      el("td", {}, duration(run.duration_seconds)),
+      el("td", {}, succeeded + "/" + run.stages.length + " succeeded, " + attempts + (attempts === 1 ? " attempt" : " attempts")),
+      el("td", {}, toggle));
+    const cell = el("td", { colspan: "6" });
+    const detail = el("tr", { class: "detail" }, cell);
+    detail.hidden = !open;
+    let drawn = false;
+    const show = () => {
+      if (!drawn) { cell.append(gantt(run, doc), ...problems(run)); drawn = true; }
+    };
+    if (open) show();
+    toggle.onclick = () => {
+      detail.hidden = !detail.hidden;
+      toggle.textContent = detail.hidden ? "timeline" : "hide timeline";
+      if (!detail.hidden) show();
+    };
+    body.append(row, detail);
+  }
+
+  function stageLabel(s) { return "stage " + s.stage + (s.name ? " (" + s.name + ")" : ""); }
+
+  // problems lists the failed stage's error, each stall candidate and how
+  // far past its maximum runtime an overdue run is, as text.
+  function problems(run) {
+    const out = [];
+    if (typeof run.overdue_by_seconds === "number") {
+      out.push(el("p", { class: "run-overdue" }, "in progress " + duration(run.overdue_by_seconds) +
+        " past the schedule's max_runtime_seconds"));
+    }
+    for (const s of run.stages) {
+      const a = s.attempts[s.attempts.length - 1];
+      if (!a) continue;
+      if (s.state === "failed") {
+        out.push(el("p", { class: "stage-error" },
+          stageLabel(s) + " attempt " + a.attempt + " failed" +
+          (a.returncode !== null ? ", returncode " + a.returncode : "") + " (line " + a.line + "):"),
+        el("pre", { class: "error-text" }, a.error === null ? "" : a.error));
+      } else if (s.state === "stalled") {
+        out.push(el("p", { class: "stage-stall" }, stageLabel(s) + " attempt " + a.attempt + " silent for " +
+          duration(a.silent_for_seconds) + " since line " + a.line + ": a stall candidate, not proof"));
+      }
+    }
+    return out;
+  }
+
+  // gantt draws one bar per attempt on a lane per expected stage; an attempt
+  // in progress runs to the moment the log was judged at.
+  function gantt(run, doc) {
+    const now = Date.parse(doc.generated_at_utc);
+    const t0 = Date.parse(run.first_event_at);
+    let t1 = Date.parse(run.last_event_at);
+    for (const s of run.stages) for (const a of s.attempts) if (a.ended_at === null) t1 = Math.max(t1, now);
+    const span = Math.max(t1 - t0, 1000);
+    const label = 190, width = 560, lane = 20, top = 6;
+    const h = top + lane * run.stages.length + 20;
+    const g = svg("svg", { class: "gantt", width: label + width + 70, height: h, role: "img" });
+    g.appendChild(svg("title", {}, "timeline of run " + run.run_id));
+    const x = (t) => label + ((t - t0) / span) * width;
+    run.stages.forEach((s, i) => {
+      const y = top + i * lane;
+      g.appendChild(svg("text", { x: 0, y: y + 13 }, stageLabel(s)));
+      g.appendChild(svg("line", { class: "axis", x1: label, x2: label + width, y1: y + lane - 2, y2: y + lane - 2 }));
+      if (s.attempts.length === 0) {
+        g.appendChild(svg("text", { x: label + 4, y: y + 13, class: "pending" }, "pending"));
+      }
+      for (const a of s.attempts) {
+        const start = Date.parse(a.started_at);
+        const end = a.ended_at === null ? now : Date.parse(a.ended_at);
+        const r = svg("rect", { class: "bar bar-" + a.status, x: x(start).toFixed(1), y: y + 3, height: lane - 8,
+          width: Math.max(2, x(end) - x(start)).toFixed(1), "data-attempt": a.attempt });
+        r.appendChild(svg("title", {}, stageLabel(s) + " attempt " + a.attempt + ": " + a.status + ", " +
+          a.started_at + " to " + (a.ended_at === null ? "now (" + doc.generated_at_utc + ")" : a.ended_at)));
+        g.appendChild(r);
+      }
+    });
+    const yAxis = top + lane * run.stages.length + 14;
+    g.appendChild(svg("text", { x: label, y: yAxis }, run.first_event_at.slice(11, 19)));
+    g.appendChild(svg("text", { x: label + width, y: yAxis, "text-anchor": "end" },
+      "+" + duration((t1 - t0) / 1000)));
+    return g;
+  }
+
+  function duration(seconds) {
+    if (seconds === null || seconds === undefined) return "";
+    let s = Math.round(seconds);
+    const d = Math.floor(s / 86400); s -= d * 86400;
+    const hh = Math.floor(s / 3600); s -= hh * 3600;
+    const mm = Math.floor(s / 60); s -= mm * 60;
+    return (d ? d + "d" : "") + (d || hh ? hh + "h" : "") + (d || hh || mm ? mm + "m" : "") + s + "s";
+  }
+
+  function renderViolations(doc, lines) {
+    $("violations-box").hidden = false;
+    const body = $("violations").tBodies[0];
+    body.replaceChildren();
+    for (const v of doc.violations) {
+      const where = [v.run_id !== undefined ? "run " + v.run_id : "", v.stage !== undefined ? "stage " + v.stage : "",
+        v.attempt !== undefined ? "attempt " + v.attempt : ""].filter(Boolean).join(", ");
+      body.appendChild(el("tr", { class: "violation" },
+        el("td", { class: "mono line" }, String(v.line)),
+        el("td", { class: "mono rule" }, v.rule),
+        el("td", {}, v.message, where ? el("div", { class: "note" }, where) : null),
+        el("td", {}, el("code", { class: "line-text" }, lines[v.line] === undefined ? "" : lines[v.line]))));
+    }
+    $("violations-note").textContent = doc.omitted_count > 0 ?
+      doc.omitted_count + " more violations are counted but not listed" : "";
+  }
+
+  // ---- a log given with the page: greenlight view, or a report ----
+  async function preload() {
+    let p = null;
+    if ($("gl-preload")) {
+      p = JSON.parse($("gl-preload").textContent);
+      state.log = await inlined("gl-log");
+    } else if (new URLSearchParams(location.search).has("preload")) {
+      p = await (await fetchOk("preload/options.json")).json();
+      const r = await fetchOk("preload/log");
+      state.log = await readStream(r.body, Number(r.headers.get("Content-Length")) || 0, "reading " + p.file);
+    }
+    if (!p) return;
+    state.logName = p.file;
+    $("log-name").textContent = p.file + " (" + mib(state.log.length) + ")";
+    if (typeof p.pipeline === "string") {
+      state.pipeline = p.pipeline;
+      state.pipelineName = p.pipeline_name || "pipeline definition";
+      $("pipeline-name").textContent = state.pipelineName;
+      $("pipeline-clear").hidden = false;
+    }
+    $("stages").value = p.stages || "";
+    $("now").value = p.now || "";
+    $("stale").value = p.stale_after_seconds ? String(p.stale_after_seconds) : "";
+    $("gate").value = p.gate || "all";
+    await check();
+  }
+
+  wireDrop($("log-drop"), $("log-file"), loadLogFile);
+  wireDrop($("pipeline-drop"), $("pipeline-file"), loadPipelineFile);
+  $("pipeline-clear").onclick = () => {
+    state.pipeline = null;
+    state.pipelineName = "";
+    $("pipeline-name").textContent = "";
+    $("pipeline-clear").hidden = true;
+    $("pipeline-file").value = "";
+  };
+  $("check").onclick = () => check().catch(fail);
+  startWorker();
+  preload().catch(fail);
+})();

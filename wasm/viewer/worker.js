@@ -1,0 +1,64 @@
+// greenlight's Web Worker. The page builds it from a Blob holding Go's
+// wasm_exec.js followed by this file, so it works from a server and from a
+// file:// report alike. Messages in: {type: "init", module: ArrayBuffer},
+// then {type: "check", id, log: ArrayBuffer, options}. Messages out:
+// {type: "ready"}, {type: "fatal", error}, {type: "result", id, document,
+// lines, ms} or {type: "result", id, error}.
+"use strict";
+
+// lineTexts returns {n: text} for the 1-based line numbers in wanted, each
+// cut to 400 characters; the page shows them beside the violations.
+function lineTexts(bytes, wanted) {
+  const want = new Set(wanted);
+  const out = {};
+  if (want.size === 0) return out;
+  const last = Math.max(...want);
+  const dec = new TextDecoder("utf-8");
+  let line = 1;
+  let start = 0;
+  for (let i = 0; i <= bytes.length && line <= last; i++) {
+    if (i === bytes.length || bytes[i] === 10) {
+      if (want.has(line)) {
+        let end = Math.min(i, start + 1600);
+        let text = dec.decode(bytes.subarray(start, end)).replace(/\r$/, "");
+        if (text.length > 400 || end < i) text = text.slice(0, 400) + "\u2026";
+        out[line] = text;
+      }
+      line++;
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+self.onmessage = async (ev) => {
+  const msg = ev.data;
+  if (msg.type === "init") {
+    try {
+      const go = new Go();
+      const { instance } = await WebAssembly.instantiate(msg.module, go.importObject);
+      go.run(instance); // registers greenlightCheck, then waits for calls
+      self.postMessage({ type: "ready" });
+    } catch (err) {
+      self.postMessage({ type: "fatal", error: String(err) });
+    }
+    return;
+  }
+  if (msg.type === "check") {
+    const log = new Uint8Array(msg.log);
+    const t0 = performance.now();
+    const r = greenlightCheck(log, msg.options);
+    const ms = performance.now() - t0;
+    if (r.error !== undefined) {
+      self.postMessage({ type: "result", id: msg.id, error: r.error, ms });
+      return;
+    }
+    let lines = {};
+    const m = /"valid": false/.test(r.document.slice(0, 200));
+    if (m) {
+      const doc = JSON.parse(r.document);
+      lines = lineTexts(log, doc.violations.map((v) => v.line));
+    }
+    self.postMessage({ type: "result", id: msg.id, document: r.document, lines, ms });
+  }
+};

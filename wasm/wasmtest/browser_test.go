@@ -1,0 +1,411 @@
+package wasmtest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/viewcmd"
+)
+
+// findBrowser returns a Chromium or Chrome binary; without one the browser
+// tests skip loudly, or fail when GREENLIGHT_REQUIRE_BROWSER=1 (as in CI).
+func findBrowser(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	msg := "no Chromium or Chrome found on PATH, so the browser viewer is NOT tested (apt-get install chromium)"
+	if os.Getenv("GREENLIGHT_REQUIRE_BROWSER") == "1" {
+		t.Fatal(msg + "; GREENLIGHT_REQUIRE_BROWSER=1 makes this a failure")
+	}
+	fmt.Fprintln(os.Stderr, "SKIP: "+msg)
+	t.Skip("SKIP: " + msg)
+	return ""
+}
+
+// browser starts one headless browser for a test and returns its context.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	exe := findBrowser(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 900),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	t.Cleanup(cancel)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	return bctx
+}
+
+// tab opens a new tab in which window.alert only counts its calls, so a
+// script that ran because log text became HTML shows up as a count.
+func tab(t *testing.T, bctx context.Context) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(bctx)
+	t.Cleanup(cancel)
+	err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: "window.__alerts = 0; window.alert = function () { window.__alerts++; };",
+		})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// viewerModule builds the js module and returns it with wasm_exec.js.
+func viewerModule(t *testing.T) (module, wasmExec []byte) {
+	t.Helper()
+	module, err := os.ReadFile(buildModule(t, "js", "./wasm/js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasmExec, err = os.ReadFile(filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return module, wasmExec
+}
+
+// serve serves the viewer as "greenlight view" does, with p and log
+// preloaded, and returns the page's URL.
+func serve(t *testing.T, p viewcmd.Preload, logPath string) string {
+	t.Helper()
+	module, wasmExec := viewerModule(t)
+	var log []byte
+	if logPath != "" {
+		var err error
+		if log, err = os.ReadFile(logPath); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := viewcmd.Handler(p, log, module, wasmExec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+// shown is what the page shows once a check is done.
+type shown struct {
+	Verdict    string   `json:"verdict"`
+	Error      string   `json:"error"`
+	Runs       []string `json:"runs"`   // run ids of the visible rows
+	States     []string `json:"states"` // their states
+	Violations []struct {
+		Line int    `json:"line"`
+		Rule string `json:"rule"`
+		Text string `json:"text"`
+	} `json:"violations"`
+	StageErrors []string `json:"stage_errors"`
+	Bars        []string `json:"bars"` // class of each Gantt bar
+	Images      int      `json:"images"`
+	Alerts      int      `json:"alerts"`
+	Status      string   `json:"status"`
+	Schedule    []string `json:"schedule"`
+}
+
+const readPage = `(() => {
+  const $ = (id) => document.getElementById(id);
+  const rows = [...document.querySelectorAll("#runs tr.run-row")];
+  return {
+    verdict: $("result").hidden ? "" : $("verdict").textContent,
+    error: $("error").hidden ? "" : $("error").textContent,
+    runs: rows.map((r) => r.querySelector(".run-id").textContent),
+    states: rows.map((r) => r.dataset.state),
+    violations: $("violations-box").hidden ? [] : [...document.querySelectorAll("#violations tr.violation")].map((r) => ({
+      line: Number(r.querySelector(".line").textContent), rule: r.querySelector(".rule").textContent,
+      text: r.querySelector(".line-text").textContent })),
+    stage_errors: [...document.querySelectorAll("#runs pre.error-text")].map((p) => p.textContent),
+    bars: [...document.querySelectorAll("#runs svg rect.bar")].map((b) => b.getAttribute("class")),
+    images: document.images.length,
+    alerts: window.__alerts,
+    status: $("status").textContent,
+    schedule: [...document.querySelectorAll("#schedule li")].map((li) => li.textContent),
+  };
+})()`
+
+// settle waits until the page shows a result or an error and reads it.
+func settle(t *testing.T, ctx context.Context) shown {
+	t.Helper()
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](
+		`!document.getElementById("result").hidden || !document.getElementById("error").hidden`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(settleTimeout)))
+	if err != nil {
+		t.Fatalf("the page showed no result: %v", err)
+	}
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[shown](readPage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func screenshot(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// nativeCheck is the reference result for a log checked with stages 1,2 at
+// the corpus's now.
+func nativeCheck(t *testing.T, path string, req checker.Request) *checker.Result {
+	t.Helper()
+	opts, err := req.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checker.Check(bytes.NewReader(data), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestViewerInBrowser drives the viewer in headless Chromium: a log
+// preloaded as by "greenlight view", logs chosen with the file picker, the
+// state filter, hostile log text, and the self-contained report opened from
+// a file:// URL.
+func TestViewerInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a browser; skipped with -short")
+	}
+	bctx := browser(t)
+	sample := root + "/testdata/sample/campaign_metrics.jsonl"
+	pipeline, err := os.ReadFile(root + "/testdata/sample/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(pipeline)
+	samplePreload := viewcmd.Preload{File: "campaign_metrics.jsonl", Pipeline: &text, PipelineName: "pipeline.yaml", Now: "2026-11-28T06:00:00Z", Gate: "all"}
+
+	t.Run("preloaded sample, filtered by state", func(t *testing.T) {
+		ctx := tab(t, bctx)
+		if err := chromedp.Do(ctx, chromedp.Navigate(serve(t, samplePreload, sample)+"?preload=1")); err != nil {
+			t.Fatal(err)
+		}
+		s := settle(t, ctx)
+		want := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now}).Snapshot
+		var wantRuns, wantStates, wantErrors []string
+		attempts := 0
+		for _, r := range want.Runs {
+			wantRuns = append(wantRuns, r.RunID)
+			wantStates = append(wantStates, r.State)
+			for _, st := range r.Stages {
+				attempts += len(st.Attempts)
+				if st.State == checker.StageFailed {
+					wantErrors = append(wantErrors, *st.Attempts[len(st.Attempts)-1].Error)
+				}
+			}
+		}
+		if s.Verdict != want.Verdict || strings.Join(s.Runs, " ") != strings.Join(wantRuns, " ") ||
+			strings.Join(s.States, " ") != strings.Join(wantStates, " ") {
+			t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, wantRuns, wantStates)
+		}
+		// The sample has a failed run and a stalled one: the page must show
+		// the failure's error and draw the stalled attempt.
+		if len(wantErrors) == 0 || strings.Join(s.StageErrors, "\n") != strings.Join(wantErrors, "\n") {
+			t.Errorf("failed stage errors: page %q, native %q", s.StageErrors, wantErrors)
+		}
+		if len(s.Bars) != attempts || !contains(s.Bars, "bar bar-stalled") || !contains(s.Bars, "bar bar-failed") {
+			t.Errorf("Gantt bars: %q, want one per attempt (%d)", s.Bars, attempts)
+		}
+		// The sample's schedule has a missed night.
+		if want.Schedule == nil || len(want.Schedule.Missed) == 0 {
+			t.Fatal("the sample no longer has a missed slot; this test relies on one")
+		}
+		for _, m := range want.Schedule.Missed {
+			line := "missed: the slot " + m.ScheduledFor + " had no run started by " + m.DueAt
+			if !contains(s.Schedule, line) {
+				t.Errorf("schedule list %q lacks %q", s.Schedule, line)
+			}
+		}
+		if !strings.HasPrefix(s.Status, "checked campaign_metrics.jsonl in ") {
+			t.Errorf("status %q", s.Status)
+		}
+		if out := os.Getenv("GREENLIGHT_VIEWER_SCREENSHOT"); out != "" {
+			screenshot(t, ctx, out)
+		}
+		screenshot(t, ctx, filepath.Join(t.TempDir(), "sample.png"))
+		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("state-filter"), "failed"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById("state-filter").dispatchEvent(new Event("change"))`)); err != nil {
+			t.Fatal(err)
+		}
+		s = settle(t, ctx)
+		var failedRuns []string
+		for _, r := range want.Runs {
+			if r.State == checker.RunFailed {
+				failedRuns = append(failedRuns, r.RunID)
+			}
+		}
+		if len(failedRuns) == 0 || strings.Join(s.Runs, " ") != strings.Join(failedRuns, " ") {
+			t.Fatalf("filtered by failed, the page lists %q", s.Runs)
+		}
+	})
+
+	// upload checks a log chosen with the file picker, with stages 1,2 at
+	// the corpus's now.
+	upload := func(t *testing.T, log string) (context.Context, shown) {
+		ctx := tab(t, bctx)
+		abs, err := filepath.Abs(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = chromedp.Do(ctx,
+			chromedp.Navigate(serve(t, viewcmd.Preload{}, "")),
+			chromedp.WaitReady(chromedp.ID("log-file")),
+			chromedp.SetValue(chromedp.ID("stages"), "1,2"),
+			chromedp.SetValue(chromedp.ID("now"), "2026-01-01T12:00:00Z"),
+			chromedp.SetUploadFiles(chromedp.ID("log-file"), []string{abs}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ctx, settle(t, ctx)
+	}
+	corpusReq := checker.Request{Stages: "1,2", Now: "2026-01-01T12:00:00Z", File: "x"}
+
+	t.Run("healthy log from the file picker", func(t *testing.T) {
+		_, s := upload(t, root+"/testdata/logs/retry_then_success.jsonl")
+		want := nativeCheck(t, root+"/testdata/logs/retry_then_success.jsonl", corpusReq).Snapshot
+		if s.Verdict != "healthy" || want.Verdict != "healthy" || len(s.Runs) != want.RunCount {
+			t.Fatalf("page shows %+v; native: %s, %d runs", s, want.Verdict, want.RunCount)
+		}
+	})
+
+	t.Run("invalid log lists its violations with the lines", func(t *testing.T) {
+		log := root + "/testdata/logs/stage2_before_stage1.jsonl"
+		_, s := upload(t, log)
+		want := nativeCheck(t, log, corpusReq).Report
+		data, _ := os.ReadFile(log)
+		lines := strings.Split(string(data), "\n")
+		if s.Verdict != "invalid" || len(s.Violations) != len(want.Violations) || len(want.Violations) == 0 {
+			t.Fatalf("page shows %+v; native: %+v", s, want)
+		}
+		for i, v := range want.Violations {
+			got := s.Violations[i]
+			if got.Line != v.Line || got.Rule != string(v.Rule) || got.Text != strings.TrimRight(lines[v.Line-1], "\r") {
+				t.Errorf("violation %d: page %+v, native line %d rule %s text %q", i, got, v.Line, v.Rule, lines[v.Line-1])
+			}
+		}
+	})
+
+	t.Run("hostile log text stays text", func(t *testing.T) {
+		log := root + "/testdata/logs/hostile_text.jsonl"
+		ctx, s := upload(t, log)
+		var first struct {
+			RunID string `json:"run_id"`
+		}
+		var failed struct {
+			Error string `json:"error"`
+		}
+		data, _ := os.ReadFile(log)
+		lines := strings.Split(string(data), "\n")
+		if err := json.Unmarshal([]byte(lines[0]), &first); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(lines[1]), &failed); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(first.RunID, "<img src=x onerror=") || !strings.Contains(failed.Error, "<script>") {
+			t.Fatal("hostile_text.jsonl no longer holds the markup this test relies on")
+		}
+		if len(s.Runs) != 1 || s.Runs[0] != first.RunID || len(s.StageErrors) != 1 || s.StageErrors[0] != failed.Error {
+			t.Fatalf("the page does not show the log text verbatim: %+v", s)
+		}
+		if s.Images != 0 || s.Alerts != 0 {
+			t.Fatalf("log text became markup: %d images, %d alerts", s.Images, s.Alerts)
+		}
+		screenshot(t, ctx, filepath.Join(t.TempDir(), "hostile.png"))
+	})
+
+	t.Run("self-contained report from file://", func(t *testing.T) {
+		module, wasmExec := viewerModule(t)
+		log, err := os.ReadFile(sample)
+		if err != nil {
+			t.Fatal(err)
+		}
+		html, err := viewcmd.Report(samplePreload, log, module, wasmExec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "report.html")
+		if err := os.WriteFile(path, html, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx := tab(t, bctx)
+		if err := chromedp.Do(ctx, chromedp.Navigate("file://"+path)); err != nil {
+			t.Fatal(err)
+		}
+		s := settle(t, ctx)
+		want := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now}).Snapshot
+		if s.Verdict != want.Verdict || len(s.Runs) != want.RunCount || s.Error != "" {
+			t.Fatalf("report shows %+v; native: %s, %d runs", s, want.Verdict, want.RunCount)
+		}
+		screenshot(t, ctx, filepath.Join(t.TempDir(), "report.png"))
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// How long a browser may live for one test, and a page may take to show a
+// result.
+const (
+	browserTimeout = 2 * time.Minute
+	settleTimeout  = 60 * time.Second
+)
