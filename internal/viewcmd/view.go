@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -19,7 +20,7 @@ import (
 
 // runView is "greenlight view EVENTS.jsonl": it serves the viewer on
 // 127.0.0.1 at a free port, prints the address, and serves until
-// interrupted. Without --now the page judges the log at the browser's clock.
+// interrupted (Ctrl-C or SIGTERM). Without --now the page judges the log at the browser's clock.
 func runView(args []string, env cli.Env) int {
 	fs := pflag.NewFlagSet("view", pflag.ContinueOnError)
 	var f flags
@@ -44,7 +45,7 @@ func runView(args []string, env cli.Env) int {
 	if err != nil {
 		return failed(env, err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	fmt.Fprintf(env.Stdout, "greenlight: the viewer is at http://%s/?preload=1 (Ctrl-C stops it)\n", ln.Addr())
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
