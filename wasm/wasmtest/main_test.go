@@ -16,6 +16,10 @@ import (
 // root is the repository, relative to this package's directory.
 const root = "../.."
 
+// openLineageSamples holds real OpenLineage captures, in the shared folder
+// next to the repository (as for checker/openlineage's tests).
+const openLineageSamples = root + "/../shared/samples/openlineage"
+
 // workDir holds what the tests build (modules, copies of the viewer); it
 // lives as long as the test binary.
 var workDir string
@@ -89,6 +93,25 @@ func corpus(t *testing.T) []invocation {
 	}
 	sets = append(sets, set{root + "/testdata/sample/campaign_metrics.jsonl", root + "/testdata/sample/pipeline.yaml", "2026-11-28T06:00:00Z"})
 	var out []invocation
+	// OpenLineage run events, which declare their own stages.
+	ol, _ := filepath.Glob(openLineageSamples + "/*.jsonl")
+	if len(ol) == 0 {
+		t.Logf("no OpenLineage samples in %s; comparing without them", openLineageSamples)
+	}
+	for _, l := range ol {
+		for _, format := range []string{"json", "text"} {
+			out = append(out, invocation{
+				name: "openlineage/" + filepath.Base(l) + "/" + format,
+				args: []string{"check", "--input-format", "openlineage", l, "--now", "2026-01-01T12:00:00Z", "--format", format},
+			})
+		}
+	}
+	if len(ol) > 0 {
+		out = append(out, invocation{
+			name: "openlineage/directory",
+			args: []string{"check", "--input-format", "openlineage", openLineageSamples, "--now", "2026-01-01T12:00:00Z", "--format", "json"},
+		})
+	}
 	for _, s := range sets {
 		base := filepath.Base(s.log)
 		for _, format := range []string{"json", "text"} {

@@ -48,9 +48,10 @@ func wasiModule(t *testing.T) (wazero.Runtime, wazero.CompiledModule) {
 	return wasi.runtime, wasi.compiled
 }
 
-// runWASI runs the module with the repository mounted at / and the working
-// directory set to this package's, so the invocation's relative paths name
-// the same files as for the native run.
+// runWASI runs the module with the repository mounted at /repo, the shared
+// folder beside it at /shared, and the working directory set to this
+// package's, so the invocation's relative paths name the same files as for
+// the native run.
 func runWASI(t *testing.T, inv invocation) outcome {
 	t.Helper()
 	r, compiled := wasiModule(t)
@@ -58,14 +59,18 @@ func runWASI(t *testing.T, inv invocation) outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fsConfig := wazero.NewFSConfig().WithReadOnlyDirMount(abs, "/repo")
+	if _, err := os.Stat(filepath.Join(abs, "..", "shared")); err == nil {
+		fsConfig = fsConfig.WithReadOnlyDirMount(filepath.Join(abs, "..", "shared"), "/shared")
+	}
 	var stdout, stderr bytes.Buffer
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithArgs(append([]string{"greenlight"}, inv.args...)...).
-		WithEnv("PWD", "/wasm/wasmtest").
+		WithEnv("PWD", "/repo/wasm/wasmtest").
 		WithStdout(&stdout).WithStderr(&stderr).
 		WithSysWalltime().WithSysNanotime().
-		WithFSConfig(wazero.NewFSConfig().WithReadOnlyDirMount(abs, "/"))
+		WithFSConfig(fsConfig)
 	if inv.stdin != "" {
 		f, err := os.Open(inv.stdin)
 		if err != nil {
