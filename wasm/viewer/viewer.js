@@ -301,6 +301,11 @@
         " past the schedule's max_runtime_seconds"));
     }
     for (const s of run.stages) {
+      if (s.state === "blocked") {
+        out.push(el("p", { class: "stage-blocked" }, stageLabel(s) +
+          " never started: a stage it depends on did not succeed"));
+        continue;
+      }
       const a = s.attempts[s.attempts.length - 1];
       if (!a) continue;
       if (s.state === "failed") {
@@ -308,6 +313,11 @@
           stageLabel(s) + " attempt " + a.attempt + " failed" +
           (a.returncode !== null ? ", returncode " + a.returncode : "") + " (line " + a.line + "):"),
         el("pre", { class: "error-text" }, a.error === null ? "" : a.error));
+      } else if (s.state === "unknown" || s.state === "cancelled") {
+        out.push(el("p", { class: "stage-" + s.state }, stageLabel(s) + " attempt " + a.attempt + ": " +
+          (s.state === "unknown" ? "the orchestrator could not confirm the outcome" : "cancelled") +
+          " (line " + a.line + ")" + (a.error ? ":" : "")));
+        if (a.error) out.push(el("pre", { class: "error-text" }, a.error));
       } else if (s.state === "stalled") {
         out.push(el("p", { class: "stage-stall" }, stageLabel(s) + " attempt " + a.attempt + " silent for " +
           duration(a.silent_for_seconds) + " since line " + a.line + ": a stall candidate, not proof"));

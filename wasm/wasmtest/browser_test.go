@@ -409,3 +409,50 @@ const (
 	browserTimeout = 2 * time.Minute
 	settleTimeout  = 60 * time.Second
 )
+
+// TestViewerRecoveryStates: the recovery model's log (unknown, cancelled and
+// blocked outcomes besides the core ones) shows the native run states, its
+// unknown attempts drawn, and its blocked stages named.
+func TestViewerRecoveryStates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a browser; skipped with -short")
+	}
+	bctx := browser(t)
+	log := root + "/testdata/recovery/orders_daily.jsonl"
+	pipeline, err := os.ReadFile(root + "/testdata/recovery/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(pipeline)
+	p := viewcmd.Preload{File: "orders_daily.jsonl", Pipeline: &text, Now: "2026-01-01T12:00:00Z", Gate: "all"}
+	ctx := tab(t, bctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(serve(t, p, log)+"?preload=1")); err != nil {
+		t.Fatal(err)
+	}
+	s := settle(t, ctx)
+	want := nativeCheck(t, log, checker.Request{Pipeline: pipeline, Now: p.Now}).Snapshot
+	var runs, states []string
+	blocked := 0
+	for _, r := range want.Runs {
+		runs = append(runs, r.RunID)
+		states = append(states, r.State)
+		for _, st := range r.Stages {
+			if st.State == "blocked" {
+				blocked++
+			}
+		}
+	}
+	if s.Verdict != want.Verdict || strings.Join(s.Runs, " ") != strings.Join(runs, " ") || strings.Join(s.States, " ") != strings.Join(states, " ") {
+		t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, runs, states)
+	}
+	if !contains(s.States, "unknown") || !contains(s.States, "cancelled") || blocked == 0 {
+		t.Fatalf("the recovery log no longer has unknown, cancelled and blocked outcomes (states %q, %d blocked)", states, blocked)
+	}
+	if !contains(s.Bars, "bar bar-unknown") {
+		t.Errorf("no unknown attempt drawn: %q", s.Bars)
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#runs p.stage-blocked").length`))
+	if err != nil || n != blocked {
+		t.Errorf("the page names %d blocked stages (%v), native has %d", n, err, blocked)
+	}
+}

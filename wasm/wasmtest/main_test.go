@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -73,6 +74,9 @@ type invocation struct {
 	name  string
 	args  []string
 	stdin string // a file fed as standard input, or ""
+	// js: the invocation is "check LOG --pipeline P --now N --format json"
+	// and nothing else, so the js module can make the same call.
+	js bool
 }
 
 // corpus lists, for every log under testdata/ (the golden corpus, valid,
@@ -86,12 +90,18 @@ func corpus(t *testing.T) []invocation {
 	}
 	type set struct {
 		log, pipeline, now string
+		extra              []string
 	}
 	var sets []set
 	for _, l := range logs {
-		sets = append(sets, set{l, root + "/testdata/logs/pipeline.yaml", "2026-01-01T12:00:00Z"})
+		sets = append(sets, set{l, root + "/testdata/logs/pipeline.yaml", "2026-01-01T12:00:00Z", nil})
 	}
-	sets = append(sets, set{root + "/testdata/sample/campaign_metrics.jsonl", root + "/testdata/sample/pipeline.yaml", "2026-11-28T06:00:00Z"})
+	sets = append(sets, set{root + "/testdata/sample/campaign_metrics.jsonl", root + "/testdata/sample/pipeline.yaml", "2026-11-28T06:00:00Z", nil})
+	// The recovery model's log, alone and with its job log.
+	recovery := root + "/testdata/recovery/"
+	sets = append(sets,
+		set{recovery + "orders_daily.jsonl", recovery + "pipeline.yaml", "2026-01-01T12:00:00Z", nil},
+		set{recovery + "orders_daily.jsonl", recovery + "pipeline.yaml", "2026-01-01T12:00:00Z", []string{"--job-log", recovery + "orders_daily.joblog.jsonl"}})
 	var out []invocation
 	// OpenLineage run events, which declare their own stages.
 	ol, _ := filepath.Glob(openLineageSamples + "/*.jsonl")
@@ -114,15 +124,19 @@ func corpus(t *testing.T) []invocation {
 	}
 	for _, s := range sets {
 		base := filepath.Base(s.log)
+		if len(s.extra) > 0 {
+			base += "+" + strings.TrimLeft(s.extra[0], "-")
+		}
 		for _, format := range []string{"json", "text"} {
 			out = append(out, invocation{
 				name: base + "/" + format,
-				args: []string{"check", s.log, "--pipeline", s.pipeline, "--now", s.now, "--format", format},
+				args: append([]string{"check", s.log, "--pipeline", s.pipeline, "--now", s.now, "--format", format}, s.extra...),
+				js:   format == "json" && len(s.extra) == 0,
 			})
 		}
 		out = append(out, invocation{
 			name:  base + "/stdin",
-			args:  []string{"check", "-", "--pipeline", s.pipeline, "--now", s.now, "--format", "json", "--fail-on-unhealthy"},
+			args:  append([]string{"check", "-", "--pipeline", s.pipeline, "--now", s.now, "--format", "json", "--fail-on-unhealthy"}, s.extra...),
 			stdin: s.log,
 		})
 	}

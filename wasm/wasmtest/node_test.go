@@ -39,9 +39,10 @@ func TestJSModuleUnderNode(t *testing.T) {
 
 	var cases []nodeCase
 	for _, inv := range corpus(t) {
-		// The js module checks the native event contract only; OpenLineage
-		// logs are for the CLI and the wasip1 module.
-		if !strings.HasSuffix(inv.name, "/json") || strings.HasPrefix(inv.name, "openlineage/") {
+		// The js module checks the native event contract, without a job
+		// log; OpenLineage logs and job logs are for the CLI and the wasip1
+		// module.
+		if !inv.js {
 			continue
 		}
 		// check LOG --pipeline P --now N --format json
