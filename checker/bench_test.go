@@ -105,3 +105,27 @@ func BenchmarkCheckSmall(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckJSON is what greenlight check --format json does: check the
+// log (GREENLIGHT_BENCH_LOG, or 100,000 generated events) and stream the
+// snapshot document.
+func BenchmarkCheckJSON(b *testing.B) {
+	log := benchLog(22000)
+	if path := os.Getenv("GREENLIGHT_BENCH_LOG"); path != "" {
+		var err error
+		if log, err = os.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	opts := checker.Options{Definition: benchDefinition(b), Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), StreamRuns: true}
+	b.SetBytes(int64(len(log)))
+	for b.Loop() {
+		res, err := checker.Check(bytes.NewReader(log), opts)
+		if err != nil || res.Snapshot == nil {
+			b.Fatal(err)
+		}
+		if err := render.WriteSnapshotJSON(io.Discard, res.Snapshot); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

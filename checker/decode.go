@@ -211,19 +211,56 @@ func (d *lineDecoder) fieldRaw(rawKey []byte) int {
 	if bytes.IndexByte(inner, '\\') >= 0 {
 		return d.field(string(unquote(nil, rawKey)))
 	}
-	for i, n := range d.names {
-		if string(inner) == n {
-			return i
-		}
-	}
-	return -1
+	return d.field(string(inner))
 }
 
+// field finds the contract field named key, or -1; the switch compiles to a
+// search by length and bytes. TestFieldNames keeps it equal to
+// contractFieldNames.
 func (d *lineDecoder) field(key string) int {
-	for i, n := range d.names {
-		if key == n {
-			return i
-		}
+	switch key {
+	case "run_id":
+		return fieldRunID
+	case "stage":
+		return fieldStage
+	case "attempt":
+		return fieldAttempt
+	case "status":
+		return fieldStatus
+	case "timestamp_utc":
+		return fieldTimestamp
+	case "returncode":
+		return fieldReturncode
+	case "error":
+		return fieldError
+	case "scheduled_for":
+		return fieldScheduledFor
+	case "owner":
+		return fieldOwner
+	case "attempt_id":
+		return fieldAttemptID
+	case "error_code":
+		return fieldErrorCode
+	case "lease_expires_at":
+		return fieldLeaseExpiresAt
+	case "reason":
+		return fieldReason
+	case "resolution":
+		return fieldResolution
+	case "evidence_ref":
+		return fieldEvidenceRef
+	case "resolved_by":
+		return fieldResolvedBy
+	case "approved_by":
+		return fieldApprovedBy
+	case "manual_completion":
+		return fieldManualCompletion
+	case "compensated":
+		return fieldCompensated
+	case "requested_by":
+		return fieldRequestedBy
+	case "rerun_from":
+		return fieldRerunFrom
 	}
 	return -1
 }

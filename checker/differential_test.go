@@ -162,3 +162,19 @@ func FuzzDecodeLine(f *testing.F) {
 		}
 	})
 }
+
+// TestFieldNames: the field switch knows every contract field name at its
+// index, and nothing else.
+func TestFieldNames(t *testing.T) {
+	d := newLineDecoder()
+	for i, n := range contractFieldNames() {
+		if got := d.field(n); got != i {
+			t.Errorf("field(%q) = %d, want %d", n, got, i)
+		}
+	}
+	for _, n := range []string{"", "Run_id", "stage ", "host"} {
+		if got := d.field(n); got != -1 {
+			t.Errorf("field(%q) = %d, want -1", n, got)
+		}
+	}
+}

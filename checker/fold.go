@@ -124,15 +124,20 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.Verdict = VerdictHealthy
 		}
 	}
-	each := func(yield func(*RunReport) bool) {
-		for i, run := range c.order {
-			rr := foldRun(run, run.definition(def), cfg, mismatched[run.id])
-			if judged != nil {
-				judged.annotate(&rr, i, run, sched, c.opts.Now)
-				if rr.State == RunOverdue {
-					rr.Recovery = recoveryFor(&rr, def, nil)
-				}
+	report := func(i int) RunReport {
+		run := c.order[i]
+		rr := foldRun(run, run.definition(def), cfg, mismatched[run.id])
+		if judged != nil {
+			judged.annotate(&rr, i, run, sched, c.opts.Now)
+			if rr.State == RunOverdue {
+				rr.Recovery = recoveryFor(&rr, def, nil)
 			}
+		}
+		return rr
+	}
+	each := func(yield func(*RunReport) bool) {
+		for i := range c.order {
+			rr := report(i)
 			if !yield(&rr) {
 				return
 			}
@@ -140,6 +145,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	}
 	if c.opts.StreamRuns {
 		s.each = each
+		s.report, s.reportCount = report, len(c.order)
 		return s
 	}
 	s.Runs = make([]RunReport, 0, len(c.order))
@@ -266,15 +272,19 @@ func markBlocked(rr *RunReport, def *Definition) {
 func attemptReport(n int64, a *attemptState, cfg foldConfig, stale time.Duration) AttemptReport {
 	ar := AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: formatTime(a.startedAt), Line: a.lastLine}
 	x := a.rx()
+	// The values the report points at share one allocation.
+	box := &struct {
+		ended       string
+		dur, silent float64
+		rc          int64
+		err         string
+	}{}
 	switch {
 	case x.jobOutcome != 0:
 		ar.Status = x.jobOutcome.String()
-		ended := formatTime(x.jobAt)
-		d := x.jobAt.Sub(a.startedAt).Seconds()
-		if d < 0 {
-			d = 0
-		}
-		ar.EndedAt, ar.DurationSeconds = &ended, &d
+		box.ended = formatTime(x.jobAt)
+		box.dur = max(x.jobAt.Sub(a.startedAt).Seconds(), 0)
+		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 		from, line := "job_log", x.jobLine
 		ar.AdjudicatedFrom, ar.JobLogLine = &from, &line
 	case a.status == StatusStarted:
@@ -282,22 +292,22 @@ func attemptReport(n int64, a *attemptState, cfg foldConfig, stale time.Duration
 		if silent < 0 {
 			silent = 0
 		}
-		secs := silent.Seconds()
-		ar.SilentForSeconds = &secs
+		box.silent = silent.Seconds()
+		ar.SilentForSeconds = &box.silent
 		ar.StaleCandidate = ar.Status == StageStalled
 	case a.status == StatusUnknown:
 	default:
-		ended := formatTime(a.endedAt)
-		d := a.endedAt.Sub(a.startedAt).Seconds()
-		ar.EndedAt, ar.DurationSeconds = &ended, &d
+		box.ended = formatTime(a.endedAt)
+		box.dur = a.endedAt.Sub(a.startedAt).Seconds()
+		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 	}
 	if a.hasCode {
-		rc := a.returncode
-		ar.Returncode = &rc
+		box.rc = a.returncode
+		ar.Returncode = &box.rc
 	}
 	if a.hasError {
-		e := a.err
-		ar.Error = &e
+		box.err = a.err
+		ar.Error = &box.err
 	}
 	ar.AttemptID = optString(x.attemptID)
 	ar.Owner = optString(x.owner)

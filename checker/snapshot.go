@@ -69,7 +69,9 @@ type Snapshot struct {
 	// Options.StreamRuns; EachRun works either way.
 	Runs []RunReport `json:"runs"`
 
-	each func(yield func(*RunReport) bool)
+	each        func(yield func(*RunReport) bool)
+	report      func(i int) RunReport // with StreamRuns: builds run i's report
+	reportCount int
 }
 
 // EachRun calls yield with every run report in order, until yield returns

@@ -41,17 +41,17 @@ func WriteSnapshotJSON(w io.Writer, s *checker.Snapshot) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(doc[:len(doc)-len(tail)])
 	n := 0
-	var b []byte
-	s.EachRun(func(r *checker.RunReport) bool {
-		if n == 0 {
-			b = append(b[:0], "[\n    "...)
+	err = s.EncodeRuns(func(b []byte, i int, r *checker.RunReport) []byte {
+		if i == 0 {
+			b = append(b, "[\n    "...)
 		} else {
-			b = append(b[:0], ",\n    "...)
+			b = append(b, ",\n    "...)
 		}
+		return appendRun(b, r)
+	}, func(b []byte) error {
 		n++
-		b = appendRun(b, r)
-		_, err = bw.Write(b)
-		return err == nil
+		_, err := bw.Write(b)
+		return err
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,83 @@
+package checker
+
+// Run reports are built and encoded on every core, in chunks, and written
+// strictly in run order, so the output is the same bytes as a sequential
+// loop; memory holds only the chunks in flight.
+const (
+	encodeChunk   = 256
+	encodeWorkers = 2
+)
+
+// EncodeRuns appends the encoding of every run report, in order, with enc
+// (given the run's 0-based index, for separators) and hands the bytes to
+// write, a chunk of runs at a time. For a snapshot made with
+// Options.StreamRuns the reports are built and encoded on several
+// goroutines; enc must therefore not keep r or share state between calls.
+// It returns the first error write returns.
+func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, write func([]byte) error) error {
+	if s.report == nil {
+		var b []byte
+		for i := range s.Runs {
+			b = enc(b[:0], i, &s.Runs[i])
+			if err := write(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	type chunk struct {
+		from, to int
+		out      []byte
+		done     chan struct{}
+	}
+	jobs := make(chan *chunk, 2*encodeWorkers)
+	// Buffers go back to the workers once written, so a snapshot of any
+	// size reuses a handful of them.
+	free := make(chan []byte, 4*encodeWorkers)
+	order := make(chan *chunk, 2*encodeWorkers)
+	stop := make(chan struct{})
+	go func() {
+		defer close(jobs)
+		defer close(order)
+		for from := 0; from < s.reportCount; from += encodeChunk {
+			c := &chunk{from: from, to: min(from+encodeChunk, s.reportCount), done: make(chan struct{})}
+			select {
+			case order <- c:
+			case <-stop:
+				return
+			}
+			jobs <- c
+		}
+	}()
+	for w := 0; w < encodeWorkers; w++ {
+		go func() {
+			for c := range jobs {
+				var b []byte
+				select {
+				case b = <-free:
+				default:
+				}
+				for i := c.from; i < c.to; i++ {
+					rr := s.report(i)
+					b = enc(b, i, &rr)
+				}
+				c.out = b
+				close(c.done)
+			}
+		}()
+	}
+	var err error
+	for c := range order {
+		<-c.done
+		if err == nil {
+			if err = write(c.out); err != nil {
+				close(stop)
+			}
+		}
+		select {
+		case free <- c.out[:0]:
+		default:
+		}
+	}
+	return err
+}
