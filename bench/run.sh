@@ -63,12 +63,18 @@ done
 echo "(r100-e1m holds 100 runs with ~5,000 attempts each: its state grows with the attempts, which the snapshot lists)"
 
 echo
-echo "== 4. the bundled sample: process wall time, median of 21"
+echo "== 4. the wasip1 module under wazero (compiled engine) vs the native CLI, in-process, on the 1M log"
+GREENLIGHT_BENCH_LOG="$log" go test ./wasm/wasmtest -run XXX -bench WASIvsNative -benchtime 1x | grep -E 'wasm/native' |
+  awk '{ for (i = 1; i <= NF; i++) { if ($i == "native-s/op") n = $(i-1); if ($i == "wasm-s/op") w = $(i-1); if ($i == "wasm/native") r = $(i-1) } }
+       END { printf "native %.2f s  wasip1 %.2f s  ratio %.1f (target <= 4)\n", n, w, r }'
+
+echo
+echo "== 5. the bundled sample: process wall time, median of 21"
 for i in $(seq 21); do
   /usr/bin/time -f "%e" -o "$work/s.txt" "$gl" check testdata/sample/campaign_metrics.jsonl --pipeline testdata/sample/pipeline.yaml --now 2026-11-28T06:00:00Z > /dev/null
   tail -n 1 "$work/s.txt"
 done | median | awk '{ printf "sample: %.0f ms (target < 20 ms; /usr/bin/time has 10 ms resolution)\n", $1*1000 }'
 
 echo
-echo "== 5. Go benchmarks: go test -run XXX -bench . -count 5 ./checker/... | benchstat"
+echo "== 6. Go benchmarks: go test -run XXX -bench . -count 5 ./checker/... | benchstat"
 echo "(run them yourself: they take a minute; see README)"
