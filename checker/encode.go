@@ -4,7 +4,7 @@ package checker
 // strictly in run order, so the output is the same bytes as a sequential
 // loop; memory holds only the chunks in flight.
 const (
-	encodeChunk   = 256
+	encodeChunk   = 32
 	encodeWorkers = 2
 )
 

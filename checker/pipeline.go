@@ -12,6 +12,7 @@ import (
 // one-line-at-a-time loop. Memory stays bounded by the batches in flight.
 const (
 	batchLines    = 512
+	batchBytes    = 1 << 20 // a batch of long lines closes early
 	decodeWorkers = 2
 	batchesAhead  = 8
 )
@@ -54,7 +55,7 @@ func (c *contractState) readAll(lr *lineReader) error {
 			b.raw, b.refs, b.arena, b.err = b.raw[:0], b.refs[:0], b.arena[:0], nil
 			b.done = make(chan struct{})
 			eof := false
-			for len(b.refs) < batchLines {
+			for len(b.refs) < batchLines && len(b.raw) < batchBytes {
 				line, err := lr.next()
 				if err == io.EOF {
 					eof = true

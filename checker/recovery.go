@@ -122,9 +122,11 @@ func (k failureKind) String() string {
 }
 
 // brake counts the trailing consecutive failed attempts that share one
-// failure kind, and returns that kind and count.
-func brake(atts []attemptState) (kind failureKind, count int) {
-	for i := len(atts) - 1; i >= 0; i-- {
+// failure kind, and returns that kind and count; with limit > 0 it stops
+// counting at limit, so that deciding whether the brake has tripped costs
+// the threshold, not the length of a long retry loop.
+func brake(atts []attemptState, limit int) (kind failureKind, count int) {
+	for i := len(atts) - 1; i >= 0 && (limit <= 0 || count < limit); i-- {
 		a := &atts[i]
 		if a.outcome() != StatusFailed {
 			break
@@ -151,7 +153,7 @@ func (d *Definition) retryBrake() RetryBrake {
 
 // brakeReason is the stage's status_reason when the brake has tripped, "RETRY_BRAKE:<kind>x<count>", else "".
 func brakeReason(atts []attemptState, threshold int) string {
-	kind, count := brake(atts)
+	kind, count := brake(atts, 0)
 	if count == 0 || count < threshold {
 		return ""
 	}
@@ -212,7 +214,11 @@ func (c *contractState) checkRetry(run *runState, si int, ev *Event) (rule RuleI
 		return RuleRetryWithoutResolution, fmt.Sprintf("%s started, but stage %s is not idempotent and failed attempt %d has no resolved event; adjudicate it before a retry", who(), ev.Stage, ev.Attempt-1), ""
 	}
 	rb := c.opts.Definition.retryBrake()
-	if kind, count := brake(atts); count >= rb.Threshold && !ev.RerunFrom {
+	if _, count := brake(atts, rb.Threshold); count >= rb.Threshold && !ev.RerunFrom {
+		if !rb.Enforce && len(c.warnings) >= c.opts.MaxViolations {
+			return "", "", "" // the listed warnings are capped like violations
+		}
+		kind, count := brake(atts, 0)
 		m := fmt.Sprintf("%s started after %d consecutive failures of kind %s (retry brake threshold %d) without rerun_from: true; fix the cause, then rerun deliberately", who(), count, kind, rb.Threshold)
 		if rb.Enforce {
 			return RuleRetryPastBrake, m, ""

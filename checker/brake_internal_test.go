@@ -1,0 +1,22 @@
+package checker
+
+import "testing"
+
+// TestBrakeLimit: deciding whether the brake tripped reads at most the
+// threshold's attempts, so a stage retried thousands of times stays linear;
+// the stage's status_reason still counts them all.
+func TestBrakeLimit(t *testing.T) {
+	atts := make([]attemptState, 5000)
+	for i := range atts {
+		atts[i] = attemptState{status: StatusFailed, hasCode: true, returncode: 1}
+	}
+	if _, n := brake(atts, 3); n != 3 {
+		t.Errorf("brake with limit 3 counted %d", n)
+	}
+	if _, n := brake(atts, 0); n != 5000 {
+		t.Errorf("brake without limit counted %d", n)
+	}
+	if got := brakeReason(atts, 3); got != "RETRY_BRAKE:returncode:1x5000" {
+		t.Errorf("brakeReason = %q", got)
+	}
+}
