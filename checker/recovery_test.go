@@ -294,4 +294,3 @@ Check with the owner local-pid://h/9 that it is making progress; do not start an
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
-
