@@ -169,7 +169,7 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 		return jsonFault(err)
 	}
 	if k := v.Kind(); k != '{' {
-		return &decodeFault{RuleInvalidJSON, fmt.Sprintf("the line holds a JSON %s, not an object", kindName(k))}
+		return &decodeFault{RuleInvalidJSON, fmt.Sprintf("the line holds a JSON %s, not an object", JSONKindName(k))}
 	}
 	if _, err := d.dec.ReadToken(); err != io.EOF {
 		if err == nil {
@@ -274,7 +274,9 @@ func (d *lineDecoder) foldsToField(key string) bool {
 	return false
 }
 
-func kindName(k jsontext.Kind) string {
+// JSONKindName names a JSON value kind for messages: string, number,
+// boolean, null, array, object (else "value").
+func JSONKindName(k jsontext.Kind) string {
 	switch k {
 	case '"':
 		return "string"

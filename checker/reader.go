@@ -24,6 +24,10 @@ type lineReader struct {
 	length  int  // the current line's full length in bytes, for messages
 }
 
+// HashingReader returns a reader that reads r and writes every byte read to
+// h, so the log's digest comes with one pass over it.
+func HashingReader(r io.Reader, h hash.Hash) io.Reader { return hashingReader{r, h} }
+
 type hashingReader struct {
 	r io.Reader
 	h hash.Hash

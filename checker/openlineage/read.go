@@ -40,23 +40,12 @@ type input struct {
 	lines  int
 }
 
-type hashingReader struct {
-	r io.Reader
-	h hash.Hash
-}
-
-func (h hashingReader) Read(p []byte) (int, error) {
-	n, err := h.r.Read(p)
-	h.h.Write(p[:n])
-	return n, err
-}
-
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // readStream reads JSON Lines or, when the first byte that is not white
 // space is '[', one JSON array of events.
 func readStream(r io.Reader, file string, max int, h hash.Hash) (*input, error) {
-	br := bufio.NewReaderSize(hashingReader{r, h}, 64<<10)
+	br := bufio.NewReaderSize(checker.HashingReader(r, h), 64<<10)
 	head, _ := br.Peek(br.Size())
 	for _, c := range head {
 		if isSpace(c) {
@@ -227,7 +216,7 @@ func readEvent(raw []byte, k keep) ([]byte, checker.RuleID, string) {
 	if kind := dec.PeekKind(); kind != '{' {
 		var v jsontext.Value
 		if v, err = dec.ReadValue(); err == nil {
-			return nil, checker.RuleInvalidJSON, "the event is a JSON " + kindName(v.Kind()) + ", not an object"
+			return nil, checker.RuleInvalidJSON, "the event is a JSON " + checker.JSONKindName(v.Kind()) + ", not an object"
 		}
 	} else if out, err = project(dec, k, nil); err == nil {
 		if _, err = dec.ReadToken(); err == io.EOF {
@@ -291,20 +280,4 @@ func project(dec *jsontext.Decoder, k keep, out []byte) ([]byte, error) {
 		return nil, err
 	}
 	return append(out, '}'), nil
-}
-
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '"':
-		return "string"
-	case '0':
-		return "number"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	case '[':
-		return "array"
-	}
-	return "value"
 }
