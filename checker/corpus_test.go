@@ -21,7 +21,14 @@ var corpusNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 // corpusDefinition reads testdata/logs/pipeline.yaml.
 func corpusDefinition(t *testing.T) *checker.Definition {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/logs/pipeline.yaml")
+	return definitionFile(t, "../testdata/logs/pipeline.yaml")
+}
+
+// definitionFile reads and parses a pipeline definition, failing the test
+// on any error.
+func definitionFile(t *testing.T, path string) *checker.Definition {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package checker_test
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,15 +14,7 @@ import (
 // and audit (independent, stale after 300 s); retry brake threshold 3.
 func recoveryDefinition(t *testing.T) *checker.Definition {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/recovery/pipeline.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	def, err := checker.ParseDefinition(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return def
+	return definitionFile(t, "../testdata/recovery/pipeline.yaml")
 }
 
 // rev writes one event of run r-1 at 10:<min> UTC.
