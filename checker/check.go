@@ -124,22 +124,24 @@ func displayFile(f string) string {
 
 // attemptState is what the log has shown of one attempt.
 type attemptState struct {
-	status     Status // StatusStarted while in progress
 	startedAt  time.Time
 	endedAt    time.Time
 	lastAt     time.Time
 	startLine  int
 	lastLine   int
-	hasCode    bool
 	returncode int64
-	hasError   bool
 	err        string
-	// neverStalls marks a stream or service (set by Feed): while in
-	// progress it is running however long it is silent.
-	neverStalls bool
 	// x holds the recovery model's fields; nil while no event of the attempt
 	// carried one, so that core-contract logs pay nothing for them.
 	x *recoveryAttempt
+	// The one-byte fields come last, together, so the struct has no padding
+	// between them: an attempt is 128 bytes, and a log holds one per try.
+	status   Status // StatusStarted while in progress
+	hasCode  bool
+	hasError bool
+	// neverStalls marks a stream or service (set by Feed): while in
+	// progress it is running however long it is silent.
+	neverStalls bool
 }
 
 // runState is what the log has shown of one run; stages is indexed like the
