@@ -306,7 +306,7 @@ func jsonFault(err error) *decodeFault {
 		}
 		return &decodeFault{RuleDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", strings.TrimPrefix(name, ""))}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return &decodeFault{RuleInvalidJSON, "truncated JSON: the object ends before it is closed"}
+		return &decodeFault{RuleInvalidJSON, "truncated JSON: the object ends before it is closed (a raw line break inside a string splits an event in two: write it as \\n)"}
 	}
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "jsontext: ")

@@ -244,7 +244,13 @@ func SchemaErrorText(err error) string {
 			if loc == "" {
 				loc = "/"
 			}
-			p := "at " + loc + ": " + e.Message
+			msg := e.Message
+			if strings.HasSuffix(e.KeywordLocation, "/pattern") {
+				if hint := patternHint(loc[strings.LastIndex(loc, "/")+1:]); hint != "" {
+					msg = hint
+				}
+			}
+			p := "at " + loc + ": " + msg
 			if !seen[p] {
 				seen[p] = true
 				parts = append(parts, p)
@@ -257,4 +263,20 @@ func SchemaErrorText(err error) string {
 	}
 	walk(ve)
 	return strings.Join(parts, "; ")
+}
+
+// patternHint says in words what a field's schema pattern asks, for the
+// fields whose patterns people meet; "" leaves the validator's message.
+func patternHint(field string) string {
+	switch field {
+	case "error":
+		return "must hold a non-space character"
+	case "run_id":
+		return "must hold no control character (U+0000-U+001F, U+007F-U+009F)"
+	case "timestamp_utc", "scheduled_for", "lease_expires_at", "since":
+		return "must be an RFC 3339 date-time with an offset, uppercase T and Z, at most 9 fraction digits and no leap second, e.g. 2026-01-01T02:00:00Z or 2026-01-01T04:00:00+02:00"
+	case "stage", "id":
+		return "a string stage id starts with a letter and holds only letters, digits, _ . - (at most 128 characters)"
+	}
+	return ""
 }

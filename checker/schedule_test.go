@@ -589,7 +589,7 @@ func TestScheduleDefinitionErrors(t *testing.T) {
 		{"the machine's zone", "  cron: \"0 2 * * *\"\n  timezone: Local\n",
 			`the pipeline definition: schedule.timezone "Local" depends on the machine; name an IANA zone such as Europe/Berlin, or UTC`},
 		{"since without an offset", "  cron: \"0 2 * * *\"\n  since: \"2026-01-01T00:00:00\"\n",
-			"the pipeline definition does not match pipeline.schema.json: at /schedule/since: '2026-01-01T00:00:00' is not valid 'date-time'; at /schedule/since: does not match pattern '^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\\\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$'"},
+			"the pipeline definition does not match pipeline.schema.json: at /schedule/since: '2026-01-01T00:00:00' is not valid 'date-time'; at /schedule/since: must be an RFC 3339 date-time with an offset, uppercase T and Z, at most 9 fraction digits and no leap second, e.g. 2026-01-01T02:00:00Z or 2026-01-01T04:00:00+02:00"},
 		{"lookback of zero", "  cron: \"0 2 * * *\"\n  lookback_slots: 0\n",
 			"the pipeline definition does not match pipeline.schema.json: at /schedule/lookback_slots: must be >= 1 but found 0"},
 		{"an unknown key", "  cron: \"0 2 * * *\"\n  grace: 5\n",

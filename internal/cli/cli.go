@@ -90,7 +90,13 @@ func Main(args []string, env Env) int {
 		if run, ok := env.Commands[args[0]]; ok {
 			return run(args[1:], env)
 		}
-		err = usageError{fmt.Sprintf("unknown command %q (use check, validate, schema or version)", args[0])}
+		known := "check, validate, schema"
+		for _, name := range []string{"view", "report", "action"} {
+			if _, ok := env.Commands[name]; ok {
+				known += ", " + name
+			}
+		}
+		err = usageError{fmt.Sprintf("unknown command %q (use %s or version)", args[0], known)}
 	}
 	if err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -258,8 +264,8 @@ func runCheck(args []string, env Env) (int, error) {
 		if err := writeReport(env.Stdout, res.Report, c.format); err != nil {
 			return ExitInvalid, err
 		}
-		fmt.Fprintf(env.Stderr, "greenlight: %s is invalid: %d contract violations; nothing in it is evidence%s\n",
-			render.Terminal(displayName(name)), res.Report.ViolationCount, untouched(*snapshotPath))
+		fmt.Fprintf(env.Stderr, "greenlight: %s is invalid: %d contract %s; nothing in it is evidence%s\n",
+			render.Terminal(displayName(name)), res.Report.ViolationCount, plural(res.Report.ViolationCount, "violation", "violations"), untouched(*snapshotPath))
 		return ExitInvalid, nil
 	}
 	snap := res.Snapshot
@@ -385,11 +391,11 @@ func runValidate(args []string, env Env) (int, error) {
 	}
 	files := len(fs.Args())
 	if !all.Valid {
-		fmt.Fprintf(env.Stderr, "greenlight: %d of %d files invalid, %d contract violations\n", invalidFiles, files, all.ViolationCount)
+		fmt.Fprintf(env.Stderr, "greenlight: %d of %d files invalid, %d contract %s\n", invalidFiles, files, all.ViolationCount, plural(all.ViolationCount, "violation", "violations"))
 		return ExitInvalid, nil
 	}
 	if c.format == "text" {
-		fmt.Fprintf(env.Stdout, "greenlight: %d %s follow the event contract (%d events)\n", files, plural(files, "file", "files"), events)
+		fmt.Fprintf(env.Stdout, "greenlight: %d %s the event contract (%d events)\n", files, plural(files, "file follows", "files follow"), events)
 	}
 	return ExitOK, nil
 }
