@@ -1,5 +1,7 @@
 package checker
 
+import "bytes"
+
 // Bounds of the integer fields, as schemas/event.schema.json states them.
 const (
 	maxStageInt    = 2147483647
@@ -103,4 +105,30 @@ func jsonInteger(lit string) (int64, bool) {
 		v = -v
 	}
 	return v, true
+}
+
+// hugeNumber finds a contract field whose raw value is a number with a
+// decimal exponent beyond ±400 and returns the field's name and the literal;
+// "" when there is none. Such numbers are outside every range of the event
+// schema, and checking them with math/big is slow.
+func (d *lineDecoder) hugeNumber() (field, lit string) {
+	for f := range d.raw {
+		if d.kind[f] != '0' {
+			continue
+		}
+		raw := d.raw[f]
+		e := bytes.IndexAny(raw, "eE")
+		if e < 0 {
+			continue
+		}
+		if !bytes.ContainsAny(raw[:e], "123456789") {
+			continue // zero, whatever its exponent
+		}
+		digits := bytes.TrimLeft(raw[e+1:], "+-")
+		digits = bytes.TrimLeft(digits, "0")
+		if len(digits) > 3 || (len(digits) == 3 && string(digits) > "400") {
+			return d.names[f], string(raw)
+		}
+	}
+	return "", ""
 }

@@ -145,6 +145,10 @@ func TestMessages(t *testing.T) {
 			"attempt 1 of stage 1 in run r-17 failed, but it already succeeded on line 2"},
 		{lines(ev("r-17", 1, 1, "started", t0(0), `"attempt":2`)),
 			"duplicate key /attempt: JSON readers disagree on which value wins"},
+		{lines(`{"run_id":"r-17","stage":1,"attempt":1e999999,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`),
+			"the event does not match event.schema.json: at /attempt: the number 1e999999 is far outside every range the contract allows"},
+		{lines(`{"run_id":"r-17","stage":1,"attempt":1,"status":"bogus","timestamp_utc":"2026-01-01T10:00:00Z","returncode":0e999999}`),
+			`the event does not match event.schema.json: at /status: value must be one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved"`},
 		{lines(ev("r-17", 1, 1, "bogus", t0(0))),
 			`the event does not match event.schema.json: at /status: value must be one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved"`},
 	}
