@@ -294,9 +294,18 @@ func JSONKindName(k jsontext.Kind) string {
 	return "value"
 }
 
-// jsonFault classifies a jsontext error: a duplicate name is duplicate_key,
-// anything else invalid_json.
+// jsonFault classifies a jsontext error of one line (JSONErrorRule).
 func jsonFault(err error) *decodeFault {
+	rule, msg := JSONErrorRule(err)
+	return &decodeFault{rule, msg}
+}
+
+// JSONErrorRule classifies an error of the jsontext decoder for a violation:
+// a repeated name is duplicate_key (the message names its JSON pointer), an
+// object that ends too early is a truncated invalid_json, anything else
+// invalid_json with the decoder's words. The native and the OpenLineage
+// readers share it, so a fault reads the same in both.
+func JSONErrorRule(err error) (RuleID, string) {
 	switch {
 	case errors.Is(err, jsontext.ErrDuplicateName):
 		var se *jsontext.SyntacticError
@@ -304,13 +313,11 @@ func jsonFault(err error) *decodeFault {
 		if errors.As(err, &se) {
 			name = string(se.JSONPointer)
 		}
-		return &decodeFault{RuleDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", strings.TrimPrefix(name, ""))}
+		return RuleDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", name)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return &decodeFault{RuleInvalidJSON, "truncated JSON: the object ends before it is closed (a raw line break inside a string splits an event in two: write it as \\n)"}
+		return RuleInvalidJSON, "truncated JSON: the object ends before it is closed (a raw line break inside a string splits an event in two: write it as \\n)"
 	}
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "jsontext: ")
-	return &decodeFault{RuleInvalidJSON, "not valid JSON: " + msg}
+	return RuleInvalidJSON, "not valid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
 }
 
 // fastSchema checks the recorded fields against schemas/event.schema.json

@@ -225,18 +225,8 @@ func readEvent(raw []byte, k keep) ([]byte, checker.RuleID, string) {
 			return nil, checker.RuleInvalidJSON, "trailing data after the JSON object"
 		}
 	}
-	switch {
-	case errors.Is(err, jsontext.ErrDuplicateName):
-		var se *jsontext.SyntacticError
-		name := ""
-		if errors.As(err, &se) {
-			name = string(se.JSONPointer)
-		}
-		return nil, checker.RuleDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", name)
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return nil, checker.RuleInvalidJSON, "truncated JSON: the object ends before it is closed"
-	}
-	return nil, checker.RuleInvalidJSON, "not valid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
+	rule, msg := checker.JSONErrorRule(err)
+	return nil, rule, msg
 }
 
 // project reads the object at the decoder and appends the members k keeps,
