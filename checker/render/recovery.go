@@ -27,26 +27,22 @@ func RecoveryIDs(rec *checker.Recovery) string {
 	return strings.Join(parts, ", ")
 }
 
-// recoveriesText renders, after the runs, the recovery of every run that
-// calls for one: the action and the identifiers, then the numbered steps;
-// nothing when no run needs one. Every piece of log text is escaped.
-func recoveriesText(s *checker.Snapshot) string {
-	var b strings.Builder
-	s.EachRun(func(r *checker.RunReport) bool {
-		rec := &r.Recovery
-		if rec.Action == checker.ActionNone && len(rec.Steps) == 0 {
-			return true
-		}
-		if b.Len() == 0 {
-			b.WriteString("recovery:\n")
-		}
-		fmt.Fprintf(&b, "  %s (%s)\n", rec.Action, Terminal(RecoveryIDs(rec)))
-		for i, step := range rec.Steps {
-			fmt.Fprintf(&b, "    %d. %s\n", i+1, Terminal(step))
-		}
-		return true
-	})
-	return b.String()
+// writeRecovery appends to b the recovery of one run that calls for one:
+// the action and the identifiers, then the numbered steps, under a
+// "recovery:" header that the first such run writes. Every piece of log
+// text is escaped.
+func writeRecovery(b *strings.Builder, r *checker.RunReport) {
+	rec := &r.Recovery
+	if rec.Action == checker.ActionNone && len(rec.Steps) == 0 {
+		return
+	}
+	if b.Len() == 0 {
+		b.WriteString("recovery:\n")
+	}
+	fmt.Fprintf(b, "  %s (%s)\n", rec.Action, Terminal(RecoveryIDs(rec)))
+	for i, step := range rec.Steps {
+		fmt.Fprintf(b, "    %d. %s\n", i+1, Terminal(step))
+	}
 }
 
 // noticesText renders the snapshot's warnings and job-log inconsistencies,

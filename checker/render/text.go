@@ -170,13 +170,16 @@ func Detail(r *checker.RunReport) RunDetail {
 
 // Text renders a snapshot for a terminal: the headline, then one line per
 // run with its state and, for an unhealthy run, what decides it; the columns
-// are aligned. Runs are read through s.EachRun. With a schedule, each missed
+// are aligned. With a schedule, each missed
 // slot is a row of its own among the runs, and a schedule line and its notes
 // (late, duplicate, unscheduled runs) follow.
 func Text(s *checker.Snapshot) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "greenlight: %s\n", Headline(s))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	// One pass over the runs gives both the run lines and the recovery
+	// blocks: with a streamed snapshot every pass builds every report.
+	var recoveries strings.Builder
 	EachRow(s, func(row Row) bool {
 		if row.Missed != nil {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", NoRun, StateMissed, MissedSummary(row.Missed))
@@ -189,6 +192,7 @@ func Text(s *checker.Snapshot) string {
 			detail += ": " + Terminal(d.Error)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", Terminal(r.RunID), r.State, detail)
+		writeRecovery(&recoveries, r)
 		return true
 	})
 	tw.Flush()
@@ -198,7 +202,7 @@ func Text(s *checker.Snapshot) string {
 			fmt.Fprintf(&b, "  %s\n", n)
 		}
 	}
-	b.WriteString(recoveriesText(s))
+	b.WriteString(recoveries.String())
 	b.WriteString(noticesText(s))
 	return b.String()
 }
