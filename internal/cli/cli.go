@@ -123,6 +123,7 @@ type common struct {
 	strict           bool
 	schemaEveryEvent bool
 	inputFormat      string
+	gate             string // check only; checker.Request validates it
 }
 
 func (c *common) register(fs *pflag.FlagSet, formats string) {
@@ -175,6 +176,7 @@ func (c *common) options(env Env) (checker.Options, error) {
 		PipelineName:     c.pipeline,
 		Stages:           c.stages,
 		Now:              c.now,
+		Gate:             c.gate,
 		MaxLineBytes:     c.maxLineBytes,
 		MaxViolations:    c.maxViolations,
 		Strict:           c.strict,
@@ -223,7 +225,7 @@ func runCheck(args []string, env Env) (int, error) {
 	stale := fs.Int("stale-after-seconds", 0, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
 	snapshotPath := fs.String("snapshot", "", "write the health snapshot JSON atomically to `FILE` (only when the log is valid)")
 	failOnUnhealthy := fs.Bool("fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy")
-	gate := fs.String("gate", "all", "which runs the verdict looks at: `all` or latest")
+	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all` or latest")
 	jobLogPath := fs.String("job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	if err := parseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
@@ -234,9 +236,6 @@ func runCheck(args []string, env Env) (int, error) {
 	if err := checkFormat(c.format, "text", "json", "markdown"); err != nil {
 		return ExitInvalid, err
 	}
-	if *gate != "all" && *gate != "latest" {
-		return ExitInvalid, usageError{fmt.Sprintf("--gate %q: use all or latest", *gate)}
-	}
 	if fs.Changed("stale-after-seconds") && *stale < 1 {
 		return ExitInvalid, usageError{"--stale-after-seconds must be at least 1"}
 	}
@@ -245,7 +244,6 @@ func runCheck(args []string, env Env) (int, error) {
 		return ExitInvalid, err
 	}
 	opts.StaleAfterSeconds = *stale
-	opts.Gate = checker.Gate(*gate)
 	opts.StreamRuns = true // outputs are written run by run
 	if *jobLogPath != "" {
 		data, err := os.ReadFile(*jobLogPath)
