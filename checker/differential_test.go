@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -150,15 +151,34 @@ func FuzzDecodeLine(f *testing.F) {
 	f.Add([]byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`))
 	f.Add([]byte(`{"":"","e":2,"x":[1,{"a":"\"}"}],"y":true}`))
 	f.Add([]byte(" { \"run_id\" : \"\\u0041\" , \"k\\\"\" : null } "))
+	f.Add([]byte(`{"run_id":"r\u002d1 \u00e9","stage":"a","attempt":1.0,"status":"failed","timestamp_utc":"2026-01-01T10:00:00+02:00","error":"x"}`))
 	lazy := &lazySchema{}
+	schema, err := lazy.get()
+	if err != nil {
+		f.Fatal(err)
+	}
 	opts := &Options{Strict: true}
 	dec := newLineDecoder()
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var out decoded
 		dec.arena = dec.arena[:0]
 		dec.decodeLine(&out, 1, line, lazy, opts)
-		if out.fault == nil && !dec.fastSchema(&Event{}) {
-			t.Fatalf("accepted a line the fast path refuses: %q", line)
+		if out.fault != nil {
+			if strings.Contains(out.fault.msg, "refused by the compiled contract check") {
+				t.Fatalf("the fast path and the schema disagree on %q", line)
+			}
+			return
+		}
+		// An accepted line matches the schema, and the event carries the
+		// run id a plain JSON reader finds in it.
+		if msg, ok := schemaCheck(schema, line); !ok {
+			t.Fatalf("accepted a line the schema refuses (%s): %q", msg, line)
+		}
+		var ref struct {
+			RunID string `json:"run_id"`
+		}
+		if err := json.Unmarshal(line, &ref); err != nil || ref.RunID != string(out.ev.RunID) {
+			t.Fatalf("run id %q, encoding/json reads %q (%v), in %q", out.ev.RunID, ref.RunID, err, line)
 		}
 	})
 }

@@ -30,8 +30,8 @@ type Report struct {
 	Violations     []Violation `json:"violations"`
 }
 
-// NewReport returns an empty, valid report that lists at most max violations
-// (max <= 0 means DefaultMaxViolations).
+// NewReport returns an empty, valid report; Add's max caps how many
+// violations it lists.
 func NewReport() *Report {
 	return &Report{SchemaVersion: ViolationsVersion, Valid: true, Violations: []Violation{}}
 }
