@@ -135,24 +135,14 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		}
 		return rr
 	}
-	each := func(yield func(*RunReport) bool) {
-		for i := range c.order {
-			rr := report(i)
-			if !yield(&rr) {
-				return
-			}
-		}
-	}
 	if c.opts.StreamRuns {
-		s.each = each
 		s.report, s.reportCount = report, len(c.order)
 		return s
 	}
-	s.Runs = make([]RunReport, 0, len(c.order))
-	each(func(rr *RunReport) bool {
-		s.Runs = append(s.Runs, *rr)
-		return true
-	})
+	s.Runs = make([]RunReport, len(c.order))
+	for i := range c.order {
+		s.Runs[i] = report(i)
+	}
 	return s
 }
 

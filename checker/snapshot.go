@@ -69,7 +69,6 @@ type Snapshot struct {
 	// Options.StreamRuns; EachRun works either way.
 	Runs []RunReport `json:"runs"`
 
-	each        func(yield func(*RunReport) bool)
 	report      func(i int) RunReport // with StreamRuns: builds run i's report
 	reportCount int
 }
@@ -78,8 +77,13 @@ type Snapshot struct {
 // false. With Options.StreamRuns the reports are built one at a time, so a
 // log of millions of runs never holds them all.
 func (s *Snapshot) EachRun(yield func(*RunReport) bool) {
-	if s.each != nil {
-		s.each(yield)
+	if s.report != nil {
+		for i := 0; i < s.reportCount; i++ {
+			rr := s.report(i)
+			if !yield(&rr) {
+				return
+			}
+		}
 		return
 	}
 	for i := range s.Runs {
