@@ -484,5 +484,43 @@ func stageWord(s Status) string {
 }
 
 // formatTime is the one layout of times in greenlight's output: RFC 3339 in
-// UTC with the shortest exact fraction.
-func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// UTC with the shortest exact fraction, as time.RFC3339Nano lays it out.
+// Years 0 to 9999 are written by hand, a snapshot holds millions of
+// times; TestFormatTime keeps the two equal.
+func formatTime(t time.Time) string {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.Format(time.RFC3339Nano)
+	}
+	hour, minute, sec := t.Clock()
+	var b [30]byte
+	put := func(i, v, width int) {
+		for k := i + width - 1; k >= i; k-- {
+			b[k] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, year, 4)
+	b[4] = '-'
+	put(5, int(month), 2)
+	b[7] = '-'
+	put(8, day, 2)
+	b[10] = 'T'
+	put(11, hour, 2)
+	b[13] = ':'
+	put(14, minute, 2)
+	b[16] = ':'
+	put(17, sec, 2)
+	n := 19
+	if ns := t.Nanosecond(); ns != 0 {
+		b[19] = '.'
+		put(20, ns, 9)
+		n = 29
+		for b[n-1] == '0' {
+			n--
+		}
+	}
+	b[n] = 'Z'
+	return string(b[:n+1])
+}

@@ -51,6 +51,7 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 	}()
 	for w := 0; w < encodeWorkers; w++ {
 		go func() {
+			var ar reportArena
 			for c := range jobs {
 				var b []byte
 				select {
@@ -58,7 +59,7 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 				default:
 				}
 				for i := c.from; i < c.to; i++ {
-					rr := s.report(i)
+					rr := s.report(i, &ar)
 					b = enc(b, i, &rr)
 				}
 				c.out = b

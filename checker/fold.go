@@ -124,9 +124,9 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.Verdict = VerdictHealthy
 		}
 	}
-	report := func(i int) RunReport {
+	report := func(i int, ar *reportArena) RunReport {
 		run := c.order[i]
-		rr := foldRun(run, run.definition(def), cfg, mismatched[run.id])
+		rr := foldRun(run, run.definition(def), cfg, mismatched[run.id], ar)
 		if judged != nil {
 			judged.annotate(&rr, i, run, sched, c.opts.Now)
 			if rr.State == RunOverdue {
@@ -141,7 +141,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	}
 	s.Runs = make([]RunReport, len(c.order))
 	for i := range c.order {
-		s.Runs[i] = report(i)
+		s.Runs[i] = report(i, nil)
 	}
 	return s
 }
@@ -206,10 +206,60 @@ func (run *runState) state(def *Definition, cfg foldConfig, mismatch bool) strin
 	return state
 }
 
+// reportArena is reusable storage for run reports built one after another
+// (Options.StreamRuns): the slices and values a report points into are
+// carved from it, so a report built into it is valid only until the next
+// one is. A nil arena allocates each report on its own.
+type reportArena struct {
+	stages   []StageReport
+	attempts []AttemptReport
+	boxes    []attemptBox
+}
+
+// attemptBox holds the values an AttemptReport points at, in one place.
+type attemptBox struct {
+	ended       string
+	dur, silent float64
+	rc          int64
+	err         string
+}
+
+// reset makes the arena's storage available to the next report.
+func (ar *reportArena) reset() {
+	if ar != nil {
+		ar.stages, ar.attempts, ar.boxes = ar.stages[:0], ar.attempts[:0], ar.boxes[:0]
+	}
+}
+
+// take returns n zeroed elements carved from *pool, or freshly allocated
+// ones without an arena. When the pool is full it starts a larger one;
+// slices already handed out keep the old one alive.
+func take[T any](pool *[]T, n int) []T {
+	if pool == nil {
+		return make([]T, n)
+	}
+	p := *pool
+	if cap(p)-len(p) < n {
+		p = make([]T, 0, max(2*cap(p), n, 16))
+	}
+	out := p[len(p) : len(p)+n : len(p)+n]
+	clear(out)
+	*pool = p[:len(p)+n]
+	return out
+}
+
 // foldRun builds the report of one run: its state, its stages (a stage never
 // started is blocked when a stage it depends on failed, is unknown, was
-// cancelled or is blocked, else pending), and its recovery action.
-func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsistency) RunReport {
+// cancelled or is blocked, else pending), and its recovery action. With an
+// arena the report lives in the arena's storage (see reportArena).
+func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
+	ar.reset()
+	var stagePool *[]StageReport
+	var attemptPool *[]AttemptReport
+	var boxPool *[]attemptBox
+	if ar != nil {
+		stagePool, attemptPool, boxPool = &ar.stages, &ar.attempts, &ar.boxes
+	}
 	rr := RunReport{
 		RunID:           run.id,
 		State:           run.state(def, cfg, mismatch != nil),
@@ -217,19 +267,20 @@ func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsist
 		LastEventAt:     formatTime(run.lastAt),
 		DurationSeconds: run.lastAt.Sub(run.firstAt).Seconds(),
 		FirstLine:       run.firstLine,
-		Stages:          make([]StageReport, len(def.Stages)),
+		Stages:          take(stagePool, len(def.Stages)),
 	}
 	for i := range def.Stages {
 		sd := &def.Stages[i]
 		atts := run.stages[i]
-		sr := StageReport{Stage: sd.ID, Name: sd.Name, State: run.stageState(i, def, cfg), AttemptCount: len(atts), Attempts: make([]AttemptReport, len(atts))}
+		sr := &rr.Stages[i]
+		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: run.stageState(i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts))}
+		boxes := take(boxPool, len(atts))
 		for k := range atts {
-			sr.Attempts[k] = attemptReport(int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
+			attemptReport(&sr.Attempts[k], &boxes[k], int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
 		if r := brakeReason(atts, cfg.threshold); r != "" {
 			sr.StatusReason = &r
 		}
-		rr.Stages[i] = sr
 	}
 	markBlocked(&rr, def)
 	rr.Recovery = recoveryFor(&rr, def, mismatch)
@@ -259,18 +310,13 @@ func markBlocked(rr *RunReport, def *Definition) {
 	}
 }
 
-func attemptReport(n int64, a *attemptState, cfg foldConfig, stale time.Duration) AttemptReport {
-	ar := AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: formatTime(a.startedAt), Line: a.lastLine}
-	x := a.rx()
-	// The values the report points at share one allocation.
-	box := &struct {
-		ended       string
-		dur, silent float64
-		rc          int64
-		err         string
-	}{}
+// attemptReport fills ar, a zeroed report, with attempt n; the values ar
+// points at are kept in box.
+func attemptReport(ar *AttemptReport, box *attemptBox, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
+	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: formatTime(a.startedAt), Line: a.lastLine}
+	x := a.x
 	switch {
-	case x.jobOutcome != 0:
+	case x != nil && x.jobOutcome != 0:
 		ar.Status = x.jobOutcome.String()
 		box.ended = formatTime(x.jobAt)
 		box.dur = max(x.jobAt.Sub(a.startedAt).Seconds(), 0)
@@ -299,6 +345,9 @@ func attemptReport(n int64, a *attemptState, cfg foldConfig, stale time.Duration
 		box.err = a.err
 		ar.Error = &box.err
 	}
+	if x == nil {
+		return
+	}
 	ar.AttemptID = optString(x.attemptID)
 	ar.Owner = optString(x.owner)
 	ar.ErrorCode = optString(x.errorCode)
@@ -313,7 +362,6 @@ func attemptReport(n int64, a *attemptState, cfg foldConfig, stale time.Duration
 			ApprovedBy: optString(r.approvedBy), ResolvedAt: formatTime(r.at), Line: r.line,
 		}
 	}
-	return ar
 }
 
 func optString(s string) *string {

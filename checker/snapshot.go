@@ -69,17 +69,20 @@ type Snapshot struct {
 	// Options.StreamRuns; EachRun works either way.
 	Runs []RunReport `json:"runs"`
 
-	report      func(i int) RunReport // with StreamRuns: builds run i's report
+	report      func(i int, ar *reportArena) RunReport // with StreamRuns: builds run i's report
 	reportCount int
 }
 
 // EachRun calls yield with every run report in order, until yield returns
-// false. With Options.StreamRuns the reports are built one at a time, so a
-// log of millions of runs never holds them all.
+// false. With Options.StreamRuns the reports are built one at a time in
+// reused storage, so a log of millions of runs never holds them all: yield
+// may keep a report's strings, but not the report or its slices and
+// pointers past its return, except for the report it stops at.
 func (s *Snapshot) EachRun(yield func(*RunReport) bool) {
 	if s.report != nil {
+		var ar reportArena
 		for i := 0; i < s.reportCount; i++ {
-			rr := s.report(i)
+			rr := s.report(i, &ar)
 			if !yield(&rr) {
 				return
 			}
