@@ -122,11 +122,18 @@ func displayFile(f string) string {
 	return f
 }
 
-// attemptState is what the log has shown of one attempt.
+// A log holds one attemptState per try and one runState per run, for the
+// whole check: they are what memory grows with (issue 7 asks for a quarter
+// of the Python peer's). So times are kept as Unix seconds and nanoseconds
+// in separate fields (time.Time is 24 bytes with its location pointer; a
+// seconds/nanoseconds pair packs into 12), an attempt keeps no end time
+// of its own (an outcome is its last event: nothing may follow it), and a
+// run's rarely used fields sit behind one pointer.
+
+// attemptState is what the log has shown of one attempt: 80 bytes.
 type attemptState struct {
-	startedAt  time.Time
-	endedAt    time.Time
-	lastAt     time.Time
+	startSec   int64 // started event, Unix seconds
+	lastSec    int64 // latest event (the outcome once there is one), Unix seconds
 	startLine  int
 	lastLine   int
 	returncode int64
@@ -134,24 +141,51 @@ type attemptState struct {
 	// x holds the recovery model's fields; nil while no event of the attempt
 	// carried one, so that core-contract logs pay nothing for them.
 	x *recoveryAttempt
-	// The one-byte fields come last, together, so the struct has no padding
-	// between them: an attempt is 128 bytes, and a log holds one per try.
-	status   Status // StatusStarted while in progress
-	hasCode  bool
-	hasError bool
+	// The small fields come last, together, so the struct has no padding
+	// between them.
+	startNsec int32
+	lastNsec  int32
+	status    Status // StatusStarted while in progress
+	hasCode   bool
+	hasError  bool
 	// neverStalls marks a stream or service (set by Feed): while in
 	// progress it is running however long it is silent.
 	neverStalls bool
 }
 
-// runState is what the log has shown of one run; stages is indexed like the
-// definition's stages and attempts[i] is attempt i+1.
+// startedAt is the time of the attempt's started event (UTC).
+func (a *attemptState) startedAt() time.Time { return unixTime(a.startSec, a.startNsec) }
+
+// lastAt is the time of the attempt's latest event (UTC); once the attempt
+// has an outcome it is the outcome's time, its end.
+func (a *attemptState) lastAt() time.Time { return unixTime(a.lastSec, a.lastNsec) }
+
+// touch records line n at t as the attempt's latest event.
+func (a *attemptState) touch(t time.Time, n int) {
+	a.lastSec, a.lastNsec, a.lastLine = t.Unix(), int32(t.Nanosecond()), n
+}
+
+// unixTime is the UTC time sec seconds and nsec nanoseconds after the Unix
+// epoch; it gives back exactly the time.Time that was split.
+func unixTime(sec int64, nsec int32) time.Time { return time.Unix(sec, int64(nsec)).UTC() }
+
+// runState is what the log has shown of one run: 80 bytes. stages is
+// indexed like the definition's stages and stages[i][k] is attempt k+1.
 type runState struct {
 	id        string
 	firstLine int
-	firstAt   time.Time
-	lastAt    time.Time
+	firstSec  int64 // first event, Unix seconds
+	lastSec   int64 // latest event, Unix seconds
 	stages    [][]attemptState
+	// ext holds what few runs have; nil until one of its fields is set.
+	ext       *runExt
+	firstNsec int32
+	lastNsec  int32
+}
+
+// runExt is the part of a run's state that only schedules, OpenLineage
+// feeds and the recovery model use.
+type runExt struct {
 	// scheduledFor is the slot the run's events name (scheduled_for), from
 	// the first event that names one; hasScheduledFor says there is one.
 	hasScheduledFor bool
@@ -161,6 +195,70 @@ type runState struct {
 	// means Options.Definition.
 	def *Definition
 	recoveryRun
+}
+
+// firstAt and lastAt are the times of the run's first and latest events (UTC).
+func (r *runState) firstAt() time.Time { return unixTime(r.firstSec, r.firstNsec) }
+func (r *runState) lastAt() time.Time  { return unixTime(r.lastSec, r.lastNsec) }
+
+// setLast records t as the time of the run's latest event.
+func (r *runState) setLast(t time.Time) { r.lastSec, r.lastNsec = t.Unix(), int32(t.Nanosecond()) }
+
+// x returns the run's rare fields for reading: the zero value when it has
+// none.
+func (r *runState) x() runExt {
+	if r.ext == nil {
+		return runExt{}
+	}
+	return *r.ext
+}
+
+// wx returns the run's rare fields for writing, allocating them on first use.
+func (r *runState) wx() *runExt {
+	if r.ext == nil {
+		r.ext = &runExt{}
+	}
+	return r.ext
+}
+
+// slabSize is how many states one slab allocation holds.
+const slabSize = 1024
+
+// slabs hand out run and attempt states from large allocations, so that
+// each costs its exact size (no size-class rounding, no per-object
+// allocation) and the garbage collector sees a few large objects.
+type slabs struct {
+	runs     []runState
+	stages   [][]attemptState
+	attempts []attemptState
+}
+
+// newRun returns a run's state, its first event on line n at t, with
+// room for the attempts of stages stages.
+func (s *slabs) newRun(id string, n int, t time.Time, stages int) *runState {
+	if len(s.runs) == cap(s.runs) {
+		s.runs = make([]runState, 0, slabSize)
+	}
+	if cap(s.stages)-len(s.stages) < stages {
+		s.stages = make([][]attemptState, 0, max(slabSize, stages))
+	}
+	s.runs = s.runs[:len(s.runs)+1]
+	run := &s.runs[len(s.runs)-1]
+	sec, nsec := t.Unix(), int32(t.Nanosecond())
+	*run = runState{id: id, firstLine: n, firstSec: sec, lastSec: sec, firstNsec: nsec, lastNsec: nsec,
+		stages: s.stages[len(s.stages) : len(s.stages)+stages : len(s.stages)+stages]}
+	s.stages = s.stages[:len(s.stages)+stages]
+	return run
+}
+
+// firstAttempt returns a slice holding a, with capacity 1: most stages have
+// one attempt; a retry moves the stage's attempts to a slice of its own.
+func (s *slabs) firstAttempt(a attemptState) []attemptState {
+	if len(s.attempts) == cap(s.attempts) {
+		s.attempts = make([]attemptState, 0, slabSize)
+	}
+	s.attempts = append(s.attempts, a)
+	return s.attempts[len(s.attempts)-1 : len(s.attempts) : len(s.attempts)]
 }
 
 // contractState carries the sequence rules across lines.
@@ -176,6 +274,7 @@ type contractState struct {
 	attemptIDs map[string]attemptKey
 	warnings   []Violation
 	jobLog     *jobLog
+	slabs      slabs
 }
 
 func newContractState(opts Options) *contractState {
@@ -299,29 +398,30 @@ func (c *contractState) apply(dl *decoded) {
 	}
 	run := c.runs[string(ev.RunID)]
 	if run == nil {
-		run = &runState{id: string(ev.RunID), firstLine: n, firstAt: ev.Time, lastAt: ev.Time, stages: make([][]attemptState, len(c.opts.Definition.Stages))}
+		run = c.slabs.newRun(string(ev.RunID), n, ev.Time, len(c.opts.Definition.Stages))
 		c.runs[run.id] = run
 		c.order = append(c.order, run)
 	}
-	if ev.Time.Before(run.lastAt) {
-		c.violate(n, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(ev.Time), string(ev.RunID), formatTime(run.lastAt)), ref())
+	if ev.Time.Before(run.lastAt()) {
+		c.violate(n, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(ev.Time), string(ev.RunID), formatTime(run.lastAt())), ref())
 		return
 	}
 	if ev.Time.After(c.opts.Now.Add(c.skew)) {
 		c.violate(n, RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now)), ref())
 		return
 	}
-	if ev.HasScheduledFor && run.hasScheduledFor && !ev.ScheduledFor.Equal(run.scheduledFor) {
-		c.violate(n, RuleConflictingScheduledFor, fmt.Sprintf("scheduled_for %s differs from %s given on line %d for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(run.scheduledFor), run.scheduledLine, run.id), ref())
+	if ev.HasScheduledFor && run.ext != nil && run.ext.hasScheduledFor && !ev.ScheduledFor.Equal(run.ext.scheduledFor) {
+		c.violate(n, RuleConflictingScheduledFor, fmt.Sprintf("scheduled_for %s differs from %s given on line %d for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(run.ext.scheduledFor), run.ext.scheduledLine, run.id), ref())
 		return
 	}
 	if rule, msg := c.sequence(run, si, ev); rule != "" {
 		c.violate(n, rule, msg, ref())
 		return
 	}
-	run.lastAt = ev.Time
-	if ev.HasScheduledFor && !run.hasScheduledFor {
-		run.hasScheduledFor, run.scheduledFor, run.scheduledLine = true, ev.ScheduledFor, n
+	run.setLast(ev.Time)
+	if ev.HasScheduledFor && (run.ext == nil || !run.ext.hasScheduledFor) {
+		wx := run.wx()
+		wx.hasScheduledFor, wx.scheduledFor, wx.scheduledLine = true, ev.ScheduledFor, n
 	}
 }
 
@@ -436,9 +536,13 @@ func (c *contractState) sequenceCore(run *runState, si int, ev *Event) (RuleID, 
 				return RuleStageBeforeDependency, fmt.Sprintf("stage %s started in run %s before stage %s, which it depends on, succeeded (stage %s %s)", ev.Stage, run.id, dep, dep, state)
 			}
 		}
-		run.stages[si] = append(atts, attemptState{
-			status: StatusStarted, startedAt: ev.Time, lastAt: ev.Time, startLine: ev.Line, lastLine: ev.Line,
-		})
+		a := attemptState{status: StatusStarted, startSec: ev.Time.Unix(), startNsec: int32(ev.Time.Nanosecond()), startLine: ev.Line}
+		a.touch(ev.Time, ev.Line)
+		if len(atts) == 0 {
+			run.stages[si] = c.slabs.firstAttempt(a)
+		} else {
+			run.stages[si] = append(atts, a)
+		}
 		if warning != "" {
 			st := ev.Stage
 			c.warnings = append(c.warnings, Violation{File: c.opts.File, Line: ev.Line, Rule: RuleRetryPastBrake, Message: warning, RunID: run.id, Stage: &st, Attempt: n})
@@ -453,7 +557,7 @@ func (c *contractState) sequenceCore(run *runState, si int, ev *Event) (RuleID, 
 		return RuleDuplicateTerminal, fmt.Sprintf("%s %s, but it already %s on line %d", who(), ev.Status, a.status, a.lastLine)
 	}
 	a.status = ev.Status
-	a.endedAt, a.lastAt, a.lastLine = ev.Time, ev.Time, ev.Line
+	a.touch(ev.Time, ev.Line)
 	a.hasCode, a.returncode = ev.HasCode, ev.Returncode
 	if ev.HasError {
 		a.hasError, a.err = true, string(ev.Error)

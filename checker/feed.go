@@ -103,12 +103,13 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 			continue
 		}
 		if run == nil {
-			run = &runState{id: id, firstLine: e.Pos, firstAt: e.Time, lastAt: e.Time, stages: make([][]attemptState, stages), def: def}
+			run = f.c.slabs.newRun(id, e.Pos, e.Time, stages)
+			run.wx().def = def
 			f.c.runs[id] = run
 			f.c.order = append(f.c.order, run)
 		}
-		if e.Time.Before(run.lastAt) {
-			f.violate(id, e, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(e.Time), id, formatTime(run.lastAt)))
+		if e.Time.Before(run.lastAt()) {
+			f.violate(id, e, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(e.Time), id, formatTime(run.lastAt())))
 			continue
 		}
 		if e.Time.After(f.c.opts.Now.Add(f.c.skew)) {
@@ -120,7 +121,7 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 				f.violate(id, e, rule, msg)
 				continue
 			}
-			run.lastAt = e.Time
+			run.setLast(e.Time)
 			continue
 		}
 		ev := Event{Line: e.Pos, Stage: e.Stage, Attempt: e.Attempt, Status: e.Status, Time: e.Time, HasError: e.HasError, Error: []byte(e.Error)}
@@ -132,7 +133,7 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 			atts := run.stages[si]
 			atts[len(atts)-1].neverStalls = true
 		}
-		run.lastAt = e.Time
+		run.setLast(e.Time)
 	}
 	return nil
 }
@@ -140,15 +141,15 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 // heartbeat refreshes attempt e.Attempt of stage si when it is in progress.
 func heartbeat(run *runState, si int, e *FeedEvent) (RuleID, string) {
 	atts := run.stages[si]
-	who := fmt.Sprintf("attempt %d of stage %s in run %s", e.Attempt, e.Stage, run.id)
+	who := func() string { return fmt.Sprintf("attempt %d of stage %s in run %s", e.Attempt, e.Stage, run.id) }
 	if e.Attempt < 1 || e.Attempt > int64(len(atts)) {
-		return RuleRunningWithoutStart, who + " sent a heartbeat (RUNNING), but it never started"
+		return RuleRunningWithoutStart, who() + " sent a heartbeat (RUNNING), but it never started"
 	}
 	a := &atts[e.Attempt-1]
 	if a.status != StatusStarted {
-		return RuleEventAfterTerminal, fmt.Sprintf("%s sent a heartbeat (RUNNING), but it already %s (line %d)", who, a.status, a.lastLine)
+		return RuleEventAfterTerminal, fmt.Sprintf("%s sent a heartbeat (RUNNING), but it already %s (line %d)", who(), a.status, a.lastLine)
 	}
-	a.lastAt, a.lastLine = e.Time, e.Pos
+	a.touch(e.Time, e.Pos)
 	return "", ""
 }
 
@@ -179,8 +180,8 @@ func (f *Feed) Result(src Source) *Result {
 // definition returns the run's own expected stages when Feed gave it some,
 // else def.
 func (r *runState) definition(def *Definition) *Definition {
-	if r.def != nil {
-		return r.def
+	if r.ext != nil && r.ext.def != nil {
+		return r.ext.def
 	}
 	return def
 }

@@ -73,7 +73,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	var latest *runState
 	allSucceeded := true
 	for _, run := range c.order {
-		if latest == nil || !run.firstAt.Before(latest.firstAt) {
+		if latest == nil || !run.firstAt().Before(latest.firstAt()) {
 			latest = run // ties go to the later line: c.order is in line order
 		}
 		state := scheduledState(run, def, cfg, mismatched[run.id] != nil)
@@ -155,7 +155,7 @@ func (a *attemptState) liveState(now time.Time, stale, margin time.Duration) str
 	if a.status != StatusStarted {
 		return a.status.String()
 	}
-	stalled := now.Sub(a.lastAt) > stale && !a.neverStalls
+	stalled := now.Sub(a.lastAt()) > stale && !a.neverStalls
 	if a.x != nil && !a.x.lease.IsZero() && !a.neverStalls {
 		stalled = now.After(a.x.lease.Add(margin))
 	}
@@ -263,9 +263,9 @@ func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsist
 	rr := RunReport{
 		RunID:           run.id,
 		State:           run.state(def, cfg, mismatch != nil),
-		FirstEventAt:    formatTime(run.firstAt),
-		LastEventAt:     formatTime(run.lastAt),
-		DurationSeconds: run.lastAt.Sub(run.firstAt).Seconds(),
+		FirstEventAt:    formatTime(run.firstAt()),
+		LastEventAt:     formatTime(run.lastAt()),
+		DurationSeconds: run.lastAt().Sub(run.firstAt()).Seconds(),
 		FirstLine:       run.firstLine,
 		Stages:          take(stagePool, len(def.Stages)),
 	}
@@ -313,18 +313,18 @@ func markBlocked(rr *RunReport, def *Definition) {
 // attemptReport fills ar, a zeroed report, with attempt n; the values ar
 // points at are kept in box.
 func attemptReport(ar *AttemptReport, box *attemptBox, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
-	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: formatTime(a.startedAt), Line: a.lastLine}
+	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: formatTime(a.startedAt()), Line: a.lastLine}
 	x := a.x
 	switch {
 	case x != nil && x.jobOutcome != 0:
 		ar.Status = x.jobOutcome.String()
 		box.ended = formatTime(x.jobAt)
-		box.dur = max(x.jobAt.Sub(a.startedAt).Seconds(), 0)
+		box.dur = max(x.jobAt.Sub(a.startedAt()).Seconds(), 0)
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 		from, line := "job_log", x.jobLine
 		ar.AdjudicatedFrom, ar.JobLogLine = &from, &line
 	case a.status == StatusStarted:
-		silent := cfg.now.Sub(a.lastAt)
+		silent := cfg.now.Sub(a.lastAt())
 		if silent < 0 {
 			silent = 0
 		}
@@ -333,8 +333,8 @@ func attemptReport(ar *AttemptReport, box *attemptBox, n int64, a *attemptState,
 		ar.StaleCandidate = ar.Status == StageStalled
 	case a.status == StatusUnknown:
 	default:
-		box.ended = formatTime(a.endedAt)
-		box.dur = a.endedAt.Sub(a.startedAt).Seconds()
+		box.ended = formatTime(a.lastAt())
+		box.dur = a.lastAt().Sub(a.startedAt()).Seconds()
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 	}
 	if a.hasCode {

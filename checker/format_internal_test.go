@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestFormatTime keeps the hand-written layout equal to time.RFC3339Nano in
@@ -32,5 +33,16 @@ func TestFormatTime(t *testing.T) {
 		if got, want := formatTime(tm), tm.UTC().Format(time.RFC3339Nano); got != want {
 			t.Errorf("formatTime(%v) = %q, want %q", tm, got, want)
 		}
+	}
+}
+
+// TestStateSizes holds the per-attempt and per-run sizes the comments on
+// attemptState and runState promise: memory grows with them (issue 7).
+func TestStateSizes(t *testing.T) {
+	if n := unsafe.Sizeof(attemptState{}); n != 80 {
+		t.Errorf("attemptState is %d bytes, want 80", n)
+	}
+	if n := unsafe.Sizeof(runState{}); n != 80 {
+		t.Errorf("runState is %d bytes, want 80", n)
 	}
 }

@@ -187,7 +187,7 @@ func (c *contractState) checkRequester(run *runState, ev *Event) (RuleID, string
 	if ev.RequestedBy == "" {
 		return "", ""
 	}
-	for _, a := range run.approvals {
+	for _, a := range run.x().approvals {
 		if a.by == ev.RequestedBy {
 			return RuleSelfApprovedResolution, fmt.Sprintf("run %s was requested by %q, who approved the resolution on line %d; the approver must be someone else", run.id, ev.RequestedBy, a.line)
 		}
@@ -232,15 +232,15 @@ func (c *contractState) checkRetry(run *runState, si int, ev *Event) (rule RuleI
 // records the heartbeat as the attempt's latest evidence of life.
 func (c *contractState) heartbeat(run *runState, si int, ev *Event) (RuleID, string) {
 	atts := run.stages[si]
-	who := fmt.Sprintf("attempt %d of stage %s in run %s", ev.Attempt, ev.Stage, run.id)
+	who := func() string { return fmt.Sprintf("attempt %d of stage %s in run %s", ev.Attempt, ev.Stage, run.id) }
 	if ev.Attempt > int64(len(atts)) {
-		return RuleHeartbeatWithoutStart, who + " sent a heartbeat, but it never started"
+		return RuleHeartbeatWithoutStart, who() + " sent a heartbeat, but it never started"
 	}
 	a := &atts[ev.Attempt-1]
 	if a.status != StatusStarted {
-		return RuleHeartbeatAfterTerminal, fmt.Sprintf("%s sent a heartbeat, but it already ended %s on line %d", who, a.status, a.lastLine)
+		return RuleHeartbeatAfterTerminal, fmt.Sprintf("%s sent a heartbeat, but it already ended %s on line %d", who(), a.status, a.lastLine)
 	}
-	a.lastAt, a.lastLine = ev.Time, ev.Line
+	a.touch(ev.Time, ev.Line)
 	if a.x != nil || !ev.LeaseExpiresAt.IsZero() || ev.Owner != "" {
 		x := a.wx()
 		x.lease = ev.LeaseExpiresAt
@@ -279,7 +279,7 @@ func (c *contractState) resolve(run *runState, si int, ev *Event) (RuleID, strin
 		return RuleResolutionWithoutApproval, fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by is missing", who, ev.Stage)
 	case ev.Resolution == StatusSucceeded && !idempotent && ev.ApprovedBy == ev.ResolvedBy:
 		return RuleSelfApprovedResolution, fmt.Sprintf("%s was resolved and approved by the same person (%q); the approver must be someone else", who, ev.ResolvedBy)
-	case ev.Resolution == StatusSucceeded && !idempotent && run.requestedBy != "" && ev.ApprovedBy == run.requestedBy:
+	case ev.Resolution == StatusSucceeded && !idempotent && run.x().requestedBy != "" && ev.ApprovedBy == run.x().requestedBy:
 		return RuleSelfApprovedResolution, fmt.Sprintf("%s was approved by %q, who requested the run; the approver must be someone else", who, ev.ApprovedBy)
 	}
 	a.wx().resolution = &resolutionState{
@@ -287,15 +287,15 @@ func (c *contractState) resolve(run *runState, si int, ev *Event) (RuleID, strin
 		manualCompletion: ev.ManualCompletion, compensated: ev.Compensated, at: ev.Time, line: ev.Line,
 	}
 	if ev.Resolution == StatusSucceeded && !idempotent {
-		run.approvals = append(run.approvals, approval{by: ev.ApprovedBy, line: ev.Line})
+		run.wx().approvals = append(run.x().approvals, approval{by: ev.ApprovedBy, line: ev.Line})
 	}
 	return "", ""
 }
 
 // recordRecovery keeps the recovery fields of an event that broke no rule.
 func (c *contractState) recordRecovery(run *runState, si int, ev *Event) {
-	if ev.RequestedBy != "" && run.requestedBy == "" {
-		run.requestedBy = ev.RequestedBy
+	if ev.RequestedBy != "" && run.x().requestedBy == "" {
+		run.wx().requestedBy = ev.RequestedBy
 	}
 	atts := run.stages[si]
 	if ev.Attempt > int64(len(atts)) {

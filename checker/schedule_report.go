@@ -91,10 +91,10 @@ type claim struct {
 // runClaim finds the slot a run fills: the one an event names in
 // scheduled_for when that is a slot, else the window its first event falls in.
 func (s *Schedule) runClaim(run *runState) claim {
-	if run.hasScheduledFor && s.IsSlot(run.scheduledFor) {
-		return claim{run.scheduledFor, ClaimScheduledFor, true}
+	if run.x().hasScheduledFor && s.IsSlot(run.x().scheduledFor) {
+		return claim{run.x().scheduledFor, ClaimScheduledFor, true}
 	}
-	if w, ok := s.WindowSlot(run.firstAt); ok {
+	if w, ok := s.WindowSlot(run.firstAt()); ok {
 		return claim{w, ClaimWindow, true}
 	}
 	return claim{}
@@ -146,7 +146,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 		cl := s.runClaim(run)
 		j.claims[i] = cl
 		if !cl.ok {
-			sr.Unscheduled = append(sr.Unscheduled, UnscheduledRun{RunID: run.id, FirstEventAt: formatTime(run.firstAt)})
+			sr.Unscheduled = append(sr.Unscheduled, UnscheduledRun{RunID: run.id, FirstEventAt: formatTime(run.firstAt())})
 			continue
 		}
 		key := cl.slot.UnixNano()
@@ -163,8 +163,8 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 			sr.Duplicates = append(sr.Duplicates, DuplicateRun{ScheduledFor: formatTime(cl.slot), RunID: runs[i].id, FilledBy: runs[k].id})
 			continue
 		}
-		if due := cl.slot.Add(s.grace()); cl.by == ClaimScheduledFor && runs[i].firstAt.After(due) {
-			sr.Late = append(sr.Late, LateRun{ScheduledFor: formatTime(cl.slot), RunID: runs[i].id, FirstEventAt: formatTime(runs[i].firstAt), LateBySeconds: runs[i].firstAt.Sub(due).Seconds()})
+		if due := cl.slot.Add(s.grace()); cl.by == ClaimScheduledFor && runs[i].firstAt().After(due) {
+			sr.Late = append(sr.Late, LateRun{ScheduledFor: formatTime(cl.slot), RunID: runs[i].id, FirstEventAt: formatTime(runs[i].firstAt()), LateBySeconds: runs[i].firstAt().Sub(due).Seconds()})
 		}
 	}
 	sortBySlot(sr.Duplicates, func(d DuplicateRun) string { return d.ScheduledFor })
@@ -177,7 +177,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 			j.latestSlot = i
 			id, by := runs[i].id, j.claims[i].by
 			row.RunID, row.ClaimedBy, row.Status = &id, &by, SlotOnTime
-			if by == ClaimScheduledFor && runs[i].firstAt.After(slot.Add(s.grace())) {
+			if by == ClaimScheduledFor && runs[i].firstAt().After(slot.Add(s.grace())) {
 				row.Status = SlotLate
 			}
 		} else {
@@ -251,7 +251,7 @@ func overdueBy(run *runState, s *Schedule, now time.Time) (time.Duration, bool) 
 			inProgress = true
 		}
 	}
-	over := now.Sub(run.firstAt) - time.Duration(s.MaxRuntimeSeconds)*time.Second
+	over := now.Sub(run.firstAt()) - time.Duration(s.MaxRuntimeSeconds)*time.Second
 	return over, inProgress && over > 0
 }
 
