@@ -171,7 +171,9 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 	if k := v.Kind(); k != '{' {
 		return &decodeFault{RuleInvalidJSON, fmt.Sprintf("the line holds a JSON %s, not an object", JSONKindName(k))}
 	}
-	if _, err := d.dec.ReadToken(); err != io.EOF {
+	if rest := int(d.dec.InputOffset()); skipSpace(line, rest) == len(line) {
+		// Only whitespace follows the object: nothing more to ask jsontext.
+	} else if _, err := d.dec.ReadToken(); err != io.EOF {
 		if err == nil {
 			return &decodeFault{RuleInvalidJSON, "trailing data after the JSON object on the same line"}
 		}
@@ -209,16 +211,17 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 func (d *lineDecoder) fieldRaw(rawKey []byte) int {
 	inner := rawKey[1 : len(rawKey)-1]
 	if bytes.IndexByte(inner, '\\') >= 0 {
-		return d.field(string(unquote(nil, rawKey)))
+		return d.field(unquote(nil, rawKey))
 	}
-	return d.field(string(inner))
+	return d.field(inner)
 }
 
-// field finds the contract field named key, or -1; the switch compiles to a
+// field finds the contract field named key, or -1; switching on
+// string(key) neither allocates nor copies, and the switch compiles to a
 // search by length and bytes. TestFieldNames keeps it equal to
 // contractFieldNames.
-func (d *lineDecoder) field(key string) int {
-	switch key {
+func (d *lineDecoder) field(key []byte) int {
+	switch string(key) {
 	case "run_id":
 		return fieldRunID
 	case "stage":

@@ -188,12 +188,12 @@ func FuzzDecodeLine(f *testing.F) {
 func TestFieldNames(t *testing.T) {
 	d := newLineDecoder()
 	for i, n := range contractFieldNames() {
-		if got := d.field(n); got != i {
+		if got := d.field([]byte(n)); got != i {
 			t.Errorf("field(%q) = %d, want %d", n, got, i)
 		}
 	}
 	for _, n := range []string{"", "Run_id", "stage ", "host"} {
-		if got := d.field(n); got != -1 {
+		if got := d.field([]byte(n)); got != -1 {
 			t.Errorf("field(%q) = %d, want -1", n, got)
 		}
 	}
