@@ -59,8 +59,8 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 				default:
 				}
 				for i := c.from; i < c.to; i++ {
-					rr := s.report(i, &ar)
-					b = enc(b, i, &rr)
+					ar.rr = s.report(i, &ar)
+					b = enc(b, i, &ar.rr)
 				}
 				c.out = b
 				close(c.done)

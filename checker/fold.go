@@ -211,6 +211,7 @@ func (run *runState) state(def *Definition, cfg foldConfig, mismatch bool) strin
 // carved from it, so a report built into it is valid only until the next
 // one is. A nil arena allocates each report on its own.
 type reportArena struct {
+	rr       RunReport // the report itself, which enc and yield get a pointer to
 	stages   []StageReport
 	attempts []AttemptReport
 	boxes    []attemptBox
@@ -279,7 +280,8 @@ func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsist
 			attemptReport(&sr.Attempts[k], &boxes[k], int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
 		if r := brakeReason(atts, cfg.threshold); r != "" {
-			sr.StatusReason = &r
+			reason := r // only a tripped brake allocates
+			sr.StatusReason = &reason
 		}
 	}
 	markBlocked(&rr, def)

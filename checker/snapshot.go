@@ -82,8 +82,8 @@ func (s *Snapshot) EachRun(yield func(*RunReport) bool) {
 	if s.report != nil {
 		var ar reportArena
 		for i := 0; i < s.reportCount; i++ {
-			rr := s.report(i, &ar)
-			if !yield(&rr) {
+			ar.rr = s.report(i, &ar)
+			if !yield(&ar.rr) {
 				return
 			}
 		}
