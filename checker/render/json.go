@@ -12,10 +12,17 @@ import (
 
 // JSON encodes a snapshot, a violations report or any document greenlight
 // writes: keys in struct order, two-space indent, HTML characters escaped,
-// one trailing newline. Same value, same bytes, on every platform. For a
-// snapshot made with checker.Options.StreamRuns use WriteSnapshotJSON.
+// one trailing newline. Same value, same bytes, on every platform. A
+// snapshot is written as WriteSnapshotJSON writes it, with one compact
+// line per run.
 func JSON(v any) ([]byte, error) {
 	var b bytes.Buffer
+	if s, ok := v.(*checker.Snapshot); ok {
+		if err := WriteSnapshotJSON(&b, s); err != nil {
+			return nil, err
+		}
+		return b.Bytes(), nil
+	}
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
@@ -24,13 +31,17 @@ func JSON(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// WriteSnapshotJSON writes the same bytes as JSON(s), but encodes the runs
-// one at a time through s.EachRun, so a snapshot of millions of runs is
-// never held in memory as one document. It returns the first write error.
+// WriteSnapshotJSON writes the health snapshot document: its keys indented
+// by two spaces, as JSON writes any document, except the runs, which are
+// one compact JSON object per line (a snapshot can hold hundreds of
+// thousands of runs: a line per run halves its size and keeps it easy to
+// grep and diff). The runs are encoded one at a time through s.EncodeRuns,
+// so a snapshot of millions of runs is never held in memory as one
+// document. It returns the first write error.
 func WriteSnapshotJSON(w io.Writer, s *checker.Snapshot) error {
 	head := *s
 	head.Runs = []checker.RunReport{}
-	doc, err := JSON(&head)
+	doc, err := JSON(head)
 	if err != nil {
 		return err
 	}

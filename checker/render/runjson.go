@@ -8,52 +8,51 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 )
 
-// appendRun appends the JSON of one run report exactly as
-// json.MarshalIndent(r, "    ", "  ") writes it (the indentation of an item
-// of the snapshot's "runs" array), without reflection: the snapshot of a
-// million-event log has hundreds of thousands of runs. TestAppendRunMatches
+// appendRun appends the JSON of one run report exactly as json.Marshal
+// writes it (compact: a snapshot lists one run per line), without
+// reflection: the snapshot of a million-event log has hundreds of
+// thousands of runs. TestAppendRunMatches
 // compares the two on every corpus snapshot and fails when a report type
 // gains a field this function does not write.
 func appendRun(b []byte, r *checker.RunReport) []byte {
-	const in1, in2, in3, in4, in5, in6 = "\n      ", "\n        ", "\n          ", "\n            ", "\n              ", "\n                "
 	b = append(b, '{')
-	b = append(b, in1+`"run_id": `...)
+	b = append(b, `"run_id":`...)
 	b = appendString(b, r.RunID)
-	b = append(b, ","+in1+`"state": `...)
+	b = append(b, `,"state":`...)
 	b = appendString(b, r.State)
-	b = append(b, ","+in1+`"first_event_at": `...)
+	b = append(b, `,"first_event_at":`...)
 	b = appendString(b, r.FirstEventAt)
-	b = append(b, ","+in1+`"last_event_at": `...)
+	b = append(b, `,"last_event_at":`...)
 	b = appendString(b, r.LastEventAt)
-	b = append(b, ","+in1+`"duration_seconds": `...)
+	b = append(b, `,"duration_seconds":`...)
 	b = appendFloat(b, r.DurationSeconds)
-	b = append(b, ","+in1+`"first_line": `...)
+	b = append(b, `,"first_line":`...)
 	b = strconv.AppendInt(b, int64(r.FirstLine), 10)
 	if r.ScheduledFor != nil {
-		b = append(b, ","+in1+`"scheduled_for": `...)
+		b = append(b, `,"scheduled_for":`...)
 		b = appendString(b, *r.ScheduledFor)
 	}
 	if r.OverdueBySeconds != nil {
-		b = append(b, ","+in1+`"overdue_by_seconds": `...)
+		b = append(b, `,"overdue_by_seconds":`...)
 		b = appendFloat(b, *r.OverdueBySeconds)
 	}
-	b = append(b, ","+in1+`"recovery": {`+in2+`"action": `...)
+	b = append(b, `,"recovery":{"action":`...)
 	b = appendString(b, r.Recovery.Action)
-	b = append(b, ","+in2+`"run_id": `...)
+	b = append(b, `,"run_id":`...)
 	b = appendString(b, r.Recovery.RunID)
-	b = append(b, ","+in2+`"stage": `...)
+	b = append(b, `,"stage":`...)
 	if r.Recovery.Stage == nil {
 		b = append(b, "null"...)
 	} else {
 		b = appendStage(b, *r.Recovery.Stage)
 	}
-	b = append(b, ","+in2+`"attempt": `...)
+	b = append(b, `,"attempt":`...)
 	b = appendOptInt(b, r.Recovery.Attempt)
-	b = append(b, ","+in2+`"attempt_id": `...)
+	b = append(b, `,"attempt_id":`...)
 	b = appendOptString(b, r.Recovery.AttemptID)
-	b = append(b, ","+in2+`"owner": `...)
+	b = append(b, `,"owner":`...)
 	b = appendOptString(b, r.Recovery.Owner)
-	b = append(b, ","+in2+`"steps": `...)
+	b = append(b, `,"steps":`...)
 	switch {
 	case r.Recovery.Steps == nil:
 		b = append(b, "null"...)
@@ -65,13 +64,12 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, in3...)
 			b = appendString(b, step)
 		}
-		b = append(b, in2+"]"...)
+		b = append(b, "]"...)
 	}
-	b = append(b, in1+"}"...)
-	b = append(b, ","+in1+`"stages": `...)
+	b = append(b, "}"...)
+	b = append(b, `,"stages":`...)
 	if r.Stages == nil {
 		b = append(b, "null"...)
 	} else if len(r.Stages) == 0 {
@@ -83,17 +81,17 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(b, in2+"{"+in3+`"stage": `...)
+			b = append(b, `{"stage":`...)
 			b = appendStage(b, s.Stage)
-			b = append(b, ","+in3+`"name": `...)
+			b = append(b, `,"name":`...)
 			b = appendOptString(b, s.Name)
-			b = append(b, ","+in3+`"state": `...)
+			b = append(b, `,"state":`...)
 			b = appendString(b, s.State)
-			b = append(b, ","+in3+`"status_reason": `...)
+			b = append(b, `,"status_reason":`...)
 			b = appendOptString(b, s.StatusReason)
-			b = append(b, ","+in3+`"attempt_count": `...)
+			b = append(b, `,"attempt_count":`...)
 			b = strconv.AppendInt(b, int64(s.AttemptCount), 10)
-			b = append(b, ","+in3+`"attempts": `...)
+			b = append(b, `,"attempts":`...)
 			if s.Attempts == nil {
 				b = append(b, "null"...)
 			} else if len(s.Attempts) == 0 {
@@ -105,77 +103,77 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 					if k > 0 {
 						b = append(b, ',')
 					}
-					b = append(b, in4+"{"+in5+`"attempt": `...)
+					b = append(b, `{"attempt":`...)
 					b = strconv.AppendInt(b, a.Attempt, 10)
-					b = append(b, ","+in5+`"status": `...)
+					b = append(b, `,"status":`...)
 					b = appendString(b, a.Status)
-					b = append(b, ","+in5+`"started_at": `...)
+					b = append(b, `,"started_at":`...)
 					b = appendString(b, a.StartedAt)
-					b = append(b, ","+in5+`"ended_at": `...)
+					b = append(b, `,"ended_at":`...)
 					b = appendOptString(b, a.EndedAt)
-					b = append(b, ","+in5+`"duration_seconds": `...)
+					b = append(b, `,"duration_seconds":`...)
 					b = appendOptFloat(b, a.DurationSeconds)
-					b = append(b, ","+in5+`"returncode": `...)
+					b = append(b, `,"returncode":`...)
 					if a.Returncode == nil {
 						b = append(b, "null"...)
 					} else {
 						b = strconv.AppendInt(b, *a.Returncode, 10)
 					}
-					b = append(b, ","+in5+`"error": `...)
+					b = append(b, `,"error":`...)
 					b = appendOptString(b, a.Error)
-					b = append(b, ","+in5+`"silent_for_seconds": `...)
+					b = append(b, `,"silent_for_seconds":`...)
 					b = appendOptFloat(b, a.SilentForSeconds)
-					b = append(b, ","+in5+`"line": `...)
+					b = append(b, `,"line":`...)
 					b = strconv.AppendInt(b, int64(a.Line), 10)
-					b = append(b, ","+in5+`"stale_candidate": `...)
+					b = append(b, `,"stale_candidate":`...)
 					b = strconv.AppendBool(b, a.StaleCandidate)
-					b = append(b, ","+in5+`"attempt_id": `...)
+					b = append(b, `,"attempt_id":`...)
 					b = appendOptString(b, a.AttemptID)
-					b = append(b, ","+in5+`"owner": `...)
+					b = append(b, `,"owner":`...)
 					b = appendOptString(b, a.Owner)
-					b = append(b, ","+in5+`"error_code": `...)
+					b = append(b, `,"error_code":`...)
 					b = appendOptString(b, a.ErrorCode)
-					b = append(b, ","+in5+`"lease_expires_at": `...)
+					b = append(b, `,"lease_expires_at":`...)
 					b = appendOptString(b, a.LeaseExpiresAt)
-					b = append(b, ","+in5+`"reason": `...)
+					b = append(b, `,"reason":`...)
 					b = appendOptString(b, a.Reason)
-					b = append(b, ","+in5+`"resolution": `...)
+					b = append(b, `,"resolution":`...)
 					if res := a.Resolution; res == nil {
 						b = append(b, "null"...)
 					} else {
-						b = append(b, "{"+in6+`"resolution": `...)
+						b = append(b, `{"resolution":`...)
 						b = appendString(b, res.Resolution)
-						b = append(b, ","+in6+`"reason": `...)
+						b = append(b, `,"reason":`...)
 						b = appendString(b, res.Reason)
-						b = append(b, ","+in6+`"evidence_ref": `...)
+						b = append(b, `,"evidence_ref":`...)
 						b = appendString(b, res.EvidenceRef)
-						b = append(b, ","+in6+`"resolved_by": `...)
+						b = append(b, `,"resolved_by":`...)
 						b = appendString(b, res.ResolvedBy)
-						b = append(b, ","+in6+`"approved_by": `...)
+						b = append(b, `,"approved_by":`...)
 						b = appendOptString(b, res.ApprovedBy)
-						b = append(b, ","+in6+`"resolved_at": `...)
+						b = append(b, `,"resolved_at":`...)
 						b = appendString(b, res.ResolvedAt)
-						b = append(b, ","+in6+`"line": `...)
+						b = append(b, `,"line":`...)
 						b = strconv.AppendInt(b, int64(res.Line), 10)
-						b = append(b, in5+"}"...)
+						b = append(b, "}"...)
 					}
-					b = append(b, ","+in5+`"adjudicated_from": `...)
+					b = append(b, `,"adjudicated_from":`...)
 					b = appendOptString(b, a.AdjudicatedFrom)
-					b = append(b, ","+in5+`"job_log_line": `...)
+					b = append(b, `,"job_log_line":`...)
 					if a.JobLogLine == nil {
 						b = append(b, "null"...)
 					} else {
 						b = strconv.AppendInt(b, int64(*a.JobLogLine), 10)
 					}
-					b = append(b, in4+"}"...)
+					b = append(b, "}"...)
 				}
-				b = append(b, in3+"]"...)
+				b = append(b, "]"...)
 			}
-			b = append(b, in2+"}"...)
+			b = append(b, "}"...)
 		}
-		b = append(b, in1+"]"...)
+		b = append(b, "]"...)
 	}
-	return append(b, "\n    }"...)
+	return append(b, '}')
 }
 
 func appendStage(b []byte, s checker.StageID) []byte {

@@ -41,7 +41,7 @@ func TestAppendRunMatches(t *testing.T) {
 		{RunID: "r-8", Recovery: checker.Recovery{Steps: []string{}}},
 	}
 	for _, r := range reports {
-		want, err := json.MarshalIndent(&r, "    ", "  ")
+		want, err := json.Marshal(&r)
 		if err != nil {
 			t.Fatal(err)
 		}
