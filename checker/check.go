@@ -266,11 +266,20 @@ type contractState struct {
 	opts       Options
 	schema     lazySchema
 	stageIndex map[StageID]int
-	report     *Report
-	runs       map[string]*runState
-	order      []*runState // in order of first line
-	events     int
-	skew       time.Duration
+	// smallStages[k] is 1 + the index of integer stage k, 0 when k is not
+	// declared, for k up to maxSmallStage: most pipelines number their
+	// stages, and a slice index is cheaper than hashing a StageID.
+	smallStages []int
+	report      *Report
+	runs        map[string]*runState
+	// last is the run of the latest applied event: most events follow
+	// one of the same run, and then the runs map is not consulted.
+	last   *runState
+	order  []*runState // in order of first line
+	events int
+	skew   time.Duration
+	// horizon is now plus skew: a later timestamp is in the future.
+	horizon    time.Time
 	attemptIDs map[string]attemptKey
 	warnings   []Violation
 	jobLog     *jobLog
@@ -288,8 +297,29 @@ func newContractState(opts Options) *contractState {
 	}
 	for i, s := range opts.Definition.Stages {
 		c.stageIndex[s.ID] = i
+		if s.ID.Str == "" && s.ID.Int >= 0 && s.ID.Int <= maxSmallStage {
+			if int(s.ID.Int) >= len(c.smallStages) {
+				c.smallStages = append(c.smallStages, make([]int, int(s.ID.Int)+1-len(c.smallStages))...)
+			}
+			c.smallStages[s.ID.Int] = i + 1
+		}
 	}
+	c.horizon = opts.Now.Add(c.skew)
 	return c
+}
+
+// maxSmallStage is the largest integer stage id smallStages indexes.
+const maxSmallStage = 255
+
+// stageOf returns the index of stage id in the definition, and whether the
+// definition declares it.
+func (c *contractState) stageOf(id StageID) (int, bool) {
+	if id.Str == "" && id.Int >= 0 && id.Int < int64(len(c.smallStages)) {
+		i := c.smallStages[id.Int]
+		return i - 1, i > 0
+	}
+	si, ok := c.stageIndex[id]
+	return si, ok
 }
 
 // eventRef names the event a violation is about.
@@ -383,7 +413,7 @@ func (c *contractState) apply(dl *decoded) {
 		c.violate(n, RuleUnknownField, fmt.Sprintf("field %q is not part of the event contract (--strict)", dl.unknown), ref())
 		return
 	}
-	si, ok := c.stageIndex[ev.Stage]
+	si, ok := c.stageOf(ev.Stage)
 	if !ok {
 		c.violate(n, RuleUnknownStage, fmt.Sprintf("stage %s is not declared by the pipeline definition (declared: %s)", ev.Stage, c.declared()), ref())
 		return
@@ -396,17 +426,20 @@ func (c *contractState) apply(dl *decoded) {
 		c.violate(n, RuleFailureWithZeroReturncode, fmt.Sprintf("attempt %d of stage %s in run %s failed with returncode 0; use null when there was no exit code", ev.Attempt, ev.Stage, string(ev.RunID)), ref())
 		return
 	}
-	run := c.runs[string(ev.RunID)]
-	if run == nil {
-		run = c.slabs.newRun(string(ev.RunID), n, ev.Time, len(c.opts.Definition.Stages))
-		c.runs[run.id] = run
-		c.order = append(c.order, run)
+	run := c.last
+	if run == nil || run.id != string(ev.RunID) {
+		if run = c.runs[string(ev.RunID)]; run == nil {
+			run = c.slabs.newRun(string(ev.RunID), n, ev.Time, len(c.opts.Definition.Stages))
+			c.runs[run.id] = run
+			c.order = append(c.order, run)
+		}
+		c.last = run
 	}
 	if ev.Time.Before(run.lastAt()) {
 		c.violate(n, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(ev.Time), string(ev.RunID), formatTime(run.lastAt())), ref())
 		return
 	}
-	if ev.Time.After(c.opts.Now.Add(c.skew)) {
+	if ev.Time.After(c.horizon) {
 		c.violate(n, RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now)), ref())
 		return
 	}

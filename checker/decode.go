@@ -666,7 +666,10 @@ func parseTimestamp(b []byte) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
-	return t.Add(-time.Duration(offset) * time.Second), true
+	if offset != 0 {
+		t = t.Add(-time.Duration(offset) * time.Second)
+	}
+	return t, true
 }
 
 func daysIn(month, year int) int {
