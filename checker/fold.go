@@ -261,11 +261,10 @@ func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsist
 	if ar != nil {
 		stagePool, attemptPool, boxPool = &ar.stages, &ar.attempts, &ar.boxes
 	}
+	var times timeTexts
 	rr := RunReport{
 		RunID:           run.id,
 		State:           run.state(def, cfg, mismatch != nil),
-		FirstEventAt:    formatTime(run.firstAt()),
-		LastEventAt:     formatTime(run.lastAt()),
 		DurationSeconds: run.lastAt().Sub(run.firstAt()).Seconds(),
 		FirstLine:       run.firstLine,
 		Stages:          take(stagePool, len(def.Stages)),
@@ -277,13 +276,16 @@ func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsist
 		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: run.stageState(i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts))}
 		boxes := take(boxPool, len(atts))
 		for k := range atts {
-			attemptReport(&sr.Attempts[k], &boxes[k], int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
+			attemptReport(&sr.Attempts[k], &boxes[k], &times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
 		if r := brakeReason(atts, cfg.threshold); r != "" {
 			reason := r // only a tripped brake allocates
 			sr.StatusReason = &reason
 		}
 	}
+	// A run's first and last events are some attempt's start and end.
+	rr.FirstEventAt = times.text(run.firstSec, run.firstNsec)
+	rr.LastEventAt = times.text(run.lastSec, run.lastNsec)
 	markBlocked(&rr, def)
 	rr.Recovery = recoveryFor(&rr, def, mismatch)
 	return rr
@@ -312,10 +314,36 @@ func markBlocked(rr *RunReport, def *Definition) {
 	}
 }
 
+// timeTexts formats the times of one run report, each distinct time once:
+// the run's first and last events are attempts' starts and ends, so a
+// report of a attempts needs about 2a formatted times, not 2a+2.
+type timeTexts struct {
+	n     int
+	sec   [8]int64
+	nsec  [8]int32
+	texts [8]string
+}
+
+// text returns formatTime of the time sec seconds and nsec nanoseconds
+// after the Unix epoch.
+func (tt *timeTexts) text(sec int64, nsec int32) string {
+	for i := range tt.n {
+		if tt.sec[i] == sec && tt.nsec[i] == nsec {
+			return tt.texts[i]
+		}
+	}
+	s := formatTime(unixTime(sec, nsec))
+	if tt.n < len(tt.texts) {
+		tt.sec[tt.n], tt.nsec[tt.n], tt.texts[tt.n] = sec, nsec, s
+		tt.n++
+	}
+	return s
+}
+
 // attemptReport fills ar, a zeroed report, with attempt n; the values ar
-// points at are kept in box.
-func attemptReport(ar *AttemptReport, box *attemptBox, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
-	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: formatTime(a.startedAt()), Line: a.lastLine}
+// points at are kept in box, and times are formatted through times.
+func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
+	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: times.text(a.startSec, a.startNsec), Line: a.lastLine}
 	x := a.x
 	switch {
 	case x != nil && x.jobOutcome != 0:
@@ -335,7 +363,7 @@ func attemptReport(ar *AttemptReport, box *attemptBox, n int64, a *attemptState,
 		ar.StaleCandidate = ar.Status == StageStalled
 	case a.status == StatusUnknown:
 	default:
-		box.ended = formatTime(a.lastAt())
+		box.ended = times.text(a.lastSec, a.lastNsec)
 		box.dur = a.lastAt().Sub(a.startedAt()).Seconds()
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 	}

@@ -208,6 +208,11 @@ func appendOptFloat(b []byte, f *float64) []byte {
 // in exponent form only below 1e-6 or from 1e21 on, with a one-digit
 // negative exponent written without its leading zero.
 func appendFloat(b []byte, f float64) []byte {
+	// Whole numbers of seconds are most durations; strconv.AppendInt writes
+	// them in the same digits as AppendFloat's 'f' format, faster.
+	if f == math.Trunc(f) && f != 0 && math.Abs(f) < 1<<53 {
+		return strconv.AppendInt(b, int64(f), 10)
+	}
 	abs := math.Abs(f)
 	format := byte('f')
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {

@@ -39,6 +39,13 @@ func TestAppendRunMatches(t *testing.T) {
 					Resolution: &checker.ResolutionReport{Resolution: "failed", Reason: "r", EvidenceRef: "e", ResolvedBy: "ana", ApprovedBy: ptr("bo"), ResolvedAt: "t2", Line: 5}},
 			}}}},
 		{RunID: "r-8", Recovery: checker.Recovery{Steps: []string{}}},
+		// Whole numbers take appendFloat's integer path, up to 2^53.
+		{RunID: "r-9", DurationSeconds: 300},
+		{RunID: "r-10", DurationSeconds: -5},
+		{RunID: "r-11", DurationSeconds: math.Copysign(0, -1)},
+		{RunID: "r-12", DurationSeconds: 1<<53 - 1},
+		{RunID: "r-13", DurationSeconds: 1 << 53},
+		{RunID: "r-14", DurationSeconds: 1e20},
 	}
 	for _, r := range reports {
 		want, err := json.Marshal(&r)
