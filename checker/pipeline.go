@@ -33,6 +33,7 @@ type batch struct {
 	out   []decoded
 	arena []byte
 	err   error // a read error after the last line of the batch
+	read  int64 // bytes of the log read when the batch closed
 	done  chan struct{}
 }
 
@@ -70,6 +71,7 @@ func (c *contractState) readAll(lr *lineReader) error {
 				b.raw = append(b.raw, line...)
 				b.refs = append(b.refs, lineRef{n: lr.line, start: start, end: len(b.raw), tooLong: lr.tooLong, length: lr.length})
 			}
+			b.read = lr.bytesRead()
 			if len(b.refs) > 0 || b.err != nil {
 				order <- b
 				jobs <- b
@@ -91,10 +93,15 @@ func (c *contractState) readAll(lr *lineReader) error {
 		}()
 	}
 	var readErr error
+	var reported int64
 	for b := range order {
 		<-b.done
 		for i := range b.out {
 			c.apply(&b.out[i])
+		}
+		if c.opts.Progress != nil && b.read-reported >= ProgressEvery {
+			c.opts.Progress(b.read)
+			reported = b.read
 		}
 		if b.err != nil && readErr == nil {
 			readErr = b.err
@@ -103,6 +110,9 @@ func (c *contractState) readAll(lr *lineReader) error {
 		case free <- b:
 		default:
 		}
+	}
+	if c.opts.Progress != nil {
+		c.opts.Progress(lr.bytesRead())
 	}
 	return readErr
 }

@@ -22,26 +22,37 @@ type lineReader struct {
 	line    int
 	tooLong bool // the current line exceeded max
 	length  int  // the current line's full length in bytes, for messages
+	src     *hashingReader
 }
 
 // HashingReader returns a reader that reads r and writes every byte read to
 // h, so the log's digest comes with one pass over it.
-func HashingReader(r io.Reader, h hash.Hash) io.Reader { return hashingReader{r, h} }
+func HashingReader(r io.Reader, h hash.Hash) io.Reader { return &hashingReader{r: r, h: h} }
 
 type hashingReader struct {
 	r io.Reader
-	h hash.Hash
+	h hash.Hash // nil: count only
+	n int64     // bytes read so far
 }
 
-func (h hashingReader) Read(p []byte) (int, error) {
+func (h *hashingReader) Read(p []byte) (int, error) {
 	n, err := h.r.Read(p)
-	h.h.Write(p[:n])
+	if h.h != nil {
+		h.h.Write(p[:n])
+	}
+	h.n += int64(n)
 	return n, err
 }
 
+// newLineReader reads r, hashing every byte with h unless h is nil.
 func newLineReader(r io.Reader, max int, h hash.Hash) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(hashingReader{r, h}, 256<<10), max: max}
+	src := &hashingReader{r: r, h: h}
+	return &lineReader{br: bufio.NewReaderSize(src, 256<<10), max: max, src: src}
 }
+
+// bytesRead is how many bytes of the log have been read so far (lines
+// handed out and up to one buffer ahead of them).
+func (lr *lineReader) bytesRead() int64 { return lr.src.n }
 
 // next returns the next line, io.EOF after the last one, or the read error.
 // The slice is valid until the following call.

@@ -39,6 +39,38 @@ func JSON(v any) ([]byte, error) {
 // so a snapshot of millions of runs is never held in memory as one
 // document. It returns the first write error.
 func WriteSnapshotJSON(w io.Writer, s *checker.Snapshot) error {
+	return writeSnapshot(w, s, func(item func(dst []byte, i int, r *checker.RunReport) []byte, flush func([]byte) error) error {
+		return s.EncodeRuns(item, flush)
+	})
+}
+
+// WriteSnapshotSubset writes the snapshot document as WriteSnapshotJSON
+// does, but lists only the runs keep accepts; keep sees every run, in
+// order, on the calling goroutine. The result is a view of the snapshot,
+// not the snapshot: run_count and state_counts still count every run. The
+// browser viewer asks for one, since it lists a few hundred runs at most.
+func WriteSnapshotSubset(w io.Writer, s *checker.Snapshot, keep func(*checker.RunReport) bool) error {
+	return writeSnapshot(w, s, func(item func(dst []byte, i int, r *checker.RunReport) []byte, flush func([]byte) error) error {
+		var err error
+		var b []byte
+		n := 0
+		s.EachRun(func(r *checker.RunReport) bool {
+			if keep(r) {
+				b = item(b[:0], n, r)
+				err = flush(b)
+				n++
+			}
+			return err == nil
+		})
+		return err
+	})
+}
+
+// writeSnapshot writes the document's keys, then has runs write the runs:
+// item appends run r's bytes as the i-th item of the list to dst (it may
+// be called on several goroutines at once), and runs hands them to flush
+// in order.
+func writeSnapshot(w io.Writer, s *checker.Snapshot, runs func(item func(dst []byte, i int, r *checker.RunReport) []byte, flush func([]byte) error) error) error {
 	head := *s
 	head.Runs = []checker.RunReport{}
 	doc, err := JSON(head)
@@ -52,7 +84,7 @@ func WriteSnapshotJSON(w io.Writer, s *checker.Snapshot) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(doc[:len(doc)-len(tail)])
 	n := 0
-	err = s.EncodeRuns(func(b []byte, i int, r *checker.RunReport) []byte {
+	err = runs(func(b []byte, i int, r *checker.RunReport) []byte {
 		if i == 0 {
 			b = append(b, "[\n    "...)
 		} else {

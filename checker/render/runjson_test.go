@@ -1,11 +1,15 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
 )
@@ -81,4 +85,66 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("appendString(%q) = %s, encoding/json %s", s, got, want)
 		}
 	})
+}
+
+// TestSnapshotSubset: a subset lists exactly the kept runs, each on the
+// line WriteSnapshotJSON gives it, under the same keys; keeping none gives
+// an empty list, keeping all gives the snapshot itself.
+func TestSnapshotSubset(t *testing.T) {
+	var log strings.Builder
+	for i := range 5 {
+		status := "succeeded"
+		extra := ""
+		if i%2 == 1 {
+			status, extra = "failed", `, "error": "boom", "returncode": 1`
+		}
+		fmt.Fprintf(&log, `{"run_id": "r-%d", "stage": 1, "attempt": 1, "status": "started", "timestamp_utc": "2026-01-01T10:0%d:00Z"}`+"\n", i, i)
+		fmt.Fprintf(&log, `{"run_id": "r-%d", "stage": 1, "attempt": 1, "status": %q, "timestamp_utc": "2026-01-01T10:0%d:30Z"%s}`+"\n", i, status, i, extra)
+	}
+	def, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checker.Check(strings.NewReader(log.String()), checker.Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), StreamRuns: true})
+	if err != nil || res.Snapshot == nil {
+		t.Fatal(err, res.Report.Violations)
+	}
+	var full bytes.Buffer
+	if err := WriteSnapshotJSON(&full, res.Snapshot); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(full.String(), "\n")
+	at := slices.Index(lines, `  "runs": [`)
+	runLine := func(i int) string { return strings.TrimSuffix(lines[at+1+i], ",") }
+	for _, tc := range []struct {
+		name string
+		keep func(r *checker.RunReport) bool
+		want []int // indexes of the runs listed
+	}{
+		{"failed only", func(r *checker.RunReport) bool { return r.State == checker.RunFailed }, []int{1, 3}},
+		{"none", func(*checker.RunReport) bool { return false }, nil},
+		{"all", func(*checker.RunReport) bool { return true }, []int{0, 1, 2, 3, 4}},
+	} {
+		var got bytes.Buffer
+		if err := WriteSnapshotSubset(&got, res.Snapshot, tc.keep); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.Join(lines[:at], "\n") + "\n"
+		if len(tc.want) == 0 {
+			want += "  \"runs\": []\n}\n"
+		} else {
+			want += "  \"runs\": [\n"
+			for k, i := range tc.want {
+				want += "    " + strings.TrimPrefix(runLine(i), "    ")
+				if k < len(tc.want)-1 {
+					want += ","
+				}
+				want += "\n"
+			}
+			want += "  ]\n}\n"
+		}
+		if got.String() != want {
+			t.Errorf("%s:\n%s\nwant\n%s", tc.name, got.String(), want)
+		}
+	}
 }

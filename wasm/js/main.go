@@ -4,7 +4,7 @@
 // browser viewer's Web Worker, node). It registers one function on the
 // global object and then waits:
 //
-//	greenlightCheck(log: Uint8Array, options: object) -> {document: string} | {error: string}
+//	greenlightCheck(log: Uint8Array, options: object) -> {document: string} | {view: string} | {error: string}
 //
 // options holds strings and numbers, each optional: pipeline (the text of a
 // pipeline definition, YAML or JSON), stages ("1,2", the --stages shorthand),
@@ -15,6 +15,19 @@
 // health snapshot of a valid log, or the violations report of an invalid one
 // (check document's valid field, or the snapshot's verdict). error is the
 // one-line message the CLI prints before exiting 2.
+//
+// Three more options are for hosts that show the result rather than keep
+// it (the viewer):
+//   - sha256: the log's SHA-256 in lowercase hex, computed by the host
+//     (WebCrypto is about 50 times faster than SHA-256 in WebAssembly); the
+//     snapshot records it as given.
+//   - progress: a function called with the number of bytes read so far,
+//     about every MiB (checker.ProgressEvery) and once at the end.
+//   - max_runs_per_state: with a valid log, the result is {view} instead of
+//     {document}: the snapshot document listing, in order, only the first
+//     max_runs_per_state runs of each state and the latest run
+//     (render.WriteSnapshotSubset); run_count and state_counts still count
+//     every run.
 package main
 
 import (
@@ -55,6 +68,12 @@ func check(_ js.Value, args []js.Value) any {
 	if p := in.str("pipeline"); p != "" {
 		req.Pipeline = []byte(p)
 	}
+	digest := in.str("sha256")
+	perState := in.num("max_runs_per_state")
+	if perState < 0 && in.err == "" {
+		in.err = "greenlightCheck: option max_runs_per_state must be a whole number >= 0"
+	}
+	progress, hasProgress := in.get("progress", js.TypeFunction, "a function")
 	if in.err != "" {
 		return fail(in.err)
 	}
@@ -68,9 +87,29 @@ func check(_ js.Value, args []js.Value) any {
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
+	o.SHA256 = digest
+	if hasProgress {
+		o.Progress = func(n int64) { progress.Invoke(float64(n)) }
+	}
+	if perState > 0 {
+		o.StreamRuns = true
+	}
 	res, err := checker.Check(bytes.NewReader(log), o)
 	if err != nil {
 		return fail(err.Error())
+	}
+	if perState > 0 && res.Snapshot != nil {
+		var view bytes.Buffer
+		listed := map[string]int{}
+		latest := res.Snapshot.LatestRunID
+		err := render.WriteSnapshotSubset(&view, res.Snapshot, func(r *checker.RunReport) bool {
+			listed[r.State]++
+			return listed[r.State] <= perState || (latest != nil && r.RunID == *latest)
+		})
+		if err != nil {
+			return fail(err.Error())
+		}
+		return map[string]any{"view": view.String()}
 	}
 	doc, err := render.Document(res)
 	if err != nil {

@@ -76,6 +76,7 @@
         const m = ev.data;
         if (m.type === "ready") resolve(w);
         else if (m.type === "fatal") reject(new Error(m.error));
+        else if (m.type === "progress" && pending.has(m.id)) setProgress("checking", m.done, m.total);
         else if (m.type === "result" && pending.has(m.id)) {
           pending.get(m.id)(m);
           pending.delete(m.id);
@@ -93,7 +94,7 @@
     const copy = log.slice().buffer; // the worker takes the copy; the page keeps the log
     return new Promise((resolve) => {
       pending.set(id, resolve);
-      w.postMessage({ type: "check", id, log: copy, options }, [copy]);
+      w.postMessage({ type: "check", id, log: copy, options, maxRuns: ROWS_AT_MOST }, [copy]);
     });
   }
 
@@ -179,6 +180,7 @@
       return;
     }
     const r = await runCheck(state.log, opts);
+    $("progress-box").hidden = true;
     if (r.error !== undefined) {
       $("result").hidden = true;
       $("status").textContent = "";
@@ -249,15 +251,18 @@
       if (doc.state_counts[s] > 0) filter.appendChild(el("option", { value: s }, s + " (" + doc.state_counts[s] + ")"));
     }
     filter.value = [...filter.options].some((o) => o.value === keep) ? keep : "";
+    // The worker lists at most ROWS_AT_MOST runs of each state (and the
+    // latest run), so the counts come from the document's totals.
     const draw = () => {
       const want = filter.value;
       const runs = doc.runs.filter((r) => !want || r.state === want);
+      const total = want ? doc.state_counts[want] : doc.run_count;
       const body = $("runs").tBodies[0];
       body.replaceChildren();
       const shown = runs.slice(0, ROWS_AT_MOST);
-      for (const run of shown) addRun(body, run, doc, runs.length <= TIMELINES_OPEN_UP_TO);
-      $("runs-note").textContent = runs.length > shown.length ?
-        "showing " + shown.length + " of " + runs.length + " runs; filter by state to narrow" : "";
+      for (const run of shown) addRun(body, run, doc, total <= TIMELINES_OPEN_UP_TO);
+      $("runs-note").textContent = total > shown.length ?
+        "showing " + shown.length + " of " + total + " runs; filter by state to narrow" : "";
     };
     filter.onchange = draw;
     draw();

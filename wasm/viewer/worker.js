@@ -1,9 +1,12 @@
 // greenlight's Web Worker. The page builds it from a Blob holding Go's
 // wasm_exec.js followed by this file, so it works from a server and from a
 // file:// report alike. Messages in: {type: "init", module: ArrayBuffer},
-// then {type: "check", id, log: ArrayBuffer, options}. Messages out:
-// {type: "ready"}, {type: "fatal", error}, {type: "result", id, document,
-// lines, ms} or {type: "result", id, error}.
+// then {type: "check", id, log: ArrayBuffer, options, maxRuns}. Messages
+// out: {type: "ready"}, {type: "fatal", error}, {type: "progress", id,
+// done, total} (bytes) while checking, then {type: "result", id, document,
+// lines, ms} or {type: "result", id, error}. document is the violations
+// report of an invalid log, or a view of the snapshot listing at most
+// maxRuns runs of each state (greenlightCheck's max_runs_per_state).
 "use strict";
 
 // lineTexts returns {n: text} for the 1-based line numbers in wanted, each
@@ -47,18 +50,29 @@ self.onmessage = async (ev) => {
   if (msg.type === "check") {
     const log = new Uint8Array(msg.log);
     const t0 = performance.now();
-    const r = greenlightCheck(log, msg.options);
+    const options = Object.assign({}, msg.options, {
+      max_runs_per_state: msg.maxRuns,
+      progress: (done) => self.postMessage({ type: "progress", id: msg.id, done, total: log.length }),
+    });
+    // The browser's SHA-256 is native code; the module's is WebAssembly, about
+    // 50 times slower. Without WebCrypto (an insecure context) the module hashes.
+    if (self.crypto && self.crypto.subtle) {
+      const digest = new Uint8Array(await self.crypto.subtle.digest("SHA-256", log));
+      options.sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+    }
+    const r = greenlightCheck(log, options);
     const ms = performance.now() - t0;
     if (r.error !== undefined) {
       self.postMessage({ type: "result", id: msg.id, error: r.error, ms });
       return;
     }
+    const text = r.view !== undefined ? r.view : r.document;
     let lines = {};
-    const m = /"valid": false/.test(r.document.slice(0, 200));
+    const m = /"valid": false/.test(text.slice(0, 200));
     if (m) {
-      const doc = JSON.parse(r.document);
+      const doc = JSON.parse(text);
       lines = lineTexts(log, doc.violations.map((v) => v.line));
     }
-    self.postMessage({ type: "result", id: msg.id, document: r.document, lines, ms });
+    self.postMessage({ type: "result", id: msg.id, document: text, lines, ms });
   }
 };

@@ -22,7 +22,7 @@ import (
 
 // findBrowser returns a Chromium or Chrome binary; without one the browser
 // tests skip loudly, or fail when GREENLIGHT_REQUIRE_BROWSER=1 (as in CI).
-func findBrowser(t *testing.T) string {
+func findBrowser(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -39,7 +39,7 @@ func findBrowser(t *testing.T) string {
 }
 
 // browser starts one headless browser for a test and returns its context.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	exe := findBrowser(t)
 	opts := []chromedp.ExecAllocatorOption{
@@ -70,7 +70,7 @@ func browser(t *testing.T) context.Context {
 
 // tab opens a new tab in which window.alert only counts its calls, so a
 // script that ran because log text became HTML shows up as a count.
-func tab(t *testing.T, bctx context.Context) context.Context {
+func tab(t testing.TB, bctx context.Context) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(bctx)
 	t.Cleanup(cancel)
@@ -87,7 +87,7 @@ func tab(t *testing.T, bctx context.Context) context.Context {
 }
 
 // viewerModule builds the js module and returns it with wasm_exec.js.
-func viewerModule(t *testing.T) (module, wasmExec []byte) {
+func viewerModule(t testing.TB) (module, wasmExec []byte) {
 	t.Helper()
 	module, err := os.ReadFile(buildModule(t, "js", "./wasm/js"))
 	if err != nil {
@@ -106,7 +106,7 @@ func viewerModule(t *testing.T) (module, wasmExec []byte) {
 
 // serve serves the viewer as "greenlight view" does, with p and log
 // preloaded, and returns the page's URL.
-func serve(t *testing.T, p viewcmd.Preload, logPath string) string {
+func serve(t testing.TB, p viewcmd.Preload, logPath string) string {
 	t.Helper()
 	module, wasmExec := viewerModule(t)
 	var log []byte
@@ -165,7 +165,7 @@ const readPage = `(() => {
 })()`
 
 // settle waits until the page shows a result or an error and reads it.
-func settle(t *testing.T, ctx context.Context) shown {
+func settle(t testing.TB, ctx context.Context) shown {
 	t.Helper()
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](
 		`!document.getElementById("result").hidden || !document.getElementById("error").hidden`,
@@ -180,7 +180,7 @@ func settle(t *testing.T, ctx context.Context) shown {
 	return s
 }
 
-func screenshot(t *testing.T, ctx context.Context, path string) {
+func screenshot(t testing.TB, ctx context.Context, path string) {
 	t.Helper()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
@@ -194,7 +194,7 @@ func screenshot(t *testing.T, ctx context.Context, path string) {
 
 // nativeCheck is the reference result for a log checked with stages 1,2 at
 // the corpus's now.
-func nativeCheck(t *testing.T, path string, req checker.Request) *checker.Result {
+func nativeCheck(t testing.TB, path string, req checker.Request) *checker.Result {
 	t.Helper()
 	opts, err := req.Options()
 	if err != nil {
@@ -312,6 +312,45 @@ func TestViewerInBrowser(t *testing.T) {
 		return ctx, settle(t, ctx)
 	}
 	corpusReq := checker.Request{Stages: "1,2", Now: "2026-01-01T12:00:00Z", File: "x"}
+
+	t.Run("a log of 1200 runs lists 500 of each state, counted against the totals", func(t *testing.T) {
+		var b strings.Builder
+		for i := range 1200 {
+			fmt.Fprintf(&b, `{"run_id": "r-%04d", "stage": 1, "attempt": 1, "status": "started", "timestamp_utc": "2026-01-01T10:00:00Z"}`+"\n", i)
+			if i%2 == 0 {
+				fmt.Fprintf(&b, `{"run_id": "r-%04d", "stage": 1, "attempt": 1, "status": "succeeded", "timestamp_utc": "2026-01-01T10:01:00Z"}`+"\n", i)
+			} else {
+				fmt.Fprintf(&b, `{"run_id": "r-%04d", "stage": 1, "attempt": 1, "status": "failed", "timestamp_utc": "2026-01-01T10:01:00Z", "error": "boom"}`+"\n", i)
+			}
+		}
+		log := filepath.Join(t.TempDir(), "many.jsonl")
+		if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx := tab(t, bctx)
+		if err := chromedp.Do(ctx, chromedp.Navigate(serve(t, viewcmd.Preload{File: "many.jsonl", Stages: "1", Now: "2026-01-01T12:00:00Z", Gate: "all"}, log)+"?preload=1")); err != nil {
+			t.Fatal(err)
+		}
+		s := settle(t, ctx)
+		note := func() string {
+			n, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("runs-note").textContent`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if len(s.Runs) != 500 || s.Runs[0] != "r-0000" || s.Runs[499] != "r-0499" || note() != "showing 500 of 1200 runs; filter by state to narrow" {
+			t.Fatalf("all states: %d rows (%v ... ), note %q", len(s.Runs), s.Runs[:min(3, len(s.Runs))], note())
+		}
+		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("state-filter"), "failed"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById("state-filter").dispatchEvent(new Event("change"))`)); err != nil {
+			t.Fatal(err)
+		}
+		s = settle(t, ctx)
+		if len(s.Runs) != 500 || s.Runs[0] != "r-0001" || s.Runs[499] != "r-0999" || note() != "showing 500 of 600 runs; filter by state to narrow" {
+			t.Fatalf("failed: %d rows, note %q", len(s.Runs), note())
+		}
+	})
 
 	t.Run("healthy log from the file picker", func(t *testing.T) {
 		_, s := upload(t, root+"/testdata/logs/retry_then_success.jsonl")

@@ -1,12 +1,18 @@
 package wasmtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
 )
 
 // nodeCase is one call of greenlightCheck and the native invocation it must
@@ -17,6 +23,16 @@ type nodeCase struct {
 	options map[string]any
 	native  []string
 	want    string // the expected error, for js-only cases
+	// check, when set, judges the result instead of native and want.
+	check func(t *testing.T, r nodeResult)
+}
+
+// nodeResult is what greenlightCheck returned for one case.
+type nodeResult struct {
+	Document      *string `json:"document"`
+	View          *string `json:"view"`
+	Error         *string `json:"error"`
+	ProgressCalls []int64 `json:"progress_calls"`
 }
 
 // TestJSModuleUnderNode: under node, greenlightCheck returns, for every log
@@ -69,6 +85,49 @@ func TestJSModuleUnderNode(t *testing.T) {
 			want: "greenlightCheck: option stale_after_seconds must be a whole number"},
 		nodeCase{name: "fractional option", log: sample, options: map[string]any{"stages": "1,2", "max_violations": 1.5},
 			want: "greenlightCheck: option max_violations must be a whole number"},
+		nodeCase{name: "digest not hex", log: sample, options: map[string]any{"stages": "1,2", "sha256": "xyz"},
+			want: `checker: Options.SHA256 "xyz" is not 64 lowercase hex digits`},
+		nodeCase{name: "progress not a function", log: sample, options: map[string]any{"stages": "1,2", "progress": 5},
+			want: "greenlightCheck: option progress must be a function"},
+		nodeCase{name: "negative max_runs_per_state", log: sample, options: map[string]any{"stages": "1,2", "max_runs_per_state": -1},
+			want: "greenlightCheck: option max_runs_per_state must be a whole number >= 0"},
+		nodeCase{name: "the host's digest and progress", log: sample,
+			options: map[string]any{"pipeline": samplePipeline(t), "now": sampleNow, "file": sample, "sha256": strings.Repeat("0f", 32), "progress": "record"},
+			check: func(t *testing.T, r nodeResult) {
+				want := native(t, invocation{args: []string{"check", sample, "--pipeline", root + "/testdata/sample/pipeline.yaml", "--now", sampleNow, "--format", "json"}}).stdout
+				digest := regexp.MustCompile(`"sha256": "[0-9a-f]{64}"`)
+				wantDoc := digest.ReplaceAllString(string(want), `"sha256": "`+strings.Repeat("0f", 32)+`"`)
+				if r.Document == nil || *r.Document != wantDoc {
+					t.Fatalf("document is not native's with the host's digest:\n%v", deref(r.Document, r.Error))
+				}
+				size, err := os.Stat(sample)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(r.ProgressCalls, []int64{size.Size()}) {
+					t.Errorf("progress calls %v, want one with the log's size %d", r.ProgressCalls, size.Size())
+				}
+			}},
+		nodeCase{name: "a view of one run per state", log: sample,
+			options: map[string]any{"pipeline": samplePipeline(t), "now": sampleNow, "file": sample, "max_runs_per_state": 1},
+			check: func(t *testing.T, r nodeResult) {
+				res := nativeCheck(t, sample, checker.Request{Pipeline: []byte(samplePipeline(t)), Now: sampleNow, File: sample})
+				seen := map[string]bool{}
+				var want bytes.Buffer
+				if err := render.WriteSnapshotSubset(&want, res.Snapshot, func(run *checker.RunReport) bool {
+					keep := !seen[run.State] || run.RunID == *res.Snapshot.LatestRunID
+					seen[run.State] = true
+					return keep
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if r.View == nil || *r.View != want.String() {
+					t.Fatalf("view differs:\n%v\nwant\n%s", deref(r.View, r.Error), want.String())
+				}
+				if n := strings.Count(want.String(), `{"run_id":`); n != 3 {
+					t.Errorf("the view lists %d runs, want 3 (succeeded, failed, stalled and latest)", n)
+				}
+			}},
 	)
 
 	type call struct {
@@ -93,10 +152,7 @@ func TestJSModuleUnderNode(t *testing.T) {
 	if err != nil {
 		t.Fatalf("node: %v", err)
 	}
-	var results []struct {
-		Document *string `json:"document"`
-		Error    *string `json:"error"`
-	}
+	var results []nodeResult
 	if err := json.Unmarshal(out, &results); err != nil {
 		t.Fatalf("reading the harness output: %v\n%s", err, out)
 	}
@@ -106,6 +162,10 @@ func TestJSModuleUnderNode(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := results[i]
+			if c.check != nil {
+				c.check(t, r)
+				return
+			}
 			if c.native == nil {
 				if r.Error == nil || *r.Error != c.want {
 					t.Fatalf("got %+v, want error %q", r, c.want)
@@ -135,4 +195,17 @@ func deref(doc, err *string) string {
 		return "error: " + *err
 	}
 	return "(nothing)"
+}
+
+// sampleNow is the moment the README judges the bundled sample at.
+const sampleNow = "2026-11-28T06:00:00Z"
+
+// samplePipeline is the text of the bundled sample's pipeline definition.
+func samplePipeline(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(root + "/testdata/sample/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
