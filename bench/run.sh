@@ -22,7 +22,7 @@ if [ ! -s "$log" ]; then
   echo "generating $log (genlog.py --events 1000000 --seed 1)"
   python3 "$tools/genlog.py" "$log" --events 1000000 --seed 1
 fi
-bytes=$(stat -c %s "$log")
+bytes=$(stat -L -c %s "$log")
 events=$(wc -l < "$log")
 
 # measure CMD...: prints "seconds maxrss_kb"

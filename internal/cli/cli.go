@@ -371,6 +371,7 @@ func runValidate(args []string, env Env) (int, error) {
 		}
 		o := opts
 		o.File = name
+		o.StreamRuns = true // validate counts events; it never builds the run reports
 		res, err := checkInput(name, o, c.inputFormat, env)
 		if err != nil {
 			return ExitInvalid, err
