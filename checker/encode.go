@@ -2,10 +2,13 @@ package checker
 
 // Run reports are built and encoded on every core, in chunks, and written
 // strictly in run order, so the output is the same bytes as a sequential
-// loop; memory holds only the chunks in flight.
+// loop; memory holds only the chunks in flight. A chunk closes at
+// encodeChunk runs or encodeChunkAttempts attempts, whichever comes first:
+// an attempt is about 600 bytes of JSON, and one run may have thousands.
 const (
-	encodeChunk   = 32
-	encodeWorkers = 2
+	encodeChunk         = 32
+	encodeChunkAttempts = 2048
+	encodeWorkers       = 2
 )
 
 // EncodeRuns appends the encoding of every run report, in order, with enc
@@ -39,8 +42,14 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		for from := 0; from < s.reportCount; from += encodeChunk {
-			c := &chunk{from: from, to: min(from+encodeChunk, s.reportCount), done: make(chan struct{})}
+		for from := 0; from < s.reportCount; {
+			to, attempts := from, 0
+			for to < s.reportCount && to-from < encodeChunk && attempts < encodeChunkAttempts {
+				attempts += s.attempts(to)
+				to++
+			}
+			c := &chunk{from: from, to: to, done: make(chan struct{})}
+			from = to
 			select {
 			case order <- c:
 			case <-stop:

@@ -137,6 +137,13 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	}
 	if c.opts.StreamRuns {
 		s.report, s.reportCount = report, len(c.order)
+		s.attempts = func(i int) int {
+			n := 0
+			for _, atts := range c.order[i].stages {
+				n += len(atts)
+			}
+			return n
+		}
 		return s
 	}
 	s.Runs = make([]RunReport, len(c.order))

@@ -70,6 +70,7 @@ type Snapshot struct {
 	Runs []RunReport `json:"runs"`
 
 	report      func(i int, ar *reportArena) RunReport // with StreamRuns: builds run i's report
+	attempts    func(i int) int                        // with StreamRuns: run i's number of attempts
 	reportCount int
 }
 

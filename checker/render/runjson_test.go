@@ -148,3 +148,49 @@ func TestSnapshotSubset(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamedSnapshotChunks: a streamed snapshot, encoded in chunks cut by
+// run and by attempt counts on several goroutines, is the same document as
+// the snapshot built whole, also when some runs hold thousands of attempts.
+func TestStreamedSnapshotChunks(t *testing.T) {
+	var log strings.Builder
+	line := 0
+	ts := func() string {
+		line++
+		return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(line) * time.Millisecond).Format(time.RFC3339Nano)
+	}
+	for r := range 100 {
+		retries := 0
+		if r%17 == 3 {
+			retries = 1500 + r
+		}
+		for a := 1; a <= retries; a++ {
+			fmt.Fprintf(&log, `{"run_id": "r-%d", "stage": 1, "attempt": %d, "status": "started", "timestamp_utc": %q}`+"\n", r, a, ts())
+			fmt.Fprintf(&log, `{"run_id": "r-%d", "stage": 1, "attempt": %d, "status": "failed", "timestamp_utc": %q, "error": "x"}`+"\n", r, a, ts())
+		}
+		fmt.Fprintf(&log, `{"run_id": "r-%d", "stage": 1, "attempt": %d, "status": "started", "timestamp_utc": %q}`+"\n", r, retries+1, ts())
+		fmt.Fprintf(&log, `{"run_id": "r-%d", "stage": 1, "attempt": %d, "status": "succeeded", "timestamp_utc": %q}`+"\n", r, retries+1, ts())
+	}
+	def, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[bool]string{}
+	for _, stream := range []bool{false, true} {
+		res, err := checker.Check(strings.NewReader(log.String()), checker.Options{Definition: def, Now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), StreamRuns: stream})
+		if err != nil || res.Snapshot == nil {
+			t.Fatal(err, res.Report.Violations)
+		}
+		var b bytes.Buffer
+		if err := WriteSnapshotJSON(&b, res.Snapshot); err != nil {
+			t.Fatal(err)
+		}
+		docs[stream] = b.String()
+	}
+	if docs[true] != docs[false] {
+		t.Fatal("the streamed snapshot differs from the whole one")
+	}
+	if n := strings.Count(docs[true], `{"run_id":`); n != 100 {
+		t.Fatalf("%d runs in the document, want 100", n)
+	}
+}
