@@ -74,14 +74,31 @@ echo "== 4. the wasip1 module under wazero (compiled engine) vs the native CLI, 
 GREENLIGHT_BENCH_LOG="$log" go test ./wasm/wasmtest -run XXX -bench WASIvsNative -benchtime 1x | grep -E 'wasm/native' |
   awk '{ for (i = 1; i <= NF; i++) { if ($i == "native-s/op") n = $(i-1); if ($i == "wasm-s/op") w = $(i-1); if ($i == "wasm/native") r = $(i-1) } }
        END { printf "native %.2f s  wasip1 %.2f s  ratio %.1f (target <= 4)\n", n, w, r }'
+echo "the floor: the same Go code, one core, native vs wasip1 under wazero (bench/floor)"
+go build -o "$work/wazero" github.com/tetratelabs/wazero/cmd/wazero
+GOOS=wasip1 GOARCH=wasm go test -c -o "$work/floor.wasm" ./bench/floor
+nat=$(go test ./bench/floor -run XXX -bench . -benchtime 3x -cpu 1 | awk '/^Benchmark/ { print $1, $3 }')
+wsm=$("$work/wazero" run -cachedir "$work/wazero-cache" "$work/floor.wasm" -test.run XXX -test.bench . -test.benchtime 3x | awk '/^Benchmark/ { print $1, $3 }')
+printf '%s\n%s\n' "$nat" "$wsm" | awk '{ sub(/-[0-9]+$/, "", $1); if ($1 in t) printf "%-18s native %6.1f ms  wasm %7.1f ms  %.1fx slower\n", $1, t[$1]/1e6, $2/1e6, $2/t[$1]; else t[$1] = $2 }'
 
 echo
-echo "== 5. the bundled sample: process wall time, median of 21"
+echo "== 5. the browser viewer: the 1M log preloaded, checked in the Web Worker (headless Chromium)"
+if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then
+  sh wasm/build.sh > /dev/null
+  GREENLIGHT_BENCH_LOG="$log" go test ./wasm/wasmtest -run XXX -bench Viewer -benchtime 1x | grep -E 'page-s/op' |
+    awk '{ for (i = 1; i <= NF; i++) { if ($i == "page-s/op") p = $(i-1); if ($i == "worker-s/op") w = $(i-1); if ($i == "progress-updates/op") u = $(i-1); if ($i == "max-page-ms") m = $(i-1) } }
+         END { printf "page open to verdict %.1f s (target < 15 s), worker %.1f s, %d progress updates seen, slowest page answer %.0f ms\n", p, w, u, m }'
+else
+  echo "no Chromium: skipped (apt-get install chromium)"
+fi
+
+echo
+echo "== 6. the bundled sample: process wall time, median of 21"
 for i in $(seq 21); do
   /usr/bin/time -f "%e" -o "$work/s.txt" "$gl" check testdata/sample/campaign_metrics.jsonl --pipeline testdata/sample/pipeline.yaml --now 2026-11-28T06:00:00Z > /dev/null
   tail -n 1 "$work/s.txt"
 done | median | awk '{ printf "sample: %.0f ms (target < 20 ms; /usr/bin/time has 10 ms resolution)\n", $1*1000 }'
 
 echo
-echo "== 6. Go benchmarks: go test -run XXX -bench . -count 5 ./checker/... | benchstat"
+echo "== 7. Go benchmarks: go test -run XXX -bench . -count 5 ./checker/... | benchstat"
 echo "(run them yourself: they take a minute; see README)"
