@@ -316,7 +316,9 @@ type contractState struct {
 	events int
 	skew   time.Duration
 	// horizon is now plus skew: a later timestamp is in the future.
-	horizon    time.Time
+	horizon time.Time
+	// errorTexts shares repeated error texts (errorText).
+	errorTexts map[string]string
 	attemptIDs map[string]attemptKey
 	warnings   []Violation
 	jobLog     *jobLog
@@ -344,6 +346,34 @@ func newContractState(opts Options) *contractState {
 	c.horizon = opts.Now.Add(c.skew)
 	return c
 }
+
+// errorText returns the error text of an event as a string. Pipelines fail
+// the same few ways again and again, so texts are shared: the first
+// maxErrorTexts distinct texts up to maxErrorTextBytes long are kept and
+// reused, and every later failure with one of them costs no memory.
+func (c *contractState) errorText(b []byte) string {
+	if len(b) > maxErrorTextBytes {
+		return string(b)
+	}
+	if s, ok := c.errorTexts[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(c.errorTexts) < maxErrorTexts {
+		if c.errorTexts == nil {
+			c.errorTexts = make(map[string]string)
+		}
+		c.errorTexts[s] = s
+	}
+	return s
+}
+
+// The bounds of the shared error texts: a log of ever-new errors (each
+// with its own id or path) must not grow a table beside the attempts.
+const (
+	maxErrorTexts     = 4096
+	maxErrorTextBytes = 512
+)
 
 // maxSmallStage is the largest integer stage id smallStages indexes.
 const maxSmallStage = 255
@@ -630,7 +660,7 @@ func (c *contractState) sequenceCore(run *runState, si int, ev *Event) (RuleID, 
 	a.touch(ev.Time, ev.Line)
 	a.hasCode, a.returncode = ev.HasCode, ev.Returncode
 	if ev.HasError {
-		a.hasError, a.err = true, string(ev.Error)
+		a.hasError, a.err = true, c.errorText(ev.Error)
 	}
 	return "", ""
 }

@@ -665,11 +665,33 @@ func parseTimestamp(b []byte) (time.Time, bool) {
 	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
 		return time.Time{}, false
 	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
-	if offset != 0 {
-		t = t.Add(-time.Duration(offset) * time.Second)
+	unix := daysSinceEpoch(year, month, day)*86400 + int64(hour*3600+minute*60+sec-offset)
+	return time.Unix(unix, int64(nsec)).UTC(), true
+}
+
+// daysSinceEpoch is the number of days from 1970-01-01 to the proleptic
+// Gregorian date year-month-day (negative before it): the days-from-civil
+// algorithm of Howard Hinnant's "chrono-Compatible Low-Level Date
+// Algorithms". It is cheaper than time.Date, which also normalizes.
+func daysSinceEpoch(year, month, day int) int64 {
+	y := int64(year)
+	if month <= 2 {
+		y--
 	}
-	return t, true
+	era := y / 400
+	if y < 0 && y%400 != 0 {
+		era-- // floor division
+	}
+	yoe := y - era*400
+	m := int64(month)
+	if m > 2 {
+		m -= 3
+	} else {
+		m += 9
+	}
+	doy := (153*m+2)/5 + int64(day) - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return era*146097 + doe - 719468
 }
 
 func daysIn(month, year int) int {

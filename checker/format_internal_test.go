@@ -46,3 +46,35 @@ func TestStateSizes(t *testing.T) {
 		t.Errorf("runState is %d bytes, want 80", n)
 	}
 }
+
+// TestParseTimestamp checks the hand-written timestamp reader against
+// time.Parse (RFC 3339) on edge cases and a seeded spread of years 0000 to
+// 9999, offsets and fractions.
+func TestParseTimestamp(t *testing.T) {
+	texts := []string{
+		"1970-01-01T00:00:00Z", "1969-12-31T23:59:59.999999999Z", "0000-01-01T00:00:00Z", "0000-03-01T00:00:00+14:00",
+		"0000-02-29T12:00:00Z", "9999-12-31T23:59:59-23:59", "2000-02-29T00:00:00Z", "2100-03-01T00:00:00Z",
+		"1600-02-29T00:00:00.5Z", "2026-06-30T12:34:56.000001+05:30",
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 5000 {
+		sec := r.Int64N(315537897600) - 62167219200 // 0000-01-01 to 9999-12-31
+		tm := time.Unix(sec, r.Int64N(1e9)).UTC()
+		off := int(r.Int64N(47*60))*60 - 23*3600 - 59*60 // -23:59 to +23:00
+		layout := "2006-01-02T15:04:05.999999999Z07:00"
+		if tm.Year() < 1 || tm.In(time.FixedZone("", off)).Year() > 9999 || tm.In(time.FixedZone("", off)).Year() < 0 {
+			off = 0
+		}
+		texts = append(texts, tm.In(time.FixedZone("", off)).Format(layout))
+	}
+	for _, s := range texts {
+		want, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		got, ok := parseTimestamp([]byte(s))
+		if !ok || !got.Equal(want) || got.Location() != time.UTC {
+			t.Errorf("parseTimestamp(%s) = %v, %v; want %v", s, got, ok, want.UTC())
+		}
+	}
+}

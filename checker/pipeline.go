@@ -12,7 +12,7 @@ import (
 // one-line-at-a-time loop. Memory stays bounded by the batches in flight.
 const (
 	batchLines    = 512
-	batchBytes    = 1 << 20 // a batch of long lines closes early
+	batchBytes    = 256 << 10 // a batch of long lines closes early
 	decodeWorkers = 2
 	batchesAhead  = 8
 )
