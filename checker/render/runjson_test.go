@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -192,5 +193,27 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 	}
 	if n := strings.Count(docs[true], `{"run_id":`); n != 100 {
 		t.Fatalf("%d runs in the document, want 100", n)
+	}
+}
+
+// TestAppendStringMatches compares appendString with encoding/json on
+// random strings of every length up to 40 over an alphabet of the bytes
+// that need escaping, multi-byte and invalid UTF-8, and plain letters.
+func TestAppendStringMatches(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []string{"a", "Z", " ", "\"", "\\", "<", ">", "&", "\x00", "\x1f", "\t", "\n", "\u2028", "\u2029", "é", "€", "\xff", "\xe2\x82", "\x7f", "/"}
+	for n := 0; n < 20000; n++ {
+		var b strings.Builder
+		for k := r.IntN(40); k > 0; k-- {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		s := b.String()
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+		}
 	}
 }
