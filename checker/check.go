@@ -308,7 +308,7 @@ type contractState struct {
 	// stages, and a slice index is cheaper than hashing a StageID.
 	smallStages []int
 	report      *Report
-	runs        map[string]*runState
+	runs        runIndex // finds a run in order by its id
 	// last is the run of the latest applied event: most events follow
 	// one of the same run, and then the runs map is not consulted.
 	last   *runState
@@ -330,7 +330,7 @@ func newContractState(opts Options) *contractState {
 		opts:       opts,
 		stageIndex: make(map[StageID]int, len(opts.Definition.Stages)),
 		report:     NewReport(),
-		runs:       make(map[string]*runState),
+		runs:       newRunIndex(),
 		attemptIDs: make(map[string]attemptKey),
 		skew:       DefaultClockSkewSeconds * time.Second,
 	}
@@ -495,9 +495,10 @@ func (c *contractState) apply(dl *decoded) {
 	}
 	run := c.last
 	if run == nil || run.id != string(ev.RunID) {
-		if run = c.runs[string(ev.RunID)]; run == nil {
+		var h uint64
+		if run, h = c.runs.find(ev.RunID, c.order); run == nil {
 			run = c.slabs.newRun(string(ev.RunID), n, ev.Time, len(c.opts.Definition.Stages))
-			c.runs[run.id] = run
+			c.runs.add(run.id, h, len(c.order))
 			c.order = append(c.order, run)
 		}
 		c.last = run

@@ -84,7 +84,7 @@ func (f *Feed) Violate(pos int, v Violation) {
 // run's own expected stages (nil: the options' definition). A run may be fed
 // once; a second call for the same id is an error.
 func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
-	if _, dup := f.c.runs[id]; dup {
+	if f.c.runs.findString(id, f.c.order) != nil {
 		return fmt.Errorf("checker: run %s fed twice", id)
 	}
 	rc := f.c
@@ -105,7 +105,8 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 		if run == nil {
 			run = f.c.slabs.newRun(id, e.Pos, e.Time, stages)
 			run.wx().def = def
-			f.c.runs[id] = run
+			_, h := f.c.runs.find([]byte(id), f.c.order)
+			f.c.runs.add(id, h, len(f.c.order))
 			f.c.order = append(f.c.order, run)
 		}
 		if e.Time.Before(run.lastAt()) {

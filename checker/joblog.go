@@ -172,7 +172,7 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 		key, known := c.attemptIDs[id]
 		var a *attemptState
 		if known {
-			run := c.runs[key.run]
+			run := c.runs.findString(key.run, c.order)
 			a = &run.stages[key.stage][key.attempt-1]
 			stage, n, line := c.opts.Definition.Stages[key.stage].ID, key.attempt, a.lastLine
 			inc.RunID, inc.Stage, inc.Attempt, inc.Line = &run.id, &stage, &n, &line
