@@ -3,20 +3,9 @@ package checker
 import (
 	"encoding/binary"
 	"math/bits"
-)
 
-// Eight bytes at a time: hasByte flags (0x80 in its byte) each byte of w
-// equal to c. A flag can be wrong only above a true one, so the lowest
-// flag is exact (Hacker's Delight, "find first zero byte").
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
+	"github.com/greenlight-ci/greenlight/checker/internal/swar"
 )
-
-func hasByte(w uint64, c byte) uint64 {
-	x := w ^ (ones * uint64(c))
-	return (x - ones) &^ x & highs
-}
 
 // The scanner below walks a JSON text that jsontext has already validated,
 // so it only finds where things end; it never has to reject anything.
@@ -36,7 +25,7 @@ func skipSpace(b []byte, i int) int {
 func stringEnd(b []byte, i int) int {
 	for i++; i+8 <= len(b); {
 		w := binary.LittleEndian.Uint64(b[i:])
-		m := hasByte(w, '"') | hasByte(w, '\\')
+		m := swar.Equal(w, '"') | swar.Equal(w, '\\')
 		if m == 0 {
 			i += 8
 			continue

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/internal/swar"
 )
 
 // appendRun appends the JSON of one run report exactly as json.Marshal
@@ -176,27 +177,13 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 	return append(b, '}')
 }
 
-// Eight bytes at a time (Hacker's Delight, "find first zero byte"):
-// byteIs flags each byte of w equal to c, below flags each byte less than
-// n (n <= 0x80); neither misses a byte, so no flag means none matched.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-func byteIs(w uint64, c byte) uint64 {
-	x := w ^ (ones * uint64(c))
-	return (x - ones) &^ x & highs
-}
-
-func below(w uint64, n byte) uint64 { return (w - ones*uint64(n)) &^ w & highs }
-
 // plain8 tells whether the eight bytes of s at i are ASCII that JSON
 // writes as they are: no control character, quote, backslash, <, > or &.
 func plain8(s string, i int) bool {
 	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-	return w&highs|below(w, 0x20)|byteIs(w, '"')|byteIs(w, '\\')|byteIs(w, '<')|byteIs(w, '>')|byteIs(w, '&') == 0
+	return swar.NonASCII(w)|swar.Below(w, 0x20)|swar.Equal(w, '"')|swar.Equal(w, '\\')|
+		swar.Equal(w, '<')|swar.Equal(w, '>')|swar.Equal(w, '&') == 0
 }
 
 func appendStage(b []byte, s checker.StageID) []byte {
