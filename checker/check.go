@@ -322,7 +322,7 @@ type contractState struct {
 	attemptIDs map[string]attemptKey
 	warnings   []Violation
 	jobLog     *jobLog
-	slabs      slabs
+	slabs      *slabs // shared with the per-run states of a Feed
 }
 
 func newContractState(opts Options) *contractState {
@@ -331,6 +331,8 @@ func newContractState(opts Options) *contractState {
 		stageIndex: make(map[StageID]int, len(opts.Definition.Stages)),
 		report:     NewReport(),
 		runs:       newRunIndex(),
+		slabs:      &slabs{},
+		errorTexts: make(map[string]string),
 		attemptIDs: make(map[string]attemptKey),
 		skew:       DefaultClockSkewSeconds * time.Second,
 	}
@@ -360,9 +362,6 @@ func (c *contractState) errorText(b []byte) string {
 	}
 	s := string(b)
 	if len(c.errorTexts) < maxErrorTexts {
-		if c.errorTexts == nil {
-			c.errorTexts = make(map[string]string)
-		}
 		c.errorTexts[s] = s
 	}
 	return s

@@ -92,6 +92,9 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 		o := f.c.opts
 		o.Definition = def
 		rc = newContractState(o)
+		// The run's state lives with every other run's: one set of slabs
+		// (a slab per run would keep 80 KB alive for each) and error texts.
+		rc.slabs, rc.errorTexts = f.c.slabs, f.c.errorTexts
 	}
 	stages := len(rc.opts.Definition.Stages)
 	var run *runState

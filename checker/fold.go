@@ -246,6 +246,9 @@ func take[T any](pool *[]T, n int) []T {
 	if pool == nil {
 		return make([]T, n)
 	}
+	if n == 0 {
+		return []T{} // never nil: a report's empty list is [] in JSON, not null
+	}
 	p := *pool
 	if cap(p)-len(p) < n {
 		p = make([]T, 0, max(2*cap(p), n, 16))

@@ -217,3 +217,40 @@ func TestAppendStringMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamedEmptyAttempts: a stage without attempts is [] in a streamed
+// snapshot too, also in the first report a fresh arena builds (a DAG whose
+// second stage ran while the first never started).
+func TestStreamedEmptyAttempts(t *testing.T) {
+	def, err := checker.ParseDefinition([]byte("stages:\n  - {id: 1}\n  - {id: 2, depends_on: []}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := `{"run_id": "r1", "stage": 2, "attempt": 1, "status": "started", "timestamp_utc": "2026-01-01T00:00:00Z"}` + "\n" +
+		`{"run_id": "r1", "stage": 2, "attempt": 1, "status": "succeeded", "timestamp_utc": "2026-01-01T00:01:00Z"}` + "\n"
+	docs := map[bool]string{}
+	for _, stream := range []bool{false, true} {
+		res, err := checker.Check(strings.NewReader(log), checker.Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), StreamRuns: stream})
+		if err != nil || res.Snapshot == nil {
+			t.Fatal(err, res.Report.Violations)
+		}
+		var b bytes.Buffer
+		if err := WriteSnapshotJSON(&b, res.Snapshot); err != nil {
+			t.Fatal(err)
+		}
+		docs[stream] = b.String()
+		var sub bytes.Buffer
+		if err := WriteSnapshotSubset(&sub, res.Snapshot, func(*checker.RunReport) bool { return true }); err != nil {
+			t.Fatal(err)
+		}
+		if sub.String() != b.String() {
+			t.Errorf("stream %v: the subset of every run differs from the snapshot", stream)
+		}
+	}
+	if docs[true] != docs[false] {
+		t.Fatalf("streamed:\n%s\nwhole:\n%s", docs[true], docs[false])
+	}
+	if !strings.Contains(docs[true], `{"stage":1,"name":null,"state":"pending","status_reason":null,"attempt_count":0,"attempts":[]}`) {
+		t.Fatalf("stage 1 is not pending with no attempts:\n%s", docs[true])
+	}
+}
