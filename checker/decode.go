@@ -129,6 +129,9 @@ type lineDecoder struct {
 	strBuf  []byte
 	unknown []string // keys outside the contract, for --strict
 	folded  bool     // a key equal to a contract field in another letter case
+	// recovery says the line has a field of the recovery model (owner and
+	// the fields after it in contractFieldNames).
+	recovery bool
 }
 
 func newLineDecoder() *lineDecoder {
@@ -155,7 +158,7 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 		d.kind[i] = 0
 	}
 	d.unknown = d.unknown[:0]
-	d.folded = false
+	d.folded, d.recovery = false, false
 	if len(line) == 0 {
 		return &decodeFault{RuleInvalidJSON, "blank line: every line must hold one JSON object"}
 	}
@@ -191,6 +194,7 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 		if f >= 0 {
 			d.raw[f] = obj[i:valEnd]
 			d.kind[f] = jsontext.Value(obj[i:valEnd]).Kind()
+			d.recovery = d.recovery || f >= fieldOwner
 		} else {
 			d.strBuf = unquote(d.strBuf[:0], rawKey)
 			if d.foldsToField(string(d.strBuf)) {
@@ -453,6 +457,16 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 // resolution enum, the flags, and the conditional requirements of unknown
 // and resolved events.
 func (d *lineDecoder) fastRecovery(ev *Event) bool {
+	// Most events carry none of the recovery model's fields: then only the
+	// statuses that require some (unknown, resolved) need the checks below,
+	// which would find every field absent.
+	if !d.recovery && ev.Status != StatusUnknown && ev.Status != StatusResolved {
+		ev.Owner, ev.AttemptID, ev.ErrorCode, ev.Reason = "", "", "", ""
+		ev.LeaseExpiresAt, ev.Resolution = time.Time{}, 0
+		ev.EvidenceRef, ev.ResolvedBy, ev.ApprovedBy, ev.RequestedBy = "", "", "", ""
+		ev.ManualCompletion, ev.Compensated, ev.RerunFrom = false, false, false
+		return true
+	}
 	var ok bool
 	str := func(f int, dst *string) bool {
 		switch d.kind[f] {

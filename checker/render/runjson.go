@@ -128,43 +128,49 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 					b = strconv.AppendInt(b, int64(a.Line), 10)
 					b = append(b, `,"stale_candidate":`...)
 					b = strconv.AppendBool(b, a.StaleCandidate)
-					b = append(b, `,"attempt_id":`...)
-					b = appendOptString(b, a.AttemptID)
-					b = append(b, `,"owner":`...)
-					b = appendOptString(b, a.Owner)
-					b = append(b, `,"error_code":`...)
-					b = appendOptString(b, a.ErrorCode)
-					b = append(b, `,"lease_expires_at":`...)
-					b = appendOptString(b, a.LeaseExpiresAt)
-					b = append(b, `,"reason":`...)
-					b = appendOptString(b, a.Reason)
-					b = append(b, `,"resolution":`...)
-					if res := a.Resolution; res == nil {
-						b = append(b, "null"...)
+					if a.AttemptID == nil && a.Owner == nil && a.ErrorCode == nil && a.LeaseExpiresAt == nil &&
+						a.Reason == nil && a.Resolution == nil && a.AdjudicatedFrom == nil && a.JobLogLine == nil {
+						// Most attempts have none of the recovery model's fields.
+						b = append(b, `,"attempt_id":null,"owner":null,"error_code":null,"lease_expires_at":null,"reason":null,"resolution":null,"adjudicated_from":null,"job_log_line":null`...)
 					} else {
-						b = append(b, `{"resolution":`...)
-						b = appendString(b, res.Resolution)
+						b = append(b, `,"attempt_id":`...)
+						b = appendOptString(b, a.AttemptID)
+						b = append(b, `,"owner":`...)
+						b = appendOptString(b, a.Owner)
+						b = append(b, `,"error_code":`...)
+						b = appendOptString(b, a.ErrorCode)
+						b = append(b, `,"lease_expires_at":`...)
+						b = appendOptString(b, a.LeaseExpiresAt)
 						b = append(b, `,"reason":`...)
-						b = appendString(b, res.Reason)
-						b = append(b, `,"evidence_ref":`...)
-						b = appendString(b, res.EvidenceRef)
-						b = append(b, `,"resolved_by":`...)
-						b = appendString(b, res.ResolvedBy)
-						b = append(b, `,"approved_by":`...)
-						b = appendOptString(b, res.ApprovedBy)
-						b = append(b, `,"resolved_at":`...)
-						b = appendString(b, res.ResolvedAt)
-						b = append(b, `,"line":`...)
-						b = strconv.AppendInt(b, int64(res.Line), 10)
-						b = append(b, "}"...)
-					}
-					b = append(b, `,"adjudicated_from":`...)
-					b = appendOptString(b, a.AdjudicatedFrom)
-					b = append(b, `,"job_log_line":`...)
-					if a.JobLogLine == nil {
-						b = append(b, "null"...)
-					} else {
-						b = strconv.AppendInt(b, int64(*a.JobLogLine), 10)
+						b = appendOptString(b, a.Reason)
+						b = append(b, `,"resolution":`...)
+						if res := a.Resolution; res == nil {
+							b = append(b, "null"...)
+						} else {
+							b = append(b, `{"resolution":`...)
+							b = appendString(b, res.Resolution)
+							b = append(b, `,"reason":`...)
+							b = appendString(b, res.Reason)
+							b = append(b, `,"evidence_ref":`...)
+							b = appendString(b, res.EvidenceRef)
+							b = append(b, `,"resolved_by":`...)
+							b = appendString(b, res.ResolvedBy)
+							b = append(b, `,"approved_by":`...)
+							b = appendOptString(b, res.ApprovedBy)
+							b = append(b, `,"resolved_at":`...)
+							b = appendString(b, res.ResolvedAt)
+							b = append(b, `,"line":`...)
+							b = strconv.AppendInt(b, int64(res.Line), 10)
+							b = append(b, "}"...)
+						}
+						b = append(b, `,"adjudicated_from":`...)
+						b = appendOptString(b, a.AdjudicatedFrom)
+						b = append(b, `,"job_log_line":`...)
+						if a.JobLogLine == nil {
+							b = append(b, "null"...)
+						} else {
+							b = strconv.AppendInt(b, int64(*a.JobLogLine), 10)
+						}
 					}
 					b = append(b, "}"...)
 				}

@@ -51,6 +51,9 @@ func TestAppendRunMatches(t *testing.T) {
 		{RunID: "r-12", DurationSeconds: 1<<53 - 1},
 		{RunID: "r-13", DurationSeconds: 1 << 53},
 		{RunID: "r-14", DurationSeconds: 1e20},
+		// One recovery field alone takes the long way; none takes the short.
+		{RunID: "r-15", Stages: []checker.StageReport{{Stage: checker.IntStage(1), Attempts: []checker.AttemptReport{
+			{Attempt: 1, JobLogLine: ptr(4)}, {Attempt: 2, Owner: ptr("o")}, {Attempt: 3}}}}},
 	}
 	for _, r := range reports {
 		want, err := json.Marshal(&r)
