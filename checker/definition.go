@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -228,8 +229,8 @@ func (d *Definition) check() error {
 }
 
 // SchemaErrorText turns a jsonschema validation error into one line: each
-// failing leaf as "at <JSON pointer>: <message>", joined with "; ". Other
-// errors are returned as their text.
+// failing leaf as "at <JSON pointer>: <message>", sorted and joined with
+// "; ". Other errors are returned as their text.
 func SchemaErrorText(err error) string {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
@@ -262,6 +263,9 @@ func SchemaErrorText(err error) string {
 		}
 	}
 	walk(ve)
+	// The validator reports the properties of an object in map order, which
+	// changes from run to run: sorted, the same line gives the same text.
+	slices.Sort(parts)
 	return strings.Join(parts, "; ")
 }
 

@@ -58,3 +58,19 @@ func TestProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaMessageOrder: a line that breaks the schema in two properties
+// gets one message, its parts sorted, however the validator ordered them.
+func TestSchemaMessageOrder(t *testing.T) {
+	log := `{"run_id":"r","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z","attempt_id":" ","resolution":"maybe"}` + "\n"
+	want := `at /attempt_id: does not match pattern '\\S'; at /resolution: value must be one of "succeeded", "failed", "cancelled", <nil>`
+	for range 30 {
+		res := runCheck(t, log, nil)
+		if len(res.Report.Violations) != 1 {
+			t.Fatalf("violations %+v", res.Report.Violations)
+		}
+		if got := res.Report.Violations[0].Message; !strings.HasSuffix(got, want) {
+			t.Fatalf("message %q, want it to end with %q", got, want)
+		}
+	}
+}
