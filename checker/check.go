@@ -626,7 +626,7 @@ func (c *contractState) sequenceCore(run *runState, si int, ev *Event) (RuleID, 
 			}
 		}
 		for _, dep := range c.opts.Definition.Stages[si].DependsOn {
-			di := c.stageIndex[dep]
+			di, _ := c.stageOf(dep) // the definition declares every dependency
 			d := run.stages[di]
 			if len(d) == 0 || d[len(d)-1].outcome() != StatusSucceeded {
 				state := "has not started"

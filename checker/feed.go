@@ -100,7 +100,7 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 	var run *runState
 	for i := range events {
 		e := &events[i]
-		si, ok := rc.stageIndex[e.Stage]
+		si, ok := rc.stageOf(e.Stage)
 		if !ok {
 			f.violate(id, e, RuleUnknownStage, fmt.Sprintf("stage %s is not declared by the pipeline definition (declared: %s)", e.Stage, rc.declared()))
 			continue

@@ -260,6 +260,7 @@ func (c *contractState) resolve(run *runState, si int, ev *Event) (RuleID, strin
 	}
 	a := &atts[ev.Attempt-1]
 	idempotent := c.opts.Definition.Stages[si].Idempotent
+	requester := run.x().requestedBy
 	switch prev := a.rx().resolution; {
 	case prev != nil:
 		return RuleDuplicateResolution, fmt.Sprintf("%s was already resolved %s on line %d; a resolution is final", who, prev.outcome, prev.line)
@@ -279,7 +280,7 @@ func (c *contractState) resolve(run *runState, si int, ev *Event) (RuleID, strin
 		return RuleResolutionWithoutApproval, fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by is missing", who, ev.Stage)
 	case ev.Resolution == StatusSucceeded && !idempotent && ev.ApprovedBy == ev.ResolvedBy:
 		return RuleSelfApprovedResolution, fmt.Sprintf("%s was resolved and approved by the same person (%q); the approver must be someone else", who, ev.ResolvedBy)
-	case ev.Resolution == StatusSucceeded && !idempotent && run.x().requestedBy != "" && ev.ApprovedBy == run.x().requestedBy:
+	case ev.Resolution == StatusSucceeded && !idempotent && requester != "" && ev.ApprovedBy == requester:
 		return RuleSelfApprovedResolution, fmt.Sprintf("%s was approved by %q, who requested the run; the approver must be someone else", who, ev.ApprovedBy)
 	}
 	a.wx().resolution = &resolutionState{
@@ -287,14 +288,15 @@ func (c *contractState) resolve(run *runState, si int, ev *Event) (RuleID, strin
 		manualCompletion: ev.ManualCompletion, compensated: ev.Compensated, at: ev.Time, line: ev.Line,
 	}
 	if ev.Resolution == StatusSucceeded && !idempotent {
-		run.wx().approvals = append(run.x().approvals, approval{by: ev.ApprovedBy, line: ev.Line})
+		wx := run.wx()
+		wx.approvals = append(wx.approvals, approval{by: ev.ApprovedBy, line: ev.Line})
 	}
 	return "", ""
 }
 
 // recordRecovery keeps the recovery fields of an event that broke no rule.
 func (c *contractState) recordRecovery(run *runState, si int, ev *Event) {
-	if ev.RequestedBy != "" && run.x().requestedBy == "" {
+	if ev.RequestedBy != "" && (run.ext == nil || run.ext.requestedBy == "") {
 		run.wx().requestedBy = ev.RequestedBy
 	}
 	atts := run.stages[si]

@@ -91,8 +91,8 @@ type claim struct {
 // runClaim finds the slot a run fills: the one an event names in
 // scheduled_for when that is a slot, else the window its first event falls in.
 func (s *Schedule) runClaim(run *runState) claim {
-	if run.x().hasScheduledFor && s.IsSlot(run.x().scheduledFor) {
-		return claim{run.x().scheduledFor, ClaimScheduledFor, true}
+	if rx := run.x(); rx.hasScheduledFor && s.IsSlot(rx.scheduledFor) {
+		return claim{rx.scheduledFor, ClaimScheduledFor, true}
 	}
 	if w, ok := s.WindowSlot(run.firstAt()); ok {
 		return claim{w, ClaimWindow, true}
