@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -54,10 +55,15 @@ type posViolation struct {
 // NewFeed validates opts as Check does, except that opts.Definition may be
 // nil when every run brings its own expected stages (see Run); the
 // snapshot's options.stages is then empty. It returns an error for an
-// unknown gate or a zero Now.
+// unknown gate, a zero Now, or a job log: a Feed does not reconcile one
+// (an imported log's attempts carry no attempt_id to match its records
+// with), and a job log silently left unread would look reconciled.
 func NewFeed(opts Options) (*Feed, error) {
 	if opts.Now.IsZero() {
 		return nil, fmt.Errorf("checker: Options.Now is required")
+	}
+	if opts.JobLog != nil {
+		return nil, errors.New(jobLogNotImported)
 	}
 	if opts.Gate == "" {
 		opts.Gate = GateAll

@@ -1,6 +1,7 @@
 package checker_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +50,15 @@ func TestFeed(t *testing.T) {
 		if v.Line != w.line || v.Rule != w.rule || v.Message != w.msg || v.File != "f" || v.RunID != "r-1" {
 			t.Errorf("violation %d: got %+v, want line %d %s %q", i, v, w.line, w.rule, w.msg)
 		}
+	}
+}
+
+// TestFeedRefusesJobLog: a Feed does not reconcile a job log, so it refuses
+// one rather than leave it unread.
+func TestFeedRefusesJobLog(t *testing.T) {
+	_, err := checker.NewFeed(checker.Options{Now: corpusNow, JobLog: strings.NewReader(""), JobLogFile: "job.jsonl"})
+	want := "--job-log applies to --input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with"
+	if err == nil || err.Error() != want {
+		t.Fatalf("NewFeed with a job log: %v, want %q", err, want)
 	}
 }

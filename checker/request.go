@@ -39,8 +39,54 @@ type Request struct {
 	SchemaEveryEvent bool
 	// DefinitionOptional makes giving neither Pipeline nor Stages no error:
 	// Options.Definition is then nil, for logs that declare their own
-	// stages (OpenLineage run events name their jobs).
+	// stages (OpenLineage run events name their jobs). InputFormat
+	// openlineage implies it.
 	DefinitionOptional bool
+	// InputFormat is the log's format, the CLI's --input-format:
+	// FormatNative (or empty) for the event contract, FormatOpenLineage for
+	// OpenLineage run events (docs/openlineage.md). Options only checks it
+	// and the knobs that go with it; the shell calls the reader of that
+	// format (checker.Check, or package openlineage's Check).
+	InputFormat string
+	// JobLogFile names the job log (--job-log) when one is given, for
+	// messages and the snapshot's reconciliation; the shell reads the file
+	// into Options.JobLog. Only the native format reads a job log.
+	JobLogFile string
+}
+
+// jobLogNotImported is the error for a job log beside a log that is not in
+// the native format.
+const jobLogNotImported = "--job-log applies to --input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with"
+
+// The values of Request.InputFormat (the CLI's --input-format).
+const (
+	FormatNative      = "native"
+	FormatOpenLineage = "openlineage"
+)
+
+// CheckInputFormat refuses an unknown InputFormat and the knobs that do not
+// apply to it: an OpenLineage log names its jobs, so Stages (native stage
+// ids), Strict (fields outside the native contract) and a job log (matched
+// by attempt_id, which OpenLineage attempts lack) are refused. Options
+// calls it first; a shell that checks its own flags before building the
+// options calls it before them, so its errors come in the CLI's order.
+func (r Request) CheckInputFormat() error {
+	switch r.InputFormat {
+	case "", FormatNative:
+		return nil
+	case FormatOpenLineage:
+		if r.Stages != "" {
+			return errors.New("--stages declares native stage ids; for --input-format openlineage give no definition (the stages come from the log) or --pipeline FILE whose stage names are the jobs (namespace/name)")
+		}
+		if r.Strict {
+			return errors.New("--strict applies to --input-format native only")
+		}
+		if r.JobLogFile != "" {
+			return errors.New(jobLogNotImported)
+		}
+		return nil
+	}
+	return fmt.Errorf("--input-format %q: use native or openlineage", r.InputFormat)
 }
 
 // Options resolves the request: it parses and validates the pipeline
@@ -49,6 +95,9 @@ type Request struct {
 // the text every shell shows before exiting 2.
 func (r Request) Options() (Options, error) {
 	var o Options
+	if err := r.CheckInputFormat(); err != nil {
+		return o, err
+	}
 	hasPipeline := r.Pipeline != nil || r.PipelineName != ""
 	switch {
 	case hasPipeline && r.Stages != "":
@@ -72,7 +121,7 @@ func (r Request) Options() (Options, error) {
 			return o, errors.New("--stages: " + err.Error())
 		}
 		o.Definition = def
-	case r.DefinitionOptional:
+	case r.DefinitionOptional || r.InputFormat == FormatOpenLineage:
 		// The log declares the stages.
 	default:
 		return o, errors.New("no stages declared: pass --pipeline pipeline.yaml (see \"greenlight schema pipeline\") or --stages 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible")
@@ -101,6 +150,7 @@ func (r Request) Options() (Options, error) {
 	}
 	o.StaleAfterSeconds = r.StaleAfterSeconds
 	o.File = r.File
+	o.JobLogFile = r.JobLogFile
 	o.MaxLineBytes = r.MaxLineBytes
 	o.MaxViolations = r.MaxViolations
 	o.Strict = r.Strict

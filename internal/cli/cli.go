@@ -124,6 +124,7 @@ type common struct {
 	schemaEveryEvent bool
 	inputFormat      string
 	gate             string // check only; checker.Request validates it
+	jobLog           string // check only: the --job-log file
 }
 
 func (c *common) register(fs *pflag.FlagSet, formats string) {
@@ -160,18 +161,6 @@ func parseFlags(fs *pflag.FlagSet, args []string, env Env) error {
 // options turns the shared flags into checker options, reading the pipeline
 // definition file; checker.Request does the rest, as in the js module.
 func (c *common) options(env Env) (checker.Options, error) {
-	if err := c.checkInputFormat(); err != nil {
-		return checker.Options{}, err
-	}
-	if c.pipeline != "" && c.stages != "" {
-		return checker.Options{}, usageError{"give either --pipeline or --stages, not both"}
-	}
-	if c.maxLineBytes < 1 {
-		return checker.Options{}, usageError{"--max-line-bytes must be at least 1"}
-	}
-	if c.maxViolations < 1 {
-		return checker.Options{}, usageError{"--max-violations must be at least 1"}
-	}
 	req := checker.Request{
 		PipelineName:     c.pipeline,
 		Stages:           c.stages,
@@ -183,7 +172,20 @@ func (c *common) options(env Env) (checker.Options, error) {
 		SchemaEveryEvent: c.schemaEveryEvent,
 		// An OpenLineage log names its jobs, so without a definition the
 		// expected stages come from the log.
-		DefinitionOptional: c.inputFormat == formatOpenLineage,
+		InputFormat: c.inputFormat,
+		JobLogFile:  c.jobLog,
+	}
+	if err := req.CheckInputFormat(); err != nil {
+		return checker.Options{}, usageError{err.Error()}
+	}
+	if c.pipeline != "" && c.stages != "" {
+		return checker.Options{}, usageError{"give either --pipeline or --stages, not both"}
+	}
+	if c.maxLineBytes < 1 {
+		return checker.Options{}, usageError{"--max-line-bytes must be at least 1"}
+	}
+	if c.maxViolations < 1 {
+		return checker.Options{}, usageError{"--max-violations must be at least 1"}
 	}
 	if c.pipeline != "" {
 		data, err := os.ReadFile(c.pipeline)
@@ -226,7 +228,7 @@ func runCheck(args []string, env Env) (int, error) {
 	snapshotPath := fs.String("snapshot", "", "write the health snapshot JSON atomically to `FILE` (only when the log is valid)")
 	failOnUnhealthy := fs.Bool("fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy")
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all` or latest")
-	jobLogPath := fs.String("job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
+	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	if err := parseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
@@ -245,12 +247,12 @@ func runCheck(args []string, env Env) (int, error) {
 	}
 	opts.StaleAfterSeconds = *stale
 	opts.StreamRuns = true // outputs are written run by run
-	if *jobLogPath != "" {
-		data, err := os.ReadFile(*jobLogPath)
+	if c.jobLog != "" {
+		data, err := os.ReadFile(c.jobLog)
 		if err != nil {
 			return ExitInvalid, fmt.Errorf("cannot read the job log: %v", err)
 		}
-		opts.JobLog, opts.JobLogFile = bytes.NewReader(data), *jobLogPath
+		opts.JobLog = bytes.NewReader(data)
 	}
 	name := fs.Arg(0)
 	opts.File = name

@@ -11,29 +11,11 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 )
 
-// The values of --input-format.
+// The values of --input-format, as checker.Request takes them.
 const (
-	formatNative      = "native"
-	formatOpenLineage = "openlineage"
+	formatNative      = checker.FormatNative
+	formatOpenLineage = checker.FormatOpenLineage
 )
-
-// checkInputFormat refuses an unknown --input-format and the flags that do
-// not apply to OpenLineage logs.
-func (c *common) checkInputFormat() error {
-	switch c.inputFormat {
-	case formatNative:
-		return nil
-	case formatOpenLineage:
-		if c.stages != "" {
-			return usageError{"--stages declares native stage ids; for --input-format openlineage give no definition (the stages come from the log) or --pipeline FILE whose stage names are the jobs (namespace/name)"}
-		}
-		if c.strict {
-			return usageError{"--strict applies to --input-format native only"}
-		}
-		return nil
-	}
-	return usageError{fmt.Sprintf("--input-format %q: use native or openlineage", c.inputFormat)}
-}
 
 // checkInput checks one event log in the given format. An OpenLineage log
 // may be a directory: its *.json files, one event each, are read in

@@ -10,19 +10,25 @@
 // pipeline definition, YAML or JSON), stages ("1,2", the --stages shorthand),
 // now (RFC 3339 with an offset; default: the host's clock), stale_after_seconds,
 // gate ("all" or "latest"), file (the log's name as the snapshot records it),
-// max_line_bytes, max_violations, strict. document is exactly what
-// "greenlight check --format json" prints for the same log and options: the
-// health snapshot of a valid log, or the violations report of an invalid one
-// (check document's valid field, or the snapshot's verdict). error is the
-// one-line message the CLI prints before exiting 2.
+// max_line_bytes, max_violations, strict, input_format ("native" or
+// "openlineage", the --input-format flag), job_log (a Uint8Array holding the
+// job log, the --job-log file) and job_log_file (the job log's name as
+// messages and the snapshot's reconciliation record it; default "-").
+// document is exactly what "greenlight check --format json" prints for the
+// same log and options: the health snapshot of a valid log, or the
+// violations report of an invalid one (check document's valid field, or the
+// snapshot's verdict). error is the one-line message the CLI prints before
+// exiting 2.
 //
 // Three more options are for hosts that show the result rather than keep
 // it (the viewer):
 //   - sha256: the log's SHA-256 in lowercase hex, computed by the host
 //     (WebCrypto is about 50 times faster than SHA-256 in WebAssembly); the
-//     snapshot records it as given.
+//     snapshot records it as given. An OpenLineage log is hashed by the
+//     module, and sha256 is not used.
 //   - progress: a function called with the number of bytes read so far,
-//     about every MiB (checker.ProgressEvery) and once at the end.
+//     about every MiB (checker.ProgressEvery) and once at the end (an
+//     OpenLineage log: once, at the end).
 //   - max_runs_per_state: with a valid log, the result is {view} instead of
 //     {document}: the snapshot document listing, in order, only the first
 //     max_runs_per_state runs of each state and the latest run
@@ -36,6 +42,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
 )
 
@@ -64,6 +71,7 @@ func check(_ js.Value, args []js.Value) any {
 		MaxLineBytes:      in.num("max_line_bytes"),
 		MaxViolations:     in.num("max_violations"),
 		Strict:            in.flag("strict"),
+		InputFormat:       in.str("input_format"),
 	}
 	if p := in.str("pipeline"); p != "" {
 		req.Pipeline = []byte(p)
@@ -74,11 +82,22 @@ func check(_ js.Value, args []js.Value) any {
 		in.err = "greenlightCheck: option max_runs_per_state must be a whole number >= 0"
 	}
 	progress, hasProgress := in.get("progress", js.TypeFunction, "a function")
+	jobLog, hasJobLog := in.bytes("job_log")
+	jobLogFile := in.str("job_log_file")
+	if jobLogFile != "" && !hasJobLog && in.err == "" {
+		in.err = "greenlightCheck: option job_log_file names a job log, but job_log holds none"
+	}
 	if in.err != "" {
 		return fail(in.err)
 	}
 	if req.File == "" {
 		req.File = "-"
+	}
+	if hasJobLog {
+		req.JobLogFile = jobLogFile
+		if req.JobLogFile == "" {
+			req.JobLogFile = "-"
+		}
 	}
 	o, err := req.Options()
 	if err != nil {
@@ -94,7 +113,18 @@ func check(_ js.Value, args []js.Value) any {
 	if perState > 0 {
 		o.StreamRuns = true
 	}
-	res, err := checker.Check(bytes.NewReader(log), o)
+	if hasJobLog {
+		o.JobLog = bytes.NewReader(jobLog)
+	}
+	var res *checker.Result
+	if req.InputFormat == checker.FormatOpenLineage {
+		res, err = openlineage.Check(bytes.NewReader(log), o)
+		if err == nil && hasProgress {
+			progress.Invoke(float64(len(log)))
+		}
+	} else {
+		res, err = checker.Check(bytes.NewReader(log), o)
+	}
 	if err != nil {
 		return fail(err.Error())
 	}
@@ -169,6 +199,23 @@ func (o *options) num(key string) int {
 		return 0
 	}
 	return int(f)
+}
+
+// bytes reads a Uint8Array option into a copy in Go memory.
+func (o *options) bytes(key string) ([]byte, bool) {
+	v, ok := o.get(key, js.TypeObject, "a Uint8Array")
+	if !ok {
+		return nil, false
+	}
+	if !v.InstanceOf(js.Global().Get("Uint8Array")) {
+		if o.err == "" {
+			o.err = "greenlightCheck: option " + key + " must be a Uint8Array"
+		}
+		return nil, false
+	}
+	b := make([]byte, v.Length())
+	js.CopyBytesToGo(b, v)
+	return b, true
 }
 
 func (o *options) flag(key string) bool {

@@ -3,11 +3,13 @@ package wasmtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,6 +23,7 @@ type nodeCase struct {
 	name    string
 	log     string
 	options map[string]any
+	jobLog  string // a job log the harness passes as options.job_log
 	native  []string
 	want    string // the expected error, for js-only cases
 	// check, when set, judges the result instead of native and want.
@@ -36,43 +39,24 @@ type nodeResult struct {
 }
 
 // TestJSModuleUnderNode: under node, greenlightCheck returns, for every log
-// under testdata/, the bytes "greenlight check --format json" prints, and
-// for a bad request the message the CLI prints before exiting 2.
+// under testdata/ (with and without a job log), the bytes "greenlight check
+// --format json" prints, and for a bad request the message the CLI prints
+// before exiting 2.
 func TestJSModuleUnderNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a WebAssembly module and runs node; skipped with -short")
 	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("SKIP: node is not installed, so the js module is not tested (apt-get install nodejs)")
-	}
-	goroot, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasmExec := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js")
-	module := buildModule(t, "js", "./wasm/js")
-
 	var cases []nodeCase
 	for _, inv := range corpus(t) {
-		// The js module checks the native event contract, without a job
-		// log; OpenLineage logs and job logs are for the CLI and the wasip1
-		// module.
-		if !inv.js {
+		call, ok := toJS(t, inv)
+		if !ok {
 			continue
 		}
-		// check LOG --pipeline P --now N --format json
-		log, pipeline, now := inv.args[1], inv.args[3], inv.args[5]
-		text, err := os.ReadFile(pipeline)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cases = append(cases, nodeCase{
-			name: inv.name, log: log, native: inv.args,
-			options: map[string]any{"pipeline": string(text), "now": now, "file": log},
-		})
+		cases = append(cases, nodeCase{name: inv.name, log: call.Log, options: call.Options, jobLog: call.JobLog, native: inv.args})
 	}
 	sample := root + "/testdata/sample/campaign_metrics.jsonl"
+	jobLog := root + "/testdata/recovery/orders_daily.joblog.jsonl"
+	notJobLog := root + "/testdata/sample/pipeline.yaml"
 	cases = append(cases,
 		nodeCase{name: "stages, gate latest, stale after", log: sample,
 			options: map[string]any{"stages": "1,2", "now": "2026-11-28T02:30:00Z", "gate": "latest", "stale_after_seconds": 600, "file": sample},
@@ -81,10 +65,23 @@ func TestJSModuleUnderNode(t *testing.T) {
 			native: []string{"check", sample, "--now", "2026-11-28T02:30:00Z", "--format", "json"}},
 		nodeCase{name: "bad now", log: sample, options: map[string]any{"stages": "1,2", "now": "yesterday"},
 			native: []string{"check", sample, "--stages", "1,2", "--now", "yesterday", "--format", "json"}},
+		nodeCase{name: "unknown input format", log: sample, options: map[string]any{"stages": "1,2", "input_format": "csv"},
+			native: []string{"check", sample, "--stages", "1,2", "--input-format", "csv", "--format", "json"}},
+		nodeCase{name: "openlineage with stages", log: sample, options: map[string]any{"stages": "1,2", "input_format": "openlineage"},
+			native: []string{"check", sample, "--stages", "1,2", "--input-format", "openlineage", "--format", "json"}},
+		nodeCase{name: "a job log that is not JSON Lines", log: sample,
+			options: map[string]any{"stages": "1,2", "now": sampleNow, "file": sample, "job_log_file": notJobLog}, jobLog: notJobLog,
+			native: []string{"check", sample, "--stages", "1,2", "--now", sampleNow, "--job-log", notJobLog, "--format", "json"}},
 		nodeCase{name: "mistyped option", log: sample, options: map[string]any{"stages": "1,2", "stale_after_seconds": "600"},
 			want: "greenlightCheck: option stale_after_seconds must be a whole number"},
 		nodeCase{name: "fractional option", log: sample, options: map[string]any{"stages": "1,2", "max_violations": 1.5},
 			want: "greenlightCheck: option max_violations must be a whole number"},
+		nodeCase{name: "job log as text", log: sample, options: map[string]any{"stages": "1,2", "job_log": "{}"},
+			want: "greenlightCheck: option job_log must be a Uint8Array"},
+		nodeCase{name: "job log as an array", log: sample, options: map[string]any{"stages": "1,2", "job_log": []int{123, 125}},
+			want: "greenlightCheck: option job_log must be a Uint8Array"},
+		nodeCase{name: "job log name without a job log", log: sample, options: map[string]any{"stages": "1,2", "job_log_file": jobLog},
+			want: "greenlightCheck: option job_log_file names a job log, but job_log holds none"},
 		nodeCase{name: "digest not hex", log: sample, options: map[string]any{"stages": "1,2", "sha256": "xyz"},
 			want: `checker: Options.SHA256 "xyz" is not 64 lowercase hex digits`},
 		nodeCase{name: "progress not a function", log: sample, options: map[string]any{"stages": "1,2", "progress": 5},
@@ -129,15 +126,142 @@ func TestJSModuleUnderNode(t *testing.T) {
 				}
 			}},
 	)
+	if n := countJobLogCases(cases); n == 0 {
+		t.Fatal("no corpus invocation passes a job log to the js module; the corpus lost its --job-log case")
+	}
 
-	type call struct {
-		Log     string         `json:"log"`
-		Options map[string]any `json:"options"`
+	calls := make([]jsCall, len(cases))
+	for i, c := range cases {
+		calls[i] = jsCall{Log: c.log, Options: c.options, JobLog: c.jobLog}
 	}
-	var calls []call
+	results := runNode(t, calls)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := results[i]
+			if c.check != nil {
+				c.check(t, r)
+				return
+			}
+			if c.native == nil {
+				if r.Error == nil || *r.Error != c.want {
+					t.Fatalf("got %+v, want error %q", r, c.want)
+				}
+				return
+			}
+			compareJS(t, native(t, invocation{args: c.native}), r, slices.Contains(c.native, "--fail-on-unhealthy"))
+		})
+	}
+}
+
+// countJobLogCases counts the cases that give the js module a job log and
+// compare it with the native CLI.
+func countJobLogCases(cases []nodeCase) int {
+	n := 0
 	for _, c := range cases {
-		calls = append(calls, call{c.log, c.options})
+		if c.jobLog != "" && c.native != nil {
+			n++
+		}
 	}
+	return n
+}
+
+// jsCall is one call of greenlightCheck for the node harness: the log's
+// path, the options, and the path of a job log the harness reads into
+// options.job_log as a Uint8Array.
+type jsCall struct {
+	Log     string         `json:"log"`
+	Options map[string]any `json:"options"`
+	JobLog  string         `json:"job_log,omitempty"`
+}
+
+// toJS turns a "greenlight check LOG ... --format json" command line into
+// the greenlightCheck call that asks the same, reading --pipeline's file
+// into the pipeline option. It reports false for what the js module does
+// not take: standard input, a directory, or another output format. A flag
+// it does not know fails the test, so that a new flag in the corpus cannot
+// silently go untested in the js module.
+func toJS(t *testing.T, inv invocation) (jsCall, bool) {
+	t.Helper()
+	if inv.stdin != "" || len(inv.args) == 0 || inv.args[0] != "check" {
+		return jsCall{}, false
+	}
+	call := jsCall{Options: map[string]any{}}
+	format := "text"
+	args := inv.args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "--") {
+			if call.Log != "" {
+				t.Fatalf("%v: two logs", inv.args)
+			}
+			call.Log = a
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		switch name {
+		case "strict", "fail-on-unhealthy":
+			if name == "strict" {
+				call.Options["strict"] = true
+			}
+			continue
+		}
+		if !hasValue {
+			i++
+			if i == len(args) {
+				t.Fatalf("%v: --%s without a value", inv.args, name)
+			}
+			value = args[i]
+		}
+		switch name {
+		case "format":
+			format = value
+		case "pipeline":
+			text, err := os.ReadFile(value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			call.Options["pipeline"] = string(text)
+		case "job-log":
+			call.JobLog = value
+			call.Options["job_log_file"] = value
+		case "stages", "now", "gate", "input-format":
+			call.Options[strings.ReplaceAll(name, "-", "_")] = value
+		case "stale-after-seconds", "max-line-bytes", "max-violations":
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				t.Fatalf("%v: --%s %q", inv.args, name, value)
+			}
+			call.Options[strings.ReplaceAll(name, "-", "_")] = n
+		default:
+			t.Fatalf("%v: the js module has no option for --%s; teach toJS", inv.args, name)
+		}
+	}
+	if format != "json" || call.Log == "" || call.Log == "-" {
+		return jsCall{}, false
+	}
+	if st, err := os.Stat(call.Log); err == nil && st.IsDir() {
+		return jsCall{}, false
+	}
+	call.Options["file"] = call.Log
+	return call, true
+}
+
+// runNode builds the js module and makes the calls under node with Go's
+// wasm_exec.js on testdata/node_harness.js, in one node process. It skips
+// the test when node is missing.
+func runNode(t *testing.T, calls []jsCall) []nodeResult {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "SKIP: node is not installed, so the js module is NOT tested (apt-get install nodejs)")
+		t.Skip("SKIP: node is not installed, so the js module is not tested (apt-get install nodejs)")
+	}
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasmExec := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js")
+	module := buildModule(t, "js", "./wasm/js")
 	casesFile := filepath.Join(t.TempDir(), "cases.json")
 	data, err := json.Marshal(calls)
 	if err != nil {
@@ -156,34 +280,52 @@ func TestJSModuleUnderNode(t *testing.T) {
 	if err := json.Unmarshal(out, &results); err != nil {
 		t.Fatalf("reading the harness output: %v\n%s", err, out)
 	}
-	if len(results) != len(cases) {
-		t.Fatalf("%d results for %d cases", len(results), len(cases))
+	if len(results) != len(calls) {
+		t.Fatalf("%d results for %d calls", len(results), len(calls))
 	}
-	for i, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := results[i]
-			if c.check != nil {
-				c.check(t, r)
-				return
-			}
-			if c.native == nil {
-				if r.Error == nil || *r.Error != c.want {
-					t.Fatalf("got %+v, want error %q", r, c.want)
-				}
-				return
-			}
-			want := native(t, invocation{args: c.native})
-			switch {
-			case len(want.stdout) > 0:
-				if r.Document == nil || *r.Document != string(want.stdout) {
-					t.Fatalf("document differs from native\n--- js:\n%v\n--- native:\n%s", deref(r.Document, r.Error), want.stdout)
-				}
-			default:
-				if r.Error == nil || "greenlight: "+*r.Error+"\n" != string(want.stderr) {
-					t.Fatalf("error differs from native\n--- js:\n%v\n--- native:\n%s", deref(r.Document, r.Error), want)
-				}
-			}
-		})
+	return results
+}
+
+// jsOutcome is what the CLI would show for a greenlightCheck result: an
+// error is exit 2 with the CLI's one-line message on stderr; a violations
+// report is exit 2 with the report on stdout; a snapshot is exit 0, or 1
+// when it is not healthy and failOnUnhealthy is set. Only for an error does
+// the js module say what the CLI prints on stderr (the CLI's other stderr
+// lines, "is invalid" and the count of events put back in order, have no js
+// counterpart), so stderrKnown is false otherwise.
+func jsOutcome(t *testing.T, r nodeResult, failOnUnhealthy bool) (o outcome, stderrKnown bool) {
+	t.Helper()
+	switch {
+	case r.Error != nil:
+		return outcome{code: 2, stderr: []byte("greenlight: " + *r.Error + "\n")}, true
+	case r.Document == nil:
+		t.Fatalf("greenlightCheck returned neither document nor error: %+v", r)
+	}
+	var head struct {
+		SchemaVersion string `json:"schema_version"`
+		Verdict       string `json:"verdict"`
+	}
+	if err := json.Unmarshal([]byte(*r.Document), &head); err != nil {
+		t.Fatalf("the js document is not JSON: %v", err)
+	}
+	o.stdout = []byte(*r.Document)
+	switch {
+	case head.SchemaVersion == "greenlight.violations/v1":
+		o.code = 2
+	case failOnUnhealthy && head.Verdict != checker.VerdictHealthy:
+		o.code = 1
+	}
+	return o, false
+}
+
+// compareJS fails the test unless the js module's result shows what the
+// native CLI showed: the same exit code and stdout bytes, and the same
+// stderr where the js module says it.
+func compareJS(t *testing.T, want outcome, r nodeResult, failOnUnhealthy bool) {
+	t.Helper()
+	got, stderrKnown := jsOutcome(t, r, failOnUnhealthy)
+	if got.code != want.code || !bytes.Equal(got.stdout, want.stdout) || (stderrKnown && !bytes.Equal(got.stderr, want.stderr)) {
+		t.Fatalf("js module differs from native\n--- js:\n%s\n--- native:\n%s", got, want)
 	}
 }
 

@@ -1,6 +1,8 @@
 // Runs the js module under node: node node_harness.js WASM_EXEC_JS MODULE CASES_JSON
-// CASES_JSON is a list of {log: path, options: {...}}; the harness prints a
-// JSON list with, for each case, what greenlightCheck returned.
+// CASES_JSON is a list of {log: path, options: {...}, job_log: path}; the
+// harness prints a JSON list with, for each case, what greenlightCheck
+// returned. job_log, when given, is read into options.job_log as a
+// Uint8Array.
 "use strict";
 const fs = require("fs");
 const [wasmExec, modulePath, casesPath] = process.argv.slice(2);
@@ -21,6 +23,7 @@ WebAssembly.instantiate(fs.readFileSync(modulePath), go.importObject).then(({ in
   const results = cases.map((c) => {
     const calls = [];
     if (c.options.progress === "record") c.options.progress = (n) => calls.push(n);
+    if (c.job_log) c.options.job_log = new Uint8Array(fs.readFileSync(c.job_log));
     const r = greenlightCheck(new Uint8Array(fs.readFileSync(c.log)), c.options);
     if (c.options.progress) r.progress_calls = calls;
     return r;
