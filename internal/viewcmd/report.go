@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
@@ -43,7 +44,12 @@ func runReport(args []string, env cli.Env) int {
 	if err != nil {
 		return failed(env, err)
 	}
-	res, err := checker.Check(bytes.NewReader(log), opts)
+	var res *checker.Result
+	if f.inputFormat == checker.FormatOpenLineage {
+		res, err = openlineage.Check(bytes.NewReader(log), opts)
+	} else {
+		res, err = checker.Check(bytes.NewReader(log), opts)
+	}
 	if err != nil {
 		return failed(env, err)
 	}

@@ -52,13 +52,15 @@ type Preload struct {
 	StaleAfterSeconds int `json:"stale_after_seconds,omitempty"`
 	// Gate is all or latest.
 	Gate string `json:"gate"`
+	// InputFormat is the log's format (--input-format), absent for native.
+	InputFormat string `json:"input_format,omitempty"`
 }
 
 // flags are what view and report share.
 type flags struct {
-	pipeline, stages, now, gate, wasmDir string
-	stale                                int
-	staleSet                             bool
+	pipeline, stages, now, gate, wasmDir, inputFormat string
+	stale                                             int
+	staleSet                                          bool
 }
 
 func (f *flags) register(fs *pflag.FlagSet) {
@@ -67,6 +69,7 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.now, "now", "", "judge the log at this RFC 3339 `time`")
 	fs.IntVar(&f.stale, "stale-after-seconds", 0, "`seconds` of silence before an attempt in progress is a stall candidate")
 	fs.StringVar(&f.gate, "gate", "all", "which runs the verdict looks at: `all` or latest")
+	fs.StringVar(&f.inputFormat, "input-format", checker.FormatNative, "event log `format`: native or openlineage (one file of OpenLineage run events)")
 	fs.StringVar(&f.wasmDir, "wasm-dir", "", "`DIR` holding the built greenlight.wasm and wasm_exec.js (default $GREENLIGHT_WASM_DIR, else "+DefaultWasmDir+")")
 }
 
@@ -93,13 +96,16 @@ func (f *flags) parse(fs *pflag.FlagSet, args []string, env cli.Env) (string, er
 // in the page.
 func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Options, error) {
 	p := Preload{File: name, Stages: f.stages, Now: f.now, StaleAfterSeconds: f.stale, Gate: f.gate}
+	if f.inputFormat != checker.FormatNative {
+		p.InputFormat = f.inputFormat
+	}
 	if p.Now == "" {
 		p.Now = fixNow
 	}
 	if f.staleSet && f.stale < 1 {
 		return p, nil, checker.Options{}, errors.New("--stale-after-seconds must be at least 1")
 	}
-	req := checker.Request{PipelineName: f.pipeline, Stages: f.stages, Now: p.Now, StaleAfterSeconds: f.stale, Gate: f.gate, File: name}
+	req := checker.Request{PipelineName: f.pipeline, Stages: f.stages, Now: p.Now, StaleAfterSeconds: f.stale, Gate: f.gate, File: name, InputFormat: f.inputFormat}
 	if f.pipeline != "" && f.stages == "" {
 		data, err := os.ReadFile(f.pipeline)
 		if err != nil {

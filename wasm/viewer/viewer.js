@@ -99,7 +99,7 @@
   }
 
   // ---- inputs ----
-  const state = { log: null, logName: "", pipeline: null, pipelineName: "" };
+  const state = { log: null, logName: "", pipeline: null, pipelineName: "", jobLog: null, jobLogName: "" };
 
   function setProgress(label, done, total) {
     $("progress-box").hidden = false;
@@ -141,6 +141,13 @@
     $("pipeline-clear").hidden = false;
     if (state.log) check();
   }
+  async function loadJobLogFile(file) {
+    state.jobLog = await readStream(file.stream(), file.size, "reading " + file.name);
+    state.jobLogName = file.name;
+    $("joblog-name").textContent = file.name + " (" + mib(state.jobLog.length) + ")";
+    $("joblog-clear").hidden = false;
+    if (state.log) check();
+  }
   function wireDrop(zone, input, load) {
     input.addEventListener("change", () => { if (input.files.length) load(input.files[0]).catch(fail); });
     zone.addEventListener("dragover", (ev) => { ev.preventDefault(); zone.classList.add("over"); });
@@ -160,6 +167,12 @@
     const stale = $("stale").value.trim();
     if (stale) o.stale_after_seconds = Number(stale);
     o.gate = $("gate").value;
+    o.input_format = $("input-format").value;
+    // The job log goes to the worker as bytes, like the log (--job-log).
+    if (state.jobLog !== null) {
+      o.job_log = state.jobLog;
+      o.job_log_file = state.jobLogName;
+    }
     return o;
   }
 
@@ -203,6 +216,8 @@
       $("summary").textContent = "The log breaks the event contract in " + doc.violation_count +
         (doc.violation_count === 1 ? " place" : " places") + "; greenlight judges no run from it.";
       $("runs-box").hidden = true;
+      $("schedule-box").hidden = true;
+      $("reconciliation-box").hidden = true;
       renderViolations(doc, lines);
       return;
     }
@@ -217,8 +232,11 @@
       (counts.length ? " (" + counts.join(", ") + ")" : "") +
       (sched ? ", " + sched.missed.length + " of " + sched.expected_slots + " slots missed" : "") +
       ", gate " + doc.options.gate + ", judged at " + doc.generated_at_utc +
-      ", stale after " + doc.options.stale_after_seconds + " s";
+      ", stale after " + doc.options.stale_after_seconds + " s" +
+      (doc.source.reordered_events > 0 ? "; " + doc.source.reordered_events +
+        (doc.source.reordered_events === 1 ? " event" : " events") + " put back in eventTime order within their pipeline run" : "");
     renderSchedule(sched);
+    renderReconciliation(doc.reconciliation);
     renderRuns(doc, states);
   }
 
@@ -240,6 +258,31 @@
     const every = sched.cron !== null ? "cron \u201c" + sched.cron + "\u201d in " + sched.timezone : "every " + duration(sched.every_seconds);
     item("next", "schedule: " + every + ", " + sched.expected_slots + " slots judged" +
       (sched.next_slot ? "; next slot " + sched.next_slot + " (due by " + sched.next_due_at + ")" : ""));
+  }
+
+  // renderReconciliation shows what the job log proved: its records, the
+  // attempts whose outcome came from it, and each disagreement with the
+  // event log.
+  function renderReconciliation(rc) {
+    $("reconciliation-box").hidden = !rc;
+    const body = $("inconsistencies").tBodies[0];
+    body.replaceChildren();
+    if (!rc) return;
+    $("reconciliation-summary").textContent = rc.job_log + ": " + rc.record_count +
+      (rc.record_count === 1 ? " record, " : " records, ") + rc.adopted_count +
+      (rc.adopted_count === 1 ? " attempt" : " attempts") + " adjudicated from it, " + rc.inconsistencies.length +
+      (rc.inconsistencies.length === 1 ? " inconsistency" : " inconsistencies");
+    $("inconsistencies").hidden = rc.inconsistencies.length === 0;
+    for (const inc of rc.inconsistencies) {
+      const where = inc.run_id === null ? "" : "run " + inc.run_id + ", stage " + inc.stage + ", attempt " + inc.attempt +
+        (inc.line === null ? "" : " (line " + inc.line + ")");
+      body.appendChild(el("tr", { class: "inconsistency" },
+        el("td", { class: "mono code" }, inc.code),
+        el("td", { class: "mono attempt-id" }, inc.attempt_id),
+        el("td", {}, where),
+        el("td", { class: "mono" }, inc.job_log_lines.join(", ")),
+        el("td", { class: "message" }, inc.message)));
+    }
   }
 
   function renderRuns(doc, states) {
@@ -418,11 +461,21 @@
     $("now").value = p.now || "";
     $("stale").value = p.stale_after_seconds ? String(p.stale_after_seconds) : "";
     $("gate").value = p.gate || "all";
+    $("input-format").value = p.input_format || "native";
     await check();
   }
 
   wireDrop($("log-drop"), $("log-file"), loadLogFile);
   wireDrop($("pipeline-drop"), $("pipeline-file"), loadPipelineFile);
+  wireDrop($("joblog-drop"), $("joblog-file"), loadJobLogFile);
+  $("joblog-clear").onclick = () => {
+    state.jobLog = null;
+    state.jobLogName = "";
+    $("joblog-name").textContent = "";
+    $("joblog-clear").hidden = true;
+    $("joblog-file").value = "";
+  };
+  $("input-format").onchange = () => { if (state.log) check().catch(fail); };
   $("pipeline-clear").onclick = () => {
     state.pipeline = null;
     state.pipelineName = "";

@@ -142,6 +142,12 @@ type shown struct {
 	Alerts      int      `json:"alerts"`
 	Status      string   `json:"status"`
 	Schedule    []string `json:"schedule"`
+	Summary     string   `json:"summary"`
+	// Reconciliation is the job-log summary line, "" when the box is hidden;
+	// Inconsistencies are its rows as "CODE attempt_id".
+	Reconciliation  string   `json:"reconciliation"`
+	Inconsistencies []string `json:"inconsistencies"`
+	StageLabels     []string `json:"stage_labels"` // the Gantt charts' lane labels
 }
 
 const readPage = `(() => {
@@ -161,6 +167,11 @@ const readPage = `(() => {
     alerts: window.__alerts,
     status: $("status").textContent,
     schedule: [...document.querySelectorAll("#schedule li")].map((li) => li.textContent),
+    summary: $("summary").textContent,
+    reconciliation: $("reconciliation-box").hidden ? "" : $("reconciliation-summary").textContent,
+    inconsistencies: [...document.querySelectorAll("#inconsistencies tr.inconsistency")].map((r) =>
+      r.querySelector(".code").textContent + " " + r.querySelector(".attempt-id").textContent),
+    stage_labels: [...document.querySelectorAll("#runs svg.gantt > text")].map((t) => t.textContent).filter((t) => t.startsWith("stage ")),
   };
 })()`
 
