@@ -9,6 +9,7 @@
 package action
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -79,7 +80,7 @@ func RandomToken() (string, error) {
 // InputNames are the inputs action mode reads, as action.yml declares them;
 // each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
 // name go-githubactions' GetInput looks up.
-var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format"}
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log"}
 
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
@@ -92,6 +93,8 @@ type inputs struct {
 	maxAnnotations  int
 	summary         bool
 	format          string // native or openlineage
+	jobLogFile      string // the job-log input, "" when not given
+	jobLog          []byte // its bytes
 	opts            checker.Options
 }
 
@@ -124,9 +127,14 @@ func Main(env Env) (code int) {
 	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || len(files) != 1) {
 		err = fmt.Errorf("the snapshot input needs mode check and exactly one event log; events matched %d files", len(files))
 	}
+	// A job log records the attempts of one event log: beside several, each
+	// would count the others' records as orphans.
+	if err == nil && in.jobLogFile != "" && (in.mode != ModeCheck || len(files) != 1) {
+		err = fmt.Errorf("the job-log input needs mode check and exactly one event log; events matched %d files", len(files))
+	}
 	var logs []render.LogResult
 	if err == nil {
-		logs, err = checkAll(files, in.opts, in.format)
+		logs, err = checkAll(files, in)
 	}
 	if err != nil {
 		gh.Errorf("%s", "greenlight action: "+err.Error())
@@ -236,6 +244,17 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if in.opts, err = definitionOptions(gh.GetInput("pipeline"), gh.GetInput("stages"), in.format); err != nil {
 		return in, err
 	}
+	if in.jobLogFile = gh.GetInput("job-log"); in.jobLogFile != "" {
+		switch {
+		case strings.ContainsAny(in.jobLogFile, "\r\n"):
+			return in, errors.New("the job-log input must be one path on one line")
+		case in.format != formatNative:
+			return in, errors.New("the job-log input applies to input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with")
+		}
+		if in.jobLog, err = os.ReadFile(in.jobLogFile); err != nil {
+			return in, fmt.Errorf("cannot read the job log: %v", err)
+		}
+	}
 	if s := gh.GetInput("now"); s != "" {
 		if in.opts.Now, err = checker.ParseTime(s); err != nil {
 			return in, fmt.Errorf("now %q: %v", s, err)
@@ -328,18 +347,22 @@ func expand(patterns []string) ([]string, error) {
 	return files, nil
 }
 
-// checkAll checks each file as its own log, in the given input format.
-func checkAll(files []string, opts checker.Options, format string) ([]render.LogResult, error) {
+// checkAll checks each file as its own log, in the input format, with the
+// job log when one is given.
+func checkAll(files []string, in inputs) ([]render.LogResult, error) {
 	logs := make([]render.LogResult, 0, len(files))
 	for _, name := range files {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the event log: %v", err)
 		}
-		o := opts
+		o := in.opts
 		o.File = filepath.ToSlash(name)
+		if in.jobLogFile != "" {
+			o.JobLog, o.JobLogFile = bytes.NewReader(in.jobLog), filepath.ToSlash(in.jobLogFile)
+		}
 		var res *checker.Result
-		if format == formatOpenLineage {
+		if in.format == formatOpenLineage {
 			res, err = openlineage.Check(f, o)
 		} else {
 			res, err = checker.Check(f, o)

@@ -46,7 +46,8 @@ type ranked struct {
 
 // problems lists every annotation the logs call for, most important first:
 // every contract violation the reports list (in log and line order), then,
-// in check mode, every failed stage, then every stalled stage of the runs in
+// in check mode, every failed stage, stage of unknown outcome and job-log
+// outcome mismatch, then every stalled stage of the runs in
 // the gate scope, latest run first, then every log without runs (unhealthy:
 // it proves nothing). Validate mode annotates violations only. unlisted
 // counts the violations beyond the reports' cap, which have no line to
@@ -124,6 +125,12 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []an
 					msg += "; adjudicate it with evidence (a resolved event), never rerun it to see if it works"
 					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
 				}
+				// A job log that disagrees with the event log makes the run
+				// unknown whatever the stage's own state.
+				for _, inc := range outcomeMismatches(l.Snapshot, r.RunID, st.Stage) {
+					msg := render.Clip(inc.Message, render.MaxSummaryTextRunes) + "; find which record is wrong before rerunning or resolving"
+					ranks = append(ranks, ranked{annotation{l.File, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+				}
 			}
 		}
 	}
@@ -145,6 +152,22 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []an
 		all[i] = ranks[i].annotation
 	}
 	return all, unlisted
+}
+
+// outcomeMismatches returns the job-log OUTCOME_MISMATCH inconsistencies of
+// one stage of one run that point at an event-log line.
+func outcomeMismatches(s *checker.Snapshot, runID string, stage checker.StageID) []checker.Inconsistency {
+	if s.Reconciliation == nil {
+		return nil
+	}
+	var out []checker.Inconsistency
+	for _, inc := range s.Reconciliation.Inconsistencies {
+		if inc.Code == checker.OutcomeMismatch && inc.RunID != nil && *inc.RunID == runID &&
+			inc.Stage != nil && *inc.Stage == stage && inc.Line != nil {
+			out = append(out, inc)
+		}
+	}
+	return out
 }
 
 // annotationBudget is how many error annotations to emit: max-annotations,

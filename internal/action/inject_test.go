@@ -186,6 +186,11 @@ func TestInputErrors(t *testing.T) {
 		{"no definition", map[string]string{"INPUT_PIPELINE": ""}, "no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages"},
 		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 3 files"},
 		{"snapshot in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 1 files"},
+		{"job log of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and exactly one event log; events matched 3 files"},
+		{"job log in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and exactly one event log; events matched 1 files"},
+		{"missing job log", map[string]string{"INPUT_JOB-LOG": "testdata/recovery/missing.jsonl"}, "cannot read the job log: open testdata/recovery/missing.jsonl: no such file or directory"},
+		{"job log on two lines", map[string]string{"INPUT_JOB-LOG": "a.jsonl\nb.jsonl"}, "the job-log input must be one path on one line"},
+		{"job log that breaks its schema", map[string]string{"INPUT_JOB-LOG": "testdata/logs/pipeline.yaml"}, "testdata/logs/pipeline.yaml:1: invalid job log record: "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env := map[string]string{}

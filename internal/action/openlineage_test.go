@@ -49,6 +49,8 @@ func TestOpenLineageInput(t *testing.T) {
 	}{
 		{"unknown format", map[string]string{"INPUT_INPUT-FORMAT": "xml", "INPUT_STAGES": "1"}, `input-format "xml": use native or openlineage`},
 		{"stages", map[string]string{"INPUT_INPUT-FORMAT": "openlineage", "INPUT_STAGES": "1"}, "the stages input declares native stage ids"},
+		{"job log", map[string]string{"INPUT_INPUT-FORMAT": "openlineage", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"},
+			"the job-log input applies to input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with"},
 	} {
 		c.env["INPUT_EVENTS"] = log
 		got := runAction(t, c.env)
