@@ -375,6 +375,16 @@ func TestMapping(t *testing.T) {
 				ev("COMPLETE", 3, 1, task)),
 			verdict: checker.VerdictHealthy,
 			runs:    map[string]string{id(1): "succeeded: airflow/dag.task=succeeded/1 airflow/dag.task#2=succeeded/1"}},
+		{name: "a child with its parent's job name is never an attempt of the parent's stage, at any depth",
+			log: log(
+				ev("START", 0, 1, dag),
+				ev("START", 1, 2, task, parent(1, dag), try(1)),
+				ev("START", 2, 3, task, parentRoot(2, task, 1, dag), try(1)),
+				ev("FAIL", 3, 3, task, parentRoot(2, task, 1, dag), try(1)),
+				ev("COMPLETE", 4, 2, task, parent(1, dag), try(1)),
+				ev("COMPLETE", 5, 1, dag)),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "failed: airflow/dag=succeeded/1 airflow/dag.task=succeeded/1 airflow/dag.task#2=failed/1"}},
 		{name: "at one eventTime a run's events follow its run cycle",
 			log: log(
 				ev("START", 0, 1, app),

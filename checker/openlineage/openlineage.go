@@ -550,30 +550,37 @@ type slot struct {
 	attempt int64
 }
 
-// groupKey is what makes the runs under one root one stage (with
-// try_number) or repeats of one stage (without): the job and, for a mapped
-// Airflow task, the map index.
-type groupKey struct {
+// stageKey is what one stage stands for: a job and, for a mapped Airflow
+// task, its map index.
+type stageKey struct {
 	job      jobKey
 	mapIndex int64
 }
 
-// label is the stage name of the group: namespace/name, with [i] for map
-// index i.
-func (k groupKey) label() string {
+// label is the stage name: namespace/name, with [i] for map index i.
+func (k stageKey) label() string {
 	if k.mapIndex >= 0 {
 		return fmt.Sprintf("%s[%d]", k.job.label(), k.mapIndex)
 	}
 	return k.job.label()
 }
 
-// String describes the group for a message: "job ns/name", with "map_index
-// i" for a mapped task.
-func (k groupKey) String() string {
+// String describes the stage for a message: "job ns/name", with
+// "map_index i" for a mapped task.
+func (k stageKey) String() string {
 	if k.mapIndex >= 0 {
 		return fmt.Sprintf("job %s, map_index %d", k.job.label(), k.mapIndex)
 	}
 	return "job " + k.job.label()
+}
+
+// groupKey is what makes runs the attempts (with try_number) or the repeats
+// (without) of one stage: they are siblings, runs of one job and map index
+// under one parent. A child is never grouped with its parent, whatever its
+// job: its outcome is not its parent's.
+type groupKey struct {
+	stage  stageKey
+	parent string
 }
 
 // execution is the label of execution n (1-based) of a stage labelled base.
@@ -586,22 +593,20 @@ func execution(base string, n int) string {
 
 // mapRun assigns each run under the root a stage and an attempt and returns
 // the root's expected stages (nil with a definition) and its feed events.
-// The root run is a stage of its own, whether or not it logged: a child
-// that shares its job name is never an attempt of it.
+// The root run is a stage of its own, whether or not it logged.
 func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEvent, error) {
 	rootInfo := m.info(pr.id)
-	rootKey := groupKey{rootInfo.job(), rootInfo.mapped()}
-	rootLabel := rootKey.label()
-	// The other runs grouped by job and map index, the groups in order of
-	// their first event and the runs of a group in order of theirs.
 	type group struct {
 		key   groupKey
 		runs  []string
-		clash *groupKey // the group whose label it has, if any
+		clash *stageKey // the stage whose label it has, if any
 	}
-	var groups []*group
+	// The root first, then the other runs' groups in order of their first
+	// event, the runs of a group in order of theirs.
+	root := &group{key: groupKey{stage: stageKey{rootInfo.job(), rootInfo.mapped()}}}
+	groups := []*group{root}
 	byKey := map[groupKey]*group{}
-	labels := map[string]groupKey{rootLabel: rootKey}
+	owner := map[string]stageKey{root.key.stage.label(): root.key.stage} // who has each label
 	first := map[string]*event{}
 	for _, ev := range pr.events {
 		if _, seen := first[ev.run]; seen {
@@ -609,17 +614,18 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 		}
 		first[ev.run] = ev
 		if ev.run == pr.id {
+			root.runs = []string{pr.id}
 			continue
 		}
 		ri := m.runs[ev.run]
-		k := groupKey{ri.job(), ri.mapped()}
+		k := groupKey{stageKey{ri.job(), ri.mapped()}, ri.parent}
 		g := byKey[k]
 		if g == nil {
 			g = &group{key: k}
-			if other, taken := labels[k.label()]; taken && other != k {
+			if other, taken := owner[k.stage.label()]; taken && other != k.stage {
 				g.clash = &other
 			} else {
-				labels[k.label()] = k
+				owner[k.stage.label()] = k.stage
 			}
 			byKey[k] = g
 			groups = append(groups, g)
@@ -627,35 +633,37 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 		g.runs = append(g.runs, ev.run)
 	}
 	slots := map[string]slot{}
-	if _, logged := first[pr.id]; logged {
-		slots[pr.id] = slot{rootLabel, 1}
-	}
-	stages := []string{rootLabel}
-	// claim takes the label of execution n of group g for its run r; false
-	// (reported) when another job has that name.
-	claim := func(g *group, r string, n int) (string, bool) {
-		label := execution(g.key.label(), n)
+	var stages []string
+	// claim takes the label of the next execution of g's stage for its run
+	// r (a second group of siblings of one job, e.g. a child with its
+	// parent's job, is execution 2); false (reported) when another job has
+	// that name.
+	next := map[stageKey]int{}
+	claim := func(g *group, r string) (string, bool) {
+		sk := g.key.stage
 		if g.clash != nil {
-			m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s (%s) in run %s would be stage %s, but that is the stage of %s", r, g.key, pr.id, g.key.label(), *g.clash))
+			m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s (%s) in run %s would be stage %s, but that is the stage of %s", r, sk, pr.id, sk.label(), *g.clash))
 			return "", false
 		}
+		next[sk]++
+		n := next[sk]
+		label := execution(sk.label(), n)
 		if n == 1 {
 			return label, true
 		}
-		if _, taken := labels[label]; taken {
-			m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s is execution %d of job %s in run %s, but %s is also the name of another job", r, n, g.key.label(), pr.id, label))
+		if _, taken := owner[label]; taken {
+			m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s is execution %d of job %s in run %s, but %s is also the name of another job", r, n, sk.label(), pr.id, label))
 			return "", false
 		}
-		labels[label] = g.key
+		owner[label] = sk
 		return label, true
 	}
-	for _, g := range groups {
-		// A child with the root's job is execution 2 of that job at least:
-		// the root run is execution 1.
-		shift := 0
-		if g.key == rootKey {
-			shift = 1
-		}
+	label, _ := claim(root, pr.id) // the first label: never taken
+	stages = append(stages, label)
+	if len(root.runs) > 0 {
+		slots[pr.id] = slot{label, 1}
+	}
+	for _, g := range groups[1:] {
 		withTry := 0
 		for _, r := range g.runs {
 			if m.runs[r].hasTry {
@@ -664,7 +672,7 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 		}
 		switch {
 		case withTry == len(g.runs):
-			label, ok := claim(g, g.runs[0], shift+1)
+			label, ok := claim(g, g.runs[0])
 			if !ok {
 				for _, r := range g.runs {
 					m.runs[r].bad = true
@@ -676,7 +684,7 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 			for _, r := range g.runs {
 				n := m.runs[r].try
 				if other, dup := byTry[n]; dup {
-					m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("runs %s and %s of job %s in run %s both have try_number %d", other, r, g.key.label(), pr.id, n))
+					m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("runs %s and %s of job %s in run %s both have try_number %d", other, r, g.key.stage.label(), pr.id, n))
 					m.runs[r].bad = true
 					continue
 				}
@@ -685,12 +693,12 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 			}
 		case withTry > 0:
 			for _, r := range g.runs {
-				m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("job %s in run %s has runs with and without try_number: neither attempts nor repeats", g.key.label(), pr.id))
+				m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("job %s in run %s has runs with and without try_number: neither attempts nor repeats", g.key.stage.label(), pr.id))
 				m.runs[r].bad = true
 			}
 		default:
-			for k, r := range g.runs {
-				label, ok := claim(g, r, shift+k+1)
+			for _, r := range g.runs {
+				label, ok := claim(g, r)
 				if !ok {
 					m.runs[r].bad = true
 					continue
