@@ -385,6 +385,12 @@ func TestMapping(t *testing.T) {
 				ev("COMPLETE", 5, 1, dag)),
 			verdict: checker.VerdictUnhealthy,
 			runs:    map[string]string{id(1): "failed: airflow/dag=succeeded/1 airflow/dag.task=succeeded/1 airflow/dag.task#2=failed/1"}},
+		{name: "a run whose parent.root names itself is a root",
+			log: log(
+				ev("START", 0, 1, app, parentRoot(9, dag, 1, app)),
+				ev("COMPLETE", 1, 1, app, parentRoot(9, dag, 1, app))),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: spark/app=succeeded/1"}},
 		{name: "at one eventTime a run's events follow its run cycle",
 			log: log(
 				ev("START", 0, 1, app),

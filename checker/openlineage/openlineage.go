@@ -219,6 +219,7 @@ type runInfo struct {
 	mapIndex int64 // -1 when not mapped
 	mapAt    source
 	stream   bool
+	selfRoot bool // a parent.root facet of its own names it: it is a root
 	bad      bool // its events are not fed
 }
 
@@ -239,8 +240,12 @@ func (ri *runInfo) job() jobKey {
 	return jobKey{}
 }
 
-// up is the run's root when a facet names one, else its parent.
+// up is the run's root when a facet names one, else its parent; "" for a
+// run that names itself as root.
 func (ri *runInfo) up() string {
+	if ri.selfRoot {
+		return ""
+	}
 	if ri.root != "" {
 		return ri.root
 	}
@@ -320,7 +325,7 @@ func (m *mapper) identify(events []event) {
 			parent = "" // a run that names itself as its parent is a root
 		}
 		if root == ev.run {
-			root = "" // a run that names itself as root is a root
+			root, ri.selfRoot = "", true // a run that names itself as root is a root
 		}
 		if parent != "" {
 			m.noteFacetName(ev, parent, ev.parentJob, "parent")
