@@ -162,6 +162,31 @@ stages:
   - {id: again, name: "spark/app.action#2", depends_on: [action]}
 `
 
+// TestDefinitionMapped: a definition names each map index of a mapped
+// Airflow task as its own stage, namespace/name[i].
+func TestDefinitionMapped(t *testing.T) {
+	def, err := checker.ParseDefinition([]byte(`pipeline: mapped
+stages:
+  - {id: dag, name: airflow/dag, depends_on: []}
+  - {id: t0, name: "airflow/dag.task[0]", depends_on: []}
+  - {id: t1, name: "airflow/dag.task[1]", depends_on: []}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := check(t, log(
+		ev("START", 0, 1, dag),
+		ev("START", 1, 2, task, parent(1, dag), try(1), mapIndex(0)),
+		ev("COMPLETE", 2, 2, task, parent(1, dag), try(1), mapIndex(0)),
+		ev("COMPLETE", 3, 1, dag)), def)
+	if res.Snapshot == nil {
+		t.Fatalf("got %+v", res.Report.Violations)
+	}
+	if got := stages(res.Snapshot.Runs[0]); got != "dag=succeeded/1 t0=succeeded/1 t1=pending/0" || res.Snapshot.Runs[0].State != checker.RunIncomplete {
+		t.Errorf("stages %s, run %s", got, res.Snapshot.Runs[0].State)
+	}
+}
+
 // TestDefinition: a definition's stage names are the jobs; the snapshot
 // uses its ids, a job it does not name is unknown_stage, and a stage that
 // never logged is pending.
