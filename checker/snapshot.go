@@ -110,6 +110,47 @@ type Source struct {
 	// ReorderedEvents counts the OpenLineage events put back in eventTime
 	// order; nil for native.
 	ReorderedEvents *int `json:"reordered_events,omitempty"`
+	// IgnoredEvents counts the OpenLineage events that are no state
+	// transition of a run; nil for native.
+	IgnoredEvents *IgnoredEvents `json:"ignored_events,omitempty"`
+	// JobAliases lists the other names an OpenLineage log gives a run's
+	// job; absent when there is none, and for native.
+	JobAliases []JobAlias `json:"job_aliases,omitempty"`
+}
+
+// IgnoredEvents counts, by kind, the OpenLineage events that are validated
+// and counted in event_count but change no state (docs/openlineage.md):
+// RunEvents of type OTHER, RunEvents without eventType (optional since spec
+// 2-0-x), and DatasetEvents and JobEvents, which the spec's object model
+// calls not associated with a run.
+type IgnoredEvents struct {
+	Other        int `json:"other"`
+	NoEventType  int `json:"no_event_type"`
+	DatasetEvent int `json:"dataset_event"`
+	JobEvent     int `json:"job_event"`
+}
+
+// Total is the number of ignored events.
+func (c IgnoredEvents) Total() int { return c.Other + c.NoEventType + c.DatasetEvent + c.JobEvent }
+
+// JobAlias is a name an OpenLineage parent or root facet gives a run's job
+// that differs from the name greenlight uses: a run is its runId (spec
+// RootRun.runId, "the globally unique ID of the root run"), and the name
+// comes from the run's own events (docs/openlineage.md). OpenLineage Spark
+// 1.31 to 1.43, for one, names the application in parent.root by its raw
+// spark.app.name.
+type JobAlias struct {
+	// RunID is the run (lower case); Job the name greenlight uses for it,
+	// namespace/name; Alias the other name.
+	RunID string `json:"run_id"`
+	Job   string `json:"job"`
+	Alias string `json:"alias"`
+	// Facet is parent or root (parent.root); InRun is the run whose event
+	// holds it, and Line that event's line (for an event directory, its
+	// file's position), the first that gives the alias.
+	Facet string `json:"facet"`
+	InRun string `json:"in_run"`
+	Line  int    `json:"line"`
 }
 
 // SnapshotOptions records the options that shaped the verdict.

@@ -1,6 +1,7 @@
 package openlineage_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -161,6 +162,31 @@ stages:
   - {id: again, name: "spark/app.action#2", depends_on: [action]}
 `
 
+// TestDefinitionMapped: a definition names each map index of a mapped
+// Airflow task as its own stage, namespace/name[i].
+func TestDefinitionMapped(t *testing.T) {
+	def, err := checker.ParseDefinition([]byte(`pipeline: mapped
+stages:
+  - {id: dag, name: airflow/dag, depends_on: []}
+  - {id: t0, name: "airflow/dag.task[0]", depends_on: []}
+  - {id: t1, name: "airflow/dag.task[1]", depends_on: []}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := check(t, log(
+		ev("START", 0, 1, dag),
+		ev("START", 1, 2, task, parent(1, dag), try(1), mapIndex(0)),
+		ev("COMPLETE", 2, 2, task, parent(1, dag), try(1), mapIndex(0)),
+		ev("COMPLETE", 3, 1, dag)), def)
+	if res.Snapshot == nil {
+		t.Fatalf("got %+v", res.Report.Violations)
+	}
+	if got := stages(res.Snapshot.Runs[0]); got != "dag=succeeded/1 t0=succeeded/1 t1=pending/0" || res.Snapshot.Runs[0].State != checker.RunIncomplete {
+		t.Errorf("stages %s, run %s", got, res.Snapshot.Runs[0].State)
+	}
+}
+
 // TestDefinition: a definition's stage names are the jobs; the snapshot
 // uses its ids, a job it does not name is unknown_stage, and a stage that
 // never logged is pending.
@@ -264,5 +290,97 @@ func TestRulesDocumented(t *testing.T) {
 		if !strings.Contains(string(docs), row) {
 			t.Errorf("docs/openlineage.md lacks the row\n%s", row)
 		}
+	}
+}
+
+// TestMessages: a conflict says where each side came from, and a refused
+// event names its kind.
+func TestMessages(t *testing.T) {
+	cases := []struct{ name, log, want string }{
+		{"a run's own events name two jobs",
+			log(ev("START", 0, 1, app), ev("COMPLETE", 1, 1, other)),
+			"run " + id(1) + " is job spark/app.other in this COMPLETE event, but job spark/app in its own START event at line 1"},
+		{"a run's own events name two parents",
+			log(ev("START", 0, 3, act, parent(1, app)), ev("COMPLETE", 1, 3, act, parent(2, app))),
+			"run " + id(3) + " has parent run " + id(2) + " in this COMPLETE event, but parent run " + id(1) + " in its own START event at line 1"},
+		{"a run's own events name two roots",
+			log(ev("START", 0, 3, act, parentRoot(2, app, 1, dag)), ev("COMPLETE", 1, 3, act, parentRoot(2, app, 4, dag))),
+			"run " + id(3) + " has root run " + id(4) + " in this COMPLETE event, but root run " + id(1) + " in its own START event at line 1"},
+		{"a run's own events give two map indexes",
+			log(ev("START", 0, 2, task, parent(1, dag), mapIndex(0)), ev("COMPLETE", 1, 2, task, parent(1, dag), mapIndex(1))),
+			"run " + id(2) + " has map_index 1 in this COMPLETE event, but 0 in its own START event at line 1"},
+		{"a DatasetEvent without a dataset name",
+			log(datasetEvent(0, func(m map[string]any) { delete(m["dataset"].(map[string]any), "name") })),
+			"the DatasetEvent does not match openlineage-runevent.schema.json: at /dataset: missing properties: 'name'"},
+		{"an event of no kind",
+			log(`{"eventTime":"2026-01-01T10:00:00Z","producer":"p"}`),
+			"the event (a JobEvent, as it has neither run nor dataset) does not match openlineage-runevent.schema.json: at /: missing properties: 'job'"},
+		{"a mapped stage name that is another job's name",
+			log(ev("START", 0, 2, task, parent(1, dag), try(1), mapIndex(0)), ev("START", 1, 3, task+"[0]", parent(1, dag), try(1))),
+			"run " + id(3) + " (job airflow/dag.task[0]) in run " + id(1) + " would be stage airflow/dag.task[0], but that is the stage of job airflow/dag.task, map_index 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := check(t, c.log, nil)
+			if v := res.Report.Violations; len(v) != 1 || v[0].Message != c.want {
+				t.Errorf("got %+v\nwant one violation: %s", v, c.want)
+			}
+		})
+	}
+}
+
+// pretty writes an event as indented JSON over many lines, as
+// json.dumps(event, indent=2) does.
+func pretty(line string) string {
+	var v any
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		panic(err)
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return string(b) + "\n"
+}
+
+// TestPrettyDocument: a file holding one pretty-printed event is that one
+// event; a file that is neither JSON Lines nor one document is one
+// violation, not one for every line.
+func TestPrettyDocument(t *testing.T) {
+	one := pretty(ev("START", 0, 1, app))
+	res := check(t, "\n\n"+one, nil)
+	if res.Snapshot == nil || res.Snapshot.Source.EventCount != 1 || res.Snapshot.Runs[0].FirstLine != 3 {
+		t.Fatalf("one document: got %+v %+v", res.Report.Violations, res.Snapshot)
+	}
+	if got := stages(res.Snapshot.Runs[0]); got != "spark/app=stalled/1" {
+		t.Errorf("one document: stages %s", got)
+	}
+	res = check(t, pretty(ev("START", 0, 1, app, drop("producer"))), nil)
+	if v := res.Report.Violations; len(v) != 1 || v[0].Rule != checker.RuleSchema || v[0].Line != 1 {
+		t.Errorf("one document without producer: got %+v, want one schema violation at line 1", v)
+	}
+	for _, c := range []struct {
+		name, text string
+		line       int
+		detail     string
+	}{
+		{"truncated", one[:len(one)-5], 1, "it ends before the JSON value is closed"},
+		{"two documents", one + one, strings.Count(one, "\n") + 1, "more than one JSON value"},
+	} {
+		res = check(t, c.text, nil)
+		want := "this file is not JSON Lines (its first line is not a whole JSON object, and no line is), nor one JSON document (" + c.detail + "); write one event per line"
+		if v := res.Report.Violations; len(v) != 1 || v[0].Rule != checker.RuleInvalidJSON || v[0].Line != c.line || v[0].Message != want {
+			t.Errorf("%s: got %+v, want one invalid_json at line %d: %s", c.name, v, c.line, want)
+		}
+	}
+	// JSON Lines whose first line is broken is still JSON Lines: each
+	// line is judged.
+	res = check(t, log(`{"eventType": "START",`, ev("START", 0, 1, app), "nope"), nil)
+	var got []violation
+	for _, v := range res.Report.Violations {
+		got = append(got, violation{v.Line, v.Rule})
+	}
+	if want := []violation{{1, checker.RuleInvalidJSON}, {3, checker.RuleInvalidJSON}}; !equalViolations(got, want) {
+		t.Errorf("JSON Lines with a broken first line: got %v, want %v", got, want)
 	}
 }

@@ -22,6 +22,14 @@ const (
 	typeOther    = "OTHER"
 )
 
+// Kinds of OpenLineage event (spec/OpenLineage.json 2-0-2: the top-level
+// oneOf of RunEvent, DatasetEvent and JobEvent), as messages name them.
+const (
+	kindRun     = "RunEvent"
+	kindDataset = "DatasetEvent"
+	kindJob     = "JobEvent"
+)
+
 // jobKey is an OpenLineage job: its namespace and name.
 type jobKey struct{ namespace, name string }
 
@@ -61,6 +69,7 @@ type wireEvent struct {
 			Airflow *struct {
 				TaskInstance *struct {
 					TryNumber *float64 `json:"try_number"`
+					MapIndex  *float64 `json:"map_index"`
 				} `json:"taskInstance"`
 			} `json:"airflow"`
 		} `json:"facets"`
@@ -79,7 +88,8 @@ type wireEvent struct {
 // event is one schema-valid OpenLineage event, read.
 type event struct {
 	rawEvent
-	typ       string
+	kind      string // kindRun, kindDataset or kindJob
+	typ       string // eventType; "" when absent
 	time      time.Time
 	run       string // runId, lower case
 	job       jobKey
@@ -89,6 +99,8 @@ type event struct {
 	rootJob   jobKey
 	hasTry    bool
 	try       int64
+	hasMap    bool  // map_index is given
+	mapIndex  int64 // -1: a task that is not mapped
 	hasError  bool
 	errText   string
 	streaming bool
@@ -102,8 +114,9 @@ func decodeEvent(schema *jsonschema.Schema, raw rawEvent, proj []byte) (ev event
 	if err != nil {
 		return ev, "not valid JSON: " + err.Error(), false
 	}
+	kind := kindOf(inst)
 	if m, ok := validate(schema, inst); !ok {
-		return ev, "the event does not match openlineage-runevent.schema.json: " + m, false
+		return ev, "the " + kindPhrase(kind) + " does not match openlineage-runevent.schema.json: " + m, false
 	}
 	var w wireEvent
 	if err := json.Unmarshal(proj, &w); err != nil {
@@ -113,7 +126,10 @@ func decodeEvent(schema *jsonschema.Schema, raw rawEvent, proj []byte) (ev event
 	if err != nil {
 		return ev, "the event was refused by the compiled reader: eventTime " + err.Error(), false
 	}
-	ev = event{rawEvent: raw, typ: w.EventType, time: t, run: strings.ToLower(w.Run.RunID), job: jobKey{w.Job.Namespace, w.Job.Name}}
+	ev = event{rawEvent: raw, kind: kind, typ: w.EventType, time: t, run: strings.ToLower(w.Run.RunID), job: jobKey{w.Job.Namespace, w.Job.Name}}
+	if kind != kindRun {
+		return ev, "", true // design-time metadata: nothing else is read
+	}
 	f := &w.Run.Facets
 	if p := f.Parent; p != nil {
 		ev.parent, ev.parentJob = strings.ToLower(p.Run.RunID), p.Job.key()
@@ -124,18 +140,65 @@ func decodeEvent(schema *jsonschema.Schema, raw rawEvent, proj []byte) (ev event
 	if f.ErrorMessage != nil {
 		ev.hasError, ev.errText = true, f.ErrorMessage.Message
 	}
-	if a := f.Airflow; a != nil && a.TaskInstance != nil && a.TaskInstance.TryNumber != nil {
-		n := *a.TaskInstance.TryNumber
-		if n != math.Trunc(n) || n < 1 || n > math.MaxInt32 {
-			return ev, "the event was refused by the compiled reader: try_number is not an integer in range", false
+	if a := f.Airflow; a != nil && a.TaskInstance != nil {
+		if p := a.TaskInstance.TryNumber; p != nil {
+			n := *p
+			if n != math.Trunc(n) || n < 1 || n > math.MaxInt32 {
+				return ev, "the event was refused by the compiled reader: try_number is not an integer in range", false
+			}
+			ev.hasTry, ev.try = true, int64(n)
 		}
-		ev.hasTry, ev.try = true, int64(n)
+		if p := a.TaskInstance.MapIndex; p != nil {
+			n := *p
+			if n != math.Trunc(n) || n < -1 || n > math.MaxInt32 {
+				return ev, "the event was refused by the compiled reader: map_index is not an integer in range", false
+			}
+			ev.hasMap, ev.mapIndex = true, int64(n)
+		}
 	}
 	if jt := w.Job.Facets.JobType; jt != nil {
 		p := strings.ToUpper(jt.ProcessingType)
 		ev.streaming = p == "STREAMING" || p == "SERVICE"
 	}
 	return ev, "", true
+}
+
+// kindOf tells the kind of an event as the schema does: with run a
+// RunEvent; without, with dataset a DatasetEvent; else a JobEvent.
+func kindOf(inst any) string {
+	m, _ := inst.(map[string]any)
+	if _, ok := m["run"]; ok {
+		return kindRun
+	}
+	if _, ok := m["dataset"]; ok {
+		return kindDataset
+	}
+	return kindJob
+}
+
+// kindPhrase names the kind for a message; an event with neither run nor
+// dataset is read as a JobEvent, and the message says why.
+func kindPhrase(kind string) string {
+	if kind == kindJob {
+		return "event (a JobEvent, as it has neither run nor dataset)"
+	}
+	return kind
+}
+
+// ignored names what an event is when it is no state transition of a run,
+// "" when it is one: an OTHER RunEvent, a RunEvent without eventType, a
+// DatasetEvent or a JobEvent. Such an event is validated and counted, and
+// changes nothing.
+func (ev *event) ignored() string {
+	switch {
+	case ev.kind != kindRun:
+		return ev.kind
+	case ev.typ == "":
+		return "RunEvent without eventType"
+	case ev.typ == typeOther:
+		return "OTHER RunEvent"
+	}
+	return ""
 }
 
 // validate runs the schema validator, which panics on a number it cannot

@@ -18,6 +18,9 @@ func FuzzCheck(f *testing.F) {
 	f.Add("[" + ev("START", 0, 1, app) + "," + ev("START", 1, 2, act, parentRoot(1, app, 1, app)) + "]")
 	f.Add(log(ev("START", 1, 1, app, parent(2, act)), ev("OTHER", 0, 2, act, parent(1, app))))
 	f.Add("[\n")
+	f.Add(pretty(ev("START", 0, 1, app, mapIndex(2), try(1))))
+	f.Add(log(datasetEvent(0), jobEvent(1, app), ev("START", 2, 1, app, drop("eventType"))))
+	f.Add(log(ev("COMPLETE", 1, 2, app, parentRoot(1, app, 1, "spark/App")), ev("START", 1, 2, app, parentRoot(1, app, 1, "spark/App"))))
 	f.Fuzz(func(t *testing.T, text string) {
 		run := func() []byte {
 			res, err := openlineage.Check(strings.NewReader(text), checker.Options{Now: testNow, File: "f"})

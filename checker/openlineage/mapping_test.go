@@ -47,9 +47,24 @@ func parentRoot(run int, job string, root int, rootJob string) opt {
 	}
 }
 
+// mapIndex sets the Airflow taskInstance.map_index (keeping a try_number).
+func mapIndex(n int) opt {
+	return func(m map[string]any) {
+		f := facets(m)
+		if f["airflow"] == nil {
+			f["airflow"] = map[string]any{"taskInstance": map[string]any{}}
+		}
+		f["airflow"].(map[string]any)["taskInstance"].(map[string]any)["map_index"] = n
+	}
+}
+
 func try(n int) opt {
 	return func(m map[string]any) {
-		facets(m)["airflow"] = map[string]any{"taskInstance": map[string]any{"try_number": n}}
+		f := facets(m)
+		if f["airflow"] == nil {
+			f["airflow"] = map[string]any{"taskInstance": map[string]any{}}
+		}
+		f["airflow"].(map[string]any)["taskInstance"].(map[string]any)["try_number"] = n
 	}
 }
 
@@ -90,6 +105,33 @@ func ev(typ string, sec, run int, job string, opts ...opt) string {
 	if err != nil {
 		panic(err)
 	}
+	return string(b)
+}
+
+// datasetEvent and jobEvent write design-time events (no run), as Marquez's
+// test resources hold them.
+func datasetEvent(sec int, opts ...opt) string {
+	m := map[string]any{
+		"eventTime": at(sec),
+		"dataset":   map[string]any{"namespace": "warehouse", "name": "sales"},
+		"producer":  "https://example.com/test",
+		"schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/DatasetEvent",
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func jobEvent(sec int, job string) string {
+	ns, name, _ := strings.Cut(job, "/")
+	b, _ := json.Marshal(map[string]any{
+		"eventTime": at(sec),
+		"job":       map[string]any{"namespace": ns, "name": name},
+		"producer":  "https://example.com/test",
+		"schemaURL": "https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/JobEvent",
+	})
 	return string(b)
 }
 
@@ -136,6 +178,8 @@ func TestMapping(t *testing.T) {
 		verdict    string            // "" when the log is invalid
 		runs       map[string]string // run id -> "state: stages"
 		reordered  int
+		ignored    checker.IgnoredEvents
+		aliases    string // "run: job as alias (facet in run, line)", one per alias
 		violations []violation
 	}{
 		{name: "a run with no parent is a one-stage pipeline",
@@ -221,9 +265,147 @@ func TestMapping(t *testing.T) {
 		{name: "a terminal event without START",
 			log:        log(ev("START", 0, 1, app), ev("COMPLETE", 1, 2, act, parent(1, app)), ev("COMPLETE", 2, 1, app)),
 			violations: []violation{{2, checker.RuleTerminalWithoutStart}}},
-		{name: "missing eventType",
-			log:        log(ev("START", 0, 1, app), ev("COMPLETE", 1, 1, app, drop("eventType"))),
-			violations: []violation{{2, checker.RuleSchema}}},
+		{name: "a RunEvent without eventType changes nothing",
+			log:     log(ev("START", 0, 1, app), ev("COMPLETE", 1, 1, app, drop("eventType"))),
+			verdict: checker.VerdictUnhealthy,
+			ignored: checker.IgnoredEvents{NoEventType: 1},
+			runs:    map[string]string{id(1): "stalled: spark/app=stalled/1"}},
+		{name: "DatasetEvents and JobEvents are counted and change nothing",
+			log: log(datasetEvent(0), ev("START", 1, 1, app), jobEvent(2, app), ev("COMPLETE", 3, 1, app),
+				ev("OTHER", 4, 1, app), ev("RUNNING", 5, 2, act, drop("eventType"))),
+			verdict: checker.VerdictHealthy,
+			ignored: checker.IgnoredEvents{Other: 1, NoEventType: 1, DatasetEvent: 1, JobEvent: 1},
+			runs:    map[string]string{id(1): "succeeded: spark/app=succeeded/1"}},
+		{name: "a log of design-time events only has no runs",
+			log:     log(datasetEvent(0), jobEvent(1, app)),
+			verdict: checker.VerdictUnhealthy,
+			ignored: checker.IgnoredEvents{DatasetEvent: 1, JobEvent: 1},
+			runs:    map[string]string{}},
+		{name: "a DatasetEvent is validated",
+			log:        log(datasetEvent(0, func(m map[string]any) { delete(m["dataset"].(map[string]any), "name") })),
+			violations: []violation{{1, checker.RuleSchema}}},
+		{name: "a JobEvent is validated",
+			log:        log(jobEvent(0, "ns/")),
+			violations: []violation{{1, checker.RuleSchema}}},
+		{name: "an event with neither run, dataset nor job",
+			log:        log(`{"eventTime":"2026-01-01T10:00:00Z","producer":"p"}`),
+			violations: []violation{{1, checker.RuleSchema}}},
+		{name: "a root facet naming the run's job differently is an alias (Spark 1.31 to 1.43)",
+			log: log(
+				ev("START", 0, 1, app),
+				ev("START", 1, 2, act, parentRoot(1, app, 1, "spark/My App")),
+				ev("COMPLETE", 2, 2, act, parentRoot(1, app, 1, "spark/My App")),
+				ev("COMPLETE", 3, 1, app)),
+			verdict: checker.VerdictHealthy,
+			aliases: id(1) + ": spark/app as spark/My App (root in " + id(2) + ", 2)",
+			runs:    map[string]string{id(1): "succeeded: spark/app=succeeded/1 spark/app.action=succeeded/1"}},
+		{name: "a run's own events name its job over every facet, whenever they come",
+			log: log(
+				ev("START", 0, 2, act, parent(1, "spark/App")),
+				ev("START", 1, 1, app),
+				ev("COMPLETE", 2, 2, act, parent(1, "spark/App")),
+				ev("COMPLETE", 3, 1, app)),
+			verdict:   checker.VerdictHealthy,
+			reordered: 0,
+			aliases:   id(1) + ": spark/app as spark/App (parent in " + id(2) + ", 1)",
+			runs:      map[string]string{id(1): "succeeded: spark/app=succeeded/1 spark/app.action=succeeded/1"}},
+		{name: "a run that never logs is named by the parent facet, the root facet's name is an alias",
+			log: log(
+				ev("START", 0, 2, act, parentRoot(1, app, 1, "spark/My App")),
+				ev("COMPLETE", 1, 2, act, parentRoot(1, app, 1, "spark/My App"))),
+			verdict: checker.VerdictUnhealthy,
+			aliases: id(1) + ": spark/app as spark/My App (root in " + id(2) + ", 1)",
+			runs:    map[string]string{id(1): "incomplete: spark/app=pending/0 spark/app.action=succeeded/1"}},
+		{name: "two runIds with one job name are two runs",
+			log: log(
+				ev("START", 0, 3, act, parentRoot(1, app, 1, app)),
+				ev("COMPLETE", 1, 3, act, parentRoot(1, app, 1, app)),
+				ev("START", 2, 4, act, parentRoot(2, app, 2, app)),
+				ev("COMPLETE", 3, 4, act, parentRoot(2, app, 2, app))),
+			verdict: checker.VerdictUnhealthy,
+			runs: map[string]string{
+				id(1): "incomplete: spark/app=pending/0 spark/app.action=succeeded/1",
+				id(2): "incomplete: spark/app=pending/0 spark/app.action=succeeded/1"}},
+		{name: "each map index of a mapped Airflow task is a stage that must succeed",
+			log: log(
+				ev("START", 0, 1, dag),
+				ev("START", 1, 2, task, parent(1, dag), try(1), mapIndex(0)),
+				ev("START", 1, 3, task, parent(1, dag), try(1), mapIndex(1)),
+				ev("START", 1, 4, task, parent(1, dag), try(1), mapIndex(2)),
+				ev("COMPLETE", 2, 2, task, parent(1, dag), try(1), mapIndex(0)),
+				ev("FAIL", 2, 3, task, parent(1, dag), try(1), mapIndex(1)),
+				ev("START", 3, 5, task, parent(1, dag), try(2), mapIndex(1)),
+				ev("COMPLETE", 4, 5, task, parent(1, dag), try(2), mapIndex(1)),
+				ev("FAIL", 4, 4, task, parent(1, dag), try(1), mapIndex(2)),
+				ev("COMPLETE", 5, 1, dag)),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "failed: airflow/dag=succeeded/1 airflow/dag.task[0]=succeeded/1 airflow/dag.task[1]=succeeded/2 airflow/dag.task[2]=failed/1"}},
+		{name: "map_index -1 is a task that is not mapped",
+			log: log(
+				ev("START", 0, 1, dag),
+				ev("START", 1, 2, task, parent(1, dag), try(1), mapIndex(-1)),
+				ev("COMPLETE", 2, 2, task, parent(1, dag), try(1), mapIndex(-1)),
+				ev("COMPLETE", 3, 1, dag)),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: airflow/dag=succeeded/1 airflow/dag.task=succeeded/1"}},
+		{name: "the same try_number twice at one map index is ambiguous",
+			log: log(
+				ev("START", 0, 2, task, parent(1, dag), try(1), mapIndex(0)),
+				ev("START", 1, 3, task, parent(1, dag), try(1), mapIndex(0))),
+			violations: []violation{{2, checker.RuleAmbiguousAttempt}}},
+		{name: "a runId that changes its map_index",
+			log:        log(ev("START", 0, 2, task, parent(1, dag), try(1), mapIndex(0)), ev("COMPLETE", 1, 2, task, parent(1, dag), try(1), mapIndex(1))),
+			violations: []violation{{2, checker.RuleConflictingRun}}},
+		{name: "a mapped stage name that is another job's name",
+			log: log(
+				ev("START", 0, 2, task, parent(1, dag), try(1), mapIndex(0)),
+				ev("START", 1, 3, task+"[0]", parent(1, dag), try(1))),
+			violations: []violation{{2, checker.RuleAmbiguousAttempt}}},
+		{name: "a child with its parent's job name is a stage of its own, and a silent root is pending",
+			log: log(
+				ev("START", 0, 2, app, parent(1, app)),
+				ev("COMPLETE", 1, 2, app, parent(1, app))),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "incomplete: spark/app=pending/0 spark/app#2=succeeded/1"}},
+		{name: "a child with its parent's job name is execution 2, also with try_number",
+			log: log(
+				ev("START", 0, 1, task),
+				ev("START", 1, 2, task, parent(1, task), try(1)),
+				ev("COMPLETE", 2, 2, task, parent(1, task), try(1)),
+				ev("COMPLETE", 3, 1, task)),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: airflow/dag.task=succeeded/1 airflow/dag.task#2=succeeded/1"}},
+		{name: "a child with its parent's job name is never an attempt of the parent's stage, at any depth",
+			log: log(
+				ev("START", 0, 1, dag),
+				ev("START", 1, 2, task, parent(1, dag), try(1)),
+				ev("START", 2, 3, task, parentRoot(2, task, 1, dag), try(1)),
+				ev("FAIL", 3, 3, task, parentRoot(2, task, 1, dag), try(1)),
+				ev("COMPLETE", 4, 2, task, parent(1, dag), try(1)),
+				ev("COMPLETE", 5, 1, dag)),
+			verdict: checker.VerdictUnhealthy,
+			runs:    map[string]string{id(1): "failed: airflow/dag=succeeded/1 airflow/dag.task=succeeded/1 airflow/dag.task#2=failed/1"}},
+		{name: "a run whose parent.root names itself is a root",
+			log: log(
+				ev("START", 0, 1, app, parentRoot(9, dag, 1, app)),
+				ev("COMPLETE", 1, 1, app, parentRoot(9, dag, 1, app))),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: spark/app=succeeded/1"}},
+		{name: "at one eventTime a run's events follow its run cycle",
+			log: log(
+				ev("START", 0, 1, app),
+				ev("COMPLETE", 1, 2, act, parent(1, app)),
+				ev("RUNNING", 1, 2, act, parent(1, app)),
+				ev("START", 1, 3, other, parent(1, app)),
+				ev("START", 1, 2, act, parent(1, app)),
+				ev("COMPLETE", 2, 3, other, parent(1, app)),
+				ev("COMPLETE", 3, 1, app)),
+			verdict:   checker.VerdictHealthy,
+			reordered: 3,
+			runs:      map[string]string{id(1): "succeeded: spark/app=succeeded/1 spark/app.action=succeeded/1 spark/app.other=succeeded/1"}},
+		{name: "at one eventTime two terminal events stay in file order",
+			log:        log(ev("START", 0, 1, app), ev("COMPLETE", 1, 1, app), ev("FAIL", 1, 1, app)),
+			violations: []violation{{3, checker.RuleDuplicateTerminal}}},
 		{name: "eventTime without an offset",
 			log:        log(ev("START", 0, 1, app, set("eventTime", "2026-01-01T10:00:00.000"))),
 			violations: []violation{{1, checker.RuleSchema}}},
@@ -259,6 +441,7 @@ func TestMapping(t *testing.T) {
 				ev("OTHER", 3, 1, app),
 				ev("OTHER", 4, 9, "x/only-other")),
 			verdict: checker.VerdictHealthy,
+			ignored: checker.IgnoredEvents{Other: 3},
 			runs:    map[string]string{id(1): "succeeded: spark/app=succeeded/1"}},
 		{name: "ABORT is a failure",
 			log:     log(ev("START", 0, 1, app), ev("ABORT", 1, 1, app)),
@@ -299,6 +482,7 @@ func TestMapping(t *testing.T) {
 		{name: "no runs prove nothing",
 			log:     log(ev("OTHER", 0, 1, app)),
 			verdict: checker.VerdictUnhealthy,
+			ignored: checker.IgnoredEvents{Other: 1},
 			runs:    map[string]string{}},
 	}
 	for _, c := range cases {
@@ -323,6 +507,16 @@ func TestMapping(t *testing.T) {
 			}
 			if *s.Source.ReorderedEvents != c.reordered {
 				t.Errorf("%d events reordered, want %d", *s.Source.ReorderedEvents, c.reordered)
+			}
+			if *s.Source.IgnoredEvents != c.ignored {
+				t.Errorf("ignored %+v, want %+v", *s.Source.IgnoredEvents, c.ignored)
+			}
+			var aliases []string
+			for _, a := range s.Source.JobAliases {
+				aliases = append(aliases, fmt.Sprintf("%s: %s as %s (%s in %s, %d)", a.RunID, a.Job, a.Alias, a.Facet, a.InRun, a.Line))
+			}
+			if got := strings.Join(aliases, "; "); got != c.aliases {
+				t.Errorf("aliases\n got %s\nwant %s", got, c.aliases)
 			}
 			gotRuns := map[string]string{}
 			for _, r := range s.Runs {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 
@@ -142,6 +143,8 @@ func check(in *input, opts checker.Options, sum string) (*checker.Result, error)
 		LineCount:       in.lines,
 		InputFormat:     InputFormat,
 		ReorderedEvents: &reordered,
+		IgnoredEvents:   &m.ignored,
+		JobAliases:      m.aliases(),
 	})
 	return res, nil
 }
@@ -152,18 +155,113 @@ type mapper struct {
 	def  *checker.Definition
 	// byName maps a job label to the definition's stage id (with a definition).
 	byName map[string]checker.StageID
-	// What the log says of each runId (lower case).
-	job    map[string]jobKey
-	up     map[string]string // parent.root when given, else parent
-	try    map[string]int64
-	stream map[string]bool
-	bad    map[string]bool // runIds whose events are not fed
-	roots  map[string]string
+	// What the log says of each runId (lower case), and the runIds in the
+	// order they were first mentioned.
+	runs    map[string]*runInfo
+	order   []string
+	roots   map[string]string
+	ignored checker.IgnoredEvents
+}
+
+// source is where something the mapper knows of a run was said: an event of
+// the run itself (facet "") or the parent or root facet of another run's
+// event.
+type source struct {
+	file  string
+	line  int
+	pos   int
+	typ   string // the event's eventType
+	run   string // the run whose event it is
+	facet string // "", "parent" or "root"
+}
+
+func sourceOf(ev *event, facet string) source {
+	return source{file: ev.file, line: ev.line, pos: ev.pos, typ: ev.typ, run: ev.run, facet: facet}
+}
+
+// describe says where s is, for a message about the event here: its file
+// only when it differs.
+func (s source) describe(here *event) string {
+	where := fmt.Sprintf("line %d", s.line)
+	if s.file != here.file {
+		where = fmt.Sprintf("%s:%d", s.file, s.line)
+	}
+	switch s.facet {
+	case "":
+		return fmt.Sprintf("its own %s event at %s", s.typ, where)
+	case "root":
+		return fmt.Sprintf("the parent.root facet of run %s at %s", s.run, where)
+	}
+	return fmt.Sprintf("the parent facet of run %s at %s", s.run, where)
+}
+
+// named is one name the log gives a run's job, where it was first given.
+type named struct {
+	job jobKey
+	src source
+}
+
+// runInfo is what the log says of one runId. A run is its runId (the spec's
+// Run.runId and RootRun.runId are the run's identity): its own events name
+// its job; a parent or root facet that names it differently gives an alias,
+// never a conflict.
+type runInfo struct {
+	own      *named  // the job its own events name
+	facet    []named // each other name the facets give, in order
+	parent   string  // its parent runId, "" when none
+	parentAt source
+	root     string // its parent.root runId, "" when none
+	rootAt   source
+	hasTry   bool
+	try      int64
+	tryAt    source
+	hasMap   bool
+	mapIndex int64 // -1 when not mapped
+	mapAt    source
+	stream   bool
+	selfRoot bool // a parent.root facet of its own names it: it is a root
+	bad      bool // its events are not fed
+}
+
+// job is the name greenlight gives the run's job: its own events' name;
+// without any, the first name a parent facet gives, else a root facet's.
+func (ri *runInfo) job() jobKey {
+	if ri.own != nil {
+		return ri.own.job
+	}
+	for _, n := range ri.facet {
+		if n.src.facet == "parent" {
+			return n.job
+		}
+	}
+	if len(ri.facet) > 0 {
+		return ri.facet[0].job
+	}
+	return jobKey{}
+}
+
+// up is the run's root when a facet names one, else its parent; "" for a
+// run that names itself as root.
+func (ri *runInfo) up() string {
+	if ri.selfRoot {
+		return ""
+	}
+	if ri.root != "" {
+		return ri.root
+	}
+	return ri.parent
+}
+
+// mapped is the run's Airflow map_index, -1 when it is not a mapped task.
+func (ri *runInfo) mapped() int64 {
+	if ri.hasMap && ri.mapIndex >= 0 {
+		return ri.mapIndex
+	}
+	return -1
 }
 
 func newMapper(feed *checker.Feed, def *checker.Definition) *mapper {
-	m := &mapper{feed: feed, def: def, job: map[string]jobKey{}, up: map[string]string{},
-		try: map[string]int64{}, stream: map[string]bool{}, bad: map[string]bool{}, roots: map[string]string{}}
+	m := &mapper{feed: feed, def: def, runs: map[string]*runInfo{}, roots: map[string]string{}}
 	if def != nil {
 		m.byName = map[string]checker.StageID{}
 		for _, s := range def.Stages {
@@ -173,66 +271,123 @@ func newMapper(feed *checker.Feed, def *checker.Definition) *mapper {
 	return m
 }
 
+func (m *mapper) info(run string) *runInfo {
+	ri := m.runs[run]
+	if ri == nil {
+		ri = &runInfo{mapIndex: -1}
+		m.runs[run] = ri
+		m.order = append(m.order, run)
+	}
+	return ri
+}
+
 func (m *mapper) violate(ev *event, run string, rule checker.RuleID, msg string) {
 	m.feed.Violate(ev.pos, checker.Violation{File: ev.file, Line: ev.line, Rule: rule, Message: msg, RunID: run})
 }
 
-// noteJob records that run is job; a different job named earlier is a
-// conflict.
-func (m *mapper) noteJob(ev *event, run string, job jobKey) bool {
-	if old, ok := m.job[run]; ok && old != job {
-		m.violate(ev, run, checker.RuleConflictingRun, fmt.Sprintf("run %s is job %s here but job %s in an earlier event", run, job.label(), old.label()))
-		return false
-	}
-	m.job[run] = job
-	return true
+// conflict reports that the event ev says something of its run that an
+// earlier event of the run contradicts.
+func (m *mapper) conflict(ev *event, format string, args ...any) {
+	m.violate(ev, ev.run, checker.RuleConflictingRun, fmt.Sprintf(format, args...))
 }
 
-// identify records each run's job, parent or root, try_number and
-// processing type, reporting conflicting_run where events disagree.
+// noteFacetName records a name that a facet of ev gives the run id.
+func (m *mapper) noteFacetName(ev *event, id string, job jobKey, facet string) {
+	ri := m.info(id)
+	for _, n := range ri.facet {
+		if n.job == job {
+			return
+		}
+	}
+	ri.facet = append(ri.facet, named{job, sourceOf(ev, facet)})
+}
+
+// identify records each run's job, parent, root, try_number, map_index and
+// processing type, reporting conflicting_run where a run's own events
+// disagree.
 func (m *mapper) identify(events []event) {
 	for i := range events {
 		ev := &events[i]
-		if ev.typ == typeOther {
+		if ev.ignored() != "" {
 			continue
 		}
-		ok := m.noteJob(ev, ev.run, ev.job)
-		if ev.parent != "" {
-			ok = m.noteJob(ev, ev.parent, ev.parentJob) && ok
+		ri := m.info(ev.run)
+		ok := true
+		switch {
+		case ri.own == nil:
+			ri.own = &named{ev.job, sourceOf(ev, "")}
+		case ri.own.job != ev.job:
+			m.conflict(ev, "run %s is job %s in this %s event, but job %s in %s", ev.run, ev.job.label(), ev.typ, ri.own.job.label(), ri.own.src.describe(ev))
+			ok = false
 		}
-		if ev.root != "" {
-			ok = m.noteJob(ev, ev.root, ev.rootJob) && ok
+		parent, root := ev.parent, ev.root
+		if parent == ev.run {
+			parent = "" // a run that names itself as its parent is a root
 		}
-		up := ev.parent
-		if ev.root != "" {
-			up = ev.root
+		if root == ev.run {
+			root, ri.selfRoot = "", true // a run that names itself as root is a root
 		}
-		if up == ev.run {
-			up = "" // a run that names itself as root is a root
-		}
-		if up != "" {
-			if old, seen := m.up[ev.run]; seen && old != up {
-				m.violate(ev, ev.run, checker.RuleConflictingRun, fmt.Sprintf("run %s belongs under run %s here but under run %s in an earlier event", ev.run, up, old))
+		if parent != "" {
+			m.noteFacetName(ev, parent, ev.parentJob, "parent")
+			switch {
+			case ri.parent == "":
+				ri.parent, ri.parentAt = parent, sourceOf(ev, "")
+			case ri.parent != parent:
+				m.conflict(ev, "run %s has parent run %s in this %s event, but parent run %s in %s", ev.run, parent, ev.typ, ri.parent, ri.parentAt.describe(ev))
 				ok = false
-			} else {
-				m.up[ev.run] = up
+			}
+		}
+		if root != "" {
+			m.noteFacetName(ev, root, ev.rootJob, "root")
+			switch {
+			case ri.root == "":
+				ri.root, ri.rootAt = root, sourceOf(ev, "")
+			case ri.root != root:
+				m.conflict(ev, "run %s has root run %s in this %s event, but root run %s in %s", ev.run, root, ev.typ, ri.root, ri.rootAt.describe(ev))
+				ok = false
 			}
 		}
 		if ev.hasTry {
-			if old, seen := m.try[ev.run]; seen && old != ev.try {
-				m.violate(ev, ev.run, checker.RuleConflictingRun, fmt.Sprintf("run %s has try_number %d here but %d in an earlier event", ev.run, ev.try, old))
+			switch {
+			case !ri.hasTry:
+				ri.hasTry, ri.try, ri.tryAt = true, ev.try, sourceOf(ev, "")
+			case ri.try != ev.try:
+				m.conflict(ev, "run %s has try_number %d in this %s event, but %d in %s", ev.run, ev.try, ev.typ, ri.try, ri.tryAt.describe(ev))
 				ok = false
-			} else {
-				m.try[ev.run] = ev.try
+			}
+		}
+		if ev.hasMap {
+			switch {
+			case !ri.hasMap:
+				ri.hasMap, ri.mapIndex, ri.mapAt = true, ev.mapIndex, sourceOf(ev, "")
+			case ri.mapIndex != ev.mapIndex:
+				m.conflict(ev, "run %s has map_index %d in this %s event, but %d in %s", ev.run, ev.mapIndex, ev.typ, ri.mapIndex, ri.mapAt.describe(ev))
+				ok = false
 			}
 		}
 		if ev.streaming {
-			m.stream[ev.run] = true
+			ri.stream = true
 		}
 		if !ok {
-			m.bad[ev.run] = true
+			ri.bad = true
 		}
 	}
+}
+
+// aliases lists, for every run in the order first mentioned, each name a
+// facet gives its job other than the one greenlight uses.
+func (m *mapper) aliases() []checker.JobAlias {
+	var out []checker.JobAlias
+	for _, id := range m.order {
+		ri := m.runs[id]
+		job := ri.job()
+		for _, n := range ri.facet {
+			if n.job != job {
+				out = append(out, checker.JobAlias{RunID: id, Job: job.label(), Alias: n.job.label(), Facet: n.src.facet, InRun: n.src.run, Line: n.src.pos})
+			}
+		}
+	}
+	return out
 }
 
 // rootOf follows parent facets up to the run that has none; "" when they
@@ -249,11 +404,11 @@ func (m *mapper) rootOf(run string) string {
 			break
 		}
 		seen[r] = true
-		up, ok := m.up[r]
-		if !ok {
+		ri := m.runs[r]
+		if ri == nil || ri.up() == "" {
 			break
 		}
-		r = up
+		r = ri.up()
 	}
 	m.roots[run] = r
 	return r
@@ -265,6 +420,21 @@ type pipelineRun struct {
 	events []*event
 }
 
+// count adds an event that is no state transition to the ignored counts.
+func (m *mapper) count(ev *event) {
+	c := &m.ignored
+	switch {
+	case ev.kind == kindDataset:
+		c.DatasetEvent++
+	case ev.kind == kindJob:
+		c.JobEvent++
+	case ev.typ == "":
+		c.NoEventType++
+	default:
+		c.Other++
+	}
+}
+
 // feedAll maps every event and feeds each pipeline run; it returns how many
 // events were reordered.
 func (m *mapper) feedAll(events []event) (int, error) {
@@ -273,7 +443,11 @@ func (m *mapper) feedAll(events []event) (int, error) {
 	byRoot := map[string]*pipelineRun{}
 	for i := range events {
 		ev := &events[i]
-		if ev.typ == typeOther || m.bad[ev.run] {
+		if ev.ignored() != "" {
+			m.count(ev)
+			continue
+		}
+		if m.runs[ev.run].bad {
 			continue
 		}
 		root := m.rootOf(ev.run)
@@ -291,15 +465,17 @@ func (m *mapper) feedAll(events []event) (int, error) {
 	}
 	reordered := 0
 	for _, pr := range roots {
-		latest := pr.events[0].time
-		for _, ev := range pr.events {
-			if ev.time.Before(latest) {
+		order(pr.events)
+		// An event was reordered when an event before it in the input is
+		// applied after it.
+		minPos := math.MaxInt
+		for i := len(pr.events) - 1; i >= 0; i-- {
+			ev := pr.events[i]
+			if minPos < ev.pos {
 				reordered++
-			} else {
-				latest = ev.time
 			}
+			minPos = min(minPos, ev.pos)
 		}
-		sort.SliceStable(pr.events, func(i, j int) bool { return pr.events[i].time.Before(pr.events[j].time) })
 	}
 	// Pipeline runs in the order of their first event (after ordering).
 	sort.SliceStable(roots, func(i, j int) bool { return roots[i].events[0].pos < roots[j].events[0].pos })
@@ -315,78 +491,224 @@ func (m *mapper) feedAll(events []event) (int, error) {
 	return reordered, nil
 }
 
+// order puts the events of one pipeline run, given in input order, in the
+// order they are applied: by eventTime; at one eventTime, the events of one
+// run by its run cycle (START, then RUNNING, then a terminal event, the
+// only order a run can go through), keeping the places the run's events
+// hold among the other runs' events; otherwise in input order.
+func order(evs []*event) {
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].time.Before(evs[j].time) })
+	for i := 0; i < len(evs); {
+		j := i + 1
+		for j < len(evs) && evs[j].time.Equal(evs[i].time) {
+			j++
+		}
+		if j-i > 1 {
+			cycleOrder(evs[i:j])
+		}
+		i = j
+	}
+}
+
+// cycleOrder orders the events of each run among tie, events at one
+// instant, by the run cycle, leaving every other event in its place.
+func cycleOrder(tie []*event) {
+	places := map[string][]int{}
+	var runs []string
+	for k, ev := range tie {
+		if places[ev.run] == nil {
+			runs = append(runs, ev.run)
+		}
+		places[ev.run] = append(places[ev.run], k)
+	}
+	for _, r := range runs {
+		ks := places[r]
+		if len(ks) < 2 {
+			continue
+		}
+		evs := make([]*event, len(ks))
+		for a, k := range ks {
+			evs[a] = tie[k]
+		}
+		sort.SliceStable(evs, func(a, b int) bool { return cycleStep(evs[a].typ) < cycleStep(evs[b].typ) })
+		for a, k := range ks {
+			tie[k] = evs[a]
+		}
+	}
+}
+
+// cycleStep is an event type's place in the run cycle (website/docs/spec/
+// run-cycle.md): START, then RUNNING, then COMPLETE, FAIL or ABORT.
+func cycleStep(typ string) int {
+	switch typ {
+	case typeStart:
+		return 0
+	case typeRunning:
+		return 1
+	}
+	return 2
+}
+
 // slot is where one OpenLineage run lands: a stage label and an attempt.
 type slot struct {
 	label   string
 	attempt int64
 }
 
+// stageKey is what one stage stands for: a job and, for a mapped Airflow
+// task, its map index.
+type stageKey struct {
+	job      jobKey
+	mapIndex int64
+}
+
+// label is the stage name: namespace/name, with [i] for map index i.
+func (k stageKey) label() string {
+	if k.mapIndex >= 0 {
+		return fmt.Sprintf("%s[%d]", k.job.label(), k.mapIndex)
+	}
+	return k.job.label()
+}
+
+// String describes the stage for a message: "job ns/name", with
+// "map_index i" for a mapped task.
+func (k stageKey) String() string {
+	if k.mapIndex >= 0 {
+		return fmt.Sprintf("job %s, map_index %d", k.job.label(), k.mapIndex)
+	}
+	return "job " + k.job.label()
+}
+
+// groupKey is what makes runs the attempts (with try_number) or the repeats
+// (without) of one stage: they are siblings, runs of one job and map index
+// under one parent. A child is never grouped with its parent, whatever its
+// job: its outcome is not its parent's.
+type groupKey struct {
+	stage  stageKey
+	parent string
+}
+
+// execution is the label of execution n (1-based) of a stage labelled base.
+func execution(base string, n int) string {
+	if n == 1 {
+		return base
+	}
+	return fmt.Sprintf("%s#%d", base, n)
+}
+
 // mapRun assigns each run under the root a stage and an attempt and returns
 // the root's expected stages (nil with a definition) and its feed events.
+// The root run is a stage of its own, whether or not it logged.
 func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEvent, error) {
-	// The jobs in order of their first event, the root's job first; the
-	// runs of each job in order of their first event.
-	rootJob := m.job[pr.id]
-	jobs := []jobKey{rootJob}
-	runsOf := map[jobKey][]string{rootJob: nil}
+	rootInfo := m.info(pr.id)
+	type group struct {
+		key   groupKey
+		runs  []string
+		clash *stageKey // the stage whose label it has, if any
+	}
+	// The root first, then the other runs' groups in order of their first
+	// event, the runs of a group in order of theirs.
+	root := &group{key: groupKey{stage: stageKey{rootInfo.job(), rootInfo.mapped()}}}
+	groups := []*group{root}
+	byKey := map[groupKey]*group{}
+	owner := map[string]stageKey{root.key.stage.label(): root.key.stage} // who has each label
 	first := map[string]*event{}
 	for _, ev := range pr.events {
 		if _, seen := first[ev.run]; seen {
 			continue
 		}
 		first[ev.run] = ev
-		j := m.job[ev.run]
-		if _, ok := runsOf[j]; !ok {
-			jobs = append(jobs, j)
+		if ev.run == pr.id {
+			root.runs = []string{pr.id}
+			continue
 		}
-		runsOf[j] = append(runsOf[j], ev.run)
+		ri := m.runs[ev.run]
+		k := groupKey{stageKey{ri.job(), ri.mapped()}, ri.parent}
+		g := byKey[k]
+		if g == nil {
+			g = &group{key: k}
+			if other, taken := owner[k.stage.label()]; taken && other != k.stage {
+				g.clash = &other
+			} else {
+				owner[k.stage.label()] = k.stage
+			}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.runs = append(g.runs, ev.run)
 	}
 	slots := map[string]slot{}
-	labels := map[string]bool{}
-	for _, j := range jobs {
-		labels[j.label()] = true
-	}
 	var stages []string
-	for _, j := range jobs {
-		runs := runsOf[j]
+	// claim takes the label of the next execution of g's stage for its run
+	// r (a second group of siblings of one job, e.g. a child with its
+	// parent's job, is execution 2); false (reported) when another job has
+	// that name.
+	next := map[stageKey]int{}
+	claim := func(g *group, r string) (string, bool) {
+		sk := g.key.stage
+		if g.clash != nil {
+			m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s (%s) in run %s would be stage %s, but that is the stage of %s", r, sk, pr.id, sk.label(), *g.clash))
+			return "", false
+		}
+		next[sk]++
+		n := next[sk]
+		label := execution(sk.label(), n)
+		if n == 1 {
+			return label, true
+		}
+		if _, taken := owner[label]; taken {
+			m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s is execution %d of job %s in run %s, but %s is also the name of another job", r, n, sk.label(), pr.id, label))
+			return "", false
+		}
+		owner[label] = sk
+		return label, true
+	}
+	label, _ := claim(root, pr.id) // the first label: never taken
+	stages = append(stages, label)
+	if len(root.runs) > 0 {
+		slots[pr.id] = slot{label, 1}
+	}
+	for _, g := range groups[1:] {
 		withTry := 0
-		for _, r := range runs {
-			if _, ok := m.try[r]; ok {
+		for _, r := range g.runs {
+			if m.runs[r].hasTry {
 				withTry++
 			}
 		}
-		stages = append(stages, j.label())
 		switch {
-		case withTry == len(runs) && withTry > 0:
+		case withTry == len(g.runs):
+			label, ok := claim(g, g.runs[0])
+			if !ok {
+				for _, r := range g.runs {
+					m.runs[r].bad = true
+				}
+				continue
+			}
+			stages = append(stages, label)
 			byTry := map[int64]string{}
-			for _, r := range runs {
-				n := m.try[r]
+			for _, r := range g.runs {
+				n := m.runs[r].try
 				if other, dup := byTry[n]; dup {
-					m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("runs %s and %s of job %s in run %s both have try_number %d", other, r, j.label(), pr.id, n))
-					m.bad[r] = true
+					m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("runs %s and %s of job %s in run %s both have try_number %d", other, r, g.key.stage.label(), pr.id, n))
+					m.runs[r].bad = true
 					continue
 				}
 				byTry[n] = r
-				slots[r] = slot{j.label(), n}
+				slots[r] = slot{label, n}
 			}
 		case withTry > 0:
-			for _, r := range runs {
-				m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("job %s in run %s has runs with and without try_number: neither attempts nor repeats", j.label(), pr.id))
-				m.bad[r] = true
+			for _, r := range g.runs {
+				m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("job %s in run %s has runs with and without try_number: neither attempts nor repeats", g.key.stage.label(), pr.id))
+				m.runs[r].bad = true
 			}
 		default:
-			for k, r := range runs {
-				label := j.label()
-				if k > 0 {
-					label = fmt.Sprintf("%s#%d", label, k+1)
-					if labels[label] {
-						m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s is execution %d of job %s in run %s, but %s is also the name of another job", r, k+1, j.label(), pr.id, label))
-						m.bad[r] = true
-						continue
-					}
-					labels[label] = true
-					stages = append(stages, label)
+			for _, r := range g.runs {
+				label, ok := claim(g, r)
+				if !ok {
+					m.runs[r].bad = true
+					continue
 				}
+				stages = append(stages, label)
 				slots[r] = slot{label, 1}
 			}
 		}
@@ -410,7 +732,7 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 	var fed []checker.FeedEvent
 	for _, ev := range pr.events {
 		sl, ok := slots[ev.run]
-		if !ok || m.bad[ev.run] {
+		if !ok || m.runs[ev.run].bad {
 			continue
 		}
 		id := checker.StrStage(sl.label)
@@ -424,7 +746,7 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 			Note: "OpenLineage " + ev.typ + " of run " + ev.run}
 		switch ev.typ {
 		case typeStart:
-			fe.Status, fe.NeverStalls = checker.StatusStarted, m.stream[ev.run]
+			fe.Status, fe.NeverStalls = checker.StatusStarted, m.runs[ev.run].stream
 		case typeRunning:
 			fe.Heartbeat = true
 		case typeComplete:

@@ -42,27 +42,86 @@ type input struct {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// readStream reads JSON Lines or, when the first byte that is not white
-// space is '[', one JSON array of events.
+// readStream reads JSON Lines; or, when the first byte that is not white
+// space is '[', one JSON array of events; or, when it is '{' but the line it
+// starts is not a whole JSON value, one JSON document over many lines (a
+// pretty-printed event), see readDocument.
 func readStream(r io.Reader, file string, max int, h hash.Hash) (*input, error) {
 	br := bufio.NewReaderSize(checker.HashingReader(r, h), 64<<10)
 	head, _ := br.Peek(br.Size())
-	for _, c := range head {
+	for i, c := range head {
 		if isSpace(c) {
 			continue
 		}
+		if c != '[' && (c != '{' || !opensDocument(head[i:])) {
+			break
+		}
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, err
+		}
+		in := &input{lines: countLines(data)}
 		if c == '[' {
-			data, err := io.ReadAll(br)
-			if err != nil {
-				return nil, err
-			}
-			in := &input{lines: countLines(data)}
 			readArray(in, data, file, max)
 			return in, nil
 		}
-		break
+		return readDocument(data, file, max)
 	}
 	return readLines(br, file, max)
+}
+
+// opensDocument tells whether head, which starts with '{', opens a JSON
+// document over many lines: its first line is not a whole JSON value. A
+// first line longer than head is taken for a JSON Lines event.
+func opensDocument(head []byte) bool {
+	end := bytes.IndexByte(head, '\n')
+	if end < 0 {
+		return false
+	}
+	line := bytes.TrimRight(head[:end], " \t\r")
+	return !jsontext.Value(line).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+}
+
+// readDocument reads data, whose first line is not a whole JSON object, as
+// one JSON document holding one event, placed at the line where it starts.
+// When it is not one either, data is JSON Lines only if some line that
+// starts with '{' at its first byte holds a whole JSON object (its faults
+// are then the lines'); else it is neither, and that is one invalid_json
+// violation rather than one for every line.
+func readDocument(data []byte, file string, max int) (*input, error) {
+	in := &input{lines: countLines(data)}
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	v, err := dec.ReadValue()
+	if err == nil {
+		v = append([]byte(nil), v...) // the decoder reuses its buffer
+		end := dec.InputOffset()
+		if _, err = dec.ReadToken(); err == io.EOF {
+			start := end - int64(len(v))
+			n := 1 + bytes.Count(data[:start], []byte{'\n'})
+			if len(v) > max {
+				in.faults = append(in.faults, fault{file, n, n, checker.RuleLineTooLong, fmt.Sprintf("the event is %d bytes, over the limit of %d (raise it with --max-line-bytes)", len(v), max)})
+			} else {
+				in.events = append(in.events, rawEvent{file, n, n, v})
+			}
+			return in, nil
+		} else if err == nil {
+			err = errors.New("more than one JSON value")
+		}
+	}
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		line = bytes.TrimRight(line, "\r")
+		if len(line) > 0 && line[0] == '{' && jsontext.Value(line).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)) {
+			return readLines(bufio.NewReader(bytes.NewReader(data)), file, max)
+		}
+	}
+	n := 1 + bytes.Count(data[:min(dec.InputOffset(), int64(len(data)))], []byte{'\n'})
+	msg := strings.TrimPrefix(err.Error(), "jsontext: ")
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "it ends before the JSON value is closed"
+	}
+	in.faults = append(in.faults, fault{file, n, n, checker.RuleInvalidJSON,
+		"this file is not JSON Lines (its first line is not a whole JSON object, and no line is), nor one JSON document (" + msg + "); write one event per line"})
+	return in, nil
 }
 
 // readLines splits JSON Lines (LF or CRLF); a line longer than max is a
@@ -198,8 +257,9 @@ func eventMembers() keep {
 	return keep{
 		"eventType": nil, "eventTime": nil, "producer": nil,
 		"run": {"runId": nil, "facets": {"parent": nil, "errorMessage": nil, "nominalTime": nil,
-			"airflow": {"taskInstance": {"try_number": nil}}}},
-		"job": {"namespace": nil, "name": nil, "facets": {"jobType": nil}},
+			"airflow": {"taskInstance": {"try_number": nil, "map_index": nil}}}},
+		"job":     {"namespace": nil, "name": nil, "facets": {"jobType": nil}},
+		"dataset": {"namespace": nil, "name": nil},
 	}
 }
 

@@ -54,6 +54,20 @@ func checkInput(name string, opts checker.Options, format string, env Env) (*che
 		fmt.Fprintf(env.Stderr, "greenlight: %s: %d %s put back in eventTime order within their pipeline run\n",
 			render.Terminal(displayName(name)), *s.Source.ReorderedEvents, plural(*s.Source.ReorderedEvents, "event", "events"))
 	}
+	if s := res.Snapshot; s != nil && s.Source.IgnoredEvents != nil && s.Source.IgnoredEvents.Total() > 0 {
+		c := s.Source.IgnoredEvents
+		var kinds []string
+		for _, k := range []struct {
+			n    int
+			kind string
+		}{{c.Other, "OTHER RunEvent"}, {c.NoEventType, "RunEvent without eventType"}, {c.DatasetEvent, "DatasetEvent"}, {c.JobEvent, "JobEvent"}} {
+			if k.n > 0 {
+				kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.kind))
+			}
+		}
+		fmt.Fprintf(env.Stderr, "greenlight: %s: %d %s no state transition of a run, ignored: %s\n",
+			render.Terminal(displayName(name)), c.Total(), plural(c.Total(), "event is", "events are"), strings.Join(kinds, ", "))
+	}
 	return res, nil
 }
 
