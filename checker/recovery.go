@@ -271,6 +271,9 @@ func (c *contractState) resolve(run *runState, si int, ev *Event) (RuleID, strin
 	case a.status == StatusFailed && idempotent:
 		return RuleResolutionOfIdempotentFailure, fmt.Sprintf("%s was resolved, but stage %s is idempotent: a failed attempt is simply retried", who, ev.Stage)
 	case !hasNonSpace([]byte(ev.EvidenceRef)):
+		if ev.EvidenceRef != "" {
+			return RuleResolutionWithoutEvidence, fmt.Sprintf("%s was resolved with evidence_ref %+q, which is only white space; a resolution names its evidence", who, ev.EvidenceRef)
+		}
 		return RuleResolutionWithoutEvidence, who + " was resolved without evidence_ref; a resolution names its evidence"
 	case ev.Resolution == StatusSucceeded && !ev.ManualCompletion:
 		return RuleResolutionWithoutManualCompletion, who + " was resolved succeeded without manual_completion: true"

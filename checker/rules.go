@@ -145,7 +145,7 @@ func Rules() []Rule {
 			"Only unknown attempts and failed attempts of non-idempotent stages are resolved; an idempotent stage is simply retried.",
 			"attempt 1 failed, then attempt 1 resolved   (stage idempotent: true)"},
 		{RuleResolutionWithoutEvidence, "a resolution without evidence_ref",
-			"A person's decision moves the pipeline only with evidence: evidence_ref names it (ticket, query, job-log line).",
+			"A person's decision moves the pipeline only with evidence: evidence_ref names it (ticket, query, job-log line). A value made only of white space (any of ECMA-262's, the no-break space and U+3000 among them) is missing.",
 			`{..., "status": "resolved", "resolution": "failed", "reason": "checked", "resolved_by": "ana"}`},
 		{RuleResolutionWithoutManualCompletion, "a succeeded resolution without manual_completion: true",
 			"Declaring an attempt succeeded says its work was completed by hand; manual_completion: true states it.",
