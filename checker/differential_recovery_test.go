@@ -117,9 +117,9 @@ func TestBlankClass(t *testing.T) {
 
 // FuzzResolvedText is the differential test for the texts of a resolved
 // event, which FuzzFastPathMatchesSchema's one extra member cannot build:
-// the fast path and event.schema.json agree on the event, and the rules'
-// own blank check of evidence_ref and approved_by (hasNonSpace) agrees with
-// the schema's nonBlank class.
+// the fast path and event.schema.json agree on the event, the rules' own
+// blank check of evidence_ref and approved_by (hasNonSpace) agrees with the
+// schema's nonBlank class, and a blank approver has no identity key.
 func FuzzResolvedText(f *testing.F) {
 	f.Add("succeeded", "checked", "ana", "INC-1", "bo")
 	for _, b := range append(append([]string{}, blankRunes...), visibleRunes...) {
@@ -168,6 +168,10 @@ func FuzzResolvedText(f *testing.F) {
 			if hasNonSpace([]byte(s)) != nonBlank.MatchString(s) {
 				t.Fatalf("hasNonSpace(%q) = %v, the schema's nonBlank class says %v", s, hasNonSpace([]byte(s)), nonBlank.MatchString(s))
 			}
+		}
+		// A blank approver names nobody (resolution_without_approval).
+		if !hasNonSpace([]byte(approvedBy)) && identityKey(approvedBy) != "" {
+			t.Fatalf("approved_by %+q is blank but its identity key is %+q", approvedBy, identityKey(approvedBy))
 		}
 	})
 }

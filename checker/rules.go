@@ -154,10 +154,10 @@ func Rules() []Rule {
 			"Cancelling says the attempt's effects were undone; compensated: true states it.",
 			`{..., "status": "resolved", "resolution": "cancelled", "evidence_ref": "T-1", ...}`},
 		{RuleResolutionWithoutApproval, "a succeeded resolution of a non-idempotent stage without approved_by",
-			"Declaring a non-idempotent stage succeeded needs a second person's approval.",
+			"Declaring a non-idempotent stage succeeded needs a second person's approval. An approved_by made only of white space, or only of characters that show nothing (U+200B), is missing.",
 			"stage idempotent: false; attempt 1 unknown, resolved succeeded with no approved_by"},
 		{RuleSelfApprovedResolution, "a non-idempotent success resolution approved by its resolver or by the run's requester",
-			"approved_by must differ from resolved_by and from the run's requested_by (on any event of the run).",
+			"approved_by must name another person than resolved_by and than every requested_by of the run (on any event, before or after the approval). People are compared after white space, invisible characters, Unicode normalization and letter case are taken out, so \"ANA@corp.example\", \"ana \" and a decomposed spelling are all ana@corp.example (docs/recovery.md, Identities).",
 			`{..., "resolution": "succeeded", "resolved_by": "ana", "approved_by": "ana", ...}`},
 	}
 }
