@@ -419,7 +419,7 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 	default:
 		return false
 	}
-	// error: null or a string; on failed, a string with a non-space character.
+	// error: null or a string; on failed, a string that is not blank.
 	ev.HasError = false
 	switch d.kind[fieldError] {
 	case 0, 'n':
@@ -500,7 +500,7 @@ func (d *lineDecoder) fastRecovery(ev *Event) bool {
 	if !flag(fieldManualCompletion, &ev.ManualCompletion) || !flag(fieldCompensated, &ev.Compensated) || !flag(fieldRerunFrom, &ev.RerunFrom) {
 		return false
 	}
-	// attempt_id: when a string, it has a non-space character.
+	// attempt_id: when a string, it is not blank.
 	if present(fieldAttemptID) && !hasNonSpace([]byte(ev.AttemptID)) {
 		return false
 	}
@@ -593,15 +593,40 @@ func validRunID(b []byte) bool {
 	return count >= 1 && count <= 256
 }
 
-// hasNonSpace reports whether b holds a character outside the pattern class
-// \s of Go's regexp ([\t\n\f\r ]), as the schema's "\S" pattern asks.
+// hasNonSpace reports whether b holds a character that is not white space
+// as the schema's "\S" means it in ECMA-262, the regular expressions of
+// JSON Schema: WhiteSpace and LineTerminator, that is U+0009..U+000D,
+// U+0020, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F,
+// U+3000 and U+FEFF. Go's regexp knows only the ASCII part as \s, so the
+// schema spells the class out ($defs/nonBlank in schemas/event.schema.json) and
+// this function keeps to it; a value made only of these characters is
+// blank, as if absent (docs/contract.md, "Blank text").
 func hasNonSpace(b []byte) bool {
-	for _, c := range b {
-		switch c {
-		case '\t', '\n', '\f', '\r', ' ':
-		default:
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c != ' ' && (c < '\t' || c > '\r') {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if !isBlankRune(r) {
 			return true
 		}
+		i += size
+	}
+	return false
+}
+
+// isBlankRune reports whether r is one of ECMA-262's WhiteSpace and
+// LineTerminator characters (see hasNonSpace).
+func isBlankRune(r rune) bool {
+	switch {
+	case r >= '\t' && r <= '\r', r == ' ', r == 0x00a0, r == 0x1680, r >= 0x2000 && r <= 0x200a, r == 0x2028, r == 0x2029,
+		r == 0x202f, r == 0x205f, r == 0x3000, r == 0xfeff:
+		return true
 	}
 	return false
 }

@@ -273,8 +273,8 @@ func SchemaErrorText(err error) string {
 // fields whose patterns people meet; "" leaves the validator's message.
 func patternHint(field string) string {
 	switch field {
-	case "error":
-		return "must hold a non-space character"
+	case "error", "reason", "resolved_by", "attempt_id":
+		return "must hold a character other than white space"
 	case "run_id":
 		return "must hold no control character (U+0000-U+001F, U+007F-U+009F)"
 	case "timestamp_utc", "scheduled_for", "lease_expires_at", "since":

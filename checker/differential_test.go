@@ -122,6 +122,15 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"Lease_Expires_At"`, `"x"`},
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"REQUESTED_BY"`, `"x"`},
 	}
+	// Blank texts (issue 12): ECMA-262 white space beyond ASCII is blank in
+	// every field the schema asks to be not blank.
+	for _, b := range append(append([]string{}, blankRunes...), visibleRunes...) {
+		q, _ := json.Marshal(b)
+		seeds = append(seeds,
+			[9]string{`"r-1"`, `1`, `1`, `"unknown"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"reason"`, string(q)},
+			[9]string{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, string(q), ``, ``},
+			[9]string{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"attempt_id"`, string(q)})
+	}
 	for _, s := range seeds {
 		f.Add(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8])
 	}

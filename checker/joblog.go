@@ -22,6 +22,11 @@ const (
 	JobLogOrphan = "JOB_LOG_ORPHAN"
 	// JobLogConflict: job-log records of one attempt_id that disagree.
 	JobLogConflict = "JOB_LOG_CONFLICT"
+	// JobLogOutOfTime: a job-log record dated before the start of the
+	// attempt it names, or later than now plus the allowed clock skew; it is
+	// not evidence for the attempt, which stays as the event log shows it
+	// (docs/recovery.md, from the outside review of main, issue 12).
+	JobLogOutOfTime = "JOB_LOG_OUT_OF_TIME"
 )
 
 // Reconciliation is the comparison of the event log with the job log: the
@@ -177,6 +182,10 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 			stage, n, line := c.opts.Definition.Stages[key.stage].ID, key.attempt, a.lastLine
 			inc.RunID, inc.Stage, inc.Attempt, inc.Line = &run.id, &stage, &n, &line
 		}
+		var late []jobRecord
+		if known && !conflict {
+			late = c.outOfTime(a, recs)
+		}
 		switch {
 		case conflict:
 			inc.Code = JobLogConflict
@@ -184,6 +193,13 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 		case !known:
 			inc.Code = JobLogOrphan
 			inc.Message = fmt.Sprintf("job log line %d records attempt_id %s (%s), which the event log never names", recs[0].line, id, recs[0].result)
+		case len(late) > 0:
+			inc.Code = JobLogOutOfTime
+			inc.JobLogLines = inc.JobLogLines[:0]
+			for _, r := range late {
+				inc.JobLogLines = append(inc.JobLogLines, r.line)
+			}
+			inc.Message = c.outOfTimeText(late[0], a, *inc.Attempt, *inc.Stage, *inc.RunID, len(recs) > 1)
 		default:
 			r := recs[0]
 			job := jobOutcome(r.result)
@@ -226,6 +242,39 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 		}
 	}
 	return rec, mismatched
+}
+
+// outOfTime returns the records of an attempt that are not evidence for it
+// by their time: dated before the attempt started, or after now plus the
+// allowed clock skew (c.horizon). A job that reports an outcome before its
+// attempt began, or from the future, proves nothing about that attempt.
+func (c *contractState) outOfTime(a *attemptState, recs []jobRecord) []jobRecord {
+	var late []jobRecord
+	start := a.startedAt()
+	for _, r := range recs {
+		if r.at.Before(start) || r.at.After(c.horizon) {
+			late = append(late, r)
+		}
+	}
+	return late
+}
+
+// outOfTimeText explains a JOB_LOG_OUT_OF_TIME inconsistency from its first
+// record out of time; others says the attempt_id has more records, none of
+// which is then adopted.
+func (c *contractState) outOfTimeText(r jobRecord, a *attemptState, attempt int64, stage StageID, run string, others bool) string {
+	var when string
+	if r.at.Before(a.startedAt()) {
+		when = fmt.Sprintf("before attempt %d of stage %s in run %s started (%s, line %d)", attempt, stage, run, formatTime(a.startedAt()), a.startLine)
+	} else {
+		when = fmt.Sprintf("more than %d s after now (%s), the allowed clock skew", int64(c.skew/time.Second), formatTime(c.opts.Now))
+	}
+	none := "it is not adopted"
+	if others {
+		none = "no record of this attempt_id is adopted"
+	}
+	return fmt.Sprintf("job log line %d records attempt_id %s (%s) at %s, %s; a record is evidence only from the attempt's start to now plus the clock skew, so %s",
+		r.line, r.attemptID, r.result, formatTime(r.at), when, none)
 }
 
 func resultsText(recs []jobRecord) string {

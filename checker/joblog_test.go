@@ -13,11 +13,17 @@ func job(id, result string, min int) string {
 	return fmt.Sprintf(`{"attempt_id":%q,"result":%q,"timestamp_utc":%q}`, id, result, t0(min))
 }
 
+// jobAt writes one job-log record at the RFC 3339 time ts.
+func jobAt(id, result, ts string) string {
+	return fmt.Sprintf(`{"attempt_id":%q,"result":%q,"timestamp_utc":%q}`, id, result, ts)
+}
+
 // TestJobLog reconciles event logs with job logs: adoption of attempts with
 // no outcome, mismatch, orphan and conflict, with the run states they give.
 func TestJobLog(t *testing.T) {
 	id := func(s string) string { return `"attempt_id":"` + s + `"` }
 	stalled := []string{rev("extract", 1, "started", 0, id("ex-1"))}
+	leased := []string{rev("extract", 1, "started", 0, id("ex-1"), `"lease_expires_at":"2026-01-01T13:00:00Z"`)}
 	unknown := []string{rev("extract", 1, "started", 0, id("ex-1")), rev("extract", 1, "unknown", 1, reason)}
 	succeeded := append(extractOK()[:0:0], rev("extract", 1, "started", 0, id("ex-1")), rev("extract", 1, "succeeded", 1))
 	cases := []struct {
@@ -40,6 +46,20 @@ func TestJobLog(t *testing.T) {
 		{"orphan record", succeeded, []string{job("zz-9", "SUCCESS", 2)}, "incomplete", "succeeded/succeeded", 0, "JOB_LOG_ORPHAN@[1]", false},
 		{"conflicting records are not adopted", stalled, []string{job("ex-1", "SUCCESS", 2), job("ex-1", "FAILED", 3)}, "stalled", "stalled/stalled", 0, "JOB_LOG_CONFLICT@[1 2]", false},
 		{"repeated agreeing records are one adoption", stalled, []string{job("ex-1", "SUCCESS", 2), job("ex-1", "SUCCESS", 3)}, "incomplete", "succeeded/succeeded", 1, "", false},
+		// A record is evidence only from the attempt's start to now plus the
+		// clock skew (issue 12): now is 12:00, the skew 300 s.
+		{"record at the attempt's start is adopted", stalled, []string{job("ex-1", "SUCCESS", 0)}, "incomplete", "succeeded/succeeded", 1, "", false},
+		{"record at now plus the skew is adopted", stalled, []string{jobAt("ex-1", "SUCCESS", "2026-01-01T12:05:00Z")}, "incomplete", "succeeded/succeeded", 1, "", false},
+		{"record a nanosecond before the start is not adopted", stalled, []string{jobAt("ex-1", "SUCCESS", "2026-01-01T09:59:59.999999999Z")}, "stalled", "stalled/stalled", 0, "JOB_LOG_OUT_OF_TIME@[1]", false},
+		{"record of the day before is not adopted", stalled, []string{jobAt("ex-1", "SUCCESS", "2025-12-31T10:00:00Z")}, "stalled", "stalled/stalled", 0, "JOB_LOG_OUT_OF_TIME@[1]", false},
+		{"record past now plus the skew is not adopted", stalled, []string{jobAt("ex-1", "SUCCESS", "2026-01-01T12:05:00.000000001Z")}, "stalled", "stalled/stalled", 0, "JOB_LOG_OUT_OF_TIME@[1]", false},
+		{"record from 2099 is not adopted", stalled, []string{jobAt("ex-1", "SUCCESS", "2099-01-01T00:00:00Z")}, "stalled", "stalled/stalled", 0, "JOB_LOG_OUT_OF_TIME@[1]", false},
+		{"record from 2099 leaves a running attempt running", leased, []string{jobAt("ex-1", "SUCCESS", "2099-01-01T00:00:00Z")}, "running", "running/running", 0, "JOB_LOG_OUT_OF_TIME@[1]", false},
+		{"record from before the start leaves an unknown attempt unknown", unknown, []string{jobAt("ex-1", "SUCCESS", "2026-01-01T09:00:00+00:00")}, "unknown", "unknown/unknown", 0, "JOB_LOG_OUT_OF_TIME@[1]", false},
+		{"an offset counts: 10:30+01:00 is before a 10:00Z start", stalled, []string{jobAt("ex-1", "SUCCESS", "2026-01-01T10:30:00+01:00")}, "stalled", "stalled/stalled", 0, "JOB_LOG_OUT_OF_TIME@[1]", false},
+		{"one record out of time: the agreeing one is not adopted either", stalled, []string{job("ex-1", "SUCCESS", 2), jobAt("ex-1", "SUCCESS", "2099-01-01T00:00:00Z")}, "stalled", "stalled/stalled", 0, "JOB_LOG_OUT_OF_TIME@[2]", false},
+		{"a record out of time is no mismatch either", succeeded, []string{jobAt("ex-1", "FAILED", "2025-12-31T10:00:00Z")}, "incomplete", "succeeded/succeeded", 0, "JOB_LOG_OUT_OF_TIME@[1]", false},
+		{"disagreeing records stay a conflict, whatever their times", stalled, []string{jobAt("ex-1", "SUCCESS", "2099-01-01T00:00:00Z"), job("ex-1", "FAILED", 3)}, "stalled", "stalled/stalled", 0, "JOB_LOG_CONFLICT@[1 2]", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,6 +89,31 @@ func TestJobLog(t *testing.T) {
 				t.Fatalf("recovery action %s", r.Recovery.Action)
 			}
 		})
+	}
+}
+
+// TestJobLogOutOfTimeMessages pins the wording of JOB_LOG_OUT_OF_TIME, with
+// the bound the record breaks.
+func TestJobLogOutOfTimeMessages(t *testing.T) {
+	log := lines(rev("extract", 1, "started", 0, `"attempt_id":"ex-1"`))
+	cases := []struct {
+		job  []string
+		want string
+	}{
+		{[]string{jobAt("ex-1", "SUCCESS", "2025-12-31T10:00:00Z")},
+			"job log line 1 records attempt_id ex-1 (SUCCESS) at 2025-12-31T10:00:00Z, before attempt 1 of stage extract in run r-1 started (2026-01-01T10:00:00Z, line 1); a record is evidence only from the attempt's start to now plus the clock skew, so it is not adopted"},
+		{[]string{job("ex-1", "SUCCESS", 5), jobAt("ex-1", "SUCCESS", "2099-01-01T00:00:00Z")},
+			"job log line 2 records attempt_id ex-1 (SUCCESS) at 2099-01-01T00:00:00Z, more than 300 s after now (2026-01-01T12:00:00Z), the allowed clock skew; a record is evidence only from the attempt's start to now plus the clock skew, so no record of this attempt_id is adopted"},
+	}
+	for _, tc := range cases {
+		res := runCheck(t, log, func(o *checker.Options) {
+			o.Definition = recoveryDefinition(t)
+			o.JobLog, o.JobLogFile = strings.NewReader(lines(tc.job...)), "job.jsonl"
+		})
+		incs := res.Snapshot.Reconciliation.Inconsistencies
+		if len(incs) != 1 || incs[0].Code != checker.JobLogOutOfTime || incs[0].Message != tc.want || *incs[0].Line != 1 {
+			t.Errorf("got %+v\nwant %s", incs, tc.want)
+		}
 	}
 }
 

@@ -42,13 +42,20 @@ type resolutionState struct {
 // recoveryRun is what the log has shown of one run under the recovery model;
 // runState embeds it.
 type recoveryRun struct {
-	requestedBy string
-	approvals   []approval // approvals of non-idempotent success resolutions
+	// requesters are the requested_by of every event of the run, and
+	// approvers the approved_by of its non-idempotent success resolutions
+	// (issue 12: every requested_by counts, compared by identityKey).
+	requesters people
+	approvers  people
 }
 
-type approval struct {
-	by   string
-	line int
+// spelledAs is " (spelled %q there)" when a person named as name was
+// written differently on the other line, else "".
+func spelledAs(name string, other identity) string {
+	if other.name == name {
+		return ""
+	}
+	return fmt.Sprintf(" (spelled %q there)", other.name)
 }
 
 // attemptKey names one attempt of the log.
@@ -181,16 +188,17 @@ func (c *contractState) checkAttemptID(run *runState, si int, ev *Event) (RuleID
 }
 
 // checkRequester enforces self_approved_resolution from the other side: a
-// requested_by that names someone who already approved a non-idempotent
-// success resolution of the run.
+// requested_by, on any event of the run, that names someone who already
+// approved a non-idempotent success resolution of the run, compared by
+// identityKey.
 func (c *contractState) checkRequester(run *runState, ev *Event) (RuleID, string) {
-	if ev.RequestedBy == "" {
+	if ev.RequestedBy == "" || run.ext == nil || len(run.ext.approvers.list) == 0 || run.ext.requesters.spelledBefore(ev.RequestedBy) {
+		// A requested_by spelled as before was compared with every
+		// approval when the approval was made.
 		return "", ""
 	}
-	for _, a := range run.x().approvals {
-		if a.by == ev.RequestedBy {
-			return RuleSelfApprovedResolution, fmt.Sprintf("run %s was requested by %q, who approved the resolution on line %d; the approver must be someone else", run.id, ev.RequestedBy, a.line)
-		}
+	if a, ok := run.ext.approvers.byKey(identityKey(ev.RequestedBy)); ok {
+		return RuleSelfApprovedResolution, fmt.Sprintf("run %s was requested by %q, who approved the resolution on line %d%s; the approver must be someone else", run.id, ev.RequestedBy, a.line, spelledAs(ev.RequestedBy, a))
 	}
 	return "", ""
 }
@@ -260,7 +268,11 @@ func (c *contractState) resolve(run *runState, si int, ev *Event) (RuleID, strin
 	}
 	a := &atts[ev.Attempt-1]
 	idempotent := c.opts.Definition.Stages[si].Idempotent
-	requester := run.x().requestedBy
+	fourEyes := ev.Resolution == StatusSucceeded && !idempotent
+	var approver string
+	if fourEyes {
+		approver = identityKey(ev.ApprovedBy)
+	}
 	switch prev := a.rx().resolution; {
 	case prev != nil:
 		return RuleDuplicateResolution, fmt.Sprintf("%s was already resolved %s on line %d; a resolution is final", who, prev.outcome, prev.line)
@@ -271,33 +283,44 @@ func (c *contractState) resolve(run *runState, si int, ev *Event) (RuleID, strin
 	case a.status == StatusFailed && idempotent:
 		return RuleResolutionOfIdempotentFailure, fmt.Sprintf("%s was resolved, but stage %s is idempotent: a failed attempt is simply retried", who, ev.Stage)
 	case !hasNonSpace([]byte(ev.EvidenceRef)):
+		if ev.EvidenceRef != "" {
+			return RuleResolutionWithoutEvidence, fmt.Sprintf("%s was resolved with evidence_ref %+q, which is only white space; a resolution names its evidence", who, ev.EvidenceRef)
+		}
 		return RuleResolutionWithoutEvidence, who + " was resolved without evidence_ref; a resolution names its evidence"
 	case ev.Resolution == StatusSucceeded && !ev.ManualCompletion:
 		return RuleResolutionWithoutManualCompletion, who + " was resolved succeeded without manual_completion: true"
 	case ev.Resolution == StatusCancelled && !ev.Compensated:
 		return RuleResolutionWithoutCompensation, who + " was resolved cancelled without compensated: true"
-	case ev.Resolution == StatusSucceeded && !idempotent && !hasNonSpace([]byte(ev.ApprovedBy)):
+	case fourEyes && ev.ApprovedBy == "":
 		return RuleResolutionWithoutApproval, fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by is missing", who, ev.Stage)
-	case ev.Resolution == StatusSucceeded && !idempotent && ev.ApprovedBy == ev.ResolvedBy:
-		return RuleSelfApprovedResolution, fmt.Sprintf("%s was resolved and approved by the same person (%q); the approver must be someone else", who, ev.ResolvedBy)
-	case ev.Resolution == StatusSucceeded && !idempotent && requester != "" && ev.ApprovedBy == requester:
-		return RuleSelfApprovedResolution, fmt.Sprintf("%s was approved by %q, who requested the run; the approver must be someone else", who, ev.ApprovedBy)
+	case fourEyes && approver == "":
+		// Blank (white space only) or made of characters that show nothing.
+		return RuleResolutionWithoutApproval, fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by %+q names nobody (only white space or characters that show nothing)", who, ev.Stage, ev.ApprovedBy)
+	case fourEyes && approver == identityKey(ev.ResolvedBy):
+		if ev.ApprovedBy == ev.ResolvedBy {
+			return RuleSelfApprovedResolution, fmt.Sprintf("%s was resolved and approved by the same person (%q); the approver must be someone else", who, ev.ResolvedBy)
+		}
+		return RuleSelfApprovedResolution, fmt.Sprintf("%s was resolved by %q and approved by %q, the same person in another spelling; the approver must be someone else", who, ev.ResolvedBy, ev.ApprovedBy)
+	case fourEyes && ev.RequestedBy != "" && approver == identityKey(ev.RequestedBy):
+		return RuleSelfApprovedResolution, fmt.Sprintf("%s was approved by %q, who requested the run on the same line%s; the approver must be someone else", who, ev.ApprovedBy, spelledAs(ev.ApprovedBy, identity{name: ev.RequestedBy}))
+	case fourEyes && run.ext != nil && run.ext.requesters.has(approver):
+		r, _ := run.ext.requesters.byKey(approver)
+		return RuleSelfApprovedResolution, fmt.Sprintf("%s was approved by %q, who requested the run on line %d%s; the approver must be someone else", who, ev.ApprovedBy, r.line, spelledAs(ev.ApprovedBy, r))
 	}
 	a.wx().resolution = &resolutionState{
 		outcome: ev.Resolution, reason: ev.Reason, evidenceRef: ev.EvidenceRef, resolvedBy: ev.ResolvedBy, approvedBy: ev.ApprovedBy,
 		manualCompletion: ev.ManualCompletion, compensated: ev.Compensated, at: ev.Time, line: ev.Line,
 	}
-	if ev.Resolution == StatusSucceeded && !idempotent {
-		wx := run.wx()
-		wx.approvals = append(wx.approvals, approval{by: ev.ApprovedBy, line: ev.Line})
+	if fourEyes {
+		run.wx().approvers.add(identity{ev.ApprovedBy, approver, ev.Line})
 	}
 	return "", ""
 }
 
 // recordRecovery keeps the recovery fields of an event that broke no rule.
 func (c *contractState) recordRecovery(run *runState, si int, ev *Event) {
-	if ev.RequestedBy != "" && (run.ext == nil || run.ext.requestedBy == "") {
-		run.wx().requestedBy = ev.RequestedBy
+	if ev.RequestedBy != "" && (run.ext == nil || !run.ext.requesters.spelledBefore(ev.RequestedBy)) {
+		run.wx().requesters.add(identity{ev.RequestedBy, identityKey(ev.RequestedBy), ev.Line})
 	}
 	atts := run.stages[si]
 	if ev.Attempt > int64(len(atts)) {

@@ -87,6 +87,13 @@ func recoveryRuleCases() []recoveryRuleCase {
 		{"self_approved_resolution/approved by the resolver", append(append([]string{}, loadUnknown...), resolvedEv("load", 1, 4, "succeeded", evidence, manual, `"approved_by":"ana"`)), nil, []want{{5, checker.RuleSelfApprovedResolution}}},
 		{"self_approved_resolution/approved by the run's requester", append(append([]string{}, loadUnknown...), resolvedEv("load", 1, 4, "succeeded", evidence, manual, `"approved_by":"bo"`)), nil, []want{{5, checker.RuleSelfApprovedResolution}}},
 		{"self_approved_resolution/requester named after the approval", append(append([]string{}, loadUnknown...), resolvedEv("load", 1, 4, "succeeded", evidence, manual, `"approved_by":"cy"`), rev("publish", 1, "started", 5, `"requested_by":"cy"`)), nil, []want{{6, checker.RuleSelfApprovedResolution}}},
+		// Evidence of the event log that carries a time is bound like every
+		// event (issue 12): at or after what the run showed before it, which
+		// includes the attempt's start, and at most now plus the clock skew.
+		{"out_of_order/a resolution dated before its attempt's start", []string{rev("extract", 1, "started", 5), rev("extract", 1, "unknown", 6, reason), resolvedEv("extract", 1, 4, "succeeded", evidence, manual)}, nil, []want{{3, checker.RuleOutOfOrder}}},
+		{"timestamp_in_future/a resolution from 2099", []string{s1, unk1, ev("r-1", "extract", 1, "resolved", "2099-01-01T00:00:00Z", `"resolution":"succeeded"`, `"reason":"r"`, `"resolved_by":"ana"`, evidence, manual)}, nil, []want{{3, checker.RuleTimestampInFuture}}},
+		{"out_of_order/a heartbeat dated before its attempt's start", []string{rev("extract", 1, "started", 5), rev("extract", 1, "heartbeat", 4)}, nil, []want{{2, checker.RuleOutOfOrder}}},
+		{"timestamp_in_future/a heartbeat from 2099", []string{s1, ev("r-1", "extract", 1, "heartbeat", "2099-01-01T00:00:00Z")}, nil, []want{{2, checker.RuleTimestampInFuture}}},
 		{"schema/unknown without reason", []string{s1, rev("extract", 1, "unknown", 1)}, nil, []want{{2, checker.RuleSchema}}},
 		{"schema/resolved without resolved_by", []string{s1, unk1, rev("extract", 1, "resolved", 2, `"resolution":"failed"`, `"reason":"r"`, evidence)}, nil, []want{{3, checker.RuleSchema}}},
 		{"schema/resolution outside the enum", []string{s1, unk1, resolvedEv("extract", 1, 2, "maybe", evidence)}, nil, []want{{3, checker.RuleSchema}}},

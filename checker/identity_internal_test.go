@@ -1,0 +1,56 @@
+package checker
+
+import "testing"
+
+// TestIdentityKey pins the key of the four-eyes comparison for each step:
+// white space, invisible characters, normalization and case folding.
+func TestIdentityKey(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"ana@corp.example", "ana@corp.example"},
+		{"  ANA@Corp.Example\u00a0", "ana@corp.example"},
+		{"Ana \t\u3000 Lopez", "ana lopez"},
+		{"\u2028ana\u2029", "ana"},
+		{"jos\u00e9", "jose\u0301"},
+		{"jose\u0301", "jose\u0301"},
+		{"STRASSE", "strasse"},
+		{"straße", "strasse"},
+		{"ａｎａ", "ana"},
+		{"\ufb01ona", "fiona"},
+		{"\u212aim", "kim"},
+		{"a\u200bn\u00ada\ufe0f\u0007", "ana"},
+		{"\u0430na", "\u0430na"},
+		{"", ""},
+		{" \u200b\ufeff ", ""},
+	}
+	for _, tc := range cases {
+		if got := identityKey(tc.in); got != tc.want {
+			t.Errorf("identityKey(%+q) = %+q, want %+q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestPeople: the set answers the same before and after it grows past its
+// short list into maps.
+func TestPeople(t *testing.T) {
+	var p people
+	for i := range 20 {
+		name := string(rune('a'+i)) + "x"
+		p.add(identity{name, identityKey(name), i + 1})
+		p.add(identity{name, identityKey(name), 100}) // a repeat is not added
+		upper := string(rune('A'+i)) + "X"
+		p.add(identity{upper, identityKey(upper), 200 + i}) // same key, new spelling
+		for j := 0; j <= i; j++ {
+			n := string(rune('a'+j)) + "x"
+			if id, ok := p.byKey(n); !ok || id.name != n || id.line != j+1 || !p.spelledBefore(n) || !p.spelledBefore(string(rune('A'+j))+"X") {
+				t.Fatalf("after %d adds: byKey(%q) = %+v, %v", i+1, n, id, ok)
+			}
+		}
+		if p.has("zz") || p.has("") || p.spelledBefore("zz") {
+			t.Fatalf("after %d adds: an unknown name is in the set", i+1)
+		}
+	}
+	p.add(identity{" ", "", 300})
+	if !p.spelledBefore(" ") || p.has("") {
+		t.Fatal("a blank requester is remembered as spelled but names nobody")
+	}
+}
