@@ -105,7 +105,7 @@ func Main(env Env) (code int) {
 	defer func() {
 		// go-githubactions panics when it cannot write a command or file.
 		if r := recover(); r != nil {
-			fmt.Fprintf(os.Stderr, "greenlight: %v\n", r)
+			fmt.Fprintf(os.Stderr, "greenlight: %s\n", cli.ErrorLine(fmt.Errorf("%v", r)))
 			code = cli.ExitInvalid
 		}
 	}()

@@ -69,7 +69,8 @@ usage:
 EVENTS.jsonl may be - for standard input; an OpenLineage EVENTS may also be a
 JSON array or a directory of *.json files. Run "greenlight check --help" for the flags.
 exit codes: 0 valid (and healthy with --fail-on-unhealthy), 1 unhealthy with
---fail-on-unhealthy, 2 invalid log, unreadable file, bad flags or definition.
+--fail-on-unhealthy, 2 invalid log, unreadable file, bad flags or definition,
+failed write; 130 and 143 stopped by SIGINT and SIGTERM.
 `
 
 // Main runs greenlight with args (without the program name) and returns the
