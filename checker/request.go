@@ -5,6 +5,22 @@ import (
 	"fmt"
 )
 
+// The ranges of the numeric options (outside review, issue 12): each runs
+// from 1 to its limit, and a value outside is an error that names the
+// option, the value and the range, in every shell.
+const (
+	// StaleAfterSecondsLimit (seconds, 365 days) is the bound
+	// schemas/pipeline.schema.json puts on stale_after_seconds, which
+	// --stale-after-seconds overrides.
+	StaleAfterSecondsLimit = 31536000
+	// MaxLineBytesLimit (bytes, 1 GiB) bounds --max-line-bytes: a line up
+	// to the limit is held in memory whole.
+	MaxLineBytesLimit = 1 << 30
+	// MaxViolationsLimit bounds --max-violations: every listed violation is
+	// held in memory and printed.
+	MaxViolationsLimit = 1000000
+)
+
 // Request is what a shell has gathered from its user before a check, as
 // text: the pipeline definition's bytes or a --stages list, the moment to
 // judge at and the other knobs. Every shell (the CLI, the wasip1 module, the
@@ -139,14 +155,18 @@ func (r Request) Options() (Options, error) {
 	default:
 		return o, fmt.Errorf("--gate %q: use all or latest", r.Gate)
 	}
-	if r.StaleAfterSeconds < 0 {
-		return o, errors.New("--stale-after-seconds must be at least 1")
-	}
-	if r.MaxLineBytes < 0 {
-		return o, errors.New("--max-line-bytes must be at least 1")
-	}
-	if r.MaxViolations < 0 {
-		return o, errors.New("--max-violations must be at least 1")
+	for _, k := range []struct {
+		name  string
+		v     int
+		limit int
+	}{
+		{"--stale-after-seconds", r.StaleAfterSeconds, StaleAfterSecondsLimit},
+		{"--max-line-bytes", r.MaxLineBytes, MaxLineBytesLimit},
+		{"--max-violations", r.MaxViolations, MaxViolationsLimit},
+	} {
+		if k.v < 0 || k.v > k.limit {
+			return o, fmt.Errorf("%s \"%d\": use a whole number from 1 to %d", k.name, k.v, k.limit)
+		}
 	}
 	o.StaleAfterSeconds = r.StaleAfterSeconds
 	o.File = r.File

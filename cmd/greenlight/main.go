@@ -9,22 +9,58 @@ package main
 
 import (
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/action"
+	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 	"github.com/greenlight-ci/greenlight/internal/viewcmd"
 )
 
 func main() {
+	// A closed standard output is a write error (EPIPE) that the commands
+	// report and clean up after (exit 2), not a silent SIGPIPE death.
+	signal.Ignore(syscall.SIGPIPE)
 	if len(os.Args) > 1 && os.Args[1] == "action" {
+		stopOnSignal()
 		if len(os.Args) > 2 {
 			os.Stderr.WriteString("greenlight: action takes no arguments; it reads its inputs from INPUT_* variables\n")
 			os.Exit(cli.ExitInvalid)
 		}
 		os.Exit(action.Main(action.Env{GH: githubactions.New(), Now: time.Now, Token: action.RandomToken}))
 	}
+	if len(os.Args) < 2 || os.Args[1] != "view" {
+		// view serves until a signal and stops cleanly by itself.
+		stopOnSignal()
+	}
 	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Commands: viewcmd.Commands()}))
+}
+
+// stopOnSignal makes SIGINT and SIGTERM stop greenlight at once without
+// leaving anything behind (outside review, issue 12): the temporary file of
+// a snapshot or report being written is removed, its target keeps its
+// previous bytes, stderr says so last, and the exit code is 128 plus the
+// signal's number (cli.ExitInterrupted, cli.ExitTerminated), as a shell
+// reports a command a signal stopped.
+func stopOnSignal() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-ch
+		msg := "greenlight: stopped by SIGINT"
+		code := cli.ExitInterrupted
+		if sig == syscall.SIGTERM {
+			msg, code = "greenlight: stopped by SIGTERM", cli.ExitTerminated
+		}
+		for _, target := range atomicfile.Abandon() {
+			msg += "; " + render.Terminal(target) + " left as it was"
+		}
+		os.Stderr.WriteString(msg + "\n")
+		os.Exit(code)
+	}()
 }

@@ -8,12 +8,24 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"greenlight": main,
+		// greenlight-stall-write is greenlight whose snapshot or report
+		// write stops for good once the temporary file holds its first
+		// bytes, after saying so on stderr: a test then signals it in the
+		// middle of the write.
+		"greenlight-stall-write": func() {
+			atomicfile.MidWrite = func(tmp string) {
+				fmt.Fprintf(os.Stderr, "mid-write %s\n", tmp)
+				time.Sleep(time.Hour)
+			}
+			main()
+		},
 		// greenlight-at runs greenlight with the wall clock fixed at
 		// 2026-01-01T12:00:00Z, for scripts that test the default of --now.
 		"greenlight-at-noon": func() {
@@ -39,6 +51,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("TESTDATA", wd+"/../../testdata")
 			// The real OpenLineage captures live next to the repository.
 			env.Setenv("SAMPLES", wd+"/../../../shared/samples")
+			// $ESC is the escape character, for names that hold a terminal
+			// escape sequence.
+			env.Setenv("ESC", "\x1b")
 			return nil
 		},
 		// [samples] holds when ../shared/samples is there.

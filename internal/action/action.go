@@ -30,6 +30,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
 )
 
 // Mode values of the mode input.
@@ -107,7 +108,7 @@ func Main(env Env) (code int) {
 	defer func() {
 		// go-githubactions panics when it cannot write a command or file.
 		if r := recover(); r != nil {
-			fmt.Fprintf(os.Stderr, "greenlight: %v\n", r)
+			fmt.Fprintf(os.Stderr, "greenlight: %s\n", cli.ErrorLine(fmt.Errorf("%v", r)))
 			code = cli.ExitInvalid
 		}
 	}()
@@ -122,7 +123,7 @@ func Main(env Env) (code int) {
 	}
 	var files []string
 	if err == nil {
-		files, err = expand(in.events)
+		files, err = expand(in.events, gh.Getenv("GITHUB_WORKSPACE"))
 	}
 	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || len(files) != 1) {
 		err = fmt.Errorf("the snapshot input needs mode check and exactly one event log; events matched %d files", len(files))
@@ -217,8 +218,8 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	in.gate = checker.Gate(gate)
 	var err error
 	if s := gh.GetInput("stale-after-seconds"); s != "" {
-		if in.stale, err = strconv.Atoi(s); err != nil || in.stale < 1 {
-			return in, fmt.Errorf("stale-after-seconds %q: use a whole number of seconds, at least 1", s)
+		if in.stale, err = strconv.Atoi(s); err != nil || in.stale < 1 || in.stale > checker.StaleAfterSecondsLimit {
+			return in, fmt.Errorf("stale-after-seconds %q: use a whole number of seconds from 1 to %d", s, checker.StaleAfterSecondsLimit)
 		}
 	}
 	if in.failOnUnhealthy, err = boolInput(gh, "fail-on-unhealthy", true); err != nil {
@@ -229,8 +230,8 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	}
 	in.maxAnnotations = DefaultMaxAnnotations
 	if s := gh.GetInput("max-annotations"); s != "" {
-		if in.maxAnnotations, err = strconv.Atoi(s); err != nil || in.maxAnnotations < 0 {
-			return in, fmt.Errorf("max-annotations %q: use a whole number, 0 or more", s)
+		if in.maxAnnotations, err = strconv.Atoi(s); err != nil || in.maxAnnotations < 0 || in.maxAnnotations > RunnerErrorAnnotations {
+			return in, fmt.Errorf("max-annotations %q: use a whole number from 0 to %d (the runner shows no more)", s, RunnerErrorAnnotations)
 		}
 	}
 	in.snapshot = gh.GetInput("snapshot")
@@ -251,8 +252,15 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 		case in.format != formatNative:
 			return in, errors.New("the job-log input applies to input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with")
 		}
-		if in.jobLog, err = os.ReadFile(in.jobLogFile); err != nil {
-			return in, fmt.Errorf("cannot read the job log: %v", err)
+		root, err := workspaceRoot(gh.Getenv("GITHUB_WORKSPACE"))
+		if err == nil {
+			err = inWorkspace(root, in.jobLogFile, "a job log")
+		}
+		if err != nil {
+			return in, fmt.Errorf("job-log %q: %v", in.jobLogFile, err)
+		}
+		if in.jobLog, err = osfile.ReadFile(in.jobLogFile); err != nil {
+			return in, fmt.Errorf("cannot read the job log: %s", osfile.Describe(err))
 		}
 	}
 	if s := gh.GetInput("now"); s != "" {
@@ -299,9 +307,9 @@ func definitionOptions(pipeline, stages, format string) (checker.Options, error)
 	case pipeline != "" && stages != "":
 		return o, errors.New("give either the pipeline input or the stages input, not both")
 	case pipeline != "":
-		data, err := os.ReadFile(pipeline)
+		data, err := osfile.ReadFile(pipeline)
 		if err != nil {
-			return o, fmt.Errorf("cannot read the pipeline definition: %v", err)
+			return o, fmt.Errorf("cannot read the pipeline definition: %s", osfile.Describe(err))
 		}
 		if o.Definition, err = checker.ParseDefinition(data); err != nil {
 			return o, fmt.Errorf("%s: %v", pipeline, err)
@@ -324,12 +332,19 @@ func definitionOptions(pipeline, stages, format string) (checker.Options, error)
 
 // expand turns the events patterns into a sorted list of files without
 // duplicates. A pattern with no glob characters names one file, which must
-// exist; a glob (with ** for any depth) must match at least one file.
-func expand(patterns []string) ([]string, error) {
+// exist; a glob (with ** for any depth) must match at least one file. A
+// directory the pattern matches is not a file and is passed over, and **
+// does not descend into a symbolic link; every other match must be a
+// regular file inside the workspace (inWorkspace).
+func expand(patterns []string, workspace string) ([]string, error) {
+	root, err := workspaceRoot(workspace)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
 	var files []string
 	for _, p := range patterns {
-		matches, err := doublestar.FilepathGlob(p, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+		matches, err := doublestar.FilepathGlob(p, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors(), doublestar.WithNoFollow())
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("events %q: %v", p, err)
 		}
@@ -338,6 +353,9 @@ func expand(patterns []string) ([]string, error) {
 		}
 		sort.Strings(matches)
 		for _, m := range matches {
+			if err := inWorkspace(root, m, "an event log"); err != nil {
+				return nil, fmt.Errorf("events %q: %v", p, err)
+			}
 			if !seen[m] {
 				seen[m] = true
 				files = append(files, m)
@@ -347,14 +365,68 @@ func expand(patterns []string) ([]string, error) {
 	return files, nil
 }
 
+// workspaceRoot is the workspace directory with every symbolic link in it
+// resolved: GITHUB_WORKSPACE, or the working directory when it is not set
+// (a step starts there).
+func workspaceRoot(workspace string) (string, error) {
+	if workspace == "" {
+		workspace = "."
+	}
+	abs, err := filepath.Abs(workspace)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot resolve GITHUB_WORKSPACE: %s", osfile.Describe(err))
+	}
+	return abs, nil
+}
+
+// inWorkspace refuses a file the action reads (an events match or the job
+// log; kind names it in the message, "an event log") that resolves, through
+// any symbolic link, to a place outside root, or to anything but a regular file (a FIFO,
+// a device such as /dev/zero, a directory): a committed symbolic link must
+// not make the action read /etc/passwd into annotations, or read without
+// end (outside review, issue 12).
+func inWorkspace(root, name, kind string) error {
+	abs, err := filepath.Abs(name)
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(abs)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot resolve %s: %s", render.Terminal(name), osfile.Describe(err))
+	}
+	what := render.Terminal(name)
+	if !sameAbs(name, abs) {
+		what += " (which resolves to " + render.Terminal(abs) + ")"
+	}
+	if rel, err := filepath.Rel(root, abs); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%s is outside the workspace %s; the action reads only files inside GITHUB_WORKSPACE", what, render.Terminal(root))
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %s", what, osfile.Describe(err))
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s; %s must be a regular file", what, osfile.Kind(st.Mode().Type()), kind)
+	}
+	return nil
+}
+
+// sameAbs reports whether name, made absolute, is resolved.
+func sameAbs(name, resolved string) bool {
+	abs, err := filepath.Abs(name)
+	return err == nil && abs == resolved
+}
+
 // checkAll checks each file as its own log, in the input format, with the
 // job log when one is given.
 func checkAll(files []string, in inputs) ([]render.LogResult, error) {
 	logs := make([]render.LogResult, 0, len(files))
 	for _, name := range files {
-		f, err := os.Open(name)
+		f, err := osfile.Open(name)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the event log: %v", err)
+			return nil, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
 		}
 		o := in.opts
 		o.File = filepath.ToSlash(name)

@@ -42,7 +42,13 @@ type run struct {
 // point at fresh files unless env sets them; "-" in env means unset.
 func runAction(t *testing.T, env map[string]string) run {
 	t.Helper()
-	t.Chdir(repoRoot)
+	return runActionIn(t, repoRoot, env)
+}
+
+// runActionIn is runAction started in the directory wd.
+func runActionIn(t *testing.T, wd string, env map[string]string) run {
+	t.Helper()
+	t.Chdir(wd)
 	dir := t.TempDir()
 	vars := map[string]string{
 		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),

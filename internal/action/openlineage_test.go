@@ -19,11 +19,12 @@ const olFailedAction = `{"eventType":"START","eventTime":"2026-01-01T10:00:00Z",
 // OpenLineage logs without a definition, gates on them and annotates the
 // line of the failed action.
 func TestOpenLineageInput(t *testing.T) {
-	log := filepath.Join(t.TempDir(), "spark.jsonl")
+	workspace := t.TempDir()
+	log := filepath.Join(workspace, "spark.jsonl")
 	if err := os.WriteFile(log, []byte(olFailedAction), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := runAction(t, map[string]string{"INPUT_EVENTS": log, "INPUT_INPUT-FORMAT": "openlineage", "INPUT_NOW": "2026-01-01T12:00:00Z"})
+	got := runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_INPUT-FORMAT": "openlineage", "INPUT_NOW": "2026-01-01T12:00:00Z"})
 	if got.exit != 1 {
 		t.Errorf("exit %d, want 1\n%s", got.exit, got.stdout)
 	}
@@ -32,12 +33,12 @@ func TestOpenLineageInput(t *testing.T) {
 			t.Errorf("GITHUB_OUTPUT lacks %q:\n%s", want, got.output)
 		}
 	}
-	if !strings.Contains(got.stdout, "::error file="+filepath.ToSlash(log)+",line=3,title=stage spark/app.write failed in run 00000000-0000-4000-8000-000000000001::") {
+	if !strings.Contains(got.stdout, "::error file=spark.jsonl,line=3,title=stage spark/app.write failed in run 00000000-0000-4000-8000-000000000001::") {
 		t.Errorf("no annotation on line 3 of the failed action:\n%s", got.stdout)
 	}
 
 	// The same log read as native events is invalid.
-	got = runAction(t, map[string]string{"INPUT_EVENTS": log, "INPUT_STAGES": "1", "INPUT_NOW": "2026-01-01T12:00:00Z"})
+	got = runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_STAGES": "1", "INPUT_NOW": "2026-01-01T12:00:00Z"})
 	if got.exit != 2 {
 		t.Errorf("native: exit %d, want 2", got.exit)
 	}

@@ -1,57 +1,152 @@
 // Package atomicfile writes a file so that readers see the old content or the
 // new, never a torn one: a temporary file in the same directory, written,
 // synced, renamed over the target, and the directory synced.
+//
+// No temporary file is left behind (outside review, issue 12): every error
+// path removes it, and a process stopped by a signal calls Abandon, which
+// removes the temporary files of the writes in progress and keeps any of them
+// from replacing its target, before it exits.
 package atomicfile
 
 import (
 	"bufio"
-	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
+
+	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
 )
 
+// Error is a failed write: Op says which step failed ("cannot write",
+// "cannot replace", ...), Path is the target. The target is left as it was.
+type Error struct {
+	Op   string
+	Path string
+	Err  error
+}
+
+// Error reads "cannot write PATH: reason", every file name in it escaped
+// for a terminal (render.Terminal, through osfile.Describe).
+func (e *Error) Error() string {
+	return e.Op + " " + render.Terminal(e.Path) + ": " + osfile.Describe(e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// pending holds the temporary files of the writes in progress, by name,
+// with their targets. Its lock is held while a temporary file is created
+// and while one is renamed over its target, so that Abandon sees each write
+// either before its rename (and removes its temporary file) or after it.
+var pending = struct {
+	sync.Mutex
+	files map[string]string
+}{files: map[string]string{}}
+
+// MidWrite, when not nil, is called with the temporary file's name once
+// the first bytes of the content are in it and before the rest is written.
+// It is for tests that stop the process in the middle of a write.
+var MidWrite func(tmp string)
+
+// Abandon removes the temporary file of every write in progress and returns
+// their targets, which keep their previous content. It never gives the lock
+// back, so no write in progress can create another temporary file or
+// replace its target afterwards: call it only right before the process
+// exits, from the goroutine that handles SIGINT or SIGTERM.
+func Abandon() []string {
+	pending.Lock()
+	var targets []string
+	for tmp, target := range pending.files {
+		os.Remove(tmp)
+		targets = append(targets, target)
+	}
+	return targets
+}
+
 // Write replaces path with data atomically (mode 0644). On any error the
-// target is left as it was and the temporary file is removed; the error says
-// which step failed.
+// target is left as it was and the temporary file is removed; the error (an
+// *Error) says which step failed.
 func Write(path string, data []byte) error {
 	return writeWith(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	})
+	}, nil)
 }
 
-func writeWith(path string, fill func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+// WriteFunc is Write for content produced by a function: fill writes the
+// content to w (buffered) and its error, or a write error, leaves the target
+// as it was.
+func WriteFunc(path string, fill func(w io.Writer) error) error {
+	return writeWith(path, fill, nil)
+}
+
+// WriteFuncThen is WriteFunc followed, once the target is replaced, by
+// then, which reads the content just written from its start (from the file
+// itself, so a later writer of the same path does not change what it
+// reads). An error of then is returned as it is: the target holds the new
+// content by then.
+func WriteFuncThen(path string, fill func(w io.Writer) error, then func(written io.Reader) error) error {
+	return writeWith(path, fill, then)
+}
+
+func writeWith(path string, fill func(w io.Writer) error, then func(io.Reader) error) (err error) {
+	fail := func(op string, err error) error { return &Error{Op: op, Path: path, Err: err} }
+	// A target that is a directory, a device or a FIFO is refused: renaming
+	// over it would replace, say, /dev/null for every other program.
+	if st, serr := os.Lstat(path); serr == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+		return fail("cannot write", &osfile.NotRegularError{Path: path, Mode: st.Mode().Type()})
 	}
+	dir := filepath.Dir(path)
+	pending.Lock()
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err == nil {
+		pending.files[tmp.Name()] = path
+	}
+	pending.Unlock()
+	if err != nil {
+		return fail("cannot write", err)
+	}
+	renamed := false
 	defer func() {
-		if err != nil {
-			tmp.Close()
+		tmp.Close() // a second Close after the one below is harmless
+		if !renamed {
 			os.Remove(tmp.Name())
 		}
+		pending.Lock()
+		delete(pending.files, tmp.Name())
+		pending.Unlock()
 	}()
-	bw := bufio.NewWriterSize(tmp, 256<<10)
+	bw := bufio.NewWriterSize(&hooked{f: tmp}, 256<<10)
 	if err = fill(bw); err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+		return fail("cannot write", err)
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("cannot sync %s: %w", path, err)
+		return fail("cannot sync", err)
 	}
 	if err = tmp.Chmod(0o644); err != nil && runtime.GOOS != "windows" {
-		return fmt.Errorf("cannot set the mode of %s: %w", path, err)
+		return fail("cannot set the mode of", err)
 	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+	// then reads the open file after the rename, except on Windows, which
+	// renames no open file.
+	keepOpen := then != nil && runtime.GOOS != "windows"
+	if !keepOpen {
+		if err = tmp.Close(); err != nil {
+			return fail("cannot write", err)
+		}
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot replace %s: %w", path, err)
+	pending.Lock()
+	err = os.Rename(tmp.Name(), path)
+	renamed = err == nil
+	pending.Unlock()
+	if err != nil {
+		return fail("cannot replace", err)
 	}
 	if runtime.GOOS != "windows" {
 		if d, derr := os.Open(dir); derr == nil {
@@ -61,12 +156,35 @@ func writeWith(path string, fill func(w io.Writer) error) (err error) {
 			d.Close()
 		}
 	}
-	return nil
+	if then == nil {
+		return nil
+	}
+	if !keepOpen {
+		r, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		return then(r)
+	}
+	if _, err = tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return then(tmp)
 }
 
-// WriteFunc is Write for content produced by a function: fill writes the
-// content to w (buffered) and its error, or a write error, leaves the target
-// as it was.
-func WriteFunc(path string, fill func(w io.Writer) error) error {
-	return writeWith(path, fill)
+// hooked is the temporary file as the buffer writes it, calling MidWrite
+// after its first write.
+type hooked struct {
+	f      *os.File
+	called bool
+}
+
+func (h *hooked) Write(p []byte) (int, error) {
+	n, err := h.f.Write(p)
+	if !h.called && MidWrite != nil {
+		h.called = true
+		MidWrite(h.f.Name())
+	}
+	return n, err
 }

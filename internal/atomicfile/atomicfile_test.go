@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +62,62 @@ func TestWriteMissingDir(t *testing.T) {
 	}
 	if _, statErr := os.Stat(filepath.Dir(path)); !os.IsNotExist(statErr) {
 		t.Fatal("the directory was created")
+	}
+}
+
+// TestWriteFuncThen: then reads exactly the bytes just written, after the
+// target holds them; an error of then is returned as it is.
+func TestWriteFuncThen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "health.json")
+	var seen []byte
+	err := WriteFuncThen(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, "the snapshot\n")
+		return err
+	}, func(r io.Reader) error {
+		onDisk, _ := os.ReadFile(path)
+		if string(onDisk) != "the snapshot\n" {
+			t.Errorf("then ran before the target was replaced: %q", onDisk)
+		}
+		var err error
+		seen, err = io.ReadAll(r)
+		return err
+	})
+	if err != nil || string(seen) != "the snapshot\n" {
+		t.Fatalf("then read %q, %v", seen, err)
+	}
+	boom := errors.New("stdout closed")
+	if err := WriteFuncThen(path, func(w io.Writer) error { return nil }, func(io.Reader) error { return boom }); err != boom {
+		t.Fatalf("err = %v, want then's own error", err)
+	}
+}
+
+// TestWriteRefusesSpecialTarget: renaming over a device or a directory
+// would replace it, so such a target is an error that names it, and no
+// temporary file is made.
+func TestWriteRefusesSpecialTarget(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no /dev/null")
+	}
+	dir := t.TempDir()
+	for _, c := range []struct{ path, want string }{
+		{dir, "cannot write " + dir + ": " + dir + " is a directory, not a regular file"},
+		{"/dev/null", "cannot write /dev/null: /dev/null is a device, not a regular file"},
+	} {
+		if err := Write(c.path, []byte("x")); err == nil || err.Error() != c.want {
+			t.Errorf("Write(%s) = %v, want %q", c.path, err, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("%d entries left", len(entries))
+	}
+}
+
+// TestErrorEscapesNames: the error names the target, and the temporary
+// file in the OS's error, through render.Terminal.
+func TestErrorEscapesNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no\x1b[2Jdir", "health.json")
+	err := Write(path, []byte("x"))
+	if err == nil || strings.ContainsRune(err.Error(), 0x1b) || !strings.HasPrefix(err.Error(), `cannot write "`) {
+		t.Fatalf("err = %q", err)
 	}
 }

@@ -8,15 +8,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/pflag"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -25,6 +27,10 @@ const (
 	ExitOK        = 0 // valid log; with --fail-on-unhealthy, also healthy
 	ExitUnhealthy = 1 // valid log, unhealthy, and --fail-on-unhealthy given
 	ExitInvalid   = 2 // invalid log, unreadable file, bad flags or definition, failed write
+	// The native binary stopped by a signal, as 128 plus its number (a
+	// shell's convention); docs/contract.md, outside review, issue 12.
+	ExitInterrupted = 130 // SIGINT
+	ExitTerminated  = 143 // SIGTERM
 )
 
 // Version is the greenlight version, set at build time with
@@ -63,7 +69,8 @@ usage:
 EVENTS.jsonl may be - for standard input; an OpenLineage EVENTS may also be a
 JSON array or a directory of *.json files. Run "greenlight check --help" for the flags.
 exit codes: 0 valid (and healthy with --fail-on-unhealthy), 1 unhealthy with
---fail-on-unhealthy, 2 invalid log, unreadable file, bad flags or definition.
+--fail-on-unhealthy, 2 invalid log, unreadable file, bad flags or definition,
+failed write; 130 and 143 stopped by SIGINT and SIGTERM.
 `
 
 // Main runs greenlight with args (without the program name) and returns the
@@ -102,14 +109,24 @@ func Main(args []string, env Env) int {
 		if errors.Is(err, pflag.ErrHelp) {
 			return ExitOK
 		}
-		fmt.Fprintf(env.Stderr, "greenlight: %s\n", oneLine(err.Error()))
+		fmt.Fprintf(env.Stderr, "greenlight: %s\n", ErrorLine(err))
 		return ExitInvalid
 	}
 	return code
 }
 
-func oneLine(s string) string {
-	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
+// ErrorLine is err's text as one line for a terminal. The messages build
+// their file names and values with render.Terminal (through
+// osfile.Describe); should a character that a terminal would act on still
+// be in the text (an escape sequence in a flag's name, say), the whole line
+// goes through render.Terminal too, so nothing reaches the terminal raw
+// (outside review, issue 12).
+func ErrorLine(err error) string {
+	line := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	if strings.IndexFunc(line, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return render.Terminal(line)
+	}
+	return line
 }
 
 // common are the flags check and validate share.
@@ -118,8 +135,8 @@ type common struct {
 	stages           string
 	now              string
 	format           string
-	maxLineBytes     int
-	maxViolations    int
+	maxLineBytes     *RangedInt
+	maxViolations    *RangedInt
 	strict           bool
 	schemaEveryEvent bool
 	inputFormat      string
@@ -132,8 +149,8 @@ func (c *common) register(fs *pflag.FlagSet, formats string) {
 	fs.StringVar(&c.stages, "stages", "", "shorthand for a linear pipeline: comma-separated stage `ids`, e.g. 1,2 or bronze,silver")
 	fs.StringVar(&c.now, "now", "", "judge the log at this RFC 3339 `time` instead of the wall clock (reproducible results)")
 	fs.StringVar(&c.format, "format", "text", "output `format`: "+formats)
-	fs.IntVar(&c.maxLineBytes, "max-line-bytes", checker.DefaultMaxLineBytes, "longest accepted line in `bytes`")
-	fs.IntVar(&c.maxViolations, "max-violations", checker.DefaultMaxViolations, "violations listed at most `N` (the rest are counted)")
+	c.maxLineBytes = AddRangedInt(fs, "max-line-bytes", checker.DefaultMaxLineBytes, 1, checker.MaxLineBytesLimit, "longest accepted line in `bytes`")
+	c.maxViolations = AddRangedInt(fs, "max-violations", checker.DefaultMaxViolations, 1, checker.MaxViolationsLimit, "violations listed at most `N` (the rest are counted)")
 	fs.BoolVar(&c.strict, "strict", false, "refuse event fields outside the contract")
 	fs.BoolVar(&c.schemaEveryEvent, "schema-every-event", false, "validate every event with the JSON Schema validator (slow reference path)")
 	fs.StringVar(&c.inputFormat, "input-format", formatNative, "event log `format`: native (the event contract) or openlineage (OpenLineage run events; docs/openlineage.md)")
@@ -161,13 +178,21 @@ func parseFlags(fs *pflag.FlagSet, args []string, env Env) error {
 // options turns the shared flags into checker options, reading the pipeline
 // definition file; checker.Request does the rest, as in the js module.
 func (c *common) options(env Env) (checker.Options, error) {
+	maxLineBytes, err := c.maxLineBytes.Value()
+	if err != nil {
+		return checker.Options{}, err
+	}
+	maxViolations, err := c.maxViolations.Value()
+	if err != nil {
+		return checker.Options{}, err
+	}
 	req := checker.Request{
-		PipelineName:     c.pipeline,
+		PipelineName:     render.Terminal(c.pipeline), // as the checker's messages name it
 		Stages:           c.stages,
 		Now:              c.now,
 		Gate:             c.gate,
-		MaxLineBytes:     c.maxLineBytes,
-		MaxViolations:    c.maxViolations,
+		MaxLineBytes:     maxLineBytes,
+		MaxViolations:    maxViolations,
 		Strict:           c.strict,
 		SchemaEveryEvent: c.schemaEveryEvent,
 		// An OpenLineage log names its jobs, so without a definition the
@@ -181,16 +206,10 @@ func (c *common) options(env Env) (checker.Options, error) {
 	if c.pipeline != "" && c.stages != "" {
 		return checker.Options{}, usageError{"give either --pipeline or --stages, not both"}
 	}
-	if c.maxLineBytes < 1 {
-		return checker.Options{}, usageError{"--max-line-bytes must be at least 1"}
-	}
-	if c.maxViolations < 1 {
-		return checker.Options{}, usageError{"--max-violations must be at least 1"}
-	}
 	if c.pipeline != "" {
-		data, err := os.ReadFile(c.pipeline)
+		data, err := osfile.ReadFile(c.pipeline)
 		if err != nil {
-			return checker.Options{}, fmt.Errorf("cannot read the pipeline definition: %v", err)
+			return checker.Options{}, fmt.Errorf("cannot read the pipeline definition: %s", osfile.Describe(err))
 		}
 		req.Pipeline = data
 	}
@@ -204,27 +223,37 @@ func (c *common) options(env Env) (checker.Options, error) {
 	return o, nil
 }
 
-// openLog opens a log by name; "-" is standard input.
+// openLog opens a log by name; "-" is standard input. Any other name must
+// be a regular file (osfile.Open): a device or FIFO would be read without
+// end or wait for a writer, so it is refused with the reason, and standard
+// input is read as "-" (outside review, issue 12).
 func openLog(name string, env Env) (io.Reader, func(), error) {
 	if name == "-" {
 		return env.Stdin, func() {}, nil
 	}
-	f, err := os.Open(name)
+	f, err := osfile.Open(name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot read the event log: %v", err)
-	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, nil, fmt.Errorf("cannot read the event log: %s is a directory", name)
+		return nil, nil, readError("the event log", err)
 	}
 	return f, func() { f.Close() }, nil
+}
+
+// readError is the error for a file that cannot be read, its name escaped
+// for the terminal; for a device or FIFO it says how to read standard input.
+func readError(what string, err error) error {
+	msg := "cannot read " + what + ": " + osfile.Describe(err)
+	var nr *osfile.NotRegularError
+	if errors.As(err, &nr) && !nr.Mode.IsDir() {
+		msg += " (greenlight reads only regular files; give - to read standard input)"
+	}
+	return errors.New(msg)
 }
 
 func runCheck(args []string, env Env) (int, error) {
 	fs := newFlagSet("check", env)
 	var c common
 	c.register(fs, "text, json or markdown")
-	stale := fs.Int("stale-after-seconds", 0, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
+	staleFlag := AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
 	snapshotPath := fs.String("snapshot", "", "write the health snapshot JSON atomically to `FILE` (only when the log is valid)")
 	failOnUnhealthy := fs.Bool("fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy")
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all` or latest")
@@ -238,19 +267,20 @@ func runCheck(args []string, env Env) (int, error) {
 	if err := checkFormat(c.format, "text", "json", "markdown"); err != nil {
 		return ExitInvalid, err
 	}
-	if fs.Changed("stale-after-seconds") && *stale < 1 {
-		return ExitInvalid, usageError{"--stale-after-seconds must be at least 1"}
+	stale, err := staleFlag.Value()
+	if err != nil {
+		return ExitInvalid, err
 	}
 	opts, err := c.options(env)
 	if err != nil {
 		return ExitInvalid, err
 	}
-	opts.StaleAfterSeconds = *stale
+	opts.StaleAfterSeconds = stale
 	opts.StreamRuns = true // outputs are written run by run
 	if c.jobLog != "" {
-		data, err := os.ReadFile(c.jobLog)
+		data, err := osfile.ReadFile(c.jobLog)
 		if err != nil {
-			return ExitInvalid, fmt.Errorf("cannot read the job log: %v", err)
+			return ExitInvalid, readError("the job log", err)
 		}
 		opts.JobLog = bytes.NewReader(data)
 	}
@@ -269,32 +299,42 @@ func runCheck(args []string, env Env) (int, error) {
 		return ExitInvalid, nil
 	}
 	snap := res.Snapshot
-	switch c.format {
-	case "json":
-		if *snapshotPath != "" {
-			// One pass writes the snapshot file and standard output.
-			err = atomicfile.WriteFunc(*snapshotPath, func(w io.Writer) error {
-				return render.WriteSnapshotJSON(io.MultiWriter(w, env.Stdout), snap)
+	// The snapshot is written before anything is printed: when it cannot
+	// be written, stdout holds no verdict that exit 2 contradicts, and the
+	// reason is the last thing on stderr (outside review, issue 12).
+	if *snapshotPath != "" {
+		write := func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) }
+		if c.format == "json" {
+			// Standard output gets the bytes of the file just written.
+			err = atomicfile.WriteFuncThen(*snapshotPath, write, func(written io.Reader) error {
+				if _, err := io.Copy(env.Stdout, written); err != nil {
+					return fmt.Errorf("cannot write the output: %s (%s is written)", osfile.Describe(err), render.Terminal(*snapshotPath))
+				}
+				return nil
 			})
-			if err != nil {
-				return ExitInvalid, err
-			}
-			break
+		} else {
+			err = atomicfile.WriteFunc(*snapshotPath, write)
 		}
+		if err != nil {
+			var werr *atomicfile.Error
+			if errors.As(err, &werr) {
+				return ExitInvalid, fmt.Errorf("%v; no verdict printed, since the snapshot was not written", err)
+			}
+			return ExitInvalid, err
+		}
+	}
+	switch {
+	case c.format == "json" && *snapshotPath != "":
+		// Printed above.
+	case c.format == "json":
 		err = render.WriteSnapshotJSON(env.Stdout, snap)
-	case "markdown":
+	case c.format == "markdown":
 		_, err = io.WriteString(env.Stdout, render.MarkdownReport(snap, render.MarkdownOptions{}))
 	default:
 		_, err = io.WriteString(env.Stdout, render.Text(snap))
 	}
 	if err != nil {
-		return ExitInvalid, fmt.Errorf("cannot write the output: %v", err)
-	}
-	if *snapshotPath != "" && c.format != "json" {
-		err := atomicfile.WriteFunc(*snapshotPath, func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) })
-		if err != nil {
-			return ExitInvalid, err
-		}
+		return ExitInvalid, fmt.Errorf("cannot write the output: %s", osfile.Describe(err))
 	}
 	if *failOnUnhealthy && snap.Verdict != checker.VerdictHealthy {
 		return ExitUnhealthy, nil
@@ -307,6 +347,59 @@ func untouched(snapshot string) string {
 		return ""
 	}
 	return "; " + render.Terminal(snapshot) + " left as it was"
+}
+
+// RangedInt is a numeric flag with a documented range (outside review,
+// issue 12): any text is taken at parse time, and Value refuses one that is
+// not a whole number from Min to Max, naming the flag, the value and the
+// range, so a value near the integer limits cannot wrap further on.
+type RangedInt struct {
+	Name     string
+	Min, Max int
+	def      int
+	text     string
+	set      bool
+}
+
+// AddRangedInt defines the flag --name on fs with a default and a range;
+// the range is added to the usage text.
+func AddRangedInt(fs *pflag.FlagSet, name string, def, min, max int, usage string) *RangedInt {
+	f := &RangedInt{Name: name, Min: min, Max: max, def: def}
+	fs.Var(f, name, fmt.Sprintf("%s; %d to %d", usage, min, max))
+	return f
+}
+
+// String is the flag's text, or its default.
+func (f *RangedInt) String() string {
+	if f.set {
+		return f.text
+	}
+	return strconv.Itoa(f.def)
+}
+
+// Set keeps the text; Value checks it.
+func (f *RangedInt) Set(s string) error {
+	f.text, f.set = s, true
+	return nil
+}
+
+// Type is the value's name in the usage text.
+func (f *RangedInt) Type() string { return "int" }
+
+// Changed reports whether the flag was given.
+func (f *RangedInt) Changed() bool { return f.set }
+
+// Value is the flag's value: the default when it was not given, else the
+// given decimal whole number when it lies in the range, else an error.
+func (f *RangedInt) Value() (int, error) {
+	if !f.set {
+		return f.def, nil
+	}
+	n, err := strconv.Atoi(f.text)
+	if err != nil || n < f.Min || n > f.Max {
+		return 0, usageError{fmt.Sprintf("--%s %q: use a whole number from %d to %d", f.Name, f.text, f.Min, f.Max)}
+	}
+	return n, nil
 }
 
 func displayName(name string) string {

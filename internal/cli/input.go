@@ -9,6 +9,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
 )
 
 // The values of --input-format, as checker.Request takes them.
@@ -76,7 +77,7 @@ func checkInput(name string, opts checker.Options, format string, env Env) (*che
 func readEventDir(dir string) ([]openlineage.Document, error) {
 	entries, err := os.ReadDir(dir) // sorted by name
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the event directory: %v", err)
+		return nil, fmt.Errorf("cannot read the event directory: %s", osfile.Describe(err))
 	}
 	var docs []openlineage.Document
 	for _, e := range entries {
@@ -87,9 +88,9 @@ func readEventDir(dir string) ([]openlineage.Document, error) {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
 			return nil, fmt.Errorf("cannot read the event directory: %s is not a *.json file (an event directory holds one event per *.json file)", render.Terminal(path))
 		}
-		data, err := os.ReadFile(path)
+		data, err := osfile.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the event directory: %v", err)
+			return nil, fmt.Errorf("cannot read the event directory: %s", osfile.Describe(err))
 		}
 		docs = append(docs, openlineage.Document{Name: path, Data: data})
 	}

@@ -2,6 +2,9 @@ package viewcmd
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -9,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,8 +23,9 @@ import (
 )
 
 // runView is "greenlight view EVENTS.jsonl": it serves the viewer on
-// 127.0.0.1 at a free port, prints the address, and serves until
-// interrupted (Ctrl-C or SIGTERM). Without --now the page judges the log at the browser's clock.
+// 127.0.0.1 at a free port under a random path (Guard), prints the
+// address, and serves until interrupted (Ctrl-C or SIGTERM). Without --now
+// the page judges the log at the browser's clock.
 func runView(args []string, env cli.Env) int {
 	fs := pflag.NewFlagSet("view", pflag.ContinueOnError)
 	var f flags
@@ -41,14 +46,19 @@ func runView(args []string, env cli.Env) int {
 	if err != nil {
 		return failed(env, err)
 	}
+	token, err := NewToken()
+	if err != nil {
+		return failed(env, err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return failed(env, err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(env.Stdout, "greenlight: the viewer is at http://%s/?preload=1 (Ctrl-C stops it)\n", ln.Addr())
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	port := ln.Addr().(*net.TCPAddr).Port
+	fmt.Fprintf(env.Stdout, "greenlight: the viewer is at http://127.0.0.1:%d/%s/?preload=1 (Ctrl-C stops it)\n", port, token)
+	srv := &http.Server{Handler: Guard(h, token, port), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -59,6 +69,55 @@ func runView(args []string, env cli.Env) int {
 		return failed(env, err)
 	}
 	return cli.ExitOK
+}
+
+// NewToken returns the secret first segment of the viewer's URL: 16 bytes
+// from crypto/rand in hex, made anew for each view.
+func NewToken() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("cannot make the viewer's URL token: %v", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// Guard lets through to h only what the printed URL reaches (outside
+// review, issue 12). A request whose Host header is not the loopback
+// address and port the viewer listens on (127.0.0.1:port or
+// localhost:port) is answered 421 Misdirected Request: a page on another
+// site that points its own name at 127.0.0.1 (DNS rebinding) sends its own
+// name there, so it reads nothing. A path outside /token/ is answered 404,
+// so another program or page on the machine that does not know the token
+// cannot read the log either; h sees the path without the /token prefix.
+func Guard(h http.Handler, token string, port int) http.Handler {
+	hosts := map[string]bool{
+		net.JoinHostPort("127.0.0.1", strconv.Itoa(port)): true,
+		net.JoinHostPort("localhost", strconv.Itoa(port)): true,
+	}
+	prefix := "/" + token
+	inner := http.StripPrefix(prefix, h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		if !hosts[strings.ToLower(r.Host)] {
+			http.Error(w, "greenlight view answers only http://127.0.0.1:"+strconv.Itoa(port)+"/", http.StatusMisdirectedRequest)
+			return
+		}
+		first, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if subtle.ConstantTimeCompare([]byte(first), []byte(token)) != 1 {
+			http.NotFound(w, r)
+			return
+		}
+		if rest == "" && !strings.HasSuffix(r.URL.Path, "/") {
+			// The page's relative URLs need the trailing slash.
+			u := prefix + "/"
+			if r.URL.RawQuery != "" {
+				u += "?" + r.URL.RawQuery
+			}
+			http.Redirect(w, r, u, http.StatusMovedPermanently)
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
 }
 
 // ServeCSP is the Content-Security-Policy of the served viewer: scripts,

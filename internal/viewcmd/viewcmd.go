@@ -12,13 +12,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
 
@@ -59,15 +59,14 @@ type Preload struct {
 // flags are what view and report share.
 type flags struct {
 	pipeline, stages, now, gate, wasmDir, inputFormat string
-	stale                                             int
-	staleSet                                          bool
+	stale                                             *cli.RangedInt
 }
 
 func (f *flags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.pipeline, "pipeline", "", "pipeline definition `FILE` (YAML or JSON) declaring the expected stages")
 	fs.StringVar(&f.stages, "stages", "", "shorthand for a linear pipeline: comma-separated stage `ids`")
 	fs.StringVar(&f.now, "now", "", "judge the log at this RFC 3339 `time`")
-	fs.IntVar(&f.stale, "stale-after-seconds", 0, "`seconds` of silence before an attempt in progress is a stall candidate")
+	f.stale = cli.AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate")
 	fs.StringVar(&f.gate, "gate", "all", "which runs the verdict looks at: `all` or latest")
 	fs.StringVar(&f.inputFormat, "input-format", checker.FormatNative, "event log `format`: native or openlineage (one file of OpenLineage run events)")
 	fs.StringVar(&f.wasmDir, "wasm-dir", "", "`DIR` holding the built greenlight.wasm and wasm_exec.js (default $GREENLIGHT_WASM_DIR, else "+DefaultWasmDir+")")
@@ -87,7 +86,6 @@ func (f *flags) parse(fs *pflag.FlagSet, args []string, env cli.Env) (string, er
 	if fs.NArg() != 1 || fs.Arg(0) == "-" {
 		return "", fmt.Errorf("%s takes exactly one event log file", fs.Name())
 	}
-	f.staleSet = fs.Changed("stale-after-seconds")
 	return fs.Arg(0), nil
 }
 
@@ -95,21 +93,22 @@ func (f *flags) parse(fs *pflag.FlagSet, args []string, env cli.Env) (string, er
 // checker's own rules, so a mistake is reported here (exit 2) rather than
 // in the page.
 func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Options, error) {
-	p := Preload{File: name, Stages: f.stages, Now: f.now, StaleAfterSeconds: f.stale, Gate: f.gate}
+	stale, err := f.stale.Value()
+	if err != nil {
+		return Preload{}, nil, checker.Options{}, err
+	}
+	p := Preload{File: name, Stages: f.stages, Now: f.now, StaleAfterSeconds: stale, Gate: f.gate}
 	if f.inputFormat != checker.FormatNative {
 		p.InputFormat = f.inputFormat
 	}
 	if p.Now == "" {
 		p.Now = fixNow
 	}
-	if f.staleSet && f.stale < 1 {
-		return p, nil, checker.Options{}, errors.New("--stale-after-seconds must be at least 1")
-	}
-	req := checker.Request{PipelineName: f.pipeline, Stages: f.stages, Now: p.Now, StaleAfterSeconds: f.stale, Gate: f.gate, File: name, InputFormat: f.inputFormat}
+	req := checker.Request{PipelineName: render.Terminal(f.pipeline), Stages: f.stages, Now: p.Now, StaleAfterSeconds: stale, Gate: f.gate, File: name, InputFormat: f.inputFormat}
 	if f.pipeline != "" && f.stages == "" {
-		data, err := os.ReadFile(f.pipeline)
+		data, err := osfile.ReadFile(f.pipeline)
 		if err != nil {
-			return p, nil, checker.Options{}, fmt.Errorf("cannot read the pipeline definition: %v", err)
+			return p, nil, checker.Options{}, fmt.Errorf("cannot read the pipeline definition: %s", osfile.Describe(err))
 		}
 		text := string(data)
 		p.Pipeline, p.PipelineName, req.Pipeline = &text, filepath.Base(f.pipeline), data
@@ -118,9 +117,9 @@ func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Op
 	if err != nil {
 		return p, nil, opts, err
 	}
-	log, err := os.ReadFile(name)
+	log, err := osfile.ReadFile(name)
 	if err != nil {
-		return p, nil, opts, fmt.Errorf("cannot read the event log: %v", err)
+		return p, nil, opts, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
 	}
 	return p, log, opts, nil
 }
@@ -135,13 +134,13 @@ func (f *flags) findModule() (module, wasmExec []byte, err error) {
 	if dir == "" {
 		dir = DefaultWasmDir
 	}
-	module, err = os.ReadFile(filepath.Join(dir, viewer.ModuleFile))
+	module, err = osfile.ReadFile(filepath.Join(dir, viewer.ModuleFile))
 	if err == nil {
-		wasmExec, err = os.ReadFile(filepath.Join(dir, viewer.WasmExecFile))
+		wasmExec, err = osfile.ReadFile(filepath.Join(dir, viewer.WasmExecFile))
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("the viewer's WebAssembly module is not built (%v); build it with \"sh wasm/build.sh\" in the greenlight repository, then run greenlight there or pass --wasm-dir DIR (or set GREENLIGHT_WASM_DIR) to the directory holding %s and %s",
-			err, viewer.ModuleFile, viewer.WasmExecFile)
+		return nil, nil, fmt.Errorf("the viewer's WebAssembly module is not built (%s); build it with \"sh wasm/build.sh\" in the greenlight repository, then run greenlight there or pass --wasm-dir DIR (or set GREENLIGHT_WASM_DIR) to the directory holding %s and %s",
+			osfile.Describe(err), viewer.ModuleFile, viewer.WasmExecFile)
 	}
 	return module, wasmExec, nil
 }
@@ -150,7 +149,7 @@ func failed(env cli.Env, err error) int {
 	if errors.Is(err, pflag.ErrHelp) {
 		return cli.ExitOK
 	}
-	fmt.Fprintf(env.Stderr, "greenlight: %s\n", strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
+	fmt.Fprintf(env.Stderr, "greenlight: %s\n", cli.ErrorLine(err))
 	return cli.ExitInvalid
 }
 

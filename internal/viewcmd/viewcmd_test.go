@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -66,5 +68,66 @@ func TestReportInlinesEverything(t *testing.T) {
 	}
 	if !bytes.Contains(page, []byte(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'wasm-unsafe-eval' 'sha256-`)) {
 		t.Error("the report has no Content-Security-Policy")
+	}
+}
+
+// TestGuard: the served viewer answers only requests for its own loopback
+// host and port under its token (outside review, issue 12): another Host
+// (DNS rebinding) is 421, a path without the token is 404, and the log is
+// served only under /TOKEN/.
+func TestGuard(t *testing.T) {
+	const token, port = "0123456789abcdef0123456789abcdef", 8123
+	h, err := Handler(Preload{File: "x.jsonl", Stages: "1", Gate: "all"}, []byte("the log\n"), []byte("module"), []byte("glue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Guard(h, token, port)
+	tests := []struct {
+		name, host, path string
+		code             int
+		body             string
+	}{
+		{"log under the token", "127.0.0.1:8123", "/" + token + "/preload/log", http.StatusOK, "the log\n"},
+		{"localhost", "localhost:8123", "/" + token + "/preload/log", http.StatusOK, "the log\n"},
+		{"host in capitals", "LOCALHOST:8123", "/" + token + "/preload/log", http.StatusOK, "the log\n"},
+		{"page", "127.0.0.1:8123", "/" + token + "/", http.StatusOK, ""},
+		{"token without slash", "127.0.0.1:8123", "/" + token + "?preload=1", http.StatusMovedPermanently, ""},
+		{"rebound name", "evil.example:8123", "/" + token + "/preload/log", http.StatusMisdirectedRequest, ""},
+		{"rebound name, no port", "evil.example", "/" + token + "/preload/log", http.StatusMisdirectedRequest, ""},
+		{"other port", "127.0.0.1:80", "/" + token + "/preload/log", http.StatusMisdirectedRequest, ""},
+		{"ipv6 loopback the server does not listen on", "[::1]:8123", "/" + token + "/preload/log", http.StatusMisdirectedRequest, ""},
+		{"no token", "127.0.0.1:8123", "/preload/log", http.StatusNotFound, ""},
+		{"wrong token", "127.0.0.1:8123", "/0123456789abcdef0123456789abcdee/preload/log", http.StatusNotFound, ""},
+		{"token prefix", "127.0.0.1:8123", "/" + token[:31] + "/preload/log", http.StatusNotFound, ""},
+		{"root", "127.0.0.1:8123", "/", http.StatusNotFound, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("GET", "http://x"+tc.path, nil)
+			req.Host = tc.host
+			rec := httptest.NewRecorder()
+			g.ServeHTTP(rec, req)
+			if rec.Code != tc.code {
+				t.Fatalf("status %d, want %d", rec.Code, tc.code)
+			}
+			if tc.body != "" && rec.Body.String() != tc.body {
+				t.Fatalf("body %q, want %q", rec.Body.String(), tc.body)
+			}
+			if tc.code != http.StatusOK && strings.Contains(rec.Body.String(), "the log") {
+				t.Fatal("a refused request got the log")
+			}
+			if loc := rec.Header().Get("Location"); tc.code == http.StatusMovedPermanently && loc != "/"+token+"/?preload=1" {
+				t.Fatalf("Location %q", loc)
+			}
+		})
+	}
+}
+
+// TestNewToken: the token is 32 hex digits and differs between views.
+func TestNewToken(t *testing.T) {
+	a, errA := NewToken()
+	b, errB := NewToken()
+	if errA != nil || errB != nil || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(a) || a == b {
+		t.Fatalf("tokens %q, %q (%v, %v)", a, b, errA, errB)
 	}
 }

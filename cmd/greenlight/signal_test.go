@@ -1,0 +1,145 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// repoRoot is where the child processes start, so that the snapshot names
+// the log as the goldens do.
+var repoRoot, _ = filepath.Abs("../..")
+
+var checkArgs = []string{"check", "testdata/logs/retry_then_success.jsonl", "--pipeline", "testdata/logs/pipeline.yaml", "--now", "2026-01-01T12:00:00Z"}
+
+// entries lists a directory's names.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestSignalMidSnapshot: SIGINT or SIGTERM in the middle of writing the
+// snapshot, to a real greenlight process, removes the temporary file, leaves
+// the previous snapshot byte for byte, says so last on stderr and exits 130
+// or 143 (outside review, issue 12; docs/contract.md).
+func TestSignalMidSnapshot(t *testing.T) {
+	for _, sig := range []struct {
+		name string
+		sig  syscall.Signal
+		code int
+	}{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}} {
+		for _, format := range []string{"text", "json"} {
+			t.Run(sig.name+"/"+format, func(t *testing.T) {
+				dir := t.TempDir()
+				snap := filepath.Join(dir, "health.json")
+				previous := []byte("{\"the previous\": \"snapshot\"}\n")
+				if err := os.WriteFile(snap, previous, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				cmd := exec.Command("greenlight-stall-write", append(checkArgs, "--snapshot", snap, "--format", format)...)
+				cmd.Dir = repoRoot
+				var stdout bytes.Buffer
+				cmd.Stdout = &stdout
+				stderr, err := cmd.StderrPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				r := bufio.NewReader(stderr)
+				line, err := r.ReadString('\n')
+				tmp, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "mid-write ")
+				if err != nil || !ok {
+					cmd.Process.Kill()
+					t.Fatalf("no mid-write line: %q, %v", line, err)
+				}
+				if st, err := os.Stat(tmp); err != nil || st.Size() == 0 {
+					cmd.Process.Kill()
+					t.Fatalf("the temporary file is not there with bytes in it: %v", err)
+				}
+				if err := cmd.Process.Signal(sig.sig); err != nil {
+					t.Fatal(err)
+				}
+				rest, _ := io.ReadAll(r)
+				cmd.Wait()
+				if got := cmd.ProcessState.ExitCode(); got != sig.code {
+					t.Errorf("exit %d, want %d", got, sig.code)
+				}
+				if want := "greenlight: stopped by " + sig.name + "; " + snap + " left as it was\n"; string(rest) != want {
+					t.Errorf("stderr after the signal %q, want %q", rest, want)
+				}
+				if got := entries(t, dir); len(got) != 1 || got[0] != "health.json" {
+					t.Errorf("the directory holds %q, want only health.json", got)
+				}
+				if got, _ := os.ReadFile(snap); !bytes.Equal(got, previous) {
+					t.Errorf("the previous snapshot changed to %q", got)
+				}
+				if stdout.Len() != 0 {
+					t.Errorf("stdout %q before the snapshot was written", stdout.Bytes())
+				}
+			})
+		}
+	}
+}
+
+// TestClosedStdout: with standard output closed (EPIPE), greenlight does
+// not die of SIGPIPE mid-way: the snapshot, written before anything is
+// printed, is whole, no temporary file is left, and the write error is the
+// last line on stderr with exit 2.
+func TestClosedStdout(t *testing.T) {
+	golden, err := os.ReadFile(filepath.Join(repoRoot, "testdata/logs/retry_then_success.golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			snap := filepath.Join(dir, "health.json")
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr.Close()
+			cmd := exec.Command("greenlight", append(checkArgs, "--snapshot", snap, "--format", format)...)
+			cmd.Dir = repoRoot
+			cmd.Stdout = pw
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			cmd.Run()
+			pw.Close()
+			if got := cmd.ProcessState.ExitCode(); got != 2 {
+				t.Errorf("exit %d (%v), want 2", got, cmd.ProcessState)
+			}
+			want := "greenlight: cannot write the output: write /dev/stdout: broken pipe\n"
+			if format == "json" {
+				want = "greenlight: cannot write the output: write /dev/stdout: broken pipe (" + snap + " is written)\n"
+			}
+			if stderr.String() != want {
+				t.Errorf("stderr %q, want %q", stderr.String(), want)
+			}
+			if got := entries(t, dir); len(got) != 1 || got[0] != "health.json" {
+				t.Errorf("the directory holds %q, want only health.json", got)
+			}
+			if got, _ := os.ReadFile(snap); !bytes.Equal(got, golden) {
+				t.Errorf("the snapshot is not the whole document:\n%s", got)
+			}
+		})
+	}
+}
