@@ -102,7 +102,7 @@ func (s *Schedule) runClaim(run *runState) claim {
 
 // scheduleJudgement is the schedule section of a snapshot with what the
 // run reports and the verdict need: each run's claim (indexed like the
-// runs) and the index of the run that fills the latest judged slot (-1 when
+// runs) and the index of the latest run of the latest judged slot (-1 when
 // it was missed or no slot was judged).
 type scheduleJudgement struct {
 	report     *ScheduleReport
@@ -140,8 +140,11 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 		sr.Since = &v
 	}
 	j := &scheduleJudgement{report: sr, claims: make([]claim, len(runs)), latestSlot: -1}
-	// filled maps a slot (Unix nanoseconds) to the index of its run.
+	// filled maps a slot (Unix nanoseconds) to the index of its run, and
+	// latestOf to the index of the latest run that claims it (the latest
+	// first event, ties to the later line, as gate latest picks a run).
 	filled := map[int64]int{}
+	latestOf := map[int64]int{}
 	for i, run := range runs {
 		cl := s.runClaim(run)
 		j.claims[i] = cl
@@ -152,6 +155,9 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 		key := cl.slot.UnixNano()
 		if k, taken := filled[key]; !taken || (cl.by == ClaimScheduledFor && j.claims[k].by == ClaimWindow) {
 			filled[key] = i
+		}
+		if k, seen := latestOf[key]; !seen || !run.firstAt().Before(runs[k].firstAt()) {
+			latestOf[key] = i
 		}
 	}
 	for i, cl := range j.claims {
@@ -174,7 +180,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 		row := SlotReport{ScheduledFor: formatTime(slot), DueAt: due, Status: SlotMissed}
 		j.latestSlot = -1
 		if i, ok := filled[slot.UnixNano()]; ok {
-			j.latestSlot = i
+			j.latestSlot = latestOf[slot.UnixNano()]
 			id, by := runs[i].id, j.claims[i].by
 			row.RunID, row.ClaimedBy, row.Status = &id, &by, SlotOnTime
 			if by == ClaimScheduledFor && runs[i].firstAt().After(slot.Add(s.grace())) {
@@ -210,8 +216,10 @@ func sortBySlot[T any](xs []T, key func(T) string) {
 
 // healthy is the verdict with a schedule. Gate all: at least one run, no
 // judged slot missed and every run succeeded. Gate latest asks the freshness
-// question: did the run of the latest judged slot succeed? With no judged
-// slot yet, gate latest falls back to the latest run.
+// question: did the latest run of the latest judged slot succeed? Its runs
+// are the one that fills it and its duplicates, so a later failed rerun is
+// never hidden by the run that filled the slot first (issue 12). With no
+// judged slot yet, gate latest falls back to the latest run.
 func (j *scheduleJudgement) healthy(gate Gate, runs []*runState, latest *runState, allSucceeded bool, state func(*runState) string) bool {
 	if gate == GateLatest {
 		if len(j.report.Slots) == 0 {

@@ -220,17 +220,65 @@ next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
 `,
 		},
 		{
-			name:     "gate latest asks whether the latest slot's run succeeded, not the latest run",
+			name:     "gate latest judges the latest slot by its latest run: a failed rerun after a success is unhealthy",
 			schedule: daily,
 			log:      okRun("r-a", d("2026-11-28T02:00:04Z"), "") + failedRun("r-b", d("2026-11-28T02:21:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			gate:     checker.GateLatest,
+			want: `verdict unhealthy
+expected 1
+slot 2026-11-28T02:00:00Z on_time r-a by window
+duplicate 2026-11-28T02:00:00Z r-b filled by r-a
+run r-a succeeded for 2026-11-28T02:00:00Z
+run r-b failed for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "gate latest: a successful rerun after a failure makes the latest slot healthy",
+			schedule: daily,
+			log:      failedRun("r-a", d("2026-11-28T02:00:04Z")) + okRun("r-b", d("2026-11-28T02:21:00Z"), ""),
 			now:      "2026-11-28T06:00:00Z",
 			gate:     checker.GateLatest,
 			want: `verdict healthy
 expected 1
 slot 2026-11-28T02:00:00Z on_time r-a by window
 duplicate 2026-11-28T02:00:00Z r-b filled by r-a
+run r-a failed for 2026-11-28T02:00:00Z
+run r-b succeeded for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "gate latest: the run that fills the slot by scheduled_for does not hide a later failed duplicate",
+			schedule: daily,
+			log:      okRun("r-a", d("2026-11-28T02:00:04Z"), claims("2026-11-28T02:00:00Z")) + failedRun("r-b", d("2026-11-28T02:25:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			gate:     checker.GateLatest,
+			want: `verdict unhealthy
+expected 1
+slot 2026-11-28T02:00:00Z on_time r-a by scheduled_for
+duplicate 2026-11-28T02:00:00Z r-b filled by r-a
 run r-a succeeded for 2026-11-28T02:00:00Z
 run r-b failed for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "gate latest: the slot's runs are its filler and duplicates; an unscheduled failed run between them is not one",
+			schedule: daily,
+			log:      okRun("r-a", d("2026-11-28T02:00:04Z"), "") + failedRun("r-b", d("2026-11-28T02:40:00Z")) + okRun("r-c", d("2026-11-28T02:50:00Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			gate:     checker.GateLatest,
+			want: `verdict healthy
+expected 1
+slot 2026-11-28T02:00:00Z late r-c by scheduled_for
+late 2026-11-28T02:00:00Z r-c by 1200s
+duplicate 2026-11-28T02:00:00Z r-a filled by r-c
+unscheduled r-b
+run r-a succeeded for 2026-11-28T02:00:00Z
+run r-b failed
+run r-c succeeded for 2026-11-28T02:00:00Z
 next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
 `,
 		},
@@ -522,6 +570,40 @@ next 2026-12-01T02:00:00Z due 2026-12-01T02:30:00Z
 			}
 			if a, b := render.Text(streamed.Snapshot), render.Text(res.Snapshot); a != b {
 				t.Errorf("streamed text differs:\n%s\nvs\n%s", a, b)
+			}
+		})
+	}
+}
+
+// TestGateLatestDuplicateTrigger: with every slot filled, --gate latest
+// gives the verdict it gives without a schedule, where the latest run
+// decides; a duplicate trigger that filled the slot first never hides a
+// later failed rerun (issue 12).
+func TestGateLatestDuplicateTrigger(t *testing.T) {
+	d := func(s string) time.Time { return at(t, s) }
+	plain, err := checker.ParseDefinition([]byte("stages: [{id: 1}, {id: 2}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheduled := scheduleDef(t, "  cron: \"0 2 * * *\"\n")
+	tests := []struct {
+		name, log string
+		want      string
+	}{
+		{"succeeded, then a failed rerun", okRun("r-a", d("2026-11-28T02:00:04Z"), "") + failedRun("r-b", d("2026-11-28T02:21:00Z")), checker.VerdictUnhealthy},
+		{"failed, then a successful rerun", failedRun("r-a", d("2026-11-28T02:00:04Z")) + okRun("r-b", d("2026-11-28T02:21:00Z"), ""), checker.VerdictHealthy},
+		{"the failed rerun names the slot", okRun("r-a", d("2026-11-28T02:00:04Z"), "") + failedRun("r-b", d("2026-11-28T02:21:00Z")) + event("r-b", 1, 2, "started", d("2026-11-28T02:27:00Z"), claims("2026-11-28T02:00:00Z")), checker.VerdictUnhealthy},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, def := range []*checker.Definition{plain, scheduled} {
+				res, err := checker.Check(strings.NewReader(tc.log), checker.Options{Definition: def, Now: d("2026-11-28T06:00:00Z"), Gate: checker.GateLatest})
+				if err != nil || res.Snapshot == nil {
+					t.Fatalf("%v %+v", err, res.Report.Violations)
+				}
+				if got := res.Snapshot.Verdict; got != tc.want {
+					t.Errorf("schedule %v: verdict %s, want %s", def.Schedule != nil, got, tc.want)
+				}
 			}
 		})
 	}
