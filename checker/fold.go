@@ -102,7 +102,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	s.Verdict = VerdictUnhealthy
 	var judged *scheduleJudgement
 	if sched != nil {
-		judged = judgeSchedule(sched, c.order, c.opts.Now)
+		judged = judgeSchedule(sched, c.order, c.opts.Now, c.skew)
 		s.Schedule = judged.report
 		if latest != nil {
 			id := latest.id

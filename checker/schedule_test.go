@@ -78,6 +78,9 @@ func scheduleSummary(s *checker.Snapshot) string {
 	for _, l := range sr.Late {
 		fmt.Fprintf(&b, "late %s %s by %gs\n", l.ScheduledFor, l.RunID, l.LateBySeconds)
 	}
+	for _, e := range sr.Early {
+		fmt.Fprintf(&b, "early %s %s by %gs\n", e.ScheduledFor, e.RunID, e.EarlyBySeconds)
+	}
 	for _, d := range sr.Duplicates {
 		fmt.Fprintf(&b, "duplicate %s %s filled by %s\n", d.ScheduledFor, d.RunID, d.FilledBy)
 	}
@@ -187,6 +190,77 @@ next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
 expected 1
 slot 2026-11-28T02:00:00Z on_time r-28 by window
 run r-28 succeeded for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "a run from the day before names today's slot: early, it fills neither slot, both stay missed",
+			schedule: daily + "  lookback_slots: 2\n",
+			log:      okRun("r-x", d("2026-11-27T02:00:04Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			want: `verdict unhealthy
+expected 2
+slot 2026-11-27T02:00:00Z missed
+slot 2026-11-28T02:00:00Z missed
+missed 2026-11-27T02:00:00Z due 2026-11-27T02:30:00Z
+missed 2026-11-28T02:00:00Z due 2026-11-28T02:30:00Z
+early 2026-11-28T02:00:00Z r-x by 86396s
+run r-x succeeded
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "a first event within the clock skew before its slot still claims it",
+			schedule: daily,
+			log:      okRun("r-28", d("2026-11-28T01:55:00Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			want: `verdict healthy
+expected 1
+slot 2026-11-28T02:00:00Z on_time r-28 by scheduled_for
+run r-28 succeeded for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "a first event one second beyond the clock skew is early",
+			schedule: daily,
+			log:      okRun("r-28", d("2026-11-28T01:54:59Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			want: `verdict unhealthy
+expected 1
+slot 2026-11-28T02:00:00Z missed
+missed 2026-11-28T02:00:00Z due 2026-11-28T02:30:00Z
+early 2026-11-28T02:00:00Z r-28 by 301s
+run r-28 succeeded
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "an early claim does not keep another run from filling the slot",
+			schedule: daily,
+			log:      okRun("r-x", d("2026-11-27T23:00:00Z"), claims("2026-11-28T02:00:00Z")) + okRun("r-28", d("2026-11-28T02:00:04Z"), ""),
+			now:      "2026-11-28T06:00:00Z",
+			want: `verdict healthy
+expected 1
+slot 2026-11-28T02:00:00Z on_time r-28 by window
+early 2026-11-28T02:00:00Z r-x by 10800s
+run r-x succeeded
+run r-28 succeeded for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "gate latest: an early run belongs to no slot, so its success does not fill the latest",
+			schedule: daily,
+			log:      okRun("r-x", d("2026-11-27T23:00:00Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			gate:     checker.GateLatest,
+			want: `verdict unhealthy
+expected 1
+slot 2026-11-28T02:00:00Z missed
+missed 2026-11-28T02:00:00Z due 2026-11-28T02:30:00Z
+early 2026-11-28T02:00:00Z r-x by 10800s
+run r-x succeeded
 next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
 `,
 		},
