@@ -357,16 +357,17 @@ next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
 `,
 		},
 		{
-			name:     "DST spring forward: 02:30 Berlin does not exist on 2026-03-29, so there is no slot that day",
+			name:     "DST spring forward: 02:30 Berlin does not exist on 2026-03-29; its slot is due at 03:00, the first instant after the gap, and the night without a run is missed",
 			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n  lookback_slots: 3\n",
 			log: okRun("r-27", d("2026-03-27T01:30:05Z"), "") + okRun("r-28", d("2026-03-28T01:30:05Z"), "") +
 				okRun("r-30", d("2026-03-30T00:30:05Z"), ""),
 			now: "2026-03-30T06:00:00Z",
-			want: `verdict healthy
+			want: `verdict unhealthy
 expected 3
-slot 2026-03-27T01:30:00Z on_time r-27 by window
 slot 2026-03-28T01:30:00Z on_time r-28 by window
+slot 2026-03-29T01:00:00Z missed
 slot 2026-03-30T00:30:00Z on_time r-30 by window
+missed 2026-03-29T01:00:00Z due 2026-03-29T01:30:00Z
 run r-27 succeeded for 2026-03-27T01:30:00Z
 run r-28 succeeded for 2026-03-28T01:30:00Z
 run r-30 succeeded for 2026-03-30T00:30:00Z
@@ -374,33 +375,127 @@ next 2026-03-31T00:30:00Z due 2026-03-31T01:00:00Z
 `,
 		},
 		{
-			name:     "DST fall back: 02:30 Berlin happens twice on 2026-10-25, two slots, one run leaves the second missed",
+			name:     "DST spring forward: a run at 03:00 CEST, as cronie runs a job from the gap, fills the slot",
+			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n  lookback_slots: 2\n",
+			log:      okRun("r-29", d("2026-03-29T01:00:05Z"), "") + okRun("r-30", d("2026-03-30T00:30:05Z"), claims("2026-03-30T02:30:00+02:00")),
+			now:      "2026-03-30T06:00:00Z",
+			want: `verdict healthy
+expected 2
+slot 2026-03-29T01:00:00Z on_time r-29 by window
+slot 2026-03-30T00:30:00Z on_time r-30 by scheduled_for
+run r-29 succeeded for 2026-03-29T01:00:00Z
+run r-30 succeeded for 2026-03-30T00:30:00Z
+next 2026-03-31T00:30:00Z due 2026-03-31T01:00:00Z
+`,
+		},
+		{
+			name:     "DST spring forward in America/Los_Angeles (argo-workflows #8137): a daily 02:00 that never ran on 2022-03-13 is missed",
+			schedule: "  cron: \"0 2 * * *\"\n  timezone: America/Los_Angeles\n  lookback_slots: 3\n",
+			log:      okRun("n-12", d("2022-03-12T10:00:05Z"), "") + okRun("n-14", d("2022-03-14T09:00:05Z"), ""),
+			now:      "2022-03-14T12:00:00Z",
+			want: `verdict unhealthy
+expected 3
+slot 2022-03-12T10:00:00Z on_time n-12 by window
+slot 2022-03-13T10:00:00Z missed
+slot 2022-03-14T09:00:00Z on_time n-14 by window
+missed 2022-03-13T10:00:00Z due 2022-03-13T10:30:00Z
+run n-12 succeeded for 2022-03-12T10:00:00Z
+run n-14 succeeded for 2022-03-14T09:00:00Z
+next 2022-03-15T09:00:00Z due 2022-03-15T09:30:00Z
+`,
+		},
+		{
+			name:     "DST fall back: 02:30 Berlin happens twice on 2026-10-25, and is one slot, the first",
 			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n  lookback_slots: 3\n",
 			log:      okRun("r-24", d("2026-10-24T00:30:05Z"), "") + okRun("r-25", d("2026-10-25T00:30:05Z"), ""),
 			now:      "2026-10-25T06:00:00Z",
 			want: `verdict unhealthy
 expected 3
+slot 2026-10-23T00:30:00Z missed
 slot 2026-10-24T00:30:00Z on_time r-24 by window
 slot 2026-10-25T00:30:00Z on_time r-25 by window
-slot 2026-10-25T01:30:00Z missed
-missed 2026-10-25T01:30:00Z due 2026-10-25T02:00:00Z
+missed 2026-10-23T00:30:00Z due 2026-10-23T01:00:00Z
 run r-24 succeeded for 2026-10-24T00:30:00Z
 run r-25 succeeded for 2026-10-25T00:30:00Z
 next 2026-10-26T01:30:00Z due 2026-10-26T02:00:00Z
 `,
 		},
 		{
-			name:     "DST fall back: a run for each 02:30 fills both slots",
-			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n  lookback_slots: 2\n",
+			name:     "DST fall back: a run at the second 02:30 names no slot; it is unscheduled",
+			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n",
 			log:      okRun("r-cest", d("2026-10-25T00:30:05Z"), "") + okRun("r-cet", d("2026-10-25T01:30:05Z"), claims("2026-10-25T02:30:00+01:00")),
 			now:      "2026-10-25T06:00:00Z",
 			want: `verdict healthy
-expected 2
+expected 1
 slot 2026-10-25T00:30:00Z on_time r-cest by window
-slot 2026-10-25T01:30:00Z on_time r-cet by scheduled_for
+unscheduled r-cet
 run r-cest succeeded for 2026-10-25T00:30:00Z
-run r-cet succeeded for 2026-10-25T01:30:00Z
+run r-cet succeeded
 next 2026-10-26T01:30:00Z due 2026-10-26T02:00:00Z
+`,
+		},
+		{
+			name:     "southern hemisphere, Australia/Sydney spring forward on 2026-10-04: 02:30 is in the gap and due at 03:00 AEDT",
+			schedule: "  cron: \"30 2 * * *\"\n  timezone: Australia/Sydney\n  lookback_slots: 3\n",
+			log: okRun("s-03", d("2026-10-02T16:30:05Z"), "") + okRun("s-04", d("2026-10-03T16:00:05Z"), "") +
+				okRun("s-05", d("2026-10-04T15:30:05Z"), ""),
+			now: "2026-10-04T20:00:00Z",
+			want: `verdict healthy
+expected 3
+slot 2026-10-02T16:30:00Z on_time s-03 by window
+slot 2026-10-03T16:00:00Z on_time s-04 by window
+slot 2026-10-04T15:30:00Z on_time s-05 by window
+run s-03 succeeded for 2026-10-02T16:30:00Z
+run s-04 succeeded for 2026-10-03T16:00:00Z
+run s-05 succeeded for 2026-10-04T15:30:00Z
+next 2026-10-05T15:30:00Z due 2026-10-05T16:00:00Z
+`,
+		},
+		{
+			name:     "a half-hour shift, Australia/Lord_Howe fall back on 2026-04-05: 01:45 happens twice; a run only at the second leaves the slot missed",
+			schedule: "  cron: \"45 1 * * *\"\n  timezone: Australia/Lord_Howe\n  lookback_slots: 2\n",
+			log:      okRun("h-04", d("2026-04-03T14:45:05Z"), "") + okRun("h-05", d("2026-04-04T15:15:05Z"), ""),
+			now:      "2026-04-04T20:00:00Z",
+			want: `verdict unhealthy
+expected 2
+slot 2026-04-03T14:45:00Z on_time h-04 by window
+slot 2026-04-04T14:45:00Z missed
+missed 2026-04-04T14:45:00Z due 2026-04-04T15:15:00Z
+unscheduled h-05
+run h-04 succeeded for 2026-04-03T14:45:00Z
+run h-05 succeeded
+next 2026-04-05T15:15:00Z due 2026-04-05T15:45:00Z
+`,
+		},
+		{
+			name:     "a cron with * in its hour field follows the clock as it reads: two slots for the two 02:30s of the fall-back night",
+			schedule: "  cron: \"30 * * * *\"\n  timezone: Europe/Berlin\n  start_grace_seconds: 600\n  lookback_slots: 3\n",
+			log: okRun("h-a", d("2026-10-25T00:30:05Z"), "") + okRun("h-b", d("2026-10-25T01:30:05Z"), "") +
+				okRun("h-c", d("2026-10-25T02:30:05Z"), ""),
+			now: "2026-10-25T03:05:00Z",
+			want: `verdict healthy
+expected 3
+slot 2026-10-25T00:30:00Z on_time h-a by window
+slot 2026-10-25T01:30:00Z on_time h-b by window
+slot 2026-10-25T02:30:00Z on_time h-c by window
+run h-a succeeded for 2026-10-25T00:30:00Z
+run h-b succeeded for 2026-10-25T01:30:00Z
+run h-c succeeded for 2026-10-25T02:30:00Z
+next 2026-10-25T03:30:00Z due 2026-10-25T03:40:00Z
+`,
+		},
+		{
+			name:     "a cron with * in its hour field has no slot in the spring-forward gap",
+			schedule: "  cron: \"30 * * * *\"\n  timezone: Europe/Berlin\n  start_grace_seconds: 600\n  lookback_slots: 2\n",
+			log:      okRun("h-a", d("2026-03-29T00:30:05Z"), "") + okRun("h-b", d("2026-03-29T01:30:05Z"), ""),
+			now:      "2026-03-29T02:05:00Z",
+			want: `verdict healthy
+expected 2
+slot 2026-03-29T00:30:00Z on_time h-a by window
+slot 2026-03-29T01:30:00Z on_time h-b by window
+run h-a succeeded for 2026-03-29T00:30:00Z
+run h-b succeeded for 2026-03-29T01:30:00Z
+next 2026-03-29T02:30:00Z due 2026-03-29T02:40:00Z
 `,
 		},
 		{
