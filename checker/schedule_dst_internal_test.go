@@ -12,7 +12,7 @@ import (
 // hour field has a slot at every minute whose reading matches; one at fixed
 // times has, for every matching reading W, a slot at the first minute whose
 // reading is W or later (docs/schedule.md, after Vixie cron).
-func bruteSlots(t *testing.T, s *Schedule, from, to time.Time) []string {
+func bruteSlots(t testing.TB, s *Schedule, from, to time.Time) []string {
 	t.Helper()
 	reading := func(u time.Time) time.Time {
 		l := u.In(s.loc)
@@ -45,24 +45,36 @@ func bruteSlots(t *testing.T, s *Schedule, from, to time.Time) []string {
 	return out
 }
 
+// The zones and crons of the DST tests: both hemispheres, half-hour
+// offsets and the half-hour shift of Lord Howe; crons at fixed times and
+// with * in the minute or hour field.
+var (
+	dstZones = []string{"Europe/Berlin", "America/Los_Angeles", "Australia/Sydney", "Australia/Lord_Howe", "America/St_Johns", "Asia/Kolkata", "Pacific/Chatham", "UTC"}
+	dstCrons = []string{"30 2 * * *", "0 2 * * *", "15 2 * * *", "0,30 1-3 * * *", "45 1 * * 0", "*/15 * * * *", "30 * * * *", "0 */2 * * *", "10 2 * * *"}
+)
+
+// dstSchedule parses the schedule of cron expr in zone.
+func dstSchedule(t testing.TB, expr, zone string) *Schedule {
+	t.Helper()
+	def, err := ParseDefinition([]byte(fmt.Sprintf("stages: [{id: 1}]\nschedule: {cron: %q, timezone: %s}\n", expr, zone)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def.Schedule
+}
+
 // TestCronSlotsMatchReference compares the slots next enumerates with the
 // minute-by-minute reference, across both DST transitions of zones in both
 // hemispheres and with half-hour offsets and half-hour shifts.
 func TestCronSlotsMatchReference(t *testing.T) {
-	zones := []string{"Europe/Berlin", "America/Los_Angeles", "Australia/Sydney", "Australia/Lord_Howe", "America/St_Johns", "Asia/Kolkata", "Pacific/Chatham", "UTC"}
-	crons := []string{"30 2 * * *", "0 2 * * *", "15 2 * * *", "0,30 1-3 * * *", "45 1 * * 0", "*/15 * * * *", "30 * * * *", "0 */2 * * *", "10 2 * * *"}
 	// Windows of four days around each 2026 transition of the zones above
 	// (northern spring and autumn, southern autumn and spring), and two in
 	// 2040, past the zone database's listed transitions, where its rule
 	// string gives them.
 	windows := []string{"2026-03-07", "2026-03-27", "2026-04-03", "2026-09-25", "2026-10-02", "2026-10-23", "2026-10-31", "2026-11-01", "2040-03-23", "2040-10-26"}
-	for _, zone := range zones {
-		for _, expr := range crons {
-			def, err := ParseDefinition([]byte(fmt.Sprintf("stages: [{id: 1}]\nschedule: {cron: %q, timezone: %s}\n", expr, zone)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := def.Schedule
+	for _, zone := range dstZones {
+		for _, expr := range dstCrons {
+			s := dstSchedule(t, expr, zone)
 			for _, day := range windows {
 				from, _ := time.Parse(time.DateOnly, day)
 				to := from.Add(4 * 24 * time.Hour)
@@ -82,4 +94,33 @@ func TestCronSlotsMatchReference(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzCronNext compares next with the reference at any minute from 1990 to
+// 2060, for the zones and crons of TestCronSlotsMatchReference.
+func FuzzCronNext(f *testing.F) {
+	for _, seed := range []struct {
+		zone, cron uint8
+		minute     int32
+	}{{0, 0, 0}, {1, 1, 3_000_000}, {3, 3, -5_000_000}, {6, 6, 12_345_678}} {
+		f.Add(seed.zone, seed.cron, seed.minute)
+	}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var scheds [][]*Schedule // [zone][cron], parsed once
+	for _, zone := range dstZones {
+		var row []*Schedule
+		for _, expr := range dstCrons {
+			row = append(row, dstSchedule(f, expr, zone))
+		}
+		scheds = append(scheds, row)
+	}
+	f.Fuzz(func(t *testing.T, zi, ci uint8, minute int32) {
+		s := scheds[int(zi)%len(dstZones)][int(ci)%len(dstCrons)]
+		at := base.Add(time.Duration(int64(minute)%(35*366*1440)) * time.Minute)
+		want := bruteSlots(t, s, at.Add(time.Minute), at.Add(8*24*time.Hour))
+		got, ok := s.next(at)
+		if len(want) == 0 || !ok || got.Format(time.RFC3339) != want[0] {
+			t.Errorf("%s in %s after %s: next %s %v, reference %v", s.Cron, s.Timezone, at.Format(time.RFC3339), got.Format(time.RFC3339), ok, want)
+		}
+	})
 }
