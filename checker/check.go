@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -229,8 +230,9 @@ type runExt struct {
 	scheduledFor    time.Time
 	scheduledLine   int
 	// def, set by Feed, is this run's own list of expected stages; nil
-	// means Options.Definition.
-	def *Definition
+	// means Options.Definition. plan is def's stage plan.
+	def  *Definition
+	plan *stagePlan
 	recoveryRun
 }
 
@@ -303,6 +305,10 @@ type contractState struct {
 	opts       Options
 	schema     lazySchema
 	stageIndex map[StageID]int
+	// plan is the definition's dependencies as stage indexes.
+	plan *stagePlan
+	// declaredList is declared()'s text, once built.
+	declaredList string
 	// smallStages[k] is 1 + the index of integer stage k, 0 when k is not
 	// declared, for k up to maxSmallStage: most pipelines number their
 	// stages, and a slice index is cheaper than hashing a StageID.
@@ -345,8 +351,18 @@ func newContractState(opts Options) *contractState {
 			c.smallStages[s.ID.Int] = i + 1
 		}
 	}
+	c.plan = newStagePlan(opts.Definition, c.stageOf)
 	c.horizon = opts.Now.Add(c.skew)
 	return c
+}
+
+// planOf returns the stage plan of run's definition: its own when it was fed
+// with its own stages (Feed), else the check's.
+func (c *contractState) planOf(run *runState) *stagePlan {
+	if run.ext != nil && run.ext.plan != nil {
+		return run.ext.plan
+	}
+	return c.plan
 }
 
 // errorText returns the error text of an event as a string. Pipelines fail
@@ -534,15 +550,21 @@ func isBlank(b []byte) bool {
 	return true
 }
 
+// declared lists the declared stage ids for an unknown_stage message. It is
+// built once per check: a log of unknown stages against a definition of
+// thousands of stages costs one list, not one per line.
 func (c *contractState) declared() string {
-	s := ""
-	for i, st := range c.opts.Definition.Stages {
-		if i > 0 {
-			s += ", "
+	if c.declaredList == "" {
+		var b strings.Builder
+		for i, st := range c.opts.Definition.Stages {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(st.ID.String())
 		}
-		s += st.ID.String()
+		c.declaredList = b.String()
 	}
-	return s
+	return c.declaredList
 }
 
 // lazySchema compiles the event schema the first time a line needs the

@@ -69,7 +69,9 @@ type Definition struct {
 	Schedule *Schedule
 }
 
-// Index returns the position of id in d.Stages, or -1 when d does not declare it.
+// Index returns the position of id in d.Stages, or -1 when d does not declare
+// it. It searches d.Stages in order; the checker's per-run fold uses an index
+// built once per check instead (docs/contract.md, Pipeline definition).
 func (d *Definition) Index(id StageID) int {
 	for i := range d.Stages {
 		if d.Stages[i].ID == id {

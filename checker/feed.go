@@ -114,6 +114,9 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 		if run == nil {
 			run = f.c.slabs.newRun(id, e.Pos, e.Time, stages)
 			run.wx().def = def
+			if def != nil {
+				run.ext.plan = rc.plan
+			}
 			_, h := f.c.runs.find([]byte(id), f.c.order)
 			f.c.runs.add(id, h, len(f.c.order))
 			f.c.order = append(f.c.order, run)

@@ -102,7 +102,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	s.Verdict = VerdictUnhealthy
 	var judged *scheduleJudgement
 	if sched != nil {
-		judged = judgeSchedule(sched, c.order, c.opts.Now)
+		judged = judgeSchedule(sched, c.order, c.opts.Now, c.skew)
 		s.Schedule = judged.report
 		if latest != nil {
 			id := latest.id
@@ -126,7 +126,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	}
 	report := func(i int, ar *reportArena) RunReport {
 		run := c.order[i]
-		rr := foldRun(run, run.definition(def), cfg, mismatched[run.id], ar)
+		rr := foldRun(run, run.definition(def), c.planOf(run), cfg, mismatched[run.id], ar)
 		if judged != nil {
 			judged.annotate(&rr, i, run, sched, c.opts.Now)
 			if rr.State == RunOverdue {
@@ -189,8 +189,23 @@ func (run *runState) stageState(i int, def *Definition, cfg foldConfig) string {
 }
 
 // runRank orders the stage states that decide a run's state: unknown >
-// failed > cancelled > stalled > running; every other state ranks 0.
-var runRank = map[string]int{StageUnknown: 5, StageFailed: 4, StageCancelled: 3, StageStalled: 2, StageRunning: 1}
+// failed > cancelled > stalled > running; every other state ranks 0. A
+// switch, not a map: it is asked once per stage of every run.
+func runRank(st string) int {
+	switch st {
+	case StageUnknown:
+		return 5
+	case StageFailed:
+		return 4
+	case StageCancelled:
+		return 3
+	case StageStalled:
+		return 2
+	case StageRunning:
+		return 1
+	}
+	return 0
+}
 
 // state gives the run's state: the first of unknown > failed > cancelled >
 // stalled > running that its stages show, else incomplete when a stage has
@@ -204,7 +219,7 @@ func (run *runState) state(def *Definition, cfg foldConfig, mismatch bool) strin
 	state, best := RunSucceeded, 0
 	for i := range def.Stages {
 		st := run.stageState(i, def, cfg)
-		if r := runRank[st]; r > best {
+		if r := runRank(st); r > best {
 			state, best = st, r
 		} else if best == 0 && st != StageSucceeded {
 			state = RunIncomplete
@@ -261,9 +276,10 @@ func take[T any](pool *[]T, n int) []T {
 
 // foldRun builds the report of one run: its state, its stages (a stage never
 // started is blocked when a stage it depends on failed, is unknown, was
-// cancelled or is blocked, else pending), and its recovery action. With an
-// arena the report lives in the arena's storage (see reportArena).
-func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
+// cancelled or is blocked, else pending), and its recovery action. plan is
+// def's dependencies as stage indexes. With an arena the report lives in the
+// arena's storage (see reportArena).
+func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
 	ar.reset()
 	var stagePool *[]StageReport
 	var attemptPool *[]AttemptReport
@@ -296,29 +312,27 @@ func foldRun(run *runState, def *Definition, cfg foldConfig, mismatch *Inconsist
 	// A run's first and last events are some attempt's start and end.
 	rr.FirstEventAt = times.text(run.firstSec, run.firstNsec)
 	rr.LastEventAt = times.text(run.lastSec, run.lastNsec)
-	markBlocked(&rr, def)
+	markBlocked(&rr, plan)
 	rr.Recovery = recoveryFor(&rr, def, mismatch)
 	return rr
 }
 
 // markBlocked turns pending stages into blocked ones when a stage they depend
-// on failed, is unknown, was cancelled or is itself blocked.
-func markBlocked(rr *RunReport, def *Definition) {
-	for changed := true; changed; {
-		changed = false
-		for i, sd := range def.Stages {
-			if rr.Stages[i].State != StagePending {
-				continue
-			}
-			for _, dep := range sd.DependsOn {
-				switch rr.Stages[def.Index(dep)].State {
-				case StageFailed, StageUnknown, StageCancelled, StageBlocked:
-					rr.Stages[i].State = StageBlocked
-					changed = true
-				}
-				if rr.Stages[i].State == StageBlocked {
-					break
-				}
+// on failed, is unknown, was cancelled or is itself blocked. It visits the
+// stages once, in the plan's topological order, so every dependency's state
+// is final when its dependents are looked at: linear in stages plus
+// dependencies (a fixed-point loop over declared order was cubic when the
+// declared order ran against the dependencies, issue 12).
+func markBlocked(rr *RunReport, plan *stagePlan) {
+	for _, i := range plan.order {
+		st := &rr.Stages[i]
+		if st.State != StagePending {
+			continue
+		}
+		for _, d := range plan.deps(i) {
+			if s := rr.Stages[d].State; s == StageFailed || s == StageUnknown || s == StageCancelled || s == StageBlocked {
+				st.State = StageBlocked
+				break
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package checker
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	// The zone database is embedded so that the wasm builds, which have no
@@ -51,6 +52,10 @@ type Schedule struct {
 
 	loc  *time.Location
 	spec cron.Schedule
+	// fixedTime is true when neither the minute nor the hour field of Cron
+	// starts with * (or ?): a job at a specific time, which Vixie cron and
+	// cronie move out of a DST gap and do not repeat in a DST overlap.
+	fixedTime bool
 }
 
 type rawSchedule struct {
@@ -110,6 +115,8 @@ func parseSchedule(raw *rawSchedule) (*Schedule, error) {
 			return nil, fmt.Errorf("schedule.cron %q: %v", s.Cron, err)
 		}
 		s.spec = spec
+		f := strings.Fields(s.Cron)
+		s.fixedTime = !strings.ContainsAny(f[0][:1]+f[1][:1], "*?")
 		// A day that no month has (0 0 30 2 *) never fires; the library
 		// looks five years ahead, which covers every leap day.
 		if spec.Next(time.Date(2000, 1, 1, 0, 0, 0, 0, loc)).IsZero() {
@@ -132,6 +139,14 @@ func (s *Schedule) anchor() time.Time {
 
 // next returns the first slot strictly after t, in UTC, and false when there
 // is none (a cron expression with no time in the five years after t).
+//
+// Around a change of the zone's offset (daylight saving time) cron slots
+// follow Vixie cron and cronie (docs/schedule.md): a cron at specific times
+// has the slot of a local time the clocks jump over at the first instant
+// after the jump, and that of a local time they go back over once, at its
+// first occurrence (nextFixed); a cron with * in its minute or hour field
+// is matched against the clock as it reads, so it has no slot in a gap and
+// two in an overlap (nextWild).
 func (s *Schedule) next(t time.Time) (time.Time, bool) {
 	if !s.Since.IsZero() && t.Before(s.Since) {
 		t = s.Since.Add(-time.Nanosecond)
@@ -150,11 +165,103 @@ func (s *Schedule) next(t time.Time) (time.Time, bool) {
 		}
 		return c, true
 	}
-	n := s.spec.Next(t.In(s.loc))
+	if s.fixedTime {
+		return s.nextFixed(t)
+	}
+	return s.nextWild(t)
+}
+
+// zoneReach (seconds) bounds how far a reading of a zone's clock may lie
+// from UTC, and so how far back a change of offset can matter; every offset
+// in the zone database is within 15 hours.
+const zoneReach = 26 * 3600
+
+// floatNext returns the first wall time after w that the cron expression
+// matches, and false when there is none within five years. A wall time is a
+// reading of the zone's clock, held as the Unix seconds of the same reading
+// in UTC, where the cron library sees no change of offset.
+func (s *Schedule) floatNext(w int64) (int64, bool) {
+	n := s.spec.Next(time.Unix(w, 0).UTC())
 	if n.IsZero() {
+		return 0, false
+	}
+	return n.Unix(), true
+}
+
+// zoneAt returns the offset (seconds) in effect at Unix second u and the
+// bounds of the period it holds for: start and end in Unix seconds, with
+// hasStart or hasEnd false when the period has no such bound.
+func (s *Schedule) zoneAt(u int64) (off int, start, end int64, hasStart, hasEnd bool) {
+	t := time.Unix(u, 0).In(s.loc)
+	_, off = t.Zone()
+	st, en := t.ZoneBounds()
+	return off, st.Unix(), en.Unix(), !st.IsZero(), !en.IsZero()
+}
+
+// nextWild is next for a cron with * in its minute or hour field: the first
+// instant after t at which the local clock reads a time the expression
+// matches. It steps from one offset period of the zone to the next.
+func (s *Schedule) nextWild(t time.Time) (time.Time, bool) {
+	// Slots are whole seconds: after t is after its second. q is an instant
+	// of the period whose offset reads the clock.
+	after := t.Unix()
+	for q, limit := after, after+6*366*86400; q < limit; {
+		off, _, end, _, hasEnd := s.zoneAt(q)
+		w, ok := s.floatNext(after + int64(off))
+		if !ok {
+			return time.Time{}, false
+		}
+		if u := w - int64(off); !hasEnd || u < end {
+			return time.Unix(u, 0).UTC(), true
+		}
+		// This period ends before the clock reads w: go on from its end,
+		// where the next period's offset reads the clock.
+		after, q = end-1, end
+	}
+	return time.Time{}, false
+}
+
+// nextFixed is next for a cron at specific times: the slot of a matching
+// wall time W is the first instant the local clock reads W or later, so a W
+// in a gap is due when the gap ends, and a W read twice is due the first
+// time. Slots grow with W, so the first slot after t belongs to the first
+// matching W above the highest reading the clock has shown by t.
+func (s *Schedule) nextFixed(t time.Time) (time.Time, bool) {
+	u := t.Unix()
+	off, start, _, hasStart, _ := s.zoneAt(u)
+	high := u + int64(off)
+	// A clock that went back shows readings it has shown before: the
+	// highest reading is the one just before it went back.
+	for p, ok := start, hasStart; ok && p > u-zoneReach; {
+		prevOff, prevStart, _, prevHasStart, _ := s.zoneAt(p - 1)
+		high = max(high, p-1+int64(prevOff))
+		p, ok = prevStart, prevHasStart
+	}
+	w, ok := s.floatNext(high)
+	if !ok {
 		return time.Time{}, false
 	}
-	return n.UTC(), true
+	return time.Unix(s.firstReading(w), 0).UTC(), true
+}
+
+// firstReading returns the first instant (Unix seconds) at which the local
+// clock reads wall time w or later: w's single occurrence, the first of two
+// when the clocks went back over it, or the end of the gap the clocks
+// jumped over it in.
+func (s *Schedule) firstReading(w int64) int64 {
+	for p := w - zoneReach; ; {
+		off, start, end, hasStart, hasEnd := s.zoneAt(p)
+		// In this period the clock reads instant+off; it reaches w at
+		// w-off, unless the period ends first.
+		if !hasEnd || w < end+int64(off) {
+			u := w - int64(off)
+			if hasStart && u < start {
+				u = start
+			}
+			return u
+		}
+		p = end
+	}
 }
 
 // IsSlot reports whether t is one of the schedule's slots.

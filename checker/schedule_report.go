@@ -34,6 +34,7 @@ type ScheduleReport struct {
 	Slots             []SlotReport     `json:"slots"`
 	Missed            []MissedSlot     `json:"missed"`
 	Late              []LateRun        `json:"late"`
+	Early             []EarlyRun       `json:"early"`
 	Duplicates        []DuplicateRun   `json:"duplicates"`
 	Unscheduled       []UnscheduledRun `json:"unscheduled"`
 	NextSlot          *string          `json:"next_slot"`
@@ -65,6 +66,16 @@ type LateRun struct {
 	LateBySeconds float64 `json:"late_by_seconds"`
 }
 
+// EarlyRun is a run whose scheduled_for names a slot its first event came
+// before, by EarlyBySeconds, more than the allowed clock skew: it did not run
+// for that slot, so it fills none (issue 12).
+type EarlyRun struct {
+	ScheduledFor   string  `json:"scheduled_for"`
+	RunID          string  `json:"run_id"`
+	FirstEventAt   string  `json:"first_event_at"`
+	EarlyBySeconds float64 `json:"early_by_seconds"`
+}
+
 // DuplicateRun is a second run for a slot another run already fills (a
 // duplicate trigger): reported, not a violation.
 type DuplicateRun struct {
@@ -81,28 +92,36 @@ type UnscheduledRun struct {
 }
 
 // claim is the slot a run fills and how; ok is false for a run that claims
-// no slot.
+// no slot. early marks a run whose scheduled_for names slot although its
+// first event came before it (ok is then false).
 type claim struct {
-	slot time.Time
-	by   string
-	ok   bool
+	slot  time.Time
+	by    string
+	ok    bool
+	early bool
 }
 
 // runClaim finds the slot a run fills: the one an event names in
-// scheduled_for when that is a slot, else the window its first event falls in.
-func (s *Schedule) runClaim(run *runState) claim {
+// scheduled_for when that is a slot, else the window its first event falls
+// in. A run cannot have run for a slot it started before: a scheduled_for
+// slot more than skew after the run's first event is an early claim, and the
+// run fills no slot at all (its own scheduled_for contradicts every window).
+func (s *Schedule) runClaim(run *runState, skew time.Duration) claim {
 	if rx := run.x(); rx.hasScheduledFor && s.IsSlot(rx.scheduledFor) {
-		return claim{rx.scheduledFor, ClaimScheduledFor, true}
+		if run.firstAt().Before(rx.scheduledFor.Add(-skew)) {
+			return claim{slot: rx.scheduledFor, early: true}
+		}
+		return claim{rx.scheduledFor, ClaimScheduledFor, true, false}
 	}
 	if w, ok := s.WindowSlot(run.firstAt()); ok {
-		return claim{w, ClaimWindow, true}
+		return claim{w, ClaimWindow, true, false}
 	}
 	return claim{}
 }
 
 // scheduleJudgement is the schedule section of a snapshot with what the
 // run reports and the verdict need: each run's claim (indexed like the
-// runs) and the index of the run that fills the latest judged slot (-1 when
+// runs) and the index of the latest run of the latest judged slot (-1 when
 // it was missed or no slot was judged).
 type scheduleJudgement struct {
 	report     *ScheduleReport
@@ -112,8 +131,9 @@ type scheduleJudgement struct {
 
 // judgeSchedule matches runs (in line order) to the schedule's slots at now.
 // For each slot one run fills it: a scheduled_for claim before a window
-// claim, then the earlier line; the others are duplicates.
-func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgement {
+// claim, then the earlier line; the others are duplicates. skew is the
+// allowed clock skew, which an early claim must exceed.
+func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Duration) *scheduleJudgement {
 	sr := &ScheduleReport{
 		Timezone:          s.Timezone,
 		StartGraceSeconds: s.StartGraceSeconds,
@@ -121,6 +141,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 		Slots:             []SlotReport{},
 		Missed:            []MissedSlot{},
 		Late:              []LateRun{},
+		Early:             []EarlyRun{},
 		Duplicates:        []DuplicateRun{},
 		Unscheduled:       []UnscheduledRun{},
 	}
@@ -140,11 +161,18 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 		sr.Since = &v
 	}
 	j := &scheduleJudgement{report: sr, claims: make([]claim, len(runs)), latestSlot: -1}
-	// filled maps a slot (Unix nanoseconds) to the index of its run.
+	// filled maps a slot (Unix nanoseconds) to the index of its run, and
+	// latestOf to the index of the latest run that claims it (the latest
+	// first event, ties to the later line, as gate latest picks a run).
 	filled := map[int64]int{}
+	latestOf := map[int64]int{}
 	for i, run := range runs {
-		cl := s.runClaim(run)
+		cl := s.runClaim(run, skew)
 		j.claims[i] = cl
+		if cl.early {
+			sr.Early = append(sr.Early, EarlyRun{ScheduledFor: formatTime(cl.slot), RunID: run.id, FirstEventAt: formatTime(run.firstAt()), EarlyBySeconds: cl.slot.Sub(run.firstAt()).Seconds()})
+			continue
+		}
 		if !cl.ok {
 			sr.Unscheduled = append(sr.Unscheduled, UnscheduledRun{RunID: run.id, FirstEventAt: formatTime(run.firstAt())})
 			continue
@@ -152,6 +180,9 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 		key := cl.slot.UnixNano()
 		if k, taken := filled[key]; !taken || (cl.by == ClaimScheduledFor && j.claims[k].by == ClaimWindow) {
 			filled[key] = i
+		}
+		if k, seen := latestOf[key]; !seen || !run.firstAt().Before(runs[k].firstAt()) {
+			latestOf[key] = i
 		}
 	}
 	for i, cl := range j.claims {
@@ -169,12 +200,13 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time) *scheduleJudgem
 	}
 	sortBySlot(sr.Duplicates, func(d DuplicateRun) string { return d.ScheduledFor })
 	sortBySlot(sr.Late, func(l LateRun) string { return l.ScheduledFor })
+	sortBySlot(sr.Early, func(e EarlyRun) string { return e.ScheduledFor })
 	for _, slot := range s.JudgedSlots(now) {
 		due := formatTime(slot.Add(s.grace()))
 		row := SlotReport{ScheduledFor: formatTime(slot), DueAt: due, Status: SlotMissed}
 		j.latestSlot = -1
 		if i, ok := filled[slot.UnixNano()]; ok {
-			j.latestSlot = i
+			j.latestSlot = latestOf[slot.UnixNano()]
 			id, by := runs[i].id, j.claims[i].by
 			row.RunID, row.ClaimedBy, row.Status = &id, &by, SlotOnTime
 			if by == ClaimScheduledFor && runs[i].firstAt().After(slot.Add(s.grace())) {
@@ -210,8 +242,10 @@ func sortBySlot[T any](xs []T, key func(T) string) {
 
 // healthy is the verdict with a schedule. Gate all: at least one run, no
 // judged slot missed and every run succeeded. Gate latest asks the freshness
-// question: did the run of the latest judged slot succeed? With no judged
-// slot yet, gate latest falls back to the latest run.
+// question: did the latest run of the latest judged slot succeed? Its runs
+// are the one that fills it and its duplicates, so a later failed rerun is
+// never hidden by the run that filled the slot first (issue 12). With no
+// judged slot yet, gate latest falls back to the latest run.
 func (j *scheduleJudgement) healthy(gate Gate, runs []*runState, latest *runState, allSucceeded bool, state func(*runState) string) bool {
 	if gate == GateLatest {
 		if len(j.report.Slots) == 0 {

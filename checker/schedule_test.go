@@ -78,6 +78,9 @@ func scheduleSummary(s *checker.Snapshot) string {
 	for _, l := range sr.Late {
 		fmt.Fprintf(&b, "late %s %s by %gs\n", l.ScheduledFor, l.RunID, l.LateBySeconds)
 	}
+	for _, e := range sr.Early {
+		fmt.Fprintf(&b, "early %s %s by %gs\n", e.ScheduledFor, e.RunID, e.EarlyBySeconds)
+	}
 	for _, d := range sr.Duplicates {
 		fmt.Fprintf(&b, "duplicate %s %s filled by %s\n", d.ScheduledFor, d.RunID, d.FilledBy)
 	}
@@ -191,6 +194,77 @@ next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
 `,
 		},
 		{
+			name:     "a run from the day before names today's slot: early, it fills neither slot, both stay missed",
+			schedule: daily + "  lookback_slots: 2\n",
+			log:      okRun("r-x", d("2026-11-27T02:00:04Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			want: `verdict unhealthy
+expected 2
+slot 2026-11-27T02:00:00Z missed
+slot 2026-11-28T02:00:00Z missed
+missed 2026-11-27T02:00:00Z due 2026-11-27T02:30:00Z
+missed 2026-11-28T02:00:00Z due 2026-11-28T02:30:00Z
+early 2026-11-28T02:00:00Z r-x by 86396s
+run r-x succeeded
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "a first event within the clock skew before its slot still claims it",
+			schedule: daily,
+			log:      okRun("r-28", d("2026-11-28T01:55:00Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			want: `verdict healthy
+expected 1
+slot 2026-11-28T02:00:00Z on_time r-28 by scheduled_for
+run r-28 succeeded for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "a first event one second beyond the clock skew is early",
+			schedule: daily,
+			log:      okRun("r-28", d("2026-11-28T01:54:59Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			want: `verdict unhealthy
+expected 1
+slot 2026-11-28T02:00:00Z missed
+missed 2026-11-28T02:00:00Z due 2026-11-28T02:30:00Z
+early 2026-11-28T02:00:00Z r-28 by 301s
+run r-28 succeeded
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "an early claim does not keep another run from filling the slot",
+			schedule: daily,
+			log:      okRun("r-x", d("2026-11-27T23:00:00Z"), claims("2026-11-28T02:00:00Z")) + okRun("r-28", d("2026-11-28T02:00:04Z"), ""),
+			now:      "2026-11-28T06:00:00Z",
+			want: `verdict healthy
+expected 1
+slot 2026-11-28T02:00:00Z on_time r-28 by window
+early 2026-11-28T02:00:00Z r-x by 10800s
+run r-x succeeded
+run r-28 succeeded for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "gate latest: an early run belongs to no slot, so its success does not fill the latest",
+			schedule: daily,
+			log:      okRun("r-x", d("2026-11-27T23:00:00Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			gate:     checker.GateLatest,
+			want: `verdict unhealthy
+expected 1
+slot 2026-11-28T02:00:00Z missed
+missed 2026-11-28T02:00:00Z due 2026-11-28T02:30:00Z
+early 2026-11-28T02:00:00Z r-x by 10800s
+run r-x succeeded
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
 			name:     "two runs for one slot: the second is a duplicate",
 			schedule: daily,
 			log:      okRun("r-a", d("2026-11-28T02:00:04Z"), "") + okRun("r-b", d("2026-11-28T02:21:00Z"), ""),
@@ -220,12 +294,12 @@ next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
 `,
 		},
 		{
-			name:     "gate latest asks whether the latest slot's run succeeded, not the latest run",
+			name:     "gate latest judges the latest slot by its latest run: a failed rerun after a success is unhealthy",
 			schedule: daily,
 			log:      okRun("r-a", d("2026-11-28T02:00:04Z"), "") + failedRun("r-b", d("2026-11-28T02:21:00Z")),
 			now:      "2026-11-28T06:00:00Z",
 			gate:     checker.GateLatest,
-			want: `verdict healthy
+			want: `verdict unhealthy
 expected 1
 slot 2026-11-28T02:00:00Z on_time r-a by window
 duplicate 2026-11-28T02:00:00Z r-b filled by r-a
@@ -235,16 +309,65 @@ next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
 `,
 		},
 		{
-			name:     "DST spring forward: 02:30 Berlin does not exist on 2026-03-29, so there is no slot that day",
+			name:     "gate latest: a successful rerun after a failure makes the latest slot healthy",
+			schedule: daily,
+			log:      failedRun("r-a", d("2026-11-28T02:00:04Z")) + okRun("r-b", d("2026-11-28T02:21:00Z"), ""),
+			now:      "2026-11-28T06:00:00Z",
+			gate:     checker.GateLatest,
+			want: `verdict healthy
+expected 1
+slot 2026-11-28T02:00:00Z on_time r-a by window
+duplicate 2026-11-28T02:00:00Z r-b filled by r-a
+run r-a failed for 2026-11-28T02:00:00Z
+run r-b succeeded for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "gate latest: the run that fills the slot by scheduled_for does not hide a later failed duplicate",
+			schedule: daily,
+			log:      okRun("r-a", d("2026-11-28T02:00:04Z"), claims("2026-11-28T02:00:00Z")) + failedRun("r-b", d("2026-11-28T02:25:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			gate:     checker.GateLatest,
+			want: `verdict unhealthy
+expected 1
+slot 2026-11-28T02:00:00Z on_time r-a by scheduled_for
+duplicate 2026-11-28T02:00:00Z r-b filled by r-a
+run r-a succeeded for 2026-11-28T02:00:00Z
+run r-b failed for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "gate latest: the slot's runs are its filler and duplicates; an unscheduled failed run between them is not one",
+			schedule: daily,
+			log:      okRun("r-a", d("2026-11-28T02:00:04Z"), "") + failedRun("r-b", d("2026-11-28T02:40:00Z")) + okRun("r-c", d("2026-11-28T02:50:00Z"), claims("2026-11-28T02:00:00Z")),
+			now:      "2026-11-28T06:00:00Z",
+			gate:     checker.GateLatest,
+			want: `verdict healthy
+expected 1
+slot 2026-11-28T02:00:00Z late r-c by scheduled_for
+late 2026-11-28T02:00:00Z r-c by 1200s
+duplicate 2026-11-28T02:00:00Z r-a filled by r-c
+unscheduled r-b
+run r-a succeeded for 2026-11-28T02:00:00Z
+run r-b failed
+run r-c succeeded for 2026-11-28T02:00:00Z
+next 2026-11-29T02:00:00Z due 2026-11-29T02:30:00Z
+`,
+		},
+		{
+			name:     "DST spring forward: 02:30 Berlin does not exist on 2026-03-29; its slot is due at 03:00, the first instant after the gap, and the night without a run is missed",
 			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n  lookback_slots: 3\n",
 			log: okRun("r-27", d("2026-03-27T01:30:05Z"), "") + okRun("r-28", d("2026-03-28T01:30:05Z"), "") +
 				okRun("r-30", d("2026-03-30T00:30:05Z"), ""),
 			now: "2026-03-30T06:00:00Z",
-			want: `verdict healthy
+			want: `verdict unhealthy
 expected 3
-slot 2026-03-27T01:30:00Z on_time r-27 by window
 slot 2026-03-28T01:30:00Z on_time r-28 by window
+slot 2026-03-29T01:00:00Z missed
 slot 2026-03-30T00:30:00Z on_time r-30 by window
+missed 2026-03-29T01:00:00Z due 2026-03-29T01:30:00Z
 run r-27 succeeded for 2026-03-27T01:30:00Z
 run r-28 succeeded for 2026-03-28T01:30:00Z
 run r-30 succeeded for 2026-03-30T00:30:00Z
@@ -252,33 +375,127 @@ next 2026-03-31T00:30:00Z due 2026-03-31T01:00:00Z
 `,
 		},
 		{
-			name:     "DST fall back: 02:30 Berlin happens twice on 2026-10-25, two slots, one run leaves the second missed",
+			name:     "DST spring forward: a run at 03:00 CEST, as cronie runs a job from the gap, fills the slot",
+			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n  lookback_slots: 2\n",
+			log:      okRun("r-29", d("2026-03-29T01:00:05Z"), "") + okRun("r-30", d("2026-03-30T00:30:05Z"), claims("2026-03-30T02:30:00+02:00")),
+			now:      "2026-03-30T06:00:00Z",
+			want: `verdict healthy
+expected 2
+slot 2026-03-29T01:00:00Z on_time r-29 by window
+slot 2026-03-30T00:30:00Z on_time r-30 by scheduled_for
+run r-29 succeeded for 2026-03-29T01:00:00Z
+run r-30 succeeded for 2026-03-30T00:30:00Z
+next 2026-03-31T00:30:00Z due 2026-03-31T01:00:00Z
+`,
+		},
+		{
+			name:     "DST spring forward in America/Los_Angeles (argo-workflows #8137): a daily 02:00 that never ran on 2022-03-13 is missed",
+			schedule: "  cron: \"0 2 * * *\"\n  timezone: America/Los_Angeles\n  lookback_slots: 3\n",
+			log:      okRun("n-12", d("2022-03-12T10:00:05Z"), "") + okRun("n-14", d("2022-03-14T09:00:05Z"), ""),
+			now:      "2022-03-14T12:00:00Z",
+			want: `verdict unhealthy
+expected 3
+slot 2022-03-12T10:00:00Z on_time n-12 by window
+slot 2022-03-13T10:00:00Z missed
+slot 2022-03-14T09:00:00Z on_time n-14 by window
+missed 2022-03-13T10:00:00Z due 2022-03-13T10:30:00Z
+run n-12 succeeded for 2022-03-12T10:00:00Z
+run n-14 succeeded for 2022-03-14T09:00:00Z
+next 2022-03-15T09:00:00Z due 2022-03-15T09:30:00Z
+`,
+		},
+		{
+			name:     "DST fall back: 02:30 Berlin happens twice on 2026-10-25, and is one slot, the first",
 			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n  lookback_slots: 3\n",
 			log:      okRun("r-24", d("2026-10-24T00:30:05Z"), "") + okRun("r-25", d("2026-10-25T00:30:05Z"), ""),
 			now:      "2026-10-25T06:00:00Z",
 			want: `verdict unhealthy
 expected 3
+slot 2026-10-23T00:30:00Z missed
 slot 2026-10-24T00:30:00Z on_time r-24 by window
 slot 2026-10-25T00:30:00Z on_time r-25 by window
-slot 2026-10-25T01:30:00Z missed
-missed 2026-10-25T01:30:00Z due 2026-10-25T02:00:00Z
+missed 2026-10-23T00:30:00Z due 2026-10-23T01:00:00Z
 run r-24 succeeded for 2026-10-24T00:30:00Z
 run r-25 succeeded for 2026-10-25T00:30:00Z
 next 2026-10-26T01:30:00Z due 2026-10-26T02:00:00Z
 `,
 		},
 		{
-			name:     "DST fall back: a run for each 02:30 fills both slots",
-			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n  lookback_slots: 2\n",
+			name:     "DST fall back: a run at the second 02:30 names no slot; it is unscheduled",
+			schedule: "  cron: \"30 2 * * *\"\n  timezone: Europe/Berlin\n",
 			log:      okRun("r-cest", d("2026-10-25T00:30:05Z"), "") + okRun("r-cet", d("2026-10-25T01:30:05Z"), claims("2026-10-25T02:30:00+01:00")),
 			now:      "2026-10-25T06:00:00Z",
 			want: `verdict healthy
-expected 2
+expected 1
 slot 2026-10-25T00:30:00Z on_time r-cest by window
-slot 2026-10-25T01:30:00Z on_time r-cet by scheduled_for
+unscheduled r-cet
 run r-cest succeeded for 2026-10-25T00:30:00Z
-run r-cet succeeded for 2026-10-25T01:30:00Z
+run r-cet succeeded
 next 2026-10-26T01:30:00Z due 2026-10-26T02:00:00Z
+`,
+		},
+		{
+			name:     "southern hemisphere, Australia/Sydney spring forward on 2026-10-04: 02:30 is in the gap and due at 03:00 AEDT",
+			schedule: "  cron: \"30 2 * * *\"\n  timezone: Australia/Sydney\n  lookback_slots: 3\n",
+			log: okRun("s-03", d("2026-10-02T16:30:05Z"), "") + okRun("s-04", d("2026-10-03T16:00:05Z"), "") +
+				okRun("s-05", d("2026-10-04T15:30:05Z"), ""),
+			now: "2026-10-04T20:00:00Z",
+			want: `verdict healthy
+expected 3
+slot 2026-10-02T16:30:00Z on_time s-03 by window
+slot 2026-10-03T16:00:00Z on_time s-04 by window
+slot 2026-10-04T15:30:00Z on_time s-05 by window
+run s-03 succeeded for 2026-10-02T16:30:00Z
+run s-04 succeeded for 2026-10-03T16:00:00Z
+run s-05 succeeded for 2026-10-04T15:30:00Z
+next 2026-10-05T15:30:00Z due 2026-10-05T16:00:00Z
+`,
+		},
+		{
+			name:     "a half-hour shift, Australia/Lord_Howe fall back on 2026-04-05: 01:45 happens twice; a run only at the second leaves the slot missed",
+			schedule: "  cron: \"45 1 * * *\"\n  timezone: Australia/Lord_Howe\n  lookback_slots: 2\n",
+			log:      okRun("h-04", d("2026-04-03T14:45:05Z"), "") + okRun("h-05", d("2026-04-04T15:15:05Z"), ""),
+			now:      "2026-04-04T20:00:00Z",
+			want: `verdict unhealthy
+expected 2
+slot 2026-04-03T14:45:00Z on_time h-04 by window
+slot 2026-04-04T14:45:00Z missed
+missed 2026-04-04T14:45:00Z due 2026-04-04T15:15:00Z
+unscheduled h-05
+run h-04 succeeded for 2026-04-03T14:45:00Z
+run h-05 succeeded
+next 2026-04-05T15:15:00Z due 2026-04-05T15:45:00Z
+`,
+		},
+		{
+			name:     "a cron with * in its hour field follows the clock as it reads: two slots for the two 02:30s of the fall-back night",
+			schedule: "  cron: \"30 * * * *\"\n  timezone: Europe/Berlin\n  start_grace_seconds: 600\n  lookback_slots: 3\n",
+			log: okRun("h-a", d("2026-10-25T00:30:05Z"), "") + okRun("h-b", d("2026-10-25T01:30:05Z"), "") +
+				okRun("h-c", d("2026-10-25T02:30:05Z"), ""),
+			now: "2026-10-25T03:05:00Z",
+			want: `verdict healthy
+expected 3
+slot 2026-10-25T00:30:00Z on_time h-a by window
+slot 2026-10-25T01:30:00Z on_time h-b by window
+slot 2026-10-25T02:30:00Z on_time h-c by window
+run h-a succeeded for 2026-10-25T00:30:00Z
+run h-b succeeded for 2026-10-25T01:30:00Z
+run h-c succeeded for 2026-10-25T02:30:00Z
+next 2026-10-25T03:30:00Z due 2026-10-25T03:40:00Z
+`,
+		},
+		{
+			name:     "a cron with * in its hour field has no slot in the spring-forward gap",
+			schedule: "  cron: \"30 * * * *\"\n  timezone: Europe/Berlin\n  start_grace_seconds: 600\n  lookback_slots: 2\n",
+			log:      okRun("h-a", d("2026-03-29T00:30:05Z"), "") + okRun("h-b", d("2026-03-29T01:30:05Z"), ""),
+			now:      "2026-03-29T02:05:00Z",
+			want: `verdict healthy
+expected 2
+slot 2026-03-29T00:30:00Z on_time h-a by window
+slot 2026-03-29T01:30:00Z on_time h-b by window
+run h-a succeeded for 2026-03-29T00:30:00Z
+run h-b succeeded for 2026-03-29T01:30:00Z
+next 2026-03-29T02:30:00Z due 2026-03-29T02:40:00Z
 `,
 		},
 		{
@@ -522,6 +739,40 @@ next 2026-12-01T02:00:00Z due 2026-12-01T02:30:00Z
 			}
 			if a, b := render.Text(streamed.Snapshot), render.Text(res.Snapshot); a != b {
 				t.Errorf("streamed text differs:\n%s\nvs\n%s", a, b)
+			}
+		})
+	}
+}
+
+// TestGateLatestDuplicateTrigger: with every slot filled, --gate latest
+// gives the verdict it gives without a schedule, where the latest run
+// decides; a duplicate trigger that filled the slot first never hides a
+// later failed rerun (issue 12).
+func TestGateLatestDuplicateTrigger(t *testing.T) {
+	d := func(s string) time.Time { return at(t, s) }
+	plain, err := checker.ParseDefinition([]byte("stages: [{id: 1}, {id: 2}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scheduled := scheduleDef(t, "  cron: \"0 2 * * *\"\n")
+	tests := []struct {
+		name, log string
+		want      string
+	}{
+		{"succeeded, then a failed rerun", okRun("r-a", d("2026-11-28T02:00:04Z"), "") + failedRun("r-b", d("2026-11-28T02:21:00Z")), checker.VerdictUnhealthy},
+		{"failed, then a successful rerun", failedRun("r-a", d("2026-11-28T02:00:04Z")) + okRun("r-b", d("2026-11-28T02:21:00Z"), ""), checker.VerdictHealthy},
+		{"the failed rerun names the slot", okRun("r-a", d("2026-11-28T02:00:04Z"), "") + failedRun("r-b", d("2026-11-28T02:21:00Z")) + event("r-b", 1, 2, "started", d("2026-11-28T02:27:00Z"), claims("2026-11-28T02:00:00Z")), checker.VerdictUnhealthy},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, def := range []*checker.Definition{plain, scheduled} {
+				res, err := checker.Check(strings.NewReader(tc.log), checker.Options{Definition: def, Now: d("2026-11-28T06:00:00Z"), Gate: checker.GateLatest})
+				if err != nil || res.Snapshot == nil {
+					t.Fatalf("%v %+v", err, res.Report.Violations)
+				}
+				if got := res.Snapshot.Verdict; got != tc.want {
+					t.Errorf("schedule %v: verdict %s, want %s", def.Schedule != nil, got, tc.want)
+				}
 			}
 		})
 	}

@@ -107,8 +107,8 @@ func ScheduleLine(s *checker.Snapshot, esc func(string) string) string {
 }
 
 // ScheduleNotes lists what the schedule reports besides missed slots, one
-// sentence each: late runs, duplicate runs and unscheduled runs. Run ids are
-// log text and go through esc, the sink's escaping function.
+// sentence each: late runs, early runs, duplicate runs and unscheduled runs.
+// Run ids are log text and go through esc, the sink's escaping function.
 func ScheduleNotes(s *checker.Snapshot, esc func(string) string) []string {
 	sr := s.Schedule
 	if sr == nil {
@@ -118,6 +118,10 @@ func ScheduleNotes(s *checker.Snapshot, esc func(string) string) []string {
 	for _, l := range sr.Late {
 		notes = append(notes, fmt.Sprintf("late: run %s claims slot %s by scheduled_for but started %s after it was due (first event %s)",
 			esc(l.RunID), l.ScheduledFor, Duration(l.LateBySeconds), l.FirstEventAt))
+	}
+	for _, e := range sr.Early {
+		notes = append(notes, fmt.Sprintf("early: run %s names slot %s in scheduled_for but started %s before it (first event %s); it fills no slot",
+			esc(e.RunID), e.ScheduledFor, Duration(e.EarlyBySeconds), e.FirstEventAt))
 	}
 	for _, d := range sr.Duplicates {
 		notes = append(notes, fmt.Sprintf("duplicate: run %s is a second run for slot %s, which run %s fills",

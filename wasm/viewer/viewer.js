@@ -241,7 +241,7 @@
   }
 
   // renderSchedule lists what the schedule found wrong: missed slots, late,
-  // duplicate and unscheduled runs, and when the next run is due.
+  // early, duplicate and unscheduled runs, and when the next run is due.
   function renderSchedule(sched) {
     const list = $("schedule");
     list.replaceChildren();
@@ -251,6 +251,8 @@
     for (const m of sched.missed) item("missed", "missed: the slot " + m.scheduled_for + " had no run started by " + m.due_at);
     for (const l of sched.late) item("late", "late: run " + l.run_id + " for the slot " + l.scheduled_for +
       " started at " + l.first_event_at + ", " + duration(l.late_by_seconds) + " late");
+    for (const e of sched.early || []) item("early", "early: run " + e.run_id + " names the slot " + e.scheduled_for +
+      " but started at " + e.first_event_at + ", " + duration(e.early_by_seconds) + " before it; it fills no slot");
     for (const d of sched.duplicates) item("duplicate", "duplicate: run " + d.run_id + " claims the slot " +
       d.scheduled_for + ", which run " + d.filled_by + " fills");
     for (const u of sched.unscheduled) item("unscheduled", "unscheduled: run " + u.run_id + " started at " +

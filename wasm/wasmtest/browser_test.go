@@ -303,6 +303,28 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("an early claim is listed in the schedule box", func(t *testing.T) {
+		dir := t.TempDir()
+		log := filepath.Join(dir, "early.jsonl")
+		lines := `{"run_id":"r-27","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-11-27T02:00:04Z","scheduled_for":"2026-11-28T02:00:00Z"}
+{"run_id":"r-27","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-11-27T02:10:00Z","returncode":0}
+`
+		if err := os.WriteFile(log, []byte(lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		def := "stages: [{id: 1}]\nschedule:\n  cron: \"0 2 * * *\"\n"
+		p := viewcmd.Preload{File: "early.jsonl", Pipeline: &def, PipelineName: "daily.yaml", Now: "2026-11-28T06:00:00Z", Gate: "all"}
+		ctx := tab(t, bctx)
+		if err := chromedp.Do(ctx, chromedp.Navigate(serve(t, p, log)+"?preload=1")); err != nil {
+			t.Fatal(err)
+		}
+		s := settle(t, ctx)
+		want := "early: run r-27 names the slot 2026-11-28T02:00:00Z but started at 2026-11-27T02:00:04Z, 23h59m56s before it; it fills no slot"
+		if s.Verdict != checker.VerdictUnhealthy || !contains(s.Schedule, want) {
+			t.Errorf("verdict %s, schedule list %q lacks %q", s.Verdict, s.Schedule, want)
+		}
+	})
+
 	// upload checks a log chosen with the file picker, with stages 1,2 at
 	// the corpus's now.
 	upload := func(t *testing.T, log string) (context.Context, shown) {
