@@ -609,9 +609,37 @@ func hasNonSpace(b []byte) bool {
 // parseTimestamp checks b against the timestamp_utc pattern of
 // schemas/event.schema.json,
 // ^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$,
-// and that the date exists (the schema's "date-time" format), and returns
-// the instant in UTC.
+// that the date exists (the schema's "date-time" format) and that the
+// instant lies, in UTC, in the years 0001 to 9999 (the schema's
+// "greenlight-utc-range" format), and returns the instant in UTC.
 func parseTimestamp(b []byte) (time.Time, bool) {
+	t, ok := parseTimestampAnyYear(b)
+	if !ok || !inUTCRange(t) {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// Bounds of an instant greenlight reads or writes, in Unix seconds: from
+// 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z, the instants whose
+// UTC form RFC 3339 can write (four-digit years; year 0000 is left out, as
+// outside review, issue 12 asks). Year 0000 with +01:00 would otherwise
+// become -0001-12-31T23:00:00Z in a snapshot.
+// TestUTCRangeBounds checks them against time.Date.
+const (
+	minUnixUTC = -62135596800 // 0001-01-01T00:00:00Z
+	maxUnixUTC = 253402300799 // 9999-12-31T23:59:59Z; any fraction of that second is in range
+)
+
+// inUTCRange reports whether t lies in the years 0001 to 9999 in UTC.
+func inUTCRange(t time.Time) bool {
+	u := t.Unix()
+	return u >= minUnixUTC && u <= maxUnixUTC
+}
+
+// parseTimestampAnyYear is parseTimestamp without the bound on the UTC
+// year.
+func parseTimestampAnyYear(b []byte) (time.Time, bool) {
 	if len(b) < 20 {
 		return time.Time{}, false
 	}
