@@ -117,3 +117,14 @@ PY
 echo
 echo "== 7. Go benchmarks: go test -run XXX -bench . -count 5 ./checker/... | benchstat"
 echo "(run them yourself: they take a minute; see README)"
+
+echo
+echo "== 8. hostile 1 MiB lines vs valid ones (outside review, issue 12, item 8): go test -bench HostileLine, 5 runs each"
+go test ./checker -run XXX -bench HostileLine -benchtime 5x | awk '
+  /^BenchmarkHostileLine\// { name = $1; sub(/^BenchmarkHostileLine\//, "", name); sub(/-[0-9]+$/, "", name); ns[name] = $3; order[++n] = name }
+  END {
+    printf "%-32s %8s  %-17s %7s  %s\n", "line", "ms", "valid line alike", "ratio", "x valid/long-string"
+    for (i = 1; i <= n; i++) {
+      k = order[i]; alike = (k ~ /many-/) ? "valid/many-keys" : "valid/long-string"
+      printf "%-32s %8.1f  %-17s %7.1f  %.1f\n", k, ns[k]/1e6, alike, ns[k]/ns[alike], ns[k]/ns["valid/long-string"] }
+    print "(target: a hostile line <= 10x the valid 1 MiB line alike; a line of 1 MiB of keys costs ~20x one of 1 MiB of string, valid or not: the duplicate-key check)" }'

@@ -129,6 +129,10 @@ type lineDecoder struct {
 	strBuf  []byte
 	unknown []string // keys outside the contract, for --strict
 	folded  bool     // a key equal to a contract field in another letter case
+	// foldedKeys are the first maxFoldedKeys such keys with their raw
+	// values, for the schema validator's message; foldedCount counts all.
+	foldedKeys  [maxFoldedKeys]foldedKey
+	foldedCount int
 	// recovery says the line has a field of the recovery model (owner and
 	// the fields after it in contractFieldNames).
 	recovery bool
@@ -159,6 +163,7 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 	}
 	d.unknown = d.unknown[:0]
 	d.folded, d.recovery = false, false
+	d.foldedCount = 0
 	if len(line) == 0 {
 		return &decodeFault{RuleInvalidJSON, "blank line: every line must hold one JSON object"}
 	}
@@ -197,8 +202,12 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
 			d.strBuf = unquote(d.strBuf[:0], rawKey)
-			if d.foldsToField(string(d.strBuf)) {
+			if d.foldsToField(d.strBuf) {
 				d.folded = true
+				if d.foldedCount < maxFoldedKeys {
+					d.foldedKeys[d.foldedCount] = foldedKey{string(d.strBuf), obj[i:valEnd]}
+				}
+				d.foldedCount++
 			} else if keepUnknown {
 				d.unknown = append(d.unknown, string(d.strBuf))
 			}
@@ -272,9 +281,23 @@ func (d *lineDecoder) field(key []byte) int {
 	return -1
 }
 
-func (d *lineDecoder) foldsToField(key string) bool {
+// foldsToField reports whether key equals a contract field's name under
+// Unicode simple case folding. An ASCII key can only fold to a name of its
+// own length (the contract's names are ASCII, and only the non-ASCII ſ and
+// the Kelvin sign fold to ASCII letters), so the other names are skipped.
+func (d *lineDecoder) foldsToField(key []byte) bool {
+	ascii := true
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
 	for _, n := range d.names {
-		if strings.EqualFold(key, n) {
+		if ascii && len(n) != len(key) {
+			continue
+		}
+		if strings.EqualFold(string(key), n) {
 			return true
 		}
 	}
@@ -588,9 +611,11 @@ func validRunID(b []byte) bool {
 			}
 			i += size
 		}
-		count++
+		if count++; count > 256 {
+			return false // too long: the rest need not be read
+		}
 	}
-	return count >= 1 && count <= 256
+	return count >= 1
 }
 
 // hasNonSpace reports whether b holds a character outside the pattern class
