@@ -9,10 +9,12 @@
 package action
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -153,10 +155,8 @@ func Main(env Env) (code int) {
 	var own []string
 	snapshotPath := ""
 	if in.snapshot != "" && logs[0].Snapshot != nil {
-		doc, err := render.JSON(logs[0].Snapshot)
-		if err == nil {
-			err = atomicfile.Write(in.snapshot, doc)
-		}
+		snap := logs[0].Snapshot
+		err := atomicfile.WriteFunc(in.snapshot, func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) })
 		if err != nil {
 			own = append(own, err.Error())
 		} else {
@@ -338,6 +338,7 @@ func checkAll(files []string, opts checker.Options, format string) ([]render.Log
 		}
 		o := opts
 		o.File = filepath.ToSlash(name)
+		o.StreamRuns = true // every output is written run by run
 		var res *checker.Result
 		if format == formatOpenLineage {
 			res, err = openlineage.Check(f, o)
@@ -355,25 +356,56 @@ func checkAll(files []string, opts checker.Options, format string) ([]render.Log
 
 // printReports prints each log's text report to the step log between
 // ::stop-commands::TOKEN and ::TOKEN::, so that no text from a log can run a
-// workflow command.
+// workflow command. The reports are written line by line as they are
+// rendered (render.WriteText), never held whole.
 func printReports(gh *githubactions.Action, token, mode string, logs []render.LogResult) {
-	var b strings.Builder
+	gh.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})
+	b := &stepLog{gh: gh}
 	for _, l := range logs {
-		fmt.Fprintf(&b, "== %s %s\n", mode, render.Terminal(l.File))
+		fmt.Fprintf(b, "== %s %s\n", mode, render.Terminal(l.File))
 		if l.Snapshot == nil {
-			b.WriteString(render.ViolationsText(l.Report))
-			fmt.Fprintf(&b, "greenlight: invalid: %d contract violations; nothing in this log is evidence\n", l.Report.ViolationCount)
+			io.WriteString(b, render.ViolationsText(l.Report))
+			fmt.Fprintf(b, "greenlight: invalid: %d contract violations; nothing in this log is evidence\n", l.Report.ViolationCount)
 			continue
 		}
 		if mode == ModeValidate {
-			fmt.Fprintf(&b, "greenlight: follows the event contract (%d events)\n", l.Snapshot.Source.EventCount)
+			fmt.Fprintf(b, "greenlight: follows the event contract (%d events)\n", l.Snapshot.Source.EventCount)
 			continue
 		}
-		b.WriteString(render.Text(l.Snapshot))
+		render.WriteText(b, l.Snapshot) // a stepLog never fails; gh panics if it cannot write
 	}
-	gh.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})
-	gh.Infof("%s", strings.TrimSuffix(b.String(), "\n"))
+	b.flush()
 	gh.IssueCommand(&githubactions.Command{Name: token})
+}
+
+// stepLog writes text to the step log one line at a time with gh.Infof,
+// holding at most one line.
+type stepLog struct {
+	gh      *githubactions.Action
+	partial []byte
+}
+
+func (s *stepLog) Write(p []byte) (int, error) {
+	n := len(p)
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			s.partial = append(s.partial, p...)
+			return n, nil
+		}
+		s.partial = append(s.partial, p[:i]...)
+		s.gh.Infof("%s", s.partial)
+		s.partial = s.partial[:0]
+		p = p[i+1:]
+	}
+}
+
+// flush writes a last line that has no line break.
+func (s *stepLog) flush() {
+	if len(s.partial) > 0 {
+		s.gh.Infof("%s", s.partial)
+		s.partial = s.partial[:0]
+	}
 }
 
 // outputs computes the step outputs: only values greenlight computed, and a

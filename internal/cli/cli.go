@@ -281,9 +281,9 @@ func runCheck(args []string, env Env) (int, error) {
 		}
 		err = render.WriteSnapshotJSON(env.Stdout, snap)
 	case "markdown":
-		_, err = io.WriteString(env.Stdout, render.MarkdownReport(snap, render.MarkdownOptions{}))
+		err = render.WriteMarkdownReport(env.Stdout, snap, render.MarkdownOptions{})
 	default:
-		_, err = io.WriteString(env.Stdout, render.Text(snap))
+		err = render.WriteText(env.Stdout, snap)
 	}
 	if err != nil {
 		return ExitInvalid, fmt.Errorf("cannot write the output: %v", err)
