@@ -209,18 +209,25 @@ type AttemptReport struct {
 	JobLogLine      *int              `json:"job_log_line"`
 }
 
-// Latest returns the run named by LatestRunID, or nil.
+// Latest returns the run named by LatestRunID, or nil. Of a streamed
+// snapshot it builds that run's report alone, in storage of its own.
 func (s *Snapshot) Latest() *RunReport {
 	if s.LatestRunID == nil {
 		return nil
 	}
-	var latest *RunReport
-	s.EachRun(func(r *RunReport) bool {
-		if r.RunID == *s.LatestRunID {
-			latest = r
-			return false
+	if s.report == nil {
+		for i := range s.Runs {
+			if s.Runs[i].RunID == *s.LatestRunID {
+				return &s.Runs[i]
+			}
 		}
-		return true
-	})
-	return latest
+		return nil
+	}
+	for i := 0; i < s.reportCount; i++ {
+		if s.runID(i) == *s.LatestRunID {
+			rr := s.report(i, nil)
+			return &rr
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/greenlight-ci/greenlight/checker"
@@ -90,6 +91,7 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 	var details strings.Builder
 	held, unhealthy := o.MaxRuns == 0, 0
 	shown := 0
+	var scratch []byte
 	EachRow(s, func(row Row) bool {
 		if failed() {
 			return false
@@ -115,16 +117,32 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 				ok++
 			}
 		}
-		d := Detail(r)
-		detail := ""
+		// The row is written piece by piece: a report of a million runs
+		// should leave little garbage behind each.
+		b.WriteString("| ")
+		b.WriteString(Markdown(r.RunID))
+		b.WriteString(" | ")
+		b.WriteString(stateIcon(r.State))
+		b.WriteByte(' ')
+		b.WriteString(r.State)
+		b.WriteString(" | ")
+		num := strconv.AppendInt(scratch[:0], int64(ok), 10)
+		num = append(num, '/')
+		num = strconv.AppendInt(num, int64(len(r.Stages)), 10)
+		num = append(num, " | "...)
+		num = strconv.AppendInt(num, int64(attemptCount(r)), 10)
+		scratch = append(num, " | "...)
+		b.Write(scratch)
+		b.WriteString(Duration(r.DurationSeconds))
+		b.WriteString(" | ")
 		if r.State != checker.RunSucceeded {
-			detail = Markdown(d.Summary)
+			d := Detail(r)
+			b.WriteString(Markdown(d.Summary))
 			if d.HasErr {
-				detail += ": " + Markdown(d.Error)
+				b.WriteString(": " + Markdown(d.Error))
 			}
 		}
-		fmt.Fprintf(b, "| %s | %s %s | %d/%d | %d | %s | %s |\n",
-			Markdown(r.RunID), stateIcon(r.State), r.State, ok, len(r.Stages), attemptCount(r), Duration(r.DurationSeconds), detail)
+		b.WriteString(" |\n")
 		if held && r.State != checker.RunSucceeded {
 			writeUnhealthyRun(&details, r, unhealthy == 0)
 			unhealthy++
@@ -204,7 +222,7 @@ func writeUnhealthyRun(b io.Writer, r *checker.RunReport, first bool) {
 // maxHeldDetails bounds the unhealthy-run details WriteMarkdownReport keeps
 // while it writes the runs table (bytes); past it they are written from a
 // second pass over the runs.
-const maxHeldDetails = 4 << 20
+const maxHeldDetails = 16 << 20
 
 // clipErrors returns r, or, when an attempt's error is longer than max
 // characters (max > 0), a copy of r whose errors are cut there; r itself is

@@ -262,7 +262,7 @@ func writeText(w io.Writer, s *checker.Snapshot, maxHeld int) error {
 
 // maxHeldRecoveries bounds the recovery text WriteText keeps while it
 // writes the rows (bytes).
-const maxHeldRecoveries = 4 << 20
+const maxHeldRecoveries = 16 << 20
 
 // textColumns returns the widths in characters of the run and state
 // columns of the text rows, without building a run report: the longest

@@ -2,10 +2,13 @@ package action
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sethvargo/go-githubactions"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
@@ -48,6 +51,33 @@ func TestProblemsKeepsTheFirst(t *testing.T) {
 		top, n, _ := problems(logs, ModeCheck, checker.GateAll, keep)
 		if n != total || !slices.Equal(top, all[:keep]) {
 			t.Errorf("keep %d: %d of %d, not the first of the ranking", keep, len(top), n)
+		}
+	}
+}
+
+// TestStepLogPieces: the step log written in pieces of whole lines is the
+// text Infof prints when given it whole, for text over several pieces, with
+// and without a last line break, and with empty lines.
+func TestStepLogPieces(t *testing.T) {
+	var text strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&text, "  run-%05d  succeeded  2 stages\n", i)
+		if i%5000 == 0 {
+			text.WriteString("\n")
+		}
+	}
+	for _, s := range []string{text.String(), text.String() + "tail without a line break", "one line\n"} {
+		var whole, pieces strings.Builder
+		githubactions.New(githubactions.WithWriter(&whole)).Infof("%s", strings.TrimSuffix(s, "\n"))
+		b := &stepLog{gh: githubactions.New(githubactions.WithWriter(&pieces))}
+		for rest := s; rest != ""; {
+			n := min(len(rest), 1000)
+			io.WriteString(b, rest[:n])
+			rest = rest[n:]
+		}
+		b.flush()
+		if pieces.String() != whole.String() {
+			t.Errorf("%d bytes: pieces differ from one Infof (%d vs %d bytes)", len(s), pieces.Len(), whole.Len())
 		}
 	}
 }
