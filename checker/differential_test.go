@@ -112,6 +112,15 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `{"error":"x"}`, `"Error"`, `"x"`},
 		{`"r-1"`, `1`, `1`, `"resolved"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"resolution"`, `["succeeded"]`},
 		{`"r\u005f1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"run\u005fID"`, `"\ud83d\ude00"`},
+		// Long strings the validator sees shortened (schemaInstance).
+		{`"` + strings.Repeat("r", 2000) + `"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"` + strings.Repeat("r", 2000) + `\u0085"`, `1`, `0`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"` + strings.Repeat("é", 600) + `"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"` + strings.Repeat(` \t\n`, 300) + `"`, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"` + strings.Repeat(` `, 300) + `\u00a0x"`, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"` + strings.Repeat(` \u3000`, 300) + `"`, ``, ``},
+		{`"r-1"`, `1`, `0`, `"unknown"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"reason"`, `"` + strings.Repeat(`\f`, 100) + `"`},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"attempt_id"`, `"` + strings.Repeat(` `, 100) + `"`},
 		// The years 0001 to 9999 once in UTC (outside review, issue 12).
 		{`"r-1"`, `1`, `1`, `"started"`, `"0000-01-01T00:30:00+01:00"`, ``, ``, ``, ``},
 		{`"r-1"`, `1`, `1`, `"started"`, `"0000-02-29T00:00:00Z"`, ``, ``, ``, ``},

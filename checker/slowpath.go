@@ -3,6 +3,8 @@ package checker
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -58,17 +60,97 @@ func longNumberFault(field, lit string) *decodeFault {
 // it holds, with the same message), so the validator finds the same faults
 // with the same messages as on the whole line (FuzzFastPathMatchesSchema
 // checks it), at a cost bounded by the contract fields' scalar values.
+//
+// Two kinds of long string are shortened too, as the validator's regular
+// expressions would otherwise read them at some 30 MB/s: a run_id over
+// maxRunIDBytes becomes 257 characters with a control character exactly
+// when it had one (its schema asks for at most 256 characters and no
+// control character, and the message names neither the length nor the
+// text), and a string over minShortened bytes in a field whose schema asks
+// only a type and a "holds a character of this class" pattern (\S) becomes
+// its distinct characters in order of first appearance, for such a pattern
+// matches a string exactly when it matches that one.
 func (d *lineDecoder) schemaInstance() map[string]any {
 	inst := make(map[string]any, fieldCount+maxFoldedKeys)
 	for f := range d.raw {
-		if d.raw[f] != nil {
-			inst[d.names[f]] = shallowValue(d.raw[f])
+		if d.raw[f] == nil {
+			continue
 		}
+		v := shallowValue(d.raw[f])
+		if str, ok := v.(string); ok {
+			switch {
+			case f == fieldRunID && len(str) > maxRunIDBytes:
+				v = longRunID(str)
+			case classPatternField(f) && len(str) > minShortened:
+				v = distinctRunes(str)
+			}
+		}
+		inst[d.names[f]] = v
 	}
 	for _, k := range d.foldedKeys[:min(d.foldedCount, maxFoldedKeys)] {
 		inst[k.name] = shallowValue(k.raw)
 	}
 	return inst
+}
+
+// maxRunIDBytes and minShortened are the lengths past which schemaInstance
+// shortens a run_id or a string of a class-pattern field.
+const (
+	maxRunIDBytes = 1024
+	minShortened  = 64
+)
+
+// classPatternField reports whether contract field f's schema asks of a
+// string no more than its type and, in places, a pattern matching one
+// character of a class (\S): shortening it to its distinct characters
+// changes no answer of the validator's. TestClassPatternFields checks the
+// list against schemas/event.schema.json.
+func classPatternField(f int) bool {
+	switch f {
+	case fieldError, fieldOwner, fieldAttemptID, fieldErrorCode, fieldReason, fieldEvidenceRef, fieldResolvedBy, fieldApprovedBy, fieldRequestedBy:
+		return true
+	}
+	return false
+}
+
+// longRunID stands for a run_id longer than its schema allows: 257
+// characters, the first a control character when s holds one (the class of
+// the run_id pattern: U+0000-U+001F, U+007F-U+009F).
+func longRunID(s string) string {
+	first := "x"
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			first = "\x00"
+			break
+		}
+	}
+	return first + strings.Repeat("x", 256)
+}
+
+// distinctRunes returns the distinct characters of s in the order they
+// first appear.
+func distinctRunes(s string) string {
+	var ascii [utf8.RuneSelf]bool
+	var other map[rune]bool
+	var b strings.Builder
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			if ascii[r] {
+				continue
+			}
+			ascii[r] = true
+		} else {
+			if other == nil {
+				other = map[rune]bool{}
+			}
+			if other[r] {
+				continue
+			}
+			other[r] = true
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // shallowValue decodes one validated JSON value as schemas.Instance would

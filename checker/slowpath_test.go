@@ -1,8 +1,12 @@
 package checker
 
 import (
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/greenlight-ci/greenlight/schemas"
 )
 
 // TestLineBounds: a number in a contract field longer than MaxNumberChars
@@ -63,4 +67,51 @@ func foldedParts() string {
 		parts[i] = "at /" + k + enum
 	}
 	return strings.Join(parts, "; ")
+}
+
+// TestClassPatternFields: every field schemaInstance shortens to its
+// distinct characters asks, in schemas/event.schema.json, for no more of a
+// string than a type and patterns that match one character of a class.
+func TestClassPatternFields(t *testing.T) {
+	src, err := schemas.Source("event")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Properties map[string]map[string]any
+		AllOf      []struct {
+			Then struct {
+				Properties map[string]map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	class := regexp.MustCompile(`^(\\S|\[[^\]]*\])$`)
+	names := contractFieldNames()
+	for f, name := range names {
+		if !classPatternField(f) {
+			continue
+		}
+		schemasOf := []map[string]any{doc.Properties[name]}
+		for _, a := range doc.AllOf {
+			if p, ok := a.Then.Properties[name]; ok {
+				schemasOf = append(schemasOf, p)
+			}
+		}
+		for _, sch := range schemasOf {
+			for k, v := range sch {
+				switch k {
+				case "description", "type":
+				case "pattern":
+					if !class.MatchString(v.(string)) {
+						t.Errorf("%s: pattern %q matches more than one character of a class", name, v)
+					}
+				default:
+					t.Errorf("%s: keyword %q: schemaInstance may not shorten this field", name, k)
+				}
+			}
+		}
+	}
 }
