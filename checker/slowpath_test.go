@@ -115,3 +115,32 @@ func TestClassPatternFields(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileLinesMessages: on the 1 MiB lines of BenchmarkHostileLine
+// that the validator judges, what Check reports is what the validator says
+// of the whole line (the ones of many keys at the top level are left out:
+// the whole-line validation of those is what took seconds).
+func TestHostileLinesMessages(t *testing.T) {
+	schema, err := (&lazySchema{}).get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy := &lazySchema{}
+	dec := newLineDecoder()
+	for _, tc := range hostileLines() {
+		switch tc.name {
+		case "hostile/blank-error", "hostile/long-run-id", "hostile/many-keys-in-stage":
+		default:
+			continue
+		}
+		var out decoded
+		dec.decodeLine(&out, 1, []byte(tc.line), lazy, &Options{})
+		want, ok := schemaCheck(schema, []byte(tc.line))
+		if ok || out.fault == nil {
+			t.Fatalf("%s: accepted (%v, %v)", tc.name, ok, out.fault)
+		}
+		if out.fault.msg != want {
+			t.Errorf("%s:\n%s\nwhole line:\n%s", tc.name, out.fault.msg, want)
+		}
+	}
+}
