@@ -2,6 +2,7 @@ package openlineage
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/greenlight-ci/greenlight/schemas"
@@ -22,6 +23,10 @@ func FuzzReaderAgreesWithSchema(f *testing.F) {
 		{"START", `"2026-01-01T10:00:00.0000000001Z"`, `"00000000-0000-4000-8000-000000000001"`, `2147483648`, `"NONE"`},
 		{"start", `"2026-01-01t10:00:00z"`, `"00000000-0000-4000-8000-000000000001"`, `-1`, `""`},
 		{"START", `"2026-13-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1e400`, `"BATCH"`},
+		// A try_number over checker.MaxNumberChars characters, refused before
+		// the schema; one at the bound (outside review, issue 12).
+		{"START", `"2026-01-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1.` + strings.Repeat("0", 70), `"BATCH"`},
+		{"START", `"2026-01-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1.` + strings.Repeat("0", 62), `"BATCH"`},
 		// Outside the years 0001 to 9999 once in UTC (outside review, issue 12).
 		{"START", `"0000-01-01T00:30:00+01:00"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `"BATCH"`},
 		{"START", `"9999-12-31T23:00:00-01:00"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `"BATCH"`},
@@ -41,6 +46,9 @@ func FuzzReaderAgreesWithSchema(f *testing.F) {
 		proj, rule, _ := readEvent(raw, eventMembers())
 		if rule != "" {
 			return // not one JSON object: refused before the schema
+		}
+		if ptr, _ := longNumber(proj); ptr != "" {
+			return // refused before the schema (checker.MaxNumberChars)
 		}
 		inst, err := schemas.Instance(raw)
 		if err != nil {
