@@ -53,10 +53,6 @@ const RunnerErrorAnnotations = 10
 // DefaultMaxAnnotations is the default of the max-annotations input.
 const DefaultMaxAnnotations = 10
 
-// renderGCPercent is the garbage collector's GOGC while action mode
-// renders, after the check.
-const renderGCPercent = 50
-
 // outputDelimiter is the fixed heredoc delimiter go-githubactions v1.3.2
 // writes around every value in GITHUB_OUTPUT; a value holding it (or a line
 // break) could end the value early, so such a value is refused.
@@ -145,7 +141,7 @@ func Main(env Env) (code int) {
 	// hundred bytes of garbage a run. Collecting it sooner keeps the peak
 	// near the check's own, as the CLI's single JSON pass does (outside
 	// review, issue 12).
-	defer debug.SetGCPercent(debug.SetGCPercent(renderGCPercent))
+	defer debug.SetGCPercent(debug.SetGCPercent(cli.RenderGCPercent))
 	verdict := render.OverallVerdict(logs)
 	code = cli.ExitOK
 	switch {
