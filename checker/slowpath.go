@@ -76,14 +76,21 @@ func (d *lineDecoder) schemaInstance() map[string]any {
 		if d.raw[f] == nil {
 			continue
 		}
-		v := shallowValue(d.raw[f])
-		if str, ok := v.(string); ok {
+		var v any
+		if raw := d.raw[f]; raw[0] == '"' && (f == fieldRunID || classPatternField(f)) && len(raw) > minShortened {
+			// Unquoted into the decoder's buffer: a long string is read
+			// once, and not copied.
+			d.strBuf = unquote(d.strBuf[:0], raw)
 			switch {
-			case f == fieldRunID && len(str) > maxRunIDBytes:
-				v = longRunID(str)
-			case classPatternField(f) && len(str) > minShortened:
-				v = distinctRunes(str)
+			case f == fieldRunID && len(d.strBuf) > maxRunIDBytes:
+				v = longRunID(d.strBuf)
+			case f == fieldRunID:
+				v = string(d.strBuf)
+			default:
+				v = distinctRunes(d.strBuf)
 			}
+		} else {
+			v = shallowValue(raw)
 		}
 		inst[d.names[f]] = v
 	}
@@ -116,10 +123,11 @@ func classPatternField(f int) bool {
 // longRunID stands for a run_id longer than its schema allows: 257
 // characters, the first a control character when s holds one (the class of
 // the run_id pattern: U+0000-U+001F, U+007F-U+009F).
-func longRunID(s string) string {
+func longRunID(s []byte) string {
 	first := "x"
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+	for i, c := range s {
+		// U+0080-U+009F are 0xC2 0x80-0x9F in UTF-8.
+		if c < 0x20 || c == 0x7f || (c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f) {
 			first = "\x00"
 			break
 		}
@@ -129,11 +137,11 @@ func longRunID(s string) string {
 
 // distinctRunes returns the distinct characters of s in the order they
 // first appear.
-func distinctRunes(s string) string {
+func distinctRunes(s []byte) string {
 	var ascii [utf8.RuneSelf]bool
 	var other map[rune]bool
 	var b strings.Builder
-	for _, r := range s {
+	for _, r := range string(s) { // no copy: the conversion is only ranged over
 		if r < utf8.RuneSelf {
 			if ascii[r] {
 				continue
