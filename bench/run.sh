@@ -123,3 +123,26 @@ echo "== 8. a 10,000-stage definition with 1,000 failed runs (9,999 blocked stag
 go test ./checker -run XXX -bench BlockedStages -benchtime 3x | grep -E '^BenchmarkBlockedStages' |
   awk '{ sub(/^BenchmarkBlockedStages\//, "", $1); sub(/-[0-9]+$/, "", $1); printf "%-18s %.2f s per check (target: seconds)\n", $1, $3/1e9 }'
 echo "(before issue 12 the forward case took 96 s, and one run against 4,000 stages declared backward 19 s: cubic)"
+
+echo
+echo "== 9. hostile 1 MiB lines vs valid ones (outside review, issue 12, item 8): go test -bench HostileLine, 5 runs each"
+go test ./checker -run XXX -bench HostileLine -benchtime 5x | awk '
+  /^BenchmarkHostileLine\// { name = $1; sub(/^BenchmarkHostileLine\//, "", name); sub(/-[0-9]+$/, "", name); ns[name] = $3; order[++n] = name }
+  END {
+    printf "%-32s %8s  %-17s %7s  %s\n", "line", "ms", "valid line alike", "ratio", "x valid/long-string"
+    for (i = 1; i <= n; i++) {
+      k = order[i]; alike = (k ~ /many-/) ? "valid/many-keys" : "valid/long-string"
+      printf "%-32s %8.1f  %-17s %7.1f  %.1f\n", k, ns[k]/1e6, alike, ns[k]/ns[alike], ns[k]/ns["valid/long-string"] }
+    print "(target: a hostile line <= 10x the valid 1 MiB line alike; a line of 1 MiB of keys costs ~20x one of 1 MiB of string, valid or not: the duplicate-key check)" }'
+
+echo
+echo "== 10. peak RSS of every output format vs json on the 1M-event log (outside review, issue 12, item 9)"
+json_m=$(measure "$gl" check "$log" --stages 1,2 --now "$now" --format json | cut -d' ' -f2)
+for f in text markdown; do
+  m=$(measure "$gl" check "$log" --stages 1,2 --now "$now" --format "$f" | cut -d' ' -f2)
+  awk -v f="$f" -v m="$m" -v j="$json_m" 'BEGIN { printf "%-9s peak RSS %5.0f MB  %.2fx json (%.0f MB; target <= 1.5x)\n", f, m/1024, m/j, j/1024 }'
+done
+# Action mode: check, the step log (text), annotations and the job summary.
+act="$work/action"; mkdir -p "$act"; : > "$act/output"; : > "$act/summary"
+m=$(measure env GITHUB_OUTPUT="$act/output" GITHUB_STEP_SUMMARY="$act/summary" INPUT_EVENTS="$log" INPUT_STAGES=1,2 INPUT_NOW="$now" "$gl" action | cut -d' ' -f2)
+awk -v m="$m" -v j="$json_m" 'BEGIN { printf "%-9s peak RSS %5.0f MB  %.2fx json (target <= 1.5x)\n", "action", m/1024, m/j }'

@@ -443,6 +443,10 @@ func (d *lineDecoder) decodeLine(out *decoded, n int, raw []byte, lazy *lazySche
 		out.fault = f
 		return
 	}
+	if field, lit := d.longNumber(); field != "" {
+		out.fault = longNumberFault(field, lit)
+		return
+	}
 	ev := &out.ev
 	ev.Line = n
 	fast := d.fastSchema(ev)
@@ -462,7 +466,7 @@ func (d *lineDecoder) decodeLine(out *decoded, n int, raw []byte, lazy *lazySche
 			out.fault = &decodeFault{RuleSchema, "the event schema cannot be compiled: " + err.Error()}
 			return
 		}
-		if msg, ok := schemaCheck(schema, raw); !ok {
+		if msg, ok := d.schemaCheckLine(schema); !ok {
 			out.fault = &decodeFault{RuleSchema, msg}
 			return
 		} else if !fast {
@@ -587,6 +591,13 @@ func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
 	if err != nil {
 		return "not valid JSON: " + err.Error(), false
 	}
+	return schemaCheckValue(schema, inst)
+}
+
+// schemaCheckValue validates a decoded instance (schemas.Instance's form)
+// with the JSON Schema validator and returns its message when it does not
+// match.
+func schemaCheckValue(schema *jsonschema.Schema, inst any) (msg string, ok bool) {
 	defer func() {
 		// The validator cannot represent some numbers (an exponent beyond
 		// math/big's limits) and panics; such a number fits no field.

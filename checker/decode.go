@@ -129,6 +129,10 @@ type lineDecoder struct {
 	strBuf  []byte
 	unknown []string // keys outside the contract, for --strict
 	folded  bool     // a key equal to a contract field in another letter case
+	// foldedKeys are the first maxFoldedKeys such keys with their raw
+	// values, for the schema validator's message; foldedCount counts all.
+	foldedKeys  [maxFoldedKeys]foldedKey
+	foldedCount int
 	// recovery says the line has a field of the recovery model (owner and
 	// the fields after it in contractFieldNames).
 	recovery bool
@@ -159,6 +163,7 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 	}
 	d.unknown = d.unknown[:0]
 	d.folded, d.recovery = false, false
+	d.foldedCount = 0
 	if len(line) == 0 {
 		return &decodeFault{RuleInvalidJSON, "blank line: every line must hold one JSON object"}
 	}
@@ -197,8 +202,12 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
 			d.strBuf = unquote(d.strBuf[:0], rawKey)
-			if d.foldsToField(string(d.strBuf)) {
+			if d.foldsToField(d.strBuf) {
 				d.folded = true
+				if d.foldedCount < maxFoldedKeys {
+					d.foldedKeys[d.foldedCount] = foldedKey{string(d.strBuf), obj[i:valEnd]}
+				}
+				d.foldedCount++
 			} else if keepUnknown {
 				d.unknown = append(d.unknown, string(d.strBuf))
 			}
@@ -272,9 +281,23 @@ func (d *lineDecoder) field(key []byte) int {
 	return -1
 }
 
-func (d *lineDecoder) foldsToField(key string) bool {
+// foldsToField reports whether key equals a contract field's name under
+// Unicode simple case folding. An ASCII key can only fold to a name of its
+// own length (the contract's names are ASCII, and only the non-ASCII ſ and
+// the Kelvin sign fold to ASCII letters), so the other names are skipped.
+func (d *lineDecoder) foldsToField(key []byte) bool {
+	ascii := true
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
 	for _, n := range d.names {
-		if strings.EqualFold(key, n) {
+		if ascii && len(n) != len(key) {
+			continue
+		}
+		if strings.EqualFold(string(key), n) {
 			return true
 		}
 	}
@@ -588,9 +611,11 @@ func validRunID(b []byte) bool {
 			}
 			i += size
 		}
-		count++
+		if count++; count > 256 {
+			return false // too long: the rest need not be read
+		}
 	}
-	return count >= 1 && count <= 256
+	return count >= 1
 }
 
 // hasNonSpace reports whether b holds a character that is not white space
@@ -634,9 +659,37 @@ func isBlankRune(r rune) bool {
 // parseTimestamp checks b against the timestamp_utc pattern of
 // schemas/event.schema.json,
 // ^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$,
-// and that the date exists (the schema's "date-time" format), and returns
-// the instant in UTC.
+// that the date exists (the schema's "date-time" format) and that the
+// instant lies, in UTC, in the years 0001 to 9999 (the schema's
+// "greenlight-utc-range" format), and returns the instant in UTC.
 func parseTimestamp(b []byte) (time.Time, bool) {
+	t, ok := parseTimestampAnyYear(b)
+	if !ok || !inUTCRange(t) {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// Bounds of an instant greenlight reads or writes, in Unix seconds: from
+// 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z, the instants whose
+// UTC form RFC 3339 can write (four-digit years; year 0000 is left out, as
+// outside review, issue 12 asks). Year 0000 with +01:00 would otherwise
+// become -0001-12-31T23:00:00Z in a snapshot.
+// TestUTCRangeBounds checks them against time.Date.
+const (
+	minUnixUTC = -62135596800 // 0001-01-01T00:00:00Z
+	maxUnixUTC = 253402300799 // 9999-12-31T23:59:59Z; any fraction of that second is in range
+)
+
+// inUTCRange reports whether t lies in the years 0001 to 9999 in UTC.
+func inUTCRange(t time.Time) bool {
+	u := t.Unix()
+	return u >= minUnixUTC && u <= maxUnixUTC
+}
+
+// parseTimestampAnyYear is parseTimestamp without the bound on the UTC
+// year.
+func parseTimestampAnyYear(b []byte) (time.Time, bool) {
 	if len(b) < 20 {
 		return time.Time{}, false
 	}

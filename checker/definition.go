@@ -253,6 +253,12 @@ func SchemaErrorText(err error) string {
 					msg = hint
 				}
 			}
+			if strings.HasSuffix(e.KeywordLocation, "/maxLength") && loc == "/run_id" {
+				msg = "must be at most 256 characters" // the length itself is left out: the validator may see a shortened run_id
+			}
+			if strings.HasSuffix(e.KeywordLocation, "/format") && strings.HasSuffix(e.Message, "'"+schemas.FormatUTCRange+"'") {
+				msg = "must lie, once in UTC, in the years 0001 to 9999 (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z)"
+			}
 			p := "at " + loc + ": " + msg
 			if !seen[p] {
 				seen[p] = true

@@ -43,7 +43,9 @@ func buildLine(runID, stage, attempt, status, ts, rc, errv, extraKey, extraVal s
 // FuzzFastPathMatchesSchema is the differential test of the compiled
 // contract check: for every event line that is one valid JSON object, the
 // fast path (lineDecoder.fastSchema) accepts it exactly when the JSON Schema
-// validator with schemas/event.schema.json does. Its seed corpus runs in
+// validator with schemas/event.schema.json does, and the validator gives the
+// same answer and message on the line's contract members alone
+// (lineDecoder.schemaInstance, what Check hands it) as on the whole line. Its seed corpus runs in
 // every go test; go test -fuzz=FuzzFastPathMatchesSchema ./checker explores.
 func FuzzFastPathMatchesSchema(f *testing.F) {
 	seeds := [][9]string{
@@ -103,6 +105,36 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"Scheduled_For"`, `"2026-01-01T00:00:00Z"`},
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"SCHEDULED_FOR"`, `"2026-01-01T00:00:00Z"`},
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"scheduled_for "`, `"2026-01-01T00:00:00Z"`},
+		// Objects and arrays in contract fields and beside them, which the
+		// validator sees emptied (outside review, issue 12).
+		{`"r-1"`, `{"a":[1,{"b":2}]}`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"x"`, `{"run_id":1}`},
+		{`["r-1"]`, `1`, `[1]`, `{"status":"failed"}`, `["2026-01-01T00:00:00Z"]`, `[]`, `{}`, `"STATUS"`, `[{"status":1}]`},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `{"error":"x"}`, `"Error"`, `"x"`},
+		{`"r-1"`, `1`, `1`, `"resolved"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"resolution"`, `["succeeded"]`},
+		{`"r\u005f1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"run\u005fID"`, `"\ud83d\ude00"`},
+		// Long strings the validator sees shortened (schemaInstance).
+		{`"` + strings.Repeat("r", 2000) + `"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"` + strings.Repeat("r", 2000) + `\u0085"`, `1`, `0`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"` + strings.Repeat("é", 600) + `"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"` + strings.Repeat(` \t\n`, 300) + `"`, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"` + strings.Repeat(` `, 300) + `\u00a0x"`, ``, ``},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"` + strings.Repeat(` \u3000`, 300) + `"`, ``, ``},
+		{`"r-1"`, `1`, `0`, `"unknown"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"reason"`, `"` + strings.Repeat(`\f`, 100) + `"`},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"attempt_id"`, `"` + strings.Repeat(` `, 100) + `"`},
+		// The years 0001 to 9999 once in UTC (outside review, issue 12).
+		{`"r-1"`, `1`, `1`, `"started"`, `"0000-01-01T00:30:00+01:00"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"0000-02-29T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"0000-12-31T23:00:00-01:00"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"0000-12-31T22:59:59.999999999-01:00"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"0001-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"0001-01-01T00:00:00+00:01"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"9999-12-31T23:59:59.999999999Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"9999-12-31T22:59:59-01:00"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"9999-12-31T23:00:00-01:00"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"9999-12-31T00:00:00-23:59"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"10000-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"scheduled_for"`, `"0000-06-01T00:00:00Z"`},
+		{`"r-1"`, `1`, `1`, `"heartbeat"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"lease_expires_at"`, `"9999-12-31T23:30:00-00:31"`},
 		// The recovery model (event schema v2).
 		{`"r-1"`, `1`, `1`, `"heartbeat"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"lease_expires_at"`, `"2026-01-01T00:10:00+01:00"`},
 		{`"r-1"`, `1`, `1`, `"heartbeat"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"lease_expires_at"`, `"2026-01-01T00:10:00"`},
@@ -144,11 +176,30 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		if fault := dec.syntax(line, false); fault != nil {
 			return // not one valid JSON object: the schema is never asked
 		}
+		if field, _ := dec.longNumber(); field != "" {
+			return // refused before either check (MaxNumberChars)
+		}
 		var ev Event
 		fast := dec.fastSchema(&ev)
-		_, slow := schemaCheck(schema, line)
+		if field, _ := dec.hugeNumber(); field != "" {
+			// A number of at most MaxNumberChars characters whose exponent
+			// is beyond ±400 is at least 10^336 or, unless zero (which
+			// hugeNumber skips), a fraction below 10^-336: in no range of
+			// the schema. Check refuses it without the validator, whose
+			// exact arithmetic on it can take seconds.
+			if fast {
+				t.Fatalf("the fast path accepts %s with a number far outside every range", line)
+			}
+			return
+		}
+		msg, slow := schemaCheck(schema, line)
 		if fast != slow {
 			t.Fatalf("fast path says %v, event.schema.json says %v, for %s", fast, slow, line)
+		}
+		// The validator sees only the contract members, shallowly
+		// (schemaInstance): it must find what it finds on the whole line.
+		if shallowMsg, shallow := dec.schemaCheckLine(schema); shallow != slow || shallowMsg != msg {
+			t.Fatalf("on the contract members the schema says %v %q, on the whole line %v %q, for %s", shallow, shallowMsg, slow, msg, line)
 		}
 	})
 }

@@ -137,6 +137,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	}
 	if c.opts.StreamRuns {
 		s.report, s.reportCount = report, len(c.order)
+		s.runID = func(i int) string { return c.order[i].id }
 		s.attempts = func(i int) int {
 			n := 0
 			for _, atts := range c.order[i].stages {

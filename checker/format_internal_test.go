@@ -49,7 +49,8 @@ func TestStateSizes(t *testing.T) {
 
 // TestParseTimestamp checks the hand-written timestamp reader against
 // time.Parse (RFC 3339) on edge cases and a seeded spread of years 0000 to
-// 9999, offsets and fractions.
+// 9999, offsets and fractions, and its bound on the UTC year against
+// time.Time.Year.
 func TestParseTimestamp(t *testing.T) {
 	texts := []string{
 		"1970-01-01T00:00:00Z", "1969-12-31T23:59:59.999999999Z", "0000-01-01T00:00:00Z", "0000-03-01T00:00:00+14:00",
@@ -72,9 +73,14 @@ func TestParseTimestamp(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
-		got, ok := parseTimestamp([]byte(s))
+		got, ok := parseTimestampAnyYear([]byte(s))
 		if !ok || !got.Equal(want) || got.Location() != time.UTC {
-			t.Errorf("parseTimestamp(%s) = %v, %v; want %v", s, got, ok, want.UTC())
+			t.Errorf("parseTimestampAnyYear(%s) = %v, %v; want %v", s, got, ok, want.UTC())
+		}
+		// parseTimestamp also asks for the years 0001 to 9999 in UTC.
+		inRange := want.UTC().Year() >= 1 && want.UTC().Year() <= 9999
+		if got, ok := parseTimestamp([]byte(s)); ok != inRange || (ok && !got.Equal(want)) {
+			t.Errorf("parseTimestamp(%s) = %v, %v; want %v, %v", s, got, ok, want.UTC(), inRange)
 		}
 	}
 }

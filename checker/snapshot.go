@@ -71,7 +71,27 @@ type Snapshot struct {
 
 	report      func(i int, ar *reportArena) RunReport // with StreamRuns: builds run i's report
 	attempts    func(i int) int                        // with StreamRuns: run i's number of attempts
+	runID       func(i int) string                     // with StreamRuns: run i's id
 	reportCount int
+}
+
+// EachRunID calls yield with every run's id in order, until yield returns
+// false, without building the run reports: a renderer that needs only the
+// ids (to size a column) reads them at no cost.
+func (s *Snapshot) EachRunID(yield func(string) bool) {
+	if s.report != nil {
+		for i := 0; i < s.reportCount; i++ {
+			if !yield(s.runID(i)) {
+				return
+			}
+		}
+		return
+	}
+	for i := range s.Runs {
+		if !yield(s.Runs[i].RunID) {
+			return
+		}
+	}
 }
 
 // EachRun calls yield with every run report in order, until yield returns
@@ -230,18 +250,25 @@ type AttemptReport struct {
 	JobLogLine      *int              `json:"job_log_line"`
 }
 
-// Latest returns the run named by LatestRunID, or nil.
+// Latest returns the run named by LatestRunID, or nil. Of a streamed
+// snapshot it builds that run's report alone, in storage of its own.
 func (s *Snapshot) Latest() *RunReport {
 	if s.LatestRunID == nil {
 		return nil
 	}
-	var latest *RunReport
-	s.EachRun(func(r *RunReport) bool {
-		if r.RunID == *s.LatestRunID {
-			latest = r
-			return false
+	if s.report == nil {
+		for i := range s.Runs {
+			if s.Runs[i].RunID == *s.LatestRunID {
+				return &s.Runs[i]
+			}
 		}
-		return true
-	})
-	return latest
+		return nil
+	}
+	for i := 0; i < s.reportCount; i++ {
+		if s.runID(i) == *s.LatestRunID {
+			rr := s.report(i, nil)
+			return &rr
+		}
+	}
+	return nil
 }

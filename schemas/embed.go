@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -40,6 +41,7 @@ func Compile(name string) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	c.Formats[FormatUTCRange] = isInUTCRange
 	c.LoadURL = func(url string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("greenlight does not load remote schemas (%s)", url)
 	}
@@ -70,4 +72,30 @@ func Instance(doc []byte) (any, error) {
 		return nil, fmt.Errorf("trailing data after the JSON document")
 	}
 	return v, nil
+}
+
+// FormatUTCRange is the name of greenlight's own format for date-time
+// strings, which the schemas put beside "date-time": the instant, once in
+// UTC, lies in the years 0001 to 9999 (0001-01-01T00:00:00Z to
+// 9999-12-31T23:59:59.999999999Z), the instants whose UTC form RFC 3339 can
+// write. Year 0000 with +01:00 is -0001-12-31T23:00:00Z in UTC, and
+// 9999-12-31T23:00:00-01:00 is in year 10000 (outside review, issue 12).
+// Compile asserts it; a validator that does not know it ignores it, as JSON
+// Schema 2020-12 lets it.
+const FormatUTCRange = "greenlight-utc-range"
+
+// isInUTCRange asserts FormatUTCRange. A value that is not a string, or not
+// an RFC 3339 date-time, passes: "type", "format": "date-time" and the
+// patterns judge those.
+func isInUTCRange(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return true
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return true
+	}
+	y := t.UTC().Year()
+	return y >= 1 && y <= 9999
 }

@@ -2,6 +2,7 @@ package openlineage
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/greenlight-ci/greenlight/schemas"
@@ -23,6 +24,14 @@ func FuzzReaderAgreesWithSchema(f *testing.F) {
 		{"start", `"2026-01-01t10:00:00z"`, `"00000000-0000-4000-8000-000000000001"`, `-1`, `3`, `""`},
 		{"START", `"2026-13-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1e400`, `1e400`, `"BATCH"`},
 		{"-", `"2026-01-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `2`, `"BATCH"`},
+		// A try_number over checker.MaxNumberChars characters, refused before
+		// the schema; one at the bound (outside review, issue 12).
+		{"START", `"2026-01-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1.` + strings.Repeat("0", 70), `0`, `"BATCH"`},
+		{"START", `"2026-01-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1.` + strings.Repeat("0", 62), `0`, `"BATCH"`},
+		// Outside the years 0001 to 9999 once in UTC (outside review, issue 12).
+		{"START", `"0000-01-01T00:30:00+01:00"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `0`, `"BATCH"`},
+		{"START", `"9999-12-31T23:00:00-01:00"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `0`, `"BATCH"`},
+		{"START", `"0000-12-31T23:00:00-01:00"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `0`, `"BATCH"`},
 	}
 	for _, s := range seeds {
 		f.Add(s.typ, s.time, s.runID, s.try, s.mapIndex, s.processing)
@@ -42,6 +51,9 @@ func FuzzReaderAgreesWithSchema(f *testing.F) {
 		proj, rule, _ := readEvent(raw, eventMembers())
 		if rule != "" {
 			return // not one JSON object: refused before the schema
+		}
+		if ptr, _ := longNumber(proj); ptr != "" {
+			return // refused before the schema (checker.MaxNumberChars)
 		}
 		inst, err := schemas.Instance(raw)
 		if err != nil {

@@ -123,6 +123,10 @@ func check(in *input, opts checker.Options, sum string) (*checker.Result, error)
 			feed.Violate(raw.pos, checker.Violation{File: raw.file, Line: raw.line, Rule: rule, Message: msg})
 			continue
 		}
+		if ptr, lit := longNumber(proj); ptr != "" {
+			feed.Violate(raw.pos, checker.Violation{File: raw.file, Line: raw.line, Rule: checker.RuleSchema, Message: longNumberMessage(ptr, lit)})
+			continue
+		}
 		ev, msg, ok := decodeEvent(schema, raw, proj)
 		if !ok {
 			feed.Violate(raw.pos, checker.Violation{File: raw.file, Line: raw.line, Rule: checker.RuleSchema, Message: msg})

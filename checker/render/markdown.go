@@ -1,7 +1,10 @@
 package render
 
 import (
+	"bufio"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 
 	"github.com/greenlight-ci/greenlight/checker"
@@ -35,75 +38,135 @@ func stateIcon(state string) string {
 }
 
 // MarkdownOptions bound a Markdown rendering. MaxRuns caps the rows of the
-// runs table and the unhealthy-run details (0: no cap).
+// runs table and the unhealthy-run details (0: no cap). MaxErrorRunes cuts
+// each attempt's error text after that many characters, marking the cut
+// with "…" (0: no cut).
 type MarkdownOptions struct {
-	MaxRuns int
+	MaxRuns       int
+	MaxErrorRunes int
 }
 
 // MarkdownReport renders a snapshot as a Markdown report: the verdict headline, a
 // table of runs, and the details of every unhealthy run. All log text is
-// escaped with Markdown.
+// escaped with Markdown. WriteMarkdownReport writes the same bytes without
+// holding them.
 func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 	var b strings.Builder
+	WriteMarkdownReport(&b, s, o) // a strings.Builder never fails
+	return b.String()
+}
+
+// WriteMarkdownReport writes MarkdownReport's bytes to w run by run (a
+// streamed snapshot stays streamed: the runs table and the unhealthy-run
+// details are a pass over the runs each), and returns the first write
+// error; after one it stops reading runs.
+func WriteMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions) error {
+	return writeMarkdownReport(w, s, o, maxHeldDetails)
+}
+
+// writeMarkdownReport is WriteMarkdownReport keeping at most maxHeld bytes
+// of unhealthy-run details while it writes the runs table.
+func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, maxHeld int) error {
+	b := bufio.NewWriterSize(w, 64<<10)
+	failed := func() bool { _, err := b.Write(nil); return err != nil }
 	icon := "✅"
 	if s.Verdict != checker.VerdictHealthy {
 		icon = "❌"
 	}
-	fmt.Fprintf(&b, "## %s greenlight: %s\n\n", icon, s.Verdict)
-	fmt.Fprintf(&b, "%s. Judged at %s; log %s (%d events, sha256 %s).\n\n",
+	fmt.Fprintf(b, "## %s greenlight: %s\n\n", icon, s.Verdict)
+	fmt.Fprintf(b, "%s. Judged at %s; log %s (%d events, sha256 %s).\n\n",
 		Markdown(Headline(s)), s.GeneratedAtUTC, Markdown(fileName(s.Source.Path)), s.Source.EventCount, s.Source.SHA256[:12])
 	if RowCount(s) == 0 {
 		b.WriteString("No run in the log: an empty log proves nothing.\n")
 		if s.Schedule != nil {
-			markdownSchedule(&b, s)
+			markdownSchedule(b, s)
 		}
-		return b.String()
+		return b.Flush()
 	}
 	b.WriteString("| run | state | stages succeeded | attempts | duration | detail |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
+	// Without a row cap, the unhealthy-run details, which follow the
+	// schedule and notices, are kept as the rows are written, up to
+	// maxHeldDetails bytes; else a second pass over the runs writes them.
+	var details strings.Builder
+	held, unhealthy := o.MaxRuns == 0, 0
 	shown := 0
+	var scratch []byte
 	EachRow(s, func(row Row) bool {
+		if failed() {
+			return false
+		}
 		if o.MaxRuns > 0 && shown == o.MaxRuns {
 			what := "runs"
 			if missed, _ := MissedCount(s); missed > 0 {
 				what = "rows"
 			}
-			fmt.Fprintf(&b, "\n_%d more %s not shown._\n", RowCount(s)-shown, what)
+			fmt.Fprintf(b, "\n_%d more %s not shown._\n", RowCount(s)-shown, what)
 			return false
 		}
 		shown++
 		if row.Missed != nil {
 			// The summary holds only slot times greenlight formatted, no log text.
-			fmt.Fprintf(&b, "| _no run_ | %s %s | | | | %s |\n", stateIcon(StateMissed), StateMissed, MissedSummary(row.Missed))
+			fmt.Fprintf(b, "| _no run_ | %s %s | | | | %s |\n", stateIcon(StateMissed), StateMissed, MissedSummary(row.Missed))
 			return true
 		}
-		r := row.Run
+		r := clipErrors(row.Run, o.MaxErrorRunes)
 		ok := 0
 		for _, st := range r.Stages {
 			if st.State == checker.StageSucceeded {
 				ok++
 			}
 		}
-		d := Detail(r)
-		detail := ""
+		// The row is written piece by piece: a report of a million runs
+		// should leave little garbage behind each.
+		b.WriteString("| ")
+		b.WriteString(Markdown(r.RunID))
+		b.WriteString(" | ")
+		b.WriteString(stateIcon(r.State))
+		b.WriteByte(' ')
+		b.WriteString(r.State)
+		b.WriteString(" | ")
+		num := strconv.AppendInt(scratch[:0], int64(ok), 10)
+		num = append(num, '/')
+		num = strconv.AppendInt(num, int64(len(r.Stages)), 10)
+		num = append(num, " | "...)
+		num = strconv.AppendInt(num, int64(attemptCount(r)), 10)
+		scratch = append(num, " | "...)
+		b.Write(scratch)
+		b.WriteString(Duration(r.DurationSeconds))
+		b.WriteString(" | ")
 		if r.State != checker.RunSucceeded {
-			detail = Markdown(d.Summary)
+			d := Detail(r)
+			b.WriteString(Markdown(d.Summary))
 			if d.HasErr {
-				detail += ": " + Markdown(d.Error)
+				b.WriteString(": " + Markdown(d.Error))
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s %s | %d/%d | %d | %s | %s |\n",
-			Markdown(r.RunID), stateIcon(r.State), r.State, ok, len(r.Stages), attemptCount(r), Duration(r.DurationSeconds), detail)
+		b.WriteString(" |\n")
+		if held && r.State != checker.RunSucceeded {
+			writeUnhealthyRun(&details, r, unhealthy == 0)
+			unhealthy++
+			if details.Len() > maxHeld {
+				held, details = false, strings.Builder{}
+			}
+		}
 		return true
 	})
 	if s.Schedule != nil {
-		markdownSchedule(&b, s)
+		markdownSchedule(b, s)
 	}
 	if n := noticesMarkdown(s); n != "" {
 		b.WriteString("\n" + n)
 	}
-	unhealthy := 0
+	if held {
+		b.WriteString(details.String())
+		return b.Flush()
+	}
+	unhealthy = 0
 	s.EachRun(func(r *checker.RunReport) bool {
+		if failed() {
+			return false
+		}
 		if r.State == checker.RunSucceeded {
 			return true
 		}
@@ -111,42 +174,89 @@ func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 			b.WriteString("\n_More unhealthy runs not shown._\n")
 			return false
 		}
-		if unhealthy == 0 {
-			b.WriteString("\n### Unhealthy runs\n")
-		}
+		writeUnhealthyRun(b, clipErrors(r, o.MaxErrorRunes), unhealthy == 0)
 		unhealthy++
-		fmt.Fprintf(&b, "\n#### %s run %s: %s\n\n", stateIcon(r.State), Markdown(r.RunID), r.State)
-		if rec := recoveryMarkdown(&r.Recovery); rec != "" {
-			b.WriteString(rec + "\n")
-		}
-		b.WriteString("| stage | state | attempt | status | started | ended | returncode | error |\n")
-		b.WriteString("|---|---|---|---|---|---|---|---|\n")
-		for k := range r.Stages {
-			st := &r.Stages[k]
-			if len(st.Attempts) == 0 {
-				fmt.Fprintf(&b, "| %s | %s %s | | | | | | |\n", Markdown(StageLabel(st)), stateIcon(st.State), st.State)
-				continue
-			}
-			for _, a := range st.Attempts {
-				ended, rc, errText := "", "", ""
-				if a.EndedAt != nil {
-					ended = *a.EndedAt
-				} else if a.SilentForSeconds != nil {
-					ended = "silent " + Duration(*a.SilentForSeconds)
-				}
-				if a.Returncode != nil {
-					rc = fmt.Sprint(*a.Returncode)
-				}
-				if a.Error != nil {
-					errText = Markdown(*a.Error)
-				}
-				fmt.Fprintf(&b, "| %s | %s %s | %d | %s | %s | %s | %s | %s |\n",
-					Markdown(StageLabel(st)), stateIcon(st.State), st.State, a.Attempt, a.Status, a.StartedAt, ended, rc, errText)
-			}
-		}
 		return true
 	})
-	return b.String()
+	return b.Flush()
+}
+
+// writeUnhealthyRun writes the details of one unhealthy run: its recovery
+// and a table of its stages' attempts, under the section's heading when
+// first is set. All log text is escaped with Markdown.
+func writeUnhealthyRun(b io.Writer, r *checker.RunReport, first bool) {
+	if first {
+		io.WriteString(b, "\n### Unhealthy runs\n")
+	}
+	fmt.Fprintf(b, "\n#### %s run %s: %s\n\n", stateIcon(r.State), Markdown(r.RunID), r.State)
+	if rec := recoveryMarkdown(&r.Recovery); rec != "" {
+		io.WriteString(b, rec+"\n")
+	}
+	io.WriteString(b, "| stage | state | attempt | status | started | ended | returncode | error |\n")
+	io.WriteString(b, "|---|---|---|---|---|---|---|---|\n")
+	for k := range r.Stages {
+		st := &r.Stages[k]
+		if len(st.Attempts) == 0 {
+			fmt.Fprintf(b, "| %s | %s %s | | | | | | |\n", Markdown(StageLabel(st)), stateIcon(st.State), st.State)
+			continue
+		}
+		for _, a := range st.Attempts {
+			ended, rc, errText := "", "", ""
+			if a.EndedAt != nil {
+				ended = *a.EndedAt
+			} else if a.SilentForSeconds != nil {
+				ended = "silent " + Duration(*a.SilentForSeconds)
+			}
+			if a.Returncode != nil {
+				rc = fmt.Sprint(*a.Returncode)
+			}
+			if a.Error != nil {
+				errText = Markdown(*a.Error)
+			}
+			fmt.Fprintf(b, "| %s | %s %s | %d | %s | %s | %s | %s | %s |\n",
+				Markdown(StageLabel(st)), stateIcon(st.State), st.State, a.Attempt, a.Status, a.StartedAt, ended, rc, errText)
+		}
+	}
+}
+
+// maxHeldDetails bounds the unhealthy-run details WriteMarkdownReport keeps
+// while it writes the runs table (bytes); past it they are written from a
+// second pass over the runs.
+const maxHeldDetails = 16 << 20
+
+// clipErrors returns r, or, when an attempt's error is longer than max
+// characters (max > 0), a copy of r whose errors are cut there; r itself is
+// never modified.
+func clipErrors(r *checker.RunReport, max int) *checker.RunReport {
+	if max <= 0 {
+		return r
+	}
+	long := false
+	for _, st := range r.Stages {
+		for _, a := range st.Attempts {
+			if a.Error != nil && clip(*a.Error, max) != *a.Error {
+				long = true
+			}
+		}
+	}
+	if !long {
+		return r
+	}
+	c := *r
+	c.Stages = make([]checker.StageReport, len(r.Stages))
+	for k, st := range r.Stages {
+		atts := make([]checker.AttemptReport, len(st.Attempts))
+		for j, a := range st.Attempts {
+			if a.Error != nil {
+				e := clip(*a.Error, max)
+				a.Error = &e
+			}
+			atts[j] = a
+		}
+		st.Attempts = atts
+		c.Stages[k] = st
+	}
+	return &c
 }
 
 // ViolationsMarkdown renders a violations report as a Markdown table, listing
@@ -176,7 +286,7 @@ func ViolationsMarkdown(r *checker.Report, max int) string {
 // markdownSchedule renders the schedule section: the schedule line, a table
 // of the judged slots with their runs' states and the notes on late,
 // duplicate and unscheduled runs.
-func markdownSchedule(b *strings.Builder, s *checker.Snapshot) {
+func markdownSchedule(b *bufio.Writer, s *checker.Snapshot) {
 	sr := s.Schedule
 	fmt.Fprintf(b, "\n### Schedule\n\n%s.\n", ScheduleLine(s, Markdown))
 	if len(sr.Slots) > 0 {

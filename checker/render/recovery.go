@@ -29,20 +29,21 @@ func RecoveryIDs(rec *checker.Recovery) string {
 
 // writeRecovery appends to b the recovery of one run that calls for one:
 // the action and the identifiers, then the numbered steps, under a
-// "recovery:" header that the first such run writes. Every piece of log
-// text is escaped.
-func writeRecovery(b *strings.Builder, r *checker.RunReport) {
+// "recovery:" header when header is set (the first such run). It reports
+// whether the run calls for one. Every piece of log text is escaped.
+func writeRecovery(b *strings.Builder, r *checker.RunReport, header bool) bool {
 	rec := &r.Recovery
 	if rec.Action == checker.ActionNone && len(rec.Steps) == 0 {
-		return
+		return false
 	}
-	if b.Len() == 0 {
+	if header {
 		b.WriteString("recovery:\n")
 	}
 	fmt.Fprintf(b, "  %s (%s)\n", rec.Action, Terminal(RecoveryIDs(rec)))
 	for i, step := range rec.Steps {
 		fmt.Fprintf(b, "    %d. %s\n", i+1, Terminal(step))
 	}
+	return true
 }
 
 // noticesText renders the snapshot's warnings and job-log inconsistencies,

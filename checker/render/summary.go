@@ -1,7 +1,9 @@
 package render
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode"
@@ -55,17 +57,20 @@ func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
 	rows := 0
 	for i, l := range logs {
 		clipped[i] = clipLog(l)
-		if l.Snapshot != nil && len(l.Snapshot.Runs) > rows {
-			rows = len(l.Snapshot.Runs)
+		if l.Snapshot != nil && l.Snapshot.RunCount > rows {
+			rows = l.Snapshot.RunCount
 		}
 		if l.Report != nil && l.Report.ViolationCount > rows {
 			rows = l.Report.ViolationCount
 		}
 	}
 	// Halve the rows listed until the summary fits; rowCap 0 lists every row.
+	// Each try is written into a buffer that holds at most limit+1 bytes
+	// and stops the runs' pass once it is full, so that a snapshot of
+	// millions of runs costs no more memory than the summary itself.
 	for rowCap := 0; ; {
-		s := jobSummary(mode, clipped, rowCap)
-		if len(s) <= limit {
+		s, fits := jobSummary(mode, clipped, rowCap, limit)
+		if fits {
 			return s
 		}
 		switch {
@@ -78,6 +83,30 @@ func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
 		}
 	}
 }
+
+// cappedBuilder collects at most limit+1 bytes; a write past them keeps
+// what fits and fails, so that a renderer stops early.
+type cappedBuilder struct {
+	strings.Builder
+	limit int
+	full  bool
+}
+
+var errSummaryFull = errors.New("render: the job summary is over its limit")
+
+func (c *cappedBuilder) Write(p []byte) (int, error) {
+	if c.full {
+		return 0, errSummaryFull
+	}
+	if room := c.limit + 1 - c.Len(); len(p) > room {
+		c.Builder.Write(p[:room])
+		c.full = true
+		return room, errSummaryFull
+	}
+	return c.Builder.Write(p)
+}
+
+func (c *cappedBuilder) WriteString(s string) (int, error) { return c.Write([]byte(s)) }
 
 // cutSummary cuts s at a line boundary so that it and a closing note fit in
 // limit bytes; it is the last resort when even one row per table is too much
@@ -96,8 +125,16 @@ func cutSummary(s string, limit int) string {
 	return s[:end] + note
 }
 
-func jobSummary(mode SummaryMode, logs []LogResult, rowCap int) string {
-	var b strings.Builder
+// jobSummary renders the job summary listing at most rowCap rows a table,
+// and reports whether it fits in limit bytes; when it does not, the text
+// returned is its first limit+1 bytes.
+func jobSummary(mode SummaryMode, logs []LogResult, rowCap, limit int) (string, bool) {
+	b := &cappedBuilder{limit: limit}
+	jobSummaryTo(b, mode, logs, rowCap)
+	return b.String(), !b.full && b.Len() <= limit
+}
+
+func jobSummaryTo(b *cappedBuilder, mode SummaryMode, logs []LogResult, rowCap int) {
 	if mode == SummaryValidate {
 		all := checker.NewReport()
 		events := 0
@@ -110,9 +147,9 @@ func jobSummary(mode SummaryMode, logs []LogResult, rowCap int) string {
 			}
 		}
 		b.WriteString(ViolationsMarkdown(all, rowCap))
-		fmt.Fprintf(&b, "\nChecked %d %s", len(logs), plural(len(logs), "log", "logs"))
+		fmt.Fprintf(b, "\nChecked %d %s", len(logs), plural(len(logs), "log", "logs"))
 		if all.Valid {
-			fmt.Fprintf(&b, " (%d events)", events)
+			fmt.Fprintf(b, " (%d events)", events)
 		}
 		b.WriteString(": ")
 		for i, l := range logs {
@@ -122,12 +159,15 @@ func jobSummary(mode SummaryMode, logs []LogResult, rowCap int) string {
 			b.WriteString(Markdown(fileName(l.File)))
 		}
 		b.WriteString(".\n")
-		return b.String()
+		return
 	}
 	if len(logs) > 1 {
-		writeLogsOverview(&b, logs)
+		writeLogsOverview(b, logs)
 	}
 	for i, l := range logs {
+		if b.full {
+			return
+		}
 		if i > 0 || len(logs) > 1 {
 			b.WriteString("\n")
 		}
@@ -135,25 +175,27 @@ func jobSummary(mode SummaryMode, logs []LogResult, rowCap int) string {
 			b.WriteString(ViolationsMarkdown(l.Report, rowCap))
 			continue
 		}
-		b.WriteString(MarkdownReport(l.Snapshot, MarkdownOptions{MaxRuns: rowCap}))
+		WriteMarkdownReport(b, l.Snapshot, MarkdownOptions{MaxRuns: rowCap, MaxErrorRunes: MaxSummaryTextRunes})
+	}
+	if b.full {
+		return
 	}
 	if run := LatestRun(logs); run != nil {
 		b.WriteString("\n### Latest run: " + Markdown(run.Run.RunID) + "\n\n")
 		b.WriteString(Gantt(run.Run, run.Now))
 	}
-	return b.String()
 }
 
 // writeLogsOverview writes the combined verdict and one table row per log,
 // for a summary of several logs.
-func writeLogsOverview(b *strings.Builder, logs []LogResult) {
+func writeLogsOverview(b io.Writer, logs []LogResult) {
 	verdict := OverallVerdict(logs)
 	icon := "✅"
 	if verdict != checker.VerdictHealthy {
 		icon = "❌"
 	}
 	fmt.Fprintf(b, "# %s greenlight: %s (%d logs)\n\nEach log is judged on its own; the verdict is healthy only when every log is valid and healthy.\n\n", icon, verdict, len(logs))
-	b.WriteString("| log | verdict | runs |\n|---|---|---|\n")
+	io.WriteString(b, "| log | verdict | runs |\n|---|---|---|\n")
 	for _, l := range logs {
 		if l.Snapshot == nil {
 			fmt.Fprintf(b, "| %s | ⛔ invalid: %d violations | |\n", Markdown(fileName(l.File)), l.Report.ViolationCount)
@@ -300,8 +342,9 @@ func clip(s string, max int) string {
 	return s
 }
 
-// clipLog returns a copy of l whose long log texts (errors, violation
-// messages) are cut at MaxSummaryTextRunes; l is not modified.
+// clipLog returns a copy of l whose violation messages are cut at
+// MaxSummaryTextRunes; l is not modified. The snapshot's error texts are
+// cut as they are rendered (MarkdownOptions.MaxErrorRunes), run by run.
 func clipLog(l LogResult) LogResult {
 	out := LogResult{File: l.File}
 	if l.Report != nil {
@@ -313,28 +356,7 @@ func clipLog(l LogResult) LogResult {
 		}
 		out.Report = &r
 	}
-	if l.Snapshot != nil {
-		s := *l.Snapshot
-		s.Runs = make([]checker.RunReport, len(l.Snapshot.Runs))
-		for i, r := range l.Snapshot.Runs {
-			stages := make([]checker.StageReport, len(r.Stages))
-			for k, st := range r.Stages {
-				atts := make([]checker.AttemptReport, len(st.Attempts))
-				for j, a := range st.Attempts {
-					if a.Error != nil {
-						e := clip(*a.Error, MaxSummaryTextRunes)
-						a.Error = &e
-					}
-					atts[j] = a
-				}
-				st.Attempts = atts
-				stages[k] = st
-			}
-			r.Stages = stages
-			s.Runs[i] = r
-		}
-		out.Snapshot = &s
-	}
+	out.Snapshot = l.Snapshot
 	return out
 }
 

@@ -1,11 +1,13 @@
 package render
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
 )
@@ -172,39 +174,126 @@ func Detail(r *checker.RunReport) RunDetail {
 // run with its state and, for an unhealthy run, what decides it; the columns
 // are aligned. With a schedule, each missed
 // slot is a row of its own among the runs, and a schedule line and its notes
-// (late, duplicate, unscheduled runs) follow.
+// (late, duplicate, unscheduled runs) follow. WriteText writes the same
+// bytes without holding them.
 func Text(s *checker.Snapshot) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "greenlight: %s\n", Headline(s))
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	// One pass over the runs gives both the run lines and the recovery
-	// blocks: with a streamed snapshot every pass builds every report.
+	WriteText(&b, s) // a strings.Builder never fails
+	return b.String()
+}
+
+// WriteText writes Text's bytes to w run by run, so that a snapshot of
+// millions of runs (streamed with Options.StreamRuns) is never held whole.
+// The rows are padded as text/tabwriter aligned them (two spaces between
+// columns, widths in characters) to widths known before the first row: the
+// run column's from a pass over the run ids alone (Snapshot.EachRunID,
+// which builds no report), the state column's from the state counts. The
+// recovery blocks, which follow the schedule lines, are kept while the rows
+// are written, up to maxHeldRecoveries bytes; past that they are written
+// from a second pass over the runs. It returns the first write error.
+func WriteText(w io.Writer, s *checker.Snapshot) error {
+	return writeText(w, s, maxHeldRecoveries)
+}
+
+// writeText is WriteText keeping at most maxHeld bytes of recovery text.
+func writeText(w io.Writer, s *checker.Snapshot, maxHeld int) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, "greenlight: %s\n", Headline(s))
+	runWidth, stateWidth := textColumns(s)
+	const gap = 2 // the padding between columns
+	pad := func(cell string, width int) {
+		bw.WriteString(cell)
+		for n := utf8.RuneCountInString(cell); n < width+gap; n++ {
+			bw.WriteByte(' ')
+		}
+	}
 	var recoveries strings.Builder
+	held := true // recoveries holds every recovery block so far
 	EachRow(s, func(row Row) bool {
+		bw.WriteString("  ")
 		if row.Missed != nil {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", NoRun, StateMissed, MissedSummary(row.Missed))
+			pad(NoRun, runWidth)
+			pad(StateMissed, stateWidth)
+			bw.WriteString(MissedSummary(row.Missed))
+			bw.WriteByte('\n')
 			return true
 		}
 		r := row.Run
+		pad(Terminal(r.RunID), runWidth)
+		pad(r.State, stateWidth)
 		d := Detail(r)
-		detail := Terminal(d.Summary)
+		bw.WriteString(Terminal(d.Summary))
 		if d.HasErr {
-			detail += ": " + Terminal(d.Error)
+			bw.WriteString(": " + Terminal(d.Error))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", Terminal(r.RunID), r.State, detail)
-		writeRecovery(&recoveries, r)
+		bw.WriteByte('\n')
+		if held {
+			writeRecovery(&recoveries, r, recoveries.Len() == 0)
+			if recoveries.Len() > maxHeld {
+				held = false
+				recoveries = strings.Builder{}
+			}
+		}
 		return true
 	})
-	tw.Flush()
 	if line := ScheduleLine(s, Terminal); line != "" {
-		fmt.Fprintf(&b, "schedule: %s\n", line)
+		fmt.Fprintf(bw, "schedule: %s\n", line)
 		for _, n := range ScheduleNotes(s, Terminal) {
-			fmt.Fprintf(&b, "  %s\n", n)
+			fmt.Fprintf(bw, "  %s\n", n)
 		}
 	}
-	b.WriteString(recoveries.String())
-	b.WriteString(noticesText(s))
-	return b.String()
+	if held {
+		bw.WriteString(recoveries.String())
+	} else {
+		header := true
+		var rec strings.Builder
+		s.EachRun(func(r *checker.RunReport) bool {
+			rec.Reset()
+			if writeRecovery(&rec, r, header) {
+				header = false
+				bw.WriteString(rec.String())
+			}
+			return true
+		})
+	}
+	bw.WriteString(noticesText(s))
+	return bw.Flush()
+}
+
+// maxHeldRecoveries bounds the recovery text WriteText keeps while it
+// writes the rows (bytes).
+const maxHeldRecoveries = 16 << 20
+
+// textColumns returns the widths in characters of the run and state
+// columns of the text rows, without building a run report: the longest
+// escaped run id (or the missed-slot placeholder) and the longest state
+// that some row has (every run's state is counted in the state counts).
+func textColumns(s *checker.Snapshot) (run, state int) {
+	missed, _ := MissedCount(s)
+	if missed > 0 {
+		run, state = utf8.RuneCountInString(NoRun), len(StateMissed)
+	}
+	s.EachRunID(func(id string) bool {
+		run = max(run, utf8.RuneCountInString(Terminal(id)))
+		return true
+	})
+	c := s.StateCounts
+	overdue := 0
+	if c.Overdue != nil {
+		overdue = *c.Overdue
+	}
+	for _, st := range []struct {
+		n    int
+		name string
+	}{
+		{c.Failed, checker.RunFailed}, {c.Stalled, checker.RunStalled}, {overdue, checker.RunOverdue}, {c.Running, checker.RunRunning},
+		{c.Incomplete, checker.RunIncomplete}, {c.Succeeded, checker.RunSucceeded}, {c.Unknown, checker.RunUnknown}, {c.Cancelled, checker.RunCancelled},
+	} {
+		if st.n > 0 {
+			state = max(state, len(st.name))
+		}
+	}
+	return run, state
 }
 
 // ViolationsText renders violations one per line as FILE:LINE: rule: message,

@@ -14,8 +14,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -142,6 +144,12 @@ func Main(env Env) (code int) {
 		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
 		return cli.ExitInvalid
 	}
+	// The logs' state is built; the step log, the annotations and the job
+	// summary read it in a few passes over the runs, each leaving about a
+	// hundred bytes of garbage a run. Collecting it sooner keeps the peak
+	// near the check's own, as the CLI's single JSON pass does (outside
+	// review, issue 12).
+	defer debug.SetGCPercent(debug.SetGCPercent(cli.RenderGCPercent))
 	verdict := render.OverallVerdict(logs)
 	code = cli.ExitOK
 	switch {
@@ -162,10 +170,8 @@ func Main(env Env) (code int) {
 	var own []string
 	snapshotPath := ""
 	if in.snapshot != "" && logs[0].Snapshot != nil {
-		doc, err := render.JSON(logs[0].Snapshot)
-		if err == nil {
-			err = atomicfile.Write(in.snapshot, doc)
-		}
+		snap := logs[0].Snapshot
+		err := atomicfile.WriteFunc(in.snapshot, func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) })
 		if err != nil {
 			own = append(own, err.Error())
 		} else {
@@ -433,6 +439,7 @@ func checkAll(files []string, in inputs) ([]render.LogResult, error) {
 		if in.jobLogFile != "" {
 			o.JobLog, o.JobLogFile = bytes.NewReader(in.jobLog), filepath.ToSlash(in.jobLogFile)
 		}
+		o.StreamRuns = true // every output is written run by run
 		var res *checker.Result
 		if in.format == formatOpenLineage {
 			res, err = openlineage.Check(f, o)
@@ -450,25 +457,56 @@ func checkAll(files []string, in inputs) ([]render.LogResult, error) {
 
 // printReports prints each log's text report to the step log between
 // ::stop-commands::TOKEN and ::TOKEN::, so that no text from a log can run a
-// workflow command.
+// workflow command. The reports are written line by line as they are
+// rendered (render.WriteText), never held whole.
 func printReports(gh *githubactions.Action, token, mode string, logs []render.LogResult) {
-	var b strings.Builder
+	gh.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})
+	b := &stepLog{gh: gh}
 	for _, l := range logs {
-		fmt.Fprintf(&b, "== %s %s\n", mode, render.Terminal(l.File))
+		fmt.Fprintf(b, "== %s %s\n", mode, render.Terminal(l.File))
 		if l.Snapshot == nil {
-			b.WriteString(render.ViolationsText(l.Report))
-			fmt.Fprintf(&b, "greenlight: invalid: %d contract violations; nothing in this log is evidence\n", l.Report.ViolationCount)
+			io.WriteString(b, render.ViolationsText(l.Report))
+			fmt.Fprintf(b, "greenlight: invalid: %d contract violations; nothing in this log is evidence\n", l.Report.ViolationCount)
 			continue
 		}
 		if mode == ModeValidate {
-			fmt.Fprintf(&b, "greenlight: follows the event contract (%d events)\n", l.Snapshot.Source.EventCount)
+			fmt.Fprintf(b, "greenlight: follows the event contract (%d events)\n", l.Snapshot.Source.EventCount)
 			continue
 		}
-		b.WriteString(render.Text(l.Snapshot))
+		render.WriteText(b, l.Snapshot) // a stepLog never fails; gh panics if it cannot write
 	}
-	gh.IssueCommand(&githubactions.Command{Name: "stop-commands", Message: token})
-	gh.Infof("%s", strings.TrimSuffix(b.String(), "\n"))
+	b.flush()
 	gh.IssueCommand(&githubactions.Command{Name: token})
+}
+
+// stepLog writes text to the step log with gh.Infof in pieces of whole
+// lines of about stepLogChunk bytes (Infof ends each with a line break,
+// so the pieces join up to the same text), holding at most one piece and
+// one line.
+type stepLog struct {
+	gh  *githubactions.Action
+	buf []byte
+}
+
+const stepLogChunk = 64 << 10
+
+func (s *stepLog) Write(p []byte) (int, error) {
+	s.buf = append(s.buf, p...)
+	if len(s.buf) >= stepLogChunk {
+		if i := bytes.LastIndexByte(s.buf, '\n'); i >= 0 {
+			s.gh.Infof("%s", s.buf[:i])
+			s.buf = s.buf[:copy(s.buf, s.buf[i+1:])]
+		}
+	}
+	return len(p), nil
+}
+
+// flush writes what is left, its last line break dropped (Infof adds it).
+func (s *stepLog) flush() {
+	if len(s.buf) > 0 {
+		s.gh.Infof("%s", bytes.TrimSuffix(s.buf, []byte("\n")))
+		s.buf = s.buf[:0]
+	}
 }
 
 // outputs computes the step outputs: only values greenlight computed, and a

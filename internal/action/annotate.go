@@ -3,6 +3,7 @@ package action
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,23 +45,38 @@ type ranked struct {
 	order int       // log and line order, later first among equal times
 }
 
-// problems lists every annotation the logs call for, most important first:
-// every contract violation the reports list (in log and line order), then,
-// in check mode, every failed stage, stage of unknown outcome and job-log
-// outcome mismatch, then every stalled stage of the runs in
-// the gate scope, latest run first, then every log without runs (unhealthy:
-// it proves nothing). Validate mode annotates violations only. unlisted
-// counts the violations beyond the reports' cap, which have no line to
-// point at.
-func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []annotation, unlisted int) {
+// problems finds every annotation the logs call for and returns the first
+// keep of them, most important first: every contract violation the reports
+// list (in log and line order), then, in check mode, every failed stage,
+// stage of unknown outcome and job-log outcome mismatch, then every stalled
+// stage of the runs in the gate scope, latest run first,
+// then every log without runs (unhealthy: it proves nothing). Validate mode
+// annotates violations only. total counts them all; unlisted counts the
+// violations beyond the reports' cap, which have no line to point at. The
+// runs are read once, run by run (a streamed snapshot stays streamed), and
+// at most keep annotations are held.
+func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int) (top []annotation, total, unlisted int) {
 	var ranks []ranked
 	seq := 0
+	// add keeps ranks the first keep of everything added, in the order a
+	// stable sort by less would give.
+	add := func(r ranked) {
+		total++
+		i := sort.Search(len(ranks), func(i int) bool { return less(r, ranks[i]) })
+		if i >= keep {
+			return
+		}
+		ranks = slices.Insert(ranks, i, r)
+		if len(ranks) > keep {
+			ranks = ranks[:keep]
+		}
+	}
 	for _, l := range logs {
 		if l.Snapshot == nil {
 			unlisted += l.Report.OmittedCount
 			for _, v := range l.Report.Violations {
 				seq++
-				ranks = append(ranks, ranked{annotation{l.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
+				add(ranked{annotation{l.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
 			}
 			continue
 		}
@@ -69,7 +85,7 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []an
 		}
 		if l.Snapshot.RunCount == 0 {
 			seq++
-			ranks = append(ranks, ranked{annotation{l.File, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
+			add(ranked{annotation{l.File, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
 			continue
 		}
 		if sch := l.Snapshot.Schedule; sch != nil && gate != checker.GateLatest {
@@ -78,15 +94,18 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []an
 			for _, m := range sch.Missed {
 				seq++
 				at, _ := time.Parse(time.RFC3339Nano, m.ScheduledFor)
-				ranks = append(ranks, ranked{annotation{l.File, 0, "scheduled run missed: slot " + m.ScheduledFor,
+				add(ranked{annotation{l.File, 0, "scheduled run missed: slot " + m.ScheduledFor,
 					render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, at, seq})
 			}
 		}
-		latest := l.Snapshot.Latest()
-		for i := range l.Snapshot.Runs {
-			r := &l.Snapshot.Runs[i]
-			if gate == checker.GateLatest && r != latest {
-				continue
+		latest := ""
+		if l.Snapshot.LatestRunID != nil {
+			latest = *l.Snapshot.LatestRunID
+		}
+		mismatches := outcomeMismatches(l.Snapshot)
+		l.Snapshot.EachRun(func(r *checker.RunReport) bool {
+			if gate == checker.GateLatest && r.RunID != latest {
+				return true
 			}
 			seq++
 			at, _ := time.Parse(time.RFC3339Nano, r.FirstEventAt)
@@ -105,7 +124,7 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []an
 					if a.Error != nil {
 						msg += ": " + render.Clip(*a.Error, render.MaxSummaryTextRunes)
 					}
-					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					add(ranked{annotation{l.File, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
 				case checker.StageStalled:
 					limit := fmt.Sprintf("longer than stale-after-seconds %d", l.Snapshot.Options.StaleAfterSeconds)
 					if sd := l.Snapshot.Options.Stages[k].StaleAfterSeconds; sd != nil {
@@ -116,55 +135,66 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate) (all []an
 					}
 					msg := fmt.Sprintf("attempt %d silent for %s since this line, %s: a stall candidate, not proof",
 						a.Attempt, render.Duration(*a.SilentForSeconds), limit)
-					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg}, kindStalled, at, seq})
+					add(ranked{annotation{l.File, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg}, kindStalled, at, seq})
 				case checker.StageUnknown:
 					msg := fmt.Sprintf("attempt %d has an unknown outcome", a.Attempt)
 					if a.Reason != nil {
 						msg += ": " + render.Clip(*a.Reason, render.MaxSummaryTextRunes)
 					}
 					msg += "; adjudicate it with evidence (a resolved event), never rerun it to see if it works"
-					ranks = append(ranks, ranked{annotation{l.File, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					add(ranked{annotation{l.File, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
 				}
 				// A job log that disagrees with the event log makes the run
 				// unknown whatever the stage's own state.
-				for _, inc := range outcomeMismatches(l.Snapshot, r.RunID, st.Stage) {
+				for _, inc := range mismatches[mismatchKey{r.RunID, st.Stage}] {
 					msg := render.Clip(inc.Message, render.MaxSummaryTextRunes) + "; find which record is wrong before rerunning or resolving"
-					ranks = append(ranks, ranked{annotation{l.File, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					add(ranked{annotation{l.File, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
 				}
 			}
-		}
+			return true
+		})
 	}
-	sort.SliceStable(ranks, func(i, j int) bool {
-		a, b := ranks[i], ranks[j]
-		if a.kind != b.kind {
-			return a.kind < b.kind
-		}
-		if a.kind == kindViolation || a.kind == kindEmpty {
-			return false // keep log and line order
-		}
-		if !a.at.Equal(b.at) {
-			return a.at.After(b.at)
-		}
-		return a.order > b.order
-	})
-	all = make([]annotation, len(ranks))
+	top = make([]annotation, len(ranks))
 	for i := range ranks {
-		all[i] = ranks[i].annotation
+		top[i] = ranks[i].annotation
 	}
-	return all, unlisted
+	return top, total, unlisted
 }
 
-// outcomeMismatches returns the job-log OUTCOME_MISMATCH inconsistencies of
-// one stage of one run that point at an event-log line.
-func outcomeMismatches(s *checker.Snapshot, runID string, stage checker.StageID) []checker.Inconsistency {
+// less orders annotations: by kind; violations and empty logs in log and
+// line order; the others latest run first, later line first among equal
+// times.
+func less(a, b ranked) bool {
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	if a.kind == kindViolation || a.kind == kindEmpty {
+		return false // keep log and line order
+	}
+	if !a.at.Equal(b.at) {
+		return a.at.After(b.at)
+	}
+	return a.order > b.order
+}
+
+// mismatchKey names one stage of one run.
+type mismatchKey struct {
+	runID string
+	stage checker.StageID
+}
+
+// outcomeMismatches returns the job-log OUTCOME_MISMATCH inconsistencies
+// that point at an event-log line, by the run and stage they concern, in
+// the order the snapshot lists them (one pass, however many runs).
+func outcomeMismatches(s *checker.Snapshot) map[mismatchKey][]checker.Inconsistency {
 	if s.Reconciliation == nil {
 		return nil
 	}
-	var out []checker.Inconsistency
+	out := map[mismatchKey][]checker.Inconsistency{}
 	for _, inc := range s.Reconciliation.Inconsistencies {
-		if inc.Code == checker.OutcomeMismatch && inc.RunID != nil && *inc.RunID == runID &&
-			inc.Stage != nil && *inc.Stage == stage && inc.Line != nil {
-			out = append(out, inc)
+		if inc.Code == checker.OutcomeMismatch && inc.RunID != nil && inc.Stage != nil && inc.Line != nil {
+			k := mismatchKey{*inc.RunID, *inc.Stage}
+			out[k] = append(out[k], inc)
 		}
 	}
 	return out
@@ -189,21 +219,25 @@ func annotationBudget(max int, failing bool) int {
 // are more than fit, the last annotation says how many were left out and
 // where they are all listed.
 func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, reserved int, workspace string) {
-	all, unlisted := problems(logs, in.mode, in.gate)
 	budget := annotationBudget(in.maxAnnotations, failing) - reserved
-	if budget <= 0 || len(all)+unlisted == 0 {
+	if budget <= 0 {
 		return
 	}
-	emit(gh, all, unlisted, budget, in.summary, workspace)
+	top, total, unlisted := problems(logs, in.mode, in.gate, budget)
+	if total+unlisted == 0 {
+		return
+	}
+	emit(gh, top, total, unlisted, budget, in.summary, workspace)
 }
 
-// emit writes the annotations within budget (> 0). When they do not all fit,
-// or unlisted problems have no annotation of their own, the last one says
-// how many were left out and where they are listed.
-func emit(gh *githubactions.Action, all []annotation, unlisted, budget int, summary bool, workspace string) {
-	shown := all
-	if len(all)+unlisted > budget {
-		shown = all[:min(len(all), budget-1)]
+// emit writes the annotations within budget (> 0), from top, the first of
+// total. When they do not all fit, or unlisted problems have no annotation
+// of their own, the last one says how many were left out and where they are
+// listed.
+func emit(gh *githubactions.Action, top []annotation, total, unlisted, budget int, summary bool, workspace string) {
+	shown := top
+	if total+unlisted > budget {
+		shown = top[:min(len(top), budget-1)]
 	}
 	for _, a := range shown {
 		props := githubactions.CommandProperties{
@@ -215,7 +249,7 @@ func emit(gh *githubactions.Action, all []annotation, unlisted, budget int, summ
 		}
 		gh.WithFieldsMap(props).Errorf("%s", a.message)
 	}
-	if rest := len(all) + unlisted - len(shown); rest > 0 {
+	if rest := total + unlisted - len(shown); rest > 0 {
 		where := "the job summary lists them all"
 		if !summary {
 			where = "the step log above lists them all"

@@ -108,7 +108,7 @@ func TestAnnotationBytes(t *testing.T) {
 	if b.Len() != 0 {
 		t.Fatalf("no problem, yet annotations: %q", b.String())
 	}
-	emit(gh, []annotation{{file: "logs/a,b:c.jsonl", line: 7, title: "run 50%,x:y\r\nz", message: "50% done\r\n::error::forged, a:b"}}, 0, 10, true, "")
+	emit(gh, []annotation{{file: "logs/a,b:c.jsonl", line: 7, title: "run 50%,x:y\r\nz", message: "50% done\r\n::error::forged, a:b"}}, 1, 0, 10, true, "")
 	want := "::error file=logs/a%2Cb%3Ac.jsonl,line=7,title=run 50%25%2Cx%3Ay%0D%0Az::50%25 done%0D%0A::error::forged, a:b\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
@@ -120,7 +120,7 @@ func TestAnnotationBytes(t *testing.T) {
 func TestAnnotationUnlisted(t *testing.T) {
 	var b strings.Builder
 	gh := githubactions.New(githubactions.WithWriter(&b), githubactions.WithGetenv(func(string) string { return "" }))
-	emit(gh, []annotation{{file: "a.jsonl", line: 1, title: "t1", message: "m1"}, {file: "a.jsonl", line: 2, title: "t2", message: "m2"}}, 5, 9, true, "")
+	emit(gh, []annotation{{file: "a.jsonl", line: 1, title: "t1", message: "m1"}, {file: "a.jsonl", line: 2, title: "t2", message: "m2"}}, 2, 5, 9, true, "")
 	want := "::error file=a.jsonl,line=1,title=t1::m1\n" +
 		"::error file=a.jsonl,line=2,title=t2::m2\n" +
 		"::error title=greenlight%3A 5 more problems::5 more problems are not annotated: the runner shows at most 10 error annotations per step; the job summary lists them all\n"

@@ -1,0 +1,55 @@
+package render
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// TestSecondPass: when the recovery blocks (text) or unhealthy-run details
+// (Markdown) are more than the writer keeps, it writes them from a second
+// pass over the runs, and the bytes are the same (here the bundled sample,
+// with nothing kept).
+func TestSecondPass(t *testing.T) {
+	log, err := os.ReadFile("../../testdata/sample/campaign_metrics.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipeline, err := os.ReadFile("../../testdata/sample/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := checker.ParseDefinition(pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checker.Check(strings.NewReader(string(log)), checker.Options{Definition: def, Now: time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC), StreamRuns: true})
+	if err != nil || res.Snapshot == nil {
+		t.Fatal(err, res.Report.Violations)
+	}
+	want := Text(res.Snapshot)
+	if !strings.Contains(want, "recovery:\n  rerun") {
+		t.Fatalf("the sample has no recovery block:\n%s", want)
+	}
+	var b strings.Builder
+	if err := writeText(&b, res.Snapshot, 0); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != want {
+		t.Errorf("second pass:\n%s\nwant:\n%s", b.String(), want)
+	}
+	wantMD := MarkdownReport(res.Snapshot, MarkdownOptions{})
+	if !strings.Contains(wantMD, "### Unhealthy runs") {
+		t.Fatalf("the sample has no unhealthy run:\n%s", wantMD)
+	}
+	b.Reset()
+	if err := writeMarkdownReport(&b, res.Snapshot, MarkdownOptions{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != wantMD {
+		t.Errorf("second pass:\n%s\nwant:\n%s", b.String(), wantMD)
+	}
+}

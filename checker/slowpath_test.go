@@ -1,0 +1,158 @@
+package checker
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// TestLineBounds: a number in a contract field longer than MaxNumberChars
+// is refused before either check of the event schema, whether or not its
+// value is in range, and the validator is shown at most maxFoldedKeys keys
+// in another letter case, the message counting the rest (outside review,
+// issue 12, item 8).
+func TestLineBounds(t *testing.T) {
+	const head = `{"run_id":"r-1","stage":1,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z"`
+	one64 := "1." + strings.Repeat("0", MaxNumberChars-2) // the integer 1, in 64 characters
+	var folded strings.Builder
+	for _, k := range []string{"Owner", "OWNER", "oWner", "owNer", "ownEr", "owneR", "OWner", "oWNer", "owNEr", "ownER"} {
+		folded.WriteString(`,"` + k + `":1`)
+	}
+	cases := []struct {
+		name, line, want string
+	}{
+		{"64 characters", head + `,"attempt":` + one64 + `}`, ""},
+		{"65 characters, the integer 1", head + `,"attempt":` + one64 + `0}`,
+			"the event breaks the event contract: at /attempt: a number in a contract field is written with at most 64 characters, and this one has 65 (1.0000000000000000000000…)"},
+		{"900,000 digits", head + `,"attempt":` + strings.Repeat("9", 900_000) + `}`,
+			"the event breaks the event contract: at /attempt: a number in a contract field is written with at most 64 characters, and this one has 900000 (999999999999999999999999…)"},
+		{"a long returncode", head + `,"attempt":1,"returncode":-` + strings.Repeat("1", 70) + `}`,
+			"the event breaks the event contract: at /returncode: a number in a contract field is written with at most 64 characters, and this one has 71 (-11111111111111111111111…)"},
+		{"a long number in a string field", `{"run_id":` + strings.Repeat("7", 80) + `,"stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z"}`,
+			"the event breaks the event contract: at /run_id: a number in a contract field is written with at most 64 characters, and this one has 80 (777777777777777777777777…)"},
+		{"a long number outside the contract", head + `,"attempt":1,"size":` + strings.Repeat("5", 100) + `}`, ""},
+		{"ten keys in another letter case", head + `,"attempt":1` + folded.String() + `}`,
+			`the event does not match event.schema.json: ` + foldedParts() + `; and 2 more keys equal to a contract field in another letter case`},
+	}
+	lazy := &lazySchema{}
+	dec := newLineDecoder()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out decoded
+			dec.decodeLine(&out, 1, []byte(tc.line), lazy, &Options{})
+			got := ""
+			if out.fault != nil {
+				got = out.fault.msg
+				if out.fault.rule != RuleSchema {
+					t.Errorf("rule %s, want schema", out.fault.rule)
+				}
+			}
+			if got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// foldedParts is the validator's message for the first eight keys of
+// TestLineBounds' folded case, sorted as SchemaErrorText sorts them.
+func foldedParts() string {
+	const enum = `: value must be one of "run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error", "scheduled_for", "owner", "attempt_id", "error_code", "lease_expires_at", "reason", "resolution", "evidence_ref", "resolved_by", "approved_by", "manual_completion", "compensated", "requested_by", "rerun_from"`
+	keys := []string{"OWNER", "OWner", "Owner", "oWNer", "oWner", "owNer", "ownEr", "owneR"}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = "at /" + k + enum
+	}
+	return strings.Join(parts, "; ")
+}
+
+// TestClassPatternFields: every field schemaInstance shortens to its
+// distinct characters asks, in schemas/event.schema.json, for no more of a
+// string than a type and patterns that match one character of a class.
+func TestClassPatternFields(t *testing.T) {
+	src, err := schemas.Source("event")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Defs       map[string]map[string]any `json:"$defs"`
+		Properties map[string]map[string]any
+		AllOf      []struct {
+			Then struct {
+				Properties map[string]map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	class := regexp.MustCompile(`^(\\S|\[[^\]]*\])$`)
+	names := contractFieldNames()
+	for f, name := range names {
+		if !classPatternField(f) {
+			continue
+		}
+		schemasOf := []map[string]any{doc.Properties[name]}
+		for _, a := range doc.AllOf {
+			if p, ok := a.Then.Properties[name]; ok {
+				schemasOf = append(schemasOf, p)
+			}
+		}
+		for len(schemasOf) > 0 {
+			sch := schemasOf[0]
+			schemasOf = schemasOf[1:]
+			for k, v := range sch {
+				switch k {
+				case "description", "type":
+				case "$ref":
+					// A reference to one of the schema's own $defs
+					// (nonBlank) is held to the same test.
+					def, ok := doc.Defs[strings.TrimPrefix(v.(string), "#/$defs/")]
+					if !ok || !strings.HasPrefix(v.(string), "#/$defs/") {
+						t.Errorf("%s: $ref %q is not one of the schema's $defs", name, v)
+						continue
+					}
+					schemasOf = append(schemasOf, def)
+				case "pattern":
+					if !class.MatchString(v.(string)) {
+						t.Errorf("%s: pattern %q matches more than one character of a class", name, v)
+					}
+				default:
+					t.Errorf("%s: keyword %q: schemaInstance may not shorten this field", name, k)
+				}
+			}
+		}
+	}
+}
+
+// TestHostileLinesMessages: on the 1 MiB lines of BenchmarkHostileLine
+// that the validator judges, what Check reports is what the validator says
+// of the whole line (the ones of many keys at the top level are left out:
+// the whole-line validation of those is what took seconds).
+func TestHostileLinesMessages(t *testing.T) {
+	schema, err := (&lazySchema{}).get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy := &lazySchema{}
+	dec := newLineDecoder()
+	for _, tc := range hostileLines() {
+		switch tc.name {
+		case "hostile/blank-error", "hostile/long-run-id", "hostile/many-keys-in-stage":
+		default:
+			continue
+		}
+		var out decoded
+		dec.decodeLine(&out, 1, []byte(tc.line), lazy, &Options{})
+		want, ok := schemaCheck(schema, []byte(tc.line))
+		if ok || out.fault == nil {
+			t.Fatalf("%s: accepted (%v, %v)", tc.name, ok, out.fault)
+		}
+		if out.fault.msg != want {
+			t.Errorf("%s:\n%s\nwhole line:\n%s", tc.name, out.fault.msg, want)
+		}
+	}
+}

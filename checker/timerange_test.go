@@ -1,0 +1,85 @@
+package checker
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// TestUTCRangeBounds: the Unix bounds of parseTimestamp are the first and
+// the last second of the years 0001 to 9999 in UTC.
+func TestUTCRangeBounds(t *testing.T) {
+	if got := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix(); got != minUnixUTC {
+		t.Errorf("0001-01-01T00:00:00Z is %d, minUnixUTC %d", got, minUnixUTC)
+	}
+	if got := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix(); got != maxUnixUTC {
+		t.Errorf("9999-12-31T23:59:59Z is %d, maxUnixUTC %d", got, maxUnixUTC)
+	}
+}
+
+// TestTimestampUTCRange: a timestamp whose UTC value falls outside the years
+// 0001 to 9999 is refused by the fast path and by event.schema.json, with
+// the same message whichever path refuses (outside review, issue 12), in
+// each of the three date-time fields of an event.
+func TestTimestampUTCRange(t *testing.T) {
+	const outside = "the event does not match event.schema.json: at /%s: must lie, once in UTC, in the years 0001 to 9999 (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z)"
+	cases := []struct {
+		name, field, ts string
+		valid           bool
+	}{
+		{"year 0000 east of UTC", "timestamp_utc", "0000-01-01T00:30:00+01:00", false},
+		{"year 0000 in UTC", "timestamp_utc", "0000-06-01T00:00:00Z", false},
+		{"year 0000 west of UTC reaching 0001", "timestamp_utc", "0000-12-31T23:00:00-01:00", true},
+		{"year 0000 west of UTC, a nanosecond short", "timestamp_utc", "0000-12-31T22:59:59.999999999-01:00", false},
+		{"first instant", "timestamp_utc", "0001-01-01T00:00:00Z", true},
+		{"first instant less a minute", "timestamp_utc", "0001-01-01T00:00:00+00:01", false},
+		{"last nanosecond", "timestamp_utc", "9999-12-31T23:59:59.999999999Z", true},
+		{"year 9999 west of UTC reaching 10000", "timestamp_utc", "9999-12-31T23:00:00-01:00", false},
+		{"scheduled_for in year 0000", "scheduled_for", "0000-01-01T00:00:00+00:00", false},
+		{"lease_expires_at in year 10000", "lease_expires_at", "9999-12-31T23:59:00-00:01", false},
+	}
+	schema, err := schemas.Compile("event")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := newLineDecoder()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := `"2026-01-01T00:00:00Z"`
+			extra := ""
+			if tc.field == "timestamp_utc" {
+				ts = `"` + tc.ts + `"`
+			} else {
+				extra = `,"` + tc.field + `":"` + tc.ts + `"`
+			}
+			line := []byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"heartbeat","timestamp_utc":` + ts + extra + `}`)
+			if f := dec.syntax(line, false); f != nil {
+				t.Fatal(f.msg)
+			}
+			var ev Event
+			fast := dec.fastSchema(&ev)
+			msg, slow := schemaCheck(schema, line)
+			if fast != tc.valid || slow != tc.valid {
+				t.Fatalf("fast path %v, schema %v, want %v (%s)", fast, slow, tc.valid, msg)
+			}
+			if want := fmt.Sprintf(outside, tc.field); !tc.valid && msg != want {
+				t.Errorf("schema message\n%s\nwant\n%s", msg, want)
+			}
+		})
+	}
+}
+
+// TestParseTimeUTCRange: --now and the action's now input follow the same
+// bound, with a message that names it.
+func TestParseTimeUTCRange(t *testing.T) {
+	if _, err := ParseTime("0001-01-01T00:00:00Z"); err != nil {
+		t.Errorf("0001-01-01T00:00:00Z: %v", err)
+	}
+	_, err := ParseTime("0000-01-01T00:30:00+01:00")
+	want := `"0000-01-01T00:30:00+01:00" is outside the years 0001 to 9999 in UTC (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z), the instants an RFC 3339 time in UTC can write`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
