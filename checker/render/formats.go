@@ -212,3 +212,19 @@ func eachFinding(l *Log, fn func(finding) bool) {
 		return fn(f)
 	})
 }
+
+// healthOrContractSummary is the one-line summary of a contract rule (from
+// checker.Rules) or a health rule (from HealthRules).
+func healthOrContractSummary(id string) (string, bool) {
+	for _, r := range checker.Rules() {
+		if string(r.ID) == id {
+			return r.Summary, true
+		}
+	}
+	for _, r := range HealthRules() {
+		if r.ID == id {
+			return r.Summary, true
+		}
+	}
+	return "", false
+}
