@@ -39,6 +39,7 @@ type metricsOf struct {
 	hasJudgedAt   bool
 	checkSeconds  float64
 	hasCheck      bool
+	labels        string // pipeline="...", and log="..." when the pipeline has several logs
 }
 
 func gatherMetrics(l *Log) metricsOf {
@@ -104,17 +105,31 @@ type OpenMetricsOptions struct {
 // reads; it is also valid Prometheus text format 0.0.4): gauges only, each
 // family with HELP and TYPE, every sample labelled with its pipeline and
 // at most a run state, so the number of series is bounded by pipelines
-// times states, never by runs. The document ends with "# EOF". Two logs of
-// one pipeline name are an error, since their series would collide.
+// times states, never by runs. The document ends with "# EOF". A pipeline
+// that several logs share also labels its samples with log (the path);
+// two logs of one pipeline and path are an error, since their series
+// would collide.
 func WriteOpenMetrics(w io.Writer, logs []Log, o OpenMetricsOptions) error {
-	seen := map[string]bool{}
+	// A pipeline checked in several logs (greenlight validate of many
+	// files with one definition) gets a log label too, so its series stay
+	// apart; the same pipeline and log twice would collide.
+	perPipeline := map[string]int{}
+	for i := range logs {
+		perPipeline[logs[i].Pipeline]++
+	}
+	seen := map[[2]string]bool{}
 	ms := make([]metricsOf, len(logs))
 	for i := range logs {
-		if seen[logs[i].Pipeline] {
-			return fmt.Errorf("two logs of pipeline %s: their metrics would collide; give each its own pipeline name", Terminal(logs[i].Pipeline))
+		key := [2]string{logs[i].Pipeline, logs[i].Path}
+		if seen[key] {
+			return fmt.Errorf("two logs of pipeline %s at %s: their metrics would collide", Terminal(logs[i].Pipeline), Terminal(fileName(logs[i].Path)))
 		}
-		seen[logs[i].Pipeline] = true
+		seen[key] = true
 		ms[i] = gatherMetrics(&logs[i])
+		ms[i].labels = "pipeline=\"" + labelValue(logs[i].Pipeline) + "\""
+		if perPipeline[logs[i].Pipeline] > 1 {
+			ms[i].labels += ",log=\"" + labelValue(logs[i].Path) + "\""
+		}
 		if i < len(o.CheckSeconds) {
 			ms[i].checkSeconds, ms[i].hasCheck = o.CheckSeconds[i], true
 		}
@@ -123,7 +138,7 @@ func WriteOpenMetrics(w io.Writer, logs []Log, o OpenMetricsOptions) error {
 	family := func(name, help string, samples func(add func(labels string, v float64, m *metricsOf))) {
 		var lines []string
 		samples(func(labels string, v float64, m *metricsOf) {
-			l := "pipeline=\"" + labelValue(m.log.Pipeline) + "\""
+			l := m.labels
 			if labels != "" {
 				l += "," + labels
 			}

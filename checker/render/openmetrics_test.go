@@ -126,11 +126,22 @@ func TestOpenMetricsPromtool(t *testing.T) {
 	}
 }
 
-// TestOpenMetricsPipelinesCollide refuses two logs of one pipeline name.
-func TestOpenMetricsPipelinesCollide(t *testing.T) {
-	l := checkFormatLog(t, formatLogs[0])
-	err := render.WriteOpenMetrics(&bytes.Buffer{}, []render.Log{l, l}, render.OpenMetricsOptions{})
-	if err == nil || err.Error() != "two logs of pipeline campaign_metrics: their metrics would collide; give each its own pipeline name" {
+// TestOpenMetricsSharedPipeline labels the samples of a pipeline that two
+// logs share with their log too, and refuses the same pipeline and log
+// twice.
+func TestOpenMetricsSharedPipeline(t *testing.T) {
+	a, b := checkFormatLog(t, formatLogs[2]), checkFormatLog(t, formatLogs[3])
+	out := renderOpenMetrics(t, []render.Log{a, b}, render.OpenMetricsOptions{})
+	for _, want := range []string{
+		"greenlight_violations{pipeline=\"corpus\",log=\"checker/render/testdata/formats/invalid.jsonl\"} 5\n",
+		"greenlight_violations{pipeline=\"corpus\",log=\"checker/render/testdata/formats/hostile.jsonl\"} 0\n",
+	} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("no sample %q in\n%s", want, out)
+		}
+	}
+	err := render.WriteOpenMetrics(&bytes.Buffer{}, []render.Log{a, a}, render.OpenMetricsOptions{})
+	if err == nil || err.Error() != "two logs of pipeline corpus at checker/render/testdata/formats/invalid.jsonl: their metrics would collide" {
 		t.Errorf("err = %v", err)
 	}
 }
