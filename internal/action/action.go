@@ -81,7 +81,7 @@ func RandomToken() (string, error) {
 // InputNames are the inputs action mode reads, as action.yml declares them;
 // each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
 // name go-githubactions' GetInput looks up.
-var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log"}
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports"}
 
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
@@ -96,6 +96,7 @@ type inputs struct {
 	format          string // native or openlineage
 	jobLogFile      string // the job-log input, "" when not given
 	jobLog          []byte // its bytes
+	reports         []report
 	opts            checker.Options
 }
 
@@ -172,6 +173,7 @@ func Main(env Env) (code int) {
 			snapshotPath = in.snapshot
 		}
 	}
+	own = append(own, writeReports(in, logs)...)
 	outs := outputs(logs, verdict, snapshotPath)
 	if err := sanitizeOutputs(outs); err != nil {
 		own = append(own, err.Error())
@@ -237,6 +239,9 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	in.snapshot = gh.GetInput("snapshot")
 	if strings.ContainsAny(in.snapshot, "\r\n") {
 		return in, errors.New("the snapshot input must be one path on one line")
+	}
+	if in.reports, err = parseReports(gh.GetInput("reports")); err != nil {
+		return in, err
 	}
 	in.format = orDefault(gh.GetInput("input-format"), formatNative)
 	if in.format != formatNative && in.format != formatOpenLineage {
