@@ -12,9 +12,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-func readFormatsDoc(t *testing.T) string {
+func readFormatsDoc(t *testing.T) string { return readDoc(t, "formats.md") }
+
+func readDoc(t *testing.T, name string) string {
 	t.Helper()
-	src, err := os.ReadFile(root + "docs/formats.md")
+	src, err := os.ReadFile(root + "docs/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,11 +37,12 @@ func TestFormatsDocAlertRules(t *testing.T) {
 	}
 }
 
-// TestFormatsDocExamples lints the GitHub workflows of docs/formats.md with
-// actionlint and checks that every other YAML example parses and that each
-// command line in them names a format greenlight accepts.
+// TestFormatsDocExamples lints the GitHub workflows of docs/formats.md and
+// docs/merge.md with actionlint and checks that every other YAML example
+// parses and that each command line in them names a format greenlight
+// accepts.
 func TestFormatsDocExamples(t *testing.T) {
-	doc := readFormatsDoc(t)
+	doc := readFormatsDoc(t) + readDoc(t, "merge.md")
 	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(doc, -1)
 	l, err := actionlint.NewLinter(&bytes.Buffer{}, &actionlint.LinterOptions{Color: actionlint.ColorOptionKindNever})
 	if err != nil {
@@ -63,14 +66,14 @@ func TestFormatsDocExamples(t *testing.T) {
 			}
 		}
 	}
-	if workflows != 2 {
-		t.Errorf("%d GitHub workflows in docs/formats.md, want 2 (JUnit report, SARIF upload)", workflows)
+	if workflows != 3 {
+		t.Errorf("%d GitHub workflows in docs/formats.md and docs/merge.md, want 3 (JUnit report, SARIF upload, matrix roll-up)", workflows)
 	}
 	for _, m := range regexp.MustCompile(`--format ([a-z]+)`).FindAllStringSubmatch(doc, -1) {
 		switch m[1] {
-		case "junit", "sarif", "gitlab", "openmetrics":
+		case "junit", "sarif", "gitlab", "openmetrics", "markdown", "json":
 		default:
-			t.Errorf("docs/formats.md uses --format %s", m[1])
+			t.Errorf("the docs use --format %s", m[1])
 		}
 	}
 }

@@ -61,7 +61,8 @@ usage:
   greenlight check EVENTS.jsonl (--pipeline FILE | --stages 1,2) [flags]
   greenlight validate FILE... (--pipeline FILE | --stages 1,2) [flags]
   greenlight check --input-format openlineage EVENTS [--pipeline FILE] [flags]
-  greenlight schema event|snapshot|pipeline|violations|openlineage-runevent|joblog
+  greenlight merge SNAPSHOT... --max-age 26h [--format FORMAT]
+  greenlight schema event|snapshot|pipeline|violations|openlineage-runevent|joblog|rollup
   greenlight view EVENTS.jsonl [--pipeline FILE | --stages 1,2]    (native binary only)
   greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages 1,2]    (native binary only)
   greenlight version
@@ -87,6 +88,8 @@ func Main(args []string, env Env) int {
 		code, err = runCheck(args[1:], env)
 	case "validate":
 		code, err = runValidate(args[1:], env)
+	case "merge":
+		code, err = runMerge(args[1:], env)
 	case "schema":
 		err = runSchema(args[1:], env)
 	case "version", "--version":
@@ -97,7 +100,7 @@ func Main(args []string, env Env) int {
 		if run, ok := env.Commands[args[0]]; ok {
 			return run(args[1:], env)
 		}
-		known := "check, validate, schema"
+		known := "check, validate, merge, schema"
 		for _, name := range []string{"view", "report", "action"} {
 			if _, ok := env.Commands[name]; ok {
 				known += ", " + name
