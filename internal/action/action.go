@@ -81,7 +81,7 @@ func RandomToken() (string, error) {
 // InputNames are the inputs action mode reads, as action.yml declares them;
 // each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
 // name go-githubactions' GetInput looks up.
-var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports"}
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age"}
 
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
@@ -97,6 +97,7 @@ type inputs struct {
 	jobLogFile      string // the job-log input, "" when not given
 	jobLog          []byte // its bytes
 	reports         []report
+	maxAge          time.Duration // mode merge: the max-age input
 	opts            checker.Options
 }
 
@@ -121,6 +122,9 @@ func Main(env Env) (code int) {
 	in, err := readInputs(gh, env.Now)
 	if err == nil && in.summary && summaryFile == "" {
 		err = errors.New("GITHUB_STEP_SUMMARY is not set, so the job summary cannot be written; set the summary input to false to go without it")
+	}
+	if err == nil && in.mode == ModeMerge {
+		return mergeMain(env, in)
 	}
 	var files []string
 	if err == nil {
@@ -200,6 +204,9 @@ func Main(env Env) (code int) {
 
 // readInputs reads and checks every input; errors name the input.
 func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) {
+	if gh.GetInput("mode") == ModeMerge {
+		return readMergeInputs(gh, now)
+	}
 	var in inputs
 	for _, line := range strings.Split(gh.GetInput("events"), "\n") {
 		if p := strings.TrimSpace(line); p != "" {
@@ -211,7 +218,7 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	}
 	in.mode = orDefault(gh.GetInput("mode"), ModeCheck)
 	if in.mode != ModeCheck && in.mode != ModeValidate {
-		return in, fmt.Errorf("mode %q: use check or validate", in.mode)
+		return in, fmt.Errorf("mode %q: use check, validate or merge", in.mode)
 	}
 	gate := orDefault(gh.GetInput("gate"), string(checker.GateAll))
 	if gate != string(checker.GateAll) && gate != string(checker.GateLatest) {

@@ -53,6 +53,12 @@ func writeReports(in inputs, logs []render.LogResult) []string {
 		formatLogs[i] = cli.FormatLog(l.File, in.opts, &checker.Result{Snapshot: l.Snapshot, Report: l.Report})
 		formatLogs[i].ContractOnly = in.mode == ModeValidate
 	}
+	return writeReportLogs(in, formatLogs)
+}
+
+// writeReportLogs writes every report of the reports input for logs
+// atomically and returns the errors.
+func writeReportLogs(in inputs, formatLogs []render.Log) []string {
 	var errs []string
 	for _, r := range in.reports {
 		err := atomicfile.WriteFunc(r.path, func(w io.Writer) error { return cli.WriteCIFormat(w, r.format, formatLogs, nil) })

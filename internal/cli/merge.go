@@ -36,12 +36,9 @@ func runMerge(args []string, env Env) (int, error) {
 	if err := checkFormat(*format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
 	}
-	if *maxAge == "" {
-		return ExitInvalid, usageError{"merge needs --max-age (e.g. 26h for nightly pipelines): a snapshot older than that is stale"}
-	}
-	age, err := time.ParseDuration(*maxAge)
-	if err != nil || age < time.Second || age > MaxAgeLimit {
-		return ExitInvalid, usageError{fmt.Sprintf("--max-age %q: use a duration from 1s to %s, such as 26h or 90m", render.Terminal(*maxAge), MaxAgeLimit)}
+	age, err := ParseMaxAge("--max-age", *maxAge)
+	if err != nil {
+		return ExitInvalid, err
 	}
 	var at time.Time
 	if *now == "" {
@@ -49,15 +46,9 @@ func runMerge(args []string, env Env) (int, error) {
 	} else if at, err = checker.ParseTime(*now); err != nil {
 		return ExitInvalid, usageError{fmt.Sprintf("--now %q: %v", render.Terminal(*now), err)}
 	}
-	schema, err := schemas.Compile("snapshot")
+	inputs, err := ReadSnapshots(fs.Args())
 	if err != nil {
 		return ExitInvalid, err
-	}
-	inputs := make([]render.RollupInput, 0, fs.NArg())
-	for _, name := range fs.Args() {
-		in := render.RollupInput{File: RepoPath(name)}
-		in.Snapshot, in.Problem = readSnapshot(name, schema)
-		inputs = append(inputs, in)
 	}
 	ru, logs := render.BuildRollup(inputs, at, age)
 	switch {
@@ -89,6 +80,37 @@ func runMerge(args []string, env Env) (int, error) {
 		return ExitUnhealthy, nil
 	}
 	return ExitOK, nil
+}
+
+// ParseMaxAge reads a --max-age value (the flag or input named what): a
+// Go duration from 1s to MaxAgeLimit. There is no default, since none
+// fits every schedule.
+func ParseMaxAge(what, text string) (time.Duration, error) {
+	if text == "" {
+		return 0, usageError{"merge needs " + what + " (e.g. 26h for nightly pipelines): a snapshot older than that is stale"}
+	}
+	age, err := time.ParseDuration(text)
+	if err != nil || age < time.Second || age > MaxAgeLimit {
+		return 0, usageError{fmt.Sprintf("%s %q: use a duration from 1s to %s, such as 26h or 90m", what, render.Terminal(text), MaxAgeLimit)}
+	}
+	return age, nil
+}
+
+// ReadSnapshots reads and validates the snapshot files for
+// render.BuildRollup: a file that cannot be used gets its problem, never
+// an error. The error is for the embedded schema only.
+func ReadSnapshots(names []string) ([]render.RollupInput, error) {
+	schema, err := schemas.Compile("snapshot")
+	if err != nil {
+		return nil, err
+	}
+	inputs := make([]render.RollupInput, 0, len(names))
+	for _, name := range names {
+		in := render.RollupInput{File: RepoPath(name)}
+		in.Snapshot, in.Problem = readSnapshot(name, schema)
+		inputs = append(inputs, in)
+	}
+	return inputs, nil
 }
 
 // snapshotValidator is what readSnapshot needs of the compiled schema.
