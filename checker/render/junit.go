@@ -21,10 +21,10 @@ import (
 // notation of JSON and Go: ESC becomes \u001b), never dropped.
 func XML(s string) string { return xmlEscape(s, true) }
 
-// xmlText escapes untrusted text for XML character data as XML does, but
+// XMLText escapes untrusted text for XML character data as XML does, but
 // keeps tab and line feed as they are: in an element's text they survive
 // parsing, and a failure's message stays readable in a CI's test view.
-func xmlText(s string) string { return xmlEscape(s, false) }
+func XMLText(s string) string { return xmlEscape(s, false) }
 
 func xmlEscape(s string, attr bool) string {
 	var b strings.Builder
@@ -203,7 +203,7 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 	if verdict == "" {
 		bw.WriteString("/>\n")
 	} else {
-		fmt.Fprintf(bw, ">\n      <%s type=\"%s\" message=\"%s\">%s</%s>\n    </testcase>\n", verdict, XML(verdictType), XML(verdictMsg), xmlText(verdictMsg), verdict)
+		fmt.Fprintf(bw, ">\n      <%s type=\"%s\" message=\"%s\">%s</%s>\n    </testcase>\n", verdict, XML(verdictType), XML(verdictMsg), XMLText(verdictMsg), verdict)
 	}
 	var out strings.Builder
 	switch {
@@ -214,7 +214,7 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 		}
 		for _, v := range res.Report.Violations {
 			fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <error type=\"%s\" message=\"%s\">%s</error>\n    </testcase>\n",
-				name, XML(fmt.Sprintf("%s:%d %s", fileName(v.File), v.Line, v.Rule)), XML(string(v.Rule)), XML(v.Message), xmlText(fmt.Sprintf("%s:%d: %s: %s", fileName(v.File), v.Line, v.Rule, v.Message)))
+				name, XML(fmt.Sprintf("%s:%d %s", fileName(v.File), v.Line, v.Rule)), XML(string(v.Rule)), XML(v.Message), XMLText(fmt.Sprintf("%s:%d: %s: %s", fileName(v.File), v.Line, v.Rule, v.Message)))
 		}
 		if n := res.Report.OmittedCount; n > 0 {
 			msg := fmt.Sprintf("%d more violations not listed (raise --max-violations to list them)", n)
@@ -238,7 +238,7 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 			return true
 		})
 	}
-	fmt.Fprintf(bw, "    <system-out>%s</system-out>\n    <system-err></system-err>\n  </testsuite>\n", xmlText(out.String()))
+	fmt.Fprintf(bw, "    <system-out>%s</system-out>\n    <system-err></system-err>\n  </testsuite>\n", XMLText(out.String()))
 }
 
 // writeJUnitCase writes the testcase of one run or missed slot.
@@ -246,7 +246,7 @@ func writeJUnitCase(bw *bufio.Writer, suite string, row Row) {
 	if m := row.Missed; m != nil {
 		msg := "missed: " + MissedSummary(m)
 		fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <error type=\"%s\" message=\"%s\">%s</error>\n    </testcase>\n",
-			suite, XML("missed slot "+m.ScheduledFor), StateMissed, XML(msg), xmlText(msg))
+			suite, XML("missed slot "+m.ScheduledFor), StateMissed, XML(msg), XMLText(msg))
 		return
 	}
 	r := row.Run
@@ -281,10 +281,10 @@ func writeJUnitCase(bw *bufio.Writer, suite string, row Row) {
 		}
 	}
 	if outcome == "skipped" {
-		fmt.Fprintf(bw, ">\n      <skipped message=\"%s\">%s</skipped>\n    </testcase>\n", XML(msg), xmlText(body.String()))
+		fmt.Fprintf(bw, ">\n      <skipped message=\"%s\">%s</skipped>\n    </testcase>\n", XML(msg), XMLText(body.String()))
 		return
 	}
-	fmt.Fprintf(bw, ">\n      <%s type=\"%s\" message=\"%s\">%s</%s>\n    </testcase>\n", outcome, r.State, XML(msg), xmlText(body.String()), outcome)
+	fmt.Fprintf(bw, ">\n      <%s type=\"%s\" message=\"%s\">%s</%s>\n    </testcase>\n", outcome, r.State, XML(msg), XMLText(body.String()), outcome)
 }
 
 // junitTimestamp writes an RFC 3339 UTC time as the schema's timestamp

@@ -3,8 +3,11 @@ package render_test
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"os/exec"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
@@ -145,4 +148,52 @@ func TestJUnitSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+// xmlVisible is what XML promises a reader gets back: s with every
+// character XML 1.0 cannot hold written as \uXXXX and every byte that is
+// not UTF-8 as \xHH.
+func xmlVisible(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0xFFFE || r == 0xFFFF:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// FuzzXMLEscape: whatever the text, an attribute and an element built
+// with XML parse, and give back the text with only the characters XML
+// cannot hold made visible; no text can add an attribute or an element.
+func FuzzXMLEscape(f *testing.F) {
+	for _, s := range []string{"", "a\"b", "</a><b x='1'>", "\x00\x1b[31m\r\n\t", "\ufffe\xff", "]]><!--", "&amp;&#0;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		doc := `<a v="` + render.XML(s) + `">` + render.XMLText(s) + `</a>`
+		var v struct {
+			XMLName xml.Name
+			V       string     `xml:"v,attr"`
+			Attrs   []xml.Attr `xml:",any,attr"`
+			Text    string     `xml:",chardata"`
+			Inner   []struct {
+				XMLName xml.Name
+			} `xml:",any"`
+		}
+		if err := xml.Unmarshal([]byte(doc), &v); err != nil {
+			t.Fatalf("%q does not parse: %v", doc, err)
+		}
+		want := xmlVisible(s)
+		if v.XMLName.Local != "a" || len(v.Attrs) != 0 || len(v.Inner) != 0 || v.V != want || v.Text != want {
+			t.Fatalf("%q reads back as %+v, want %q", doc, v, want)
+		}
+	})
 }
