@@ -19,7 +19,7 @@ import (
 var files embed.FS
 
 // Names lists the schemas by their short name, in a fixed order.
-var Names = []string{"event", "snapshot", "pipeline", "violations", "openlineage-runevent", "joblog"}
+var Names = []string{"event", "snapshot", "pipeline", "violations", "openlineage-runevent", "joblog", "rollup"}
 
 // Source returns the bytes of the schema with the given short name (one of
 // Names), or an error naming the known ones.

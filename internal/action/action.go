@@ -83,7 +83,7 @@ func RandomToken() (string, error) {
 // InputNames are the inputs action mode reads, as action.yml declares them;
 // each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
 // name go-githubactions' GetInput looks up.
-var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log"}
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age"}
 
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
@@ -98,6 +98,8 @@ type inputs struct {
 	format          string // native or openlineage
 	jobLogFile      string // the job-log input, "" when not given
 	jobLog          []byte // its bytes
+	reports         []report
+	maxAge          time.Duration // mode merge: the max-age input
 	opts            checker.Options
 }
 
@@ -122,6 +124,9 @@ func Main(env Env) (code int) {
 	in, err := readInputs(gh, env.Now)
 	if err == nil && in.summary && summaryFile == "" {
 		err = errors.New("GITHUB_STEP_SUMMARY is not set, so the job summary cannot be written; set the summary input to false to go without it")
+	}
+	if err == nil && in.mode == ModeMerge {
+		return mergeMain(env, in)
 	}
 	var files []string
 	if err == nil {
@@ -178,6 +183,7 @@ func Main(env Env) (code int) {
 			snapshotPath = in.snapshot
 		}
 	}
+	own = append(own, writeReports(in, logs)...)
 	outs := outputs(logs, verdict, snapshotPath)
 	if err := sanitizeOutputs(outs); err != nil {
 		own = append(own, err.Error())
@@ -204,6 +210,9 @@ func Main(env Env) (code int) {
 
 // readInputs reads and checks every input; errors name the input.
 func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) {
+	if gh.GetInput("mode") == ModeMerge {
+		return readMergeInputs(gh, now)
+	}
 	var in inputs
 	for _, line := range strings.Split(gh.GetInput("events"), "\n") {
 		if p := strings.TrimSpace(line); p != "" {
@@ -215,7 +224,7 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	}
 	in.mode = orDefault(gh.GetInput("mode"), ModeCheck)
 	if in.mode != ModeCheck && in.mode != ModeValidate {
-		return in, fmt.Errorf("mode %q: use check or validate", in.mode)
+		return in, fmt.Errorf("mode %q: use check, validate or merge", in.mode)
 	}
 	gate := orDefault(gh.GetInput("gate"), string(checker.GateAll))
 	if gate != string(checker.GateAll) && gate != string(checker.GateLatest) {
@@ -243,6 +252,9 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	in.snapshot = gh.GetInput("snapshot")
 	if strings.ContainsAny(in.snapshot, "\r\n") {
 		return in, errors.New("the snapshot input must be one path on one line")
+	}
+	if in.reports, err = parseReports(gh.GetInput("reports")); err != nil {
+		return in, err
 	}
 	in.format = orDefault(gh.GetInput("input-format"), formatNative)
 	if in.format != formatNative && in.format != formatOpenLineage {

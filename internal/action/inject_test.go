@@ -175,7 +175,7 @@ func TestInputErrors(t *testing.T) {
 		{"no events", map[string]string{"INPUT_EVENTS": " \n "}, "the events input is required: a path or glob of JSON Lines event logs"},
 		{"no match", map[string]string{"INPUT_EVENTS": "testdata/nothing/*.jsonl"}, `events "testdata/nothing/*.jsonl" matches no file; fail-closed: no log is not a healthy log`},
 		{"missing file", map[string]string{"INPUT_EVENTS": "testdata/logs/missing.jsonl"}, `events "testdata/logs/missing.jsonl" matches no file; fail-closed: no log is not a healthy log`},
-		{"mode", map[string]string{"INPUT_MODE": "gate"}, `mode "gate": use check or validate`},
+		{"mode", map[string]string{"INPUT_MODE": "gate"}, `mode "gate": use check, validate or merge`},
 		{"gate", map[string]string{"INPUT_GATE": "first"}, `gate "first": use all or latest`},
 		{"stale", map[string]string{"INPUT_STALE-AFTER-SECONDS": "0"}, `stale-after-seconds "0": use a whole number of seconds from 1 to 31536000`},
 		{"stale over a year", map[string]string{"INPUT_STALE-AFTER-SECONDS": "31536001"}, `stale-after-seconds "31536001": use a whole number of seconds from 1 to 31536000`},

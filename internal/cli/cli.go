@@ -62,7 +62,8 @@ usage:
   greenlight check EVENTS.jsonl (--pipeline FILE | --stages 1,2) [flags]
   greenlight validate FILE... (--pipeline FILE | --stages 1,2) [flags]
   greenlight check --input-format openlineage EVENTS [--pipeline FILE] [flags]
-  greenlight schema event|snapshot|pipeline|violations|openlineage-runevent|joblog
+  greenlight merge SNAPSHOT... --max-age 26h [--format FORMAT]
+  greenlight schema event|snapshot|pipeline|violations|openlineage-runevent|joblog|rollup
   greenlight view EVENTS.jsonl [--pipeline FILE | --stages 1,2]    (native binary only)
   greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages 1,2]    (native binary only)
   greenlight version
@@ -88,6 +89,8 @@ func Main(args []string, env Env) int {
 		code, err = runCheck(args[1:], env)
 	case "validate":
 		code, err = runValidate(args[1:], env)
+	case "merge":
+		code, err = runMerge(args[1:], env)
 	case "schema":
 		err = runSchema(args[1:], env)
 	case "version", "--version":
@@ -98,7 +101,7 @@ func Main(args []string, env Env) int {
 		if run, ok := env.Commands[args[0]]; ok {
 			return run(args[1:], env)
 		}
-		known := "check, validate, schema"
+		known := "check, validate, merge, schema"
 		for _, name := range []string{"view", "report", "action"} {
 			if _, ok := env.Commands[name]; ok {
 				known += ", " + name
@@ -253,7 +256,7 @@ func readError(what string, err error) error {
 func runCheck(args []string, env Env) (int, error) {
 	fs := newFlagSet("check", env)
 	var c common
-	c.register(fs, "text, json or markdown")
+	c.register(fs, "text, json, markdown, junit, sarif, gitlab or openmetrics")
 	staleFlag := AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
 	snapshotPath := fs.String("snapshot", "", "write the health snapshot JSON atomically to `FILE` (only when the log is valid)")
 	failOnUnhealthy := fs.Bool("fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy")
@@ -265,7 +268,7 @@ func runCheck(args []string, env Env) (int, error) {
 	if fs.NArg() != 1 {
 		return ExitInvalid, usageError{"check takes exactly one event log (a path, or - for standard input)"}
 	}
-	if err := checkFormat(c.format, "text", "json", "markdown"); err != nil {
+	if err := checkFormat(c.format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
 	}
 	stale, err := staleFlag.Value()
@@ -287,12 +290,19 @@ func runCheck(args []string, env Env) (int, error) {
 	}
 	name := fs.Arg(0)
 	opts.File = name
+	started := time.Now() // the check's own duration, for --format openmetrics
 	res, err := checkInput(name, opts, c.inputFormat, env)
 	if err != nil {
 		return ExitInvalid, err
 	}
+	checkSeconds := []float64{time.Since(started).Seconds()}
 	if !res.Report.Valid {
-		if err := writeReport(env.Stdout, res.Report, c.format); err != nil {
+		if IsCIFormat(c.format) {
+			err = WriteCIFormat(env.Stdout, c.format, []render.Log{FormatLog(name, opts, res)}, checkSeconds)
+		} else {
+			err = writeReport(env.Stdout, res.Report, c.format)
+		}
+		if err != nil {
 			return ExitInvalid, err
 		}
 		fmt.Fprintf(env.Stderr, "greenlight: %s is invalid: %d contract %s; nothing in it is evidence%s\n",
@@ -335,6 +345,8 @@ func runCheck(args []string, env Env) (int, error) {
 		err = render.WriteSnapshotJSON(env.Stdout, snap)
 	case c.format == "markdown":
 		err = render.WriteMarkdownReport(env.Stdout, snap, render.MarkdownOptions{})
+	case IsCIFormat(c.format):
+		err = WriteCIFormat(env.Stdout, c.format, []render.Log{FormatLog(name, opts, res)}, checkSeconds)
 	default:
 		err = render.WriteText(env.Stdout, snap)
 	}
@@ -449,14 +461,14 @@ func writeReport(w io.Writer, r *checker.Report, format string) error {
 func runValidate(args []string, env Env) (int, error) {
 	fs := newFlagSet("validate", env)
 	var c common
-	c.register(fs, "text or json")
+	c.register(fs, "text, json, junit, sarif, gitlab or openmetrics")
 	if err := parseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
 	if fs.NArg() == 0 {
 		return ExitInvalid, usageError{"validate takes one or more event logs"}
 	}
-	if err := checkFormat(c.format, "text", "json"); err != nil {
+	if err := checkFormat(c.format, append([]string{"text", "json"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
 	}
 	opts, err := c.options(env)
@@ -466,6 +478,8 @@ func runValidate(args []string, env Env) (int, error) {
 	all := checker.NewReport()
 	stdinUsed := false
 	events, invalidFiles := 0, 0
+	var logs []render.Log // for the CI formats: each file is judged on its contract only
+	var checkSeconds []float64
 	for _, name := range fs.Args() {
 		if name == "-" {
 			if stdinUsed {
@@ -476,9 +490,16 @@ func runValidate(args []string, env Env) (int, error) {
 		o := opts
 		o.File = name
 		o.StreamRuns = true // validate counts events; it never builds the run reports
+		started := time.Now()
 		res, err := checkInput(name, o, c.inputFormat, env)
 		if err != nil {
 			return ExitInvalid, err
+		}
+		if IsCIFormat(c.format) {
+			l := FormatLog(name, o, res)
+			l.ContractOnly = true
+			logs = append(logs, l)
+			checkSeconds = append(checkSeconds, time.Since(started).Seconds())
 		}
 		if !res.Report.Valid {
 			invalidFiles++
@@ -487,7 +508,11 @@ func runValidate(args []string, env Env) (int, error) {
 		}
 		all.Merge(res.Report, opts.MaxViolations)
 	}
-	if c.format == "json" || !all.Valid {
+	if IsCIFormat(c.format) {
+		if err := WriteCIFormat(env.Stdout, c.format, logs, checkSeconds); err != nil {
+			return ExitInvalid, fmt.Errorf("cannot write the output: %v", err)
+		}
+	} else if c.format == "json" || !all.Valid {
 		if err := writeReport(env.Stdout, all, c.format); err != nil {
 			return ExitInvalid, err
 		}

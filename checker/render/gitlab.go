@@ -1,0 +1,81 @@
+package render
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+)
+
+// gitlabIssue is one issue of a GitLab Code Quality report.
+type gitlabIssue struct {
+	Description string `json:"description"`
+	CheckName   string `json:"check_name"`
+	Fingerprint string `json:"fingerprint"`
+	Severity    string `json:"severity"`
+	Location    struct {
+		Path  string `json:"path"`
+		Lines struct {
+			Begin int `json:"begin"`
+		} `json:"lines"`
+	} `json:"location"`
+}
+
+// GitLab severities: an error is critical (a contract violation, a failed
+// or unknown run, a missed slot), a warning is major (a stall candidate, a
+// retry past the brake without enforce).
+const (
+	GitLabSeverityError   = "critical"
+	GitLabSeverityWarning = "major"
+)
+
+// WriteGitLab writes the logs' findings as a GitLab Code Quality report (a
+// JSON array of issues, which a merge request shows inline): the same
+// findings as WriteSARIF, each with its rule as check_name, the rule's
+// summary before the message as description, the SARIF fingerprint, a
+// severity, and the log file (relative to the repository root; "-" for
+// standard input) and line (1 where no line proves it). One issue per
+// line, written as the runs are visited.
+func WriteGitLab(w io.Writer, logs []Log) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	n := 0
+	var err error
+	for i := range logs {
+		eachFinding(&logs[i], func(f finding) bool {
+			is := gitlabIssue{CheckName: f.Rule, Fingerprint: f.fingerprint(), Severity: GitLabSeverityError}
+			is.Description = f.Message
+			if summary, ok := healthOrContractSummary(f.Rule); ok {
+				is.Description = f.Rule + " (" + summary + "): " + f.Message
+			}
+			if f.Warning {
+				is.Severity = GitLabSeverityWarning
+			}
+			is.Location.Path = f.Path
+			if is.Location.Path == "" {
+				is.Location.Path = "-"
+			}
+			is.Location.Lines.Begin = max(f.Line, 1)
+			line, e := json.Marshal(is)
+			if e != nil {
+				err = e
+				return false
+			}
+			if n == 0 {
+				bw.WriteString("[\n  ")
+			} else {
+				bw.WriteString(",\n  ")
+			}
+			bw.Write(line)
+			n++
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		bw.WriteString("[]\n")
+	} else {
+		bw.WriteString("\n]\n")
+	}
+	return bw.Flush()
+}

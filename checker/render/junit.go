@@ -1,0 +1,304 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// XML escapes untrusted text for an XML 1.0 attribute value or character
+// data: the five markup characters become entities, tab, line feed and
+// carriage return become character references (so an attribute keeps them
+// and no parser normalizes them away), and every character XML 1.0 cannot
+// hold at all (U+0000 to U+001F other than those three, U+FFFE, U+FFFF, and
+// bytes that are not UTF-8) is replaced visibly by its escape \uXXXX (the
+// notation of JSON and Go: ESC becomes \u001b), never dropped.
+func XML(s string) string { return xmlEscape(s, true) }
+
+// XMLText escapes untrusted text for XML character data as XML does, but
+// keeps tab and line feed as they are: in an element's text they survive
+// parsing, and a failure's message stays readable in a CI's test view.
+func XMLText(s string) string { return xmlEscape(s, false) }
+
+func xmlEscape(s string, attr bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+			i++
+			continue
+		}
+		i += size
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\'':
+			b.WriteString("&apos;")
+		case '\t':
+			if !attr {
+				b.WriteByte('\t')
+				continue
+			}
+			b.WriteString("&#x9;")
+		case '\n':
+			if !attr {
+				b.WriteByte('\n')
+				continue
+			}
+			b.WriteString("&#xA;")
+		case '\r':
+			b.WriteString("&#xD;")
+		default:
+			if r < 0x20 || r == 0xFFFE || r == 0xFFFF {
+				fmt.Fprintf(&b, `\u%04x`, r)
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// JUnit outcomes of a testcase: what a run state becomes (docs/formats.md).
+// A failed, cancelled or incomplete run is a failure (the pipeline did not
+// do its work); a stalled, unknown or overdue run and a missed slot are
+// errors (greenlight cannot prove what happened); a running run is skipped
+// (not judged yet); a succeeded run passes.
+func junitOutcome(state string) string {
+	switch state {
+	case checker.RunFailed, checker.RunCancelled, checker.RunIncomplete:
+		return "failure"
+	case checker.RunStalled, checker.RunUnknown, checker.RunOverdue, StateMissed:
+		return "error"
+	case checker.RunRunning:
+		return "skipped"
+	}
+	return ""
+}
+
+// JUnitHostname is the hostname attribute every testsuite carries: the
+// schema requires one, and greenlight judges a log, not a host.
+const JUnitHostname = "greenlight"
+
+// WriteJUnit writes the logs as one JUnit XML document (the Apache Ant
+// format of ../shared/schemas/JUnit.xsd that Jenkins, GitLab, Azure
+// Pipelines, CircleCI, Buildkite and the GitHub test-report actions read):
+// a <testsuites> element with one <testsuite> per log, named for its
+// pipeline. Each suite starts with a "verdict" testcase that fails unless
+// the log is healthy, so a log without runs is not green; then one testcase
+// per run (classname the pipeline, name the run id, time its duration) and
+// per missed slot, or, for an invalid log, one error testcase per contract
+// violation named FILE:LINE RULE. A ContractOnly log (greenlight validate)
+// has a "contract" testcase instead of the verdict, failing only when the
+// log breaks the contract, and no run testcases. Runs are written one at a time, so a
+// streamed snapshot stays streamed (a first pass sums the suite's time).
+// It returns the first write error.
+func WriteJUnit(w io.Writer, logs []Log) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n")
+	for i := range logs {
+		writeJUnitSuite(bw, i, &logs[i])
+	}
+	bw.WriteString("</testsuites>\n")
+	return bw.Flush()
+}
+
+// junitCounts are a suite's attributes.
+type junitCounts struct {
+	tests, failures, errors, skipped int
+	time                             float64
+}
+
+func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
+	name := XML(l.Pipeline)
+	var c junitCounts
+	timestamp := l.JudgedAt
+	var props [][2]string
+	addProp := func(k, v string) { props = append(props, [2]string{k, v}) }
+	addProp("greenlight.pipeline", l.Pipeline)
+	if l.Path != "" {
+		addProp("greenlight.log", l.Path)
+	}
+	var verdict, verdictType, verdictMsg string
+	res := l.Result
+	switch {
+	case l.Problem != "":
+		verdict, verdictType, verdictMsg = "error", "unusable", l.Problem
+	case l.ContractOnly || res.Snapshot == nil || !res.Report.Valid:
+		n := res.Report.ViolationCount
+		if n > 0 {
+			verdict, verdictType = "error", "invalid"
+			verdictMsg = fmt.Sprintf("invalid: %d contract %s; nothing in this log is evidence", n, plural(n, "violation", "violations"))
+		}
+		listed := len(res.Report.Violations)
+		c.tests, c.errors = listed, listed
+		if res.Report.OmittedCount > 0 {
+			c.tests++
+			c.errors++
+		}
+	default:
+		s := res.Snapshot
+		timestamp = s.GeneratedAtUTC
+		addProp("greenlight.verdict", s.Verdict)
+		addProp("greenlight.gate", string(s.Options.Gate))
+		addProp("greenlight.sha256", s.Source.SHA256)
+		addProp("greenlight.run_count", strconv.Itoa(s.RunCount))
+		if s.LatestRunID != nil {
+			addProp("greenlight.latest_run_id", *s.LatestRunID)
+		}
+		if s.Verdict != checker.VerdictHealthy {
+			verdict, verdictType, verdictMsg = "failure", s.Verdict, Headline(s)
+		}
+		forEachRun(s, func(row Row) bool {
+			c.tests++
+			state := StateMissed
+			if row.Run != nil {
+				state = row.Run.State
+				c.time += row.Run.DurationSeconds
+			}
+			switch junitOutcome(state) {
+			case "failure":
+				c.failures++
+			case "error":
+				c.errors++
+			case "skipped":
+				c.skipped++
+			}
+			return true
+		})
+	}
+	c.tests++ // the verdict testcase
+	switch verdict {
+	case "failure":
+		c.failures++
+	case "error":
+		c.errors++
+	}
+	fmt.Fprintf(bw, "  <testsuite name=\"%s\" package=\"%s\" id=\"%d\" timestamp=\"%s\" hostname=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%s\">\n",
+		name, name, id, junitTimestamp(timestamp), JUnitHostname, c.tests, c.failures, c.errors, c.skipped, seconds(c.time))
+	bw.WriteString("    <properties>\n")
+	for _, p := range props {
+		fmt.Fprintf(bw, "      <property name=\"%s\" value=\"%s\"/>\n", p[0], XML(p[1]))
+	}
+	bw.WriteString("    </properties>\n")
+	// The verdict testcase; greenlight validate judges the contract only.
+	verdictName := "verdict"
+	if l.ContractOnly {
+		verdictName = "contract"
+	}
+	fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\"", name, verdictName)
+	if verdict == "" {
+		bw.WriteString("/>\n")
+	} else {
+		fmt.Fprintf(bw, ">\n      <%s type=\"%s\" message=\"%s\">%s</%s>\n    </testcase>\n", verdict, XML(verdictType), XML(verdictMsg), XMLText(verdictMsg), verdict)
+	}
+	var out strings.Builder
+	switch {
+	case l.Problem != "":
+	case l.ContractOnly || res.Snapshot == nil || !res.Report.Valid:
+		if res.Report.Valid {
+			out.WriteString("greenlight: the log follows the event contract\n")
+		}
+		for _, v := range res.Report.Violations {
+			fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <error type=\"%s\" message=\"%s\">%s</error>\n    </testcase>\n",
+				name, XML(fmt.Sprintf("%s:%d %s", fileName(v.File), v.Line, v.Rule)), XML(string(v.Rule)), XML(v.Message), XMLText(fmt.Sprintf("%s:%d: %s: %s", fileName(v.File), v.Line, v.Rule, v.Message)))
+		}
+		if n := res.Report.OmittedCount; n > 0 {
+			msg := fmt.Sprintf("%d more violations not listed (raise --max-violations to list them)", n)
+			fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <error type=\"%s\" message=\"%s\">%s</error>\n    </testcase>\n",
+				name, HealthOmittedViolations, HealthOmittedViolations, msg, msg)
+		}
+	default:
+		s := res.Snapshot
+		fmt.Fprintf(&out, "greenlight: %s\n", Headline(s))
+		if line := ScheduleLine(s, func(t string) string { return t }); line != "" {
+			fmt.Fprintf(&out, "schedule: %s\n", line)
+			for _, n := range ScheduleNotes(s, func(t string) string { return t }) {
+				fmt.Fprintf(&out, "  %s\n", n)
+			}
+		}
+		for _, v := range s.Warnings {
+			fmt.Fprintf(&out, "warning: %s:%d: %s: %s\n", fileName(v.File), v.Line, v.Rule, v.Message)
+		}
+		forEachRun(s, func(row Row) bool {
+			writeJUnitCase(bw, name, row)
+			return true
+		})
+	}
+	fmt.Fprintf(bw, "    <system-out>%s</system-out>\n    <system-err></system-err>\n  </testsuite>\n", XMLText(out.String()))
+}
+
+// writeJUnitCase writes the testcase of one run or missed slot.
+func writeJUnitCase(bw *bufio.Writer, suite string, row Row) {
+	if m := row.Missed; m != nil {
+		msg := "missed: " + MissedSummary(m)
+		fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <error type=\"%s\" message=\"%s\">%s</error>\n    </testcase>\n",
+			suite, XML("missed slot "+m.ScheduledFor), StateMissed, XML(msg), XMLText(msg))
+		return
+	}
+	r := row.Run
+	fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"%s\"", suite, XML(r.RunID), seconds(r.DurationSeconds))
+	outcome := junitOutcome(r.State)
+	if outcome == "" {
+		bw.WriteString("/>\n")
+		return
+	}
+	d := Detail(r)
+	msg := d.Summary
+	if d.HasErr {
+		msg += ": " + d.Error
+	}
+	var body strings.Builder
+	fmt.Fprintf(&body, "run %s %s: %s\n", r.RunID, r.State, msg)
+	if p := RunProblem(r); p.Stage != nil {
+		a := p.Attempt
+		fmt.Fprintf(&body, "%s, attempt %d, status %s, line %d", StageLabel(p.Stage), a.Attempt, a.Status, a.Line)
+		if a.Returncode != nil {
+			fmt.Fprintf(&body, ", returncode %d", *a.Returncode)
+		}
+		body.WriteString("\n")
+		if a.Error != nil {
+			fmt.Fprintf(&body, "error: %s\n", *a.Error)
+		}
+	}
+	if rec := &r.Recovery; rec.Action != "" && len(rec.Steps) > 0 {
+		fmt.Fprintf(&body, "recovery: %s\n", rec.Action)
+		for i, step := range rec.Steps {
+			fmt.Fprintf(&body, "  %d. %s\n", i+1, step)
+		}
+	}
+	if outcome == "skipped" {
+		fmt.Fprintf(bw, ">\n      <skipped message=\"%s\">%s</skipped>\n    </testcase>\n", XML(msg), XMLText(body.String()))
+		return
+	}
+	fmt.Fprintf(bw, ">\n      <%s type=\"%s\" message=\"%s\">%s</%s>\n    </testcase>\n", outcome, r.State, XML(msg), XMLText(body.String()), outcome)
+}
+
+// junitTimestamp writes an RFC 3339 UTC time as the schema's timestamp
+// (ISO 8601 without a zone, UTC); the Unix epoch when there is none (an
+// unusable snapshot may have no judged time).
+func junitTimestamp(rfc3339 string) string {
+	t, err := time.Parse(time.RFC3339Nano, rfc3339)
+	if err != nil {
+		t = time.Unix(0, 0)
+	}
+	return t.UTC().Format("2006-01-02T15:04:05")
+}
+
+// seconds formats a duration in seconds with millisecond precision.
+func seconds(v float64) string {
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}

@@ -1,0 +1,258 @@
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// runStates are the run states the OpenMetrics families list, each as one
+// series, in the order of their precedence (docs/contract.md). Every state
+// is written, zeros included, so a series never vanishes.
+var runStates = []string{
+	checker.RunUnknown, checker.RunFailed, checker.RunCancelled, checker.RunStalled,
+	checker.RunOverdue, checker.RunRunning, checker.RunIncomplete, checker.RunSucceeded,
+}
+
+// metricsOf is what the OpenMetrics families say of one log, gathered in
+// one pass over its runs.
+type metricsOf struct {
+	log        *Log
+	judged     bool // a valid log whose health was judged (not ContractOnly)
+	valid      bool
+	healthy    bool
+	violations int
+	runs       map[string]int
+	latest     string // the latest run's state; "" when there is none
+	// lastSuccess is the Unix time of the last event of the latest
+	// succeeded run (by that time); ok false when no run succeeded.
+	lastSuccess   float64
+	hasSuccess    bool
+	missed, slots int
+	hasSchedule   bool
+	judgedAt      float64
+	hasJudgedAt   bool
+	checkSeconds  float64
+	hasCheck      bool
+	labels        string // pipeline="...", and log="..." when the pipeline has several logs
+}
+
+func gatherMetrics(l *Log) metricsOf {
+	m := metricsOf{log: l}
+	if t, err := time.Parse(time.RFC3339Nano, l.JudgedAt); err == nil {
+		m.judgedAt, m.hasJudgedAt = unixSeconds(t), true
+	}
+	if l.Problem != "" || l.Result == nil {
+		return m
+	}
+	rep := l.Result.Report
+	m.violations = rep.ViolationCount
+	m.valid = rep.Valid
+	s := l.Result.Snapshot
+	if !rep.Valid || s == nil || l.ContractOnly {
+		return m
+	}
+	m.judged = true
+	m.healthy = s.Verdict == checker.VerdictHealthy
+	if t, err := time.Parse(time.RFC3339Nano, s.GeneratedAtUTC); err == nil {
+		m.judgedAt, m.hasJudgedAt = unixSeconds(t), true
+	}
+	m.runs = map[string]int{}
+	if s.Schedule != nil {
+		m.hasSchedule = true
+		m.missed, m.slots = MissedCount(s)
+	}
+	forEachRun(s, func(row Row) bool {
+		r := row.Run
+		if r == nil {
+			return true
+		}
+		m.runs[r.State]++
+		if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
+			m.latest = r.State
+		}
+		if r.State == checker.RunSucceeded {
+			if t, err := time.Parse(time.RFC3339Nano, r.LastEventAt); err == nil {
+				if u := unixSeconds(t); !m.hasSuccess || u > m.lastSuccess {
+					m.lastSuccess, m.hasSuccess = u, true
+				}
+			}
+		}
+		return true
+	})
+	return m
+}
+
+func unixSeconds(t time.Time) float64 {
+	return float64(t.UnixNano()) / 1e9
+}
+
+// OpenMetricsOptions are what the OpenMetrics text holds besides the logs.
+type OpenMetricsOptions struct {
+	// CheckSeconds is how long the check took by the shell's wall clock,
+	// in seconds, per log in the order of the logs; a log without one (a
+	// roll-up's snapshot) has no greenlight_check_duration_seconds sample.
+	CheckSeconds []float64
+}
+
+// WriteOpenMetrics writes the logs as the OpenMetrics 1.0 text exposition
+// (which Prometheus scrapes and the node_exporter textfile collector
+// reads; it is also valid Prometheus text format 0.0.4): gauges only, each
+// family with HELP and TYPE, every sample labelled with its pipeline and
+// at most a run state, so the number of series is bounded by pipelines
+// times states, never by runs. The document ends with "# EOF". A pipeline
+// that several logs share also labels its samples with log (the path);
+// two logs of one pipeline and path are an error, since their series
+// would collide.
+func WriteOpenMetrics(w io.Writer, logs []Log, o OpenMetricsOptions) error {
+	// A pipeline checked in several logs (greenlight validate of many
+	// files with one definition) gets a log label too, so its series stay
+	// apart; the same pipeline and log twice would collide.
+	perPipeline := map[string]int{}
+	for i := range logs {
+		perPipeline[logs[i].Pipeline]++
+	}
+	seen := map[[2]string]bool{}
+	ms := make([]metricsOf, len(logs))
+	for i := range logs {
+		key := [2]string{logs[i].Pipeline, logs[i].Path}
+		if seen[key] {
+			return fmt.Errorf("two logs of pipeline %s at %s: their metrics would collide", Terminal(logs[i].Pipeline), Terminal(fileName(logs[i].Path)))
+		}
+		seen[key] = true
+		ms[i] = gatherMetrics(&logs[i])
+		ms[i].labels = "pipeline=\"" + labelValue(logs[i].Pipeline) + "\""
+		if perPipeline[logs[i].Pipeline] > 1 {
+			ms[i].labels += ",log=\"" + labelValue(logs[i].Path) + "\""
+		}
+		if i < len(o.CheckSeconds) {
+			ms[i].checkSeconds, ms[i].hasCheck = o.CheckSeconds[i], true
+		}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	family := func(name, help string, samples func(add func(labels string, v float64, m *metricsOf))) {
+		var lines []string
+		samples(func(labels string, v float64, m *metricsOf) {
+			l := m.labels
+			if labels != "" {
+				l += "," + labels
+			}
+			lines = append(lines, fmt.Sprintf("%s{%s} %s\n", name, l, metricValue(v)))
+		})
+		if len(lines) == 0 {
+			return
+		}
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
+		for _, l := range lines {
+			bw.WriteString(l)
+		}
+	}
+	each := func(f func(m *metricsOf, add func(labels string, v float64, m *metricsOf))) func(add func(string, float64, *metricsOf)) {
+		return func(add func(string, float64, *metricsOf)) {
+			for i := range ms {
+				f(&ms[i], add)
+			}
+		}
+	}
+	b2f := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	family("greenlight_healthy", "1 when the pipeline's verdict is healthy, else 0 (unhealthy, an invalid log, or a snapshot a roll-up cannot use).",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if !m.log.ContractOnly {
+				add("", b2f(m.healthy), m)
+			}
+		}))
+	family("greenlight_log_valid", "1 when the event log follows the contract, else 0 (also for a snapshot a roll-up cannot use).",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) { add("", b2f(m.valid), m) }))
+	family("greenlight_violations", "Contract violations in the event log (0 for a valid log).",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if m.log.Problem == "" {
+				add("", float64(m.violations), m)
+			}
+		}))
+	family("greenlight_runs", "Runs in the event log by state.",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if m.judged {
+				for _, st := range runStates {
+					add("state=\""+st+"\"", float64(m.runs[st]), m)
+				}
+			}
+		}))
+	family("greenlight_latest_run_state", "The latest run's state: 1 for its state, 0 for every other; no sample without runs.",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if m.judged && m.latest != "" {
+				for _, st := range runStates {
+					add("state=\""+st+"\"", b2f(st == m.latest), m)
+				}
+			}
+		}))
+	family("greenlight_last_success_timestamp_seconds", "Unix time of the last event of the latest succeeded run; no sample when no run succeeded.",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if m.judged && m.hasSuccess {
+				add("", m.lastSuccess, m)
+			}
+		}))
+	family("greenlight_missed_slots", "Judged schedule slots that no run filled; only for a pipeline with a schedule.",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if m.judged && m.hasSchedule {
+				add("", float64(m.missed), m)
+			}
+		}))
+	family("greenlight_judged_slots", "Schedule slots judged (the lookback); only for a pipeline with a schedule.",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if m.judged && m.hasSchedule {
+				add("", float64(m.slots), m)
+			}
+		}))
+	family("greenlight_judged_timestamp_seconds", "Unix time the log was judged at (--now, else the wall clock).",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if m.hasJudgedAt {
+				add("", m.judgedAt, m)
+			}
+		}))
+	family("greenlight_check_duration_seconds", "Wall-clock seconds greenlight took to check the log.",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if m.hasCheck {
+				add("", m.checkSeconds, m)
+			}
+		}))
+	bw.WriteString("# EOF\n")
+	return bw.Flush()
+}
+
+// labelValue escapes a label value for the text exposition: backslash,
+// double quote and line feed are escaped; every other control character
+// is written as \uXXXX visibly (the format has no escape for it).
+func labelValue(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// metricValue formats a sample value: the shortest decimal that reads back
+// as the same float, without an exponent.
+func metricValue(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

@@ -1,0 +1,318 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// RollupVersion is the schema_version of a roll-up (schemas/rollup.schema.json).
+const RollupVersion = "greenlight.rollup/v1"
+
+// RollupUnusable is the verdict of a roll-up entry whose snapshot cannot
+// be used; the roll-up is then unhealthy.
+const RollupUnusable = "unusable"
+
+// Rollup is the document "greenlight merge" writes: every snapshot's
+// pipeline with its verdict, and the overall verdict, healthy only when
+// there is at least one snapshot and every one is usable and healthy.
+type Rollup struct {
+	SchemaVersion  string           `json:"schema_version"`
+	GeneratedAtUTC string           `json:"generated_at_utc"`
+	MaxAgeSeconds  int64            `json:"max_age_seconds"`
+	Verdict        string           `json:"verdict"`
+	PipelineCount  int              `json:"pipeline_count"`
+	Counts         RollupCounts     `json:"counts"`
+	Pipelines      []RollupPipeline `json:"pipelines"`
+}
+
+// RollupCounts counts the roll-up's entries by verdict.
+type RollupCounts struct {
+	Healthy   int `json:"healthy"`
+	Unhealthy int `json:"unhealthy"`
+	Unusable  int `json:"unusable"`
+}
+
+// RollupPipeline is one snapshot of a roll-up. Problem is set, and the
+// other fields but Pipeline and Snapshot are empty, for a snapshot that
+// cannot be used.
+type RollupPipeline struct {
+	Pipeline       string               `json:"pipeline"`
+	Snapshot       string               `json:"snapshot"`
+	Log            *string              `json:"log"`
+	Verdict        string               `json:"verdict"`
+	Problem        *string              `json:"problem"`
+	GeneratedAtUTC *string              `json:"generated_at_utc"`
+	Gate           *string              `json:"gate"`
+	LatestRunID    *string              `json:"latest_run_id"`
+	LatestRunState *string              `json:"latest_run_state"`
+	RunCount       int                  `json:"run_count"`
+	UnhealthyRuns  []RollupRun          `json:"unhealthy_runs"`
+	MissedSlots    []checker.MissedSlot `json:"missed_slots"`
+}
+
+// RollupRun is an unhealthy run of a roll-up entry.
+type RollupRun struct {
+	RunID string `json:"run_id"`
+	State string `json:"state"`
+}
+
+// RollupInput is one snapshot given to greenlight merge: its file and
+// either the decoded snapshot (already validated against
+// snapshot.schema.json) or why it could not be read or validated.
+type RollupInput struct {
+	File     string
+	Snapshot *checker.Snapshot
+	Problem  string
+}
+
+// FutureSkew is how far after now a snapshot's generated_at_utc may be
+// before the snapshot counts as unusable (the event contract's clock skew).
+const FutureSkew = 300 * time.Second
+
+// BuildRollup judges the snapshots at now: each is usable only when it is
+// no older than maxAge, not from the future, and consistent in itself
+// (CheckSnapshotConsistency); two snapshots of one pipeline and log make
+// the second unusable. It returns the roll-up and the snapshots as Logs
+// for the CI formats.
+func BuildRollup(inputs []RollupInput, now time.Time, maxAge time.Duration) (*Rollup, []Log) {
+	ru := &Rollup{SchemaVersion: RollupVersion, GeneratedAtUTC: now.UTC().Format(time.RFC3339), MaxAgeSeconds: int64(maxAge / time.Second), Verdict: checker.VerdictUnhealthy, Pipelines: []RollupPipeline{}}
+	logs := make([]Log, 0, len(inputs))
+	first := map[[2]string]string{}
+	for _, in := range inputs {
+		problem := in.Problem
+		s := in.Snapshot
+		pipeline := PipelineName("", in.File)
+		var path string
+		if problem == "" {
+			def := ""
+			if s.Options.Pipeline != nil {
+				def = *s.Options.Pipeline
+			}
+			if s.Source.Path != "-" {
+				path = s.Source.Path
+			}
+			pipeline = PipelineName(def, path)
+			problem = snapshotProblem(s, now, maxAge)
+		}
+		if problem == "" {
+			key := [2]string{pipeline, path}
+			if f, dup := first[key]; dup {
+				problem = fmt.Sprintf("a second snapshot of pipeline %s and log %s (the first is %s)", pipeline, fileName(path), f)
+			} else {
+				first[key] = in.File
+			}
+		}
+		e := RollupPipeline{Pipeline: pipeline, Snapshot: in.File, UnhealthyRuns: []RollupRun{}, MissedSlots: []checker.MissedSlot{}}
+		if problem != "" {
+			p := problem
+			e.Verdict, e.Problem = RollupUnusable, &p
+			ru.Counts.Unusable++
+			ru.Pipelines = append(ru.Pipelines, e)
+			logs = append(logs, Log{Pipeline: pipeline, Path: in.File, JudgedAt: ru.GeneratedAtUTC, Problem: in.File + ": " + problem})
+			continue
+		}
+		e.Log = &s.Source.Path
+		e.Verdict = s.Verdict
+		g, gate := s.GeneratedAtUTC, string(s.Options.Gate)
+		e.GeneratedAtUTC, e.Gate = &g, &gate
+		e.LatestRunID = s.LatestRunID
+		e.RunCount = s.RunCount
+		forEachRun(s, func(row Row) bool {
+			if row.Missed != nil {
+				e.MissedSlots = append(e.MissedSlots, *row.Missed)
+				return true
+			}
+			r := row.Run
+			if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
+				st := r.State
+				e.LatestRunState = &st
+			}
+			if r.State != checker.RunSucceeded {
+				e.UnhealthyRuns = append(e.UnhealthyRuns, RollupRun{RunID: r.RunID, State: r.State})
+			}
+			return true
+		})
+		if s.Verdict == checker.VerdictHealthy {
+			ru.Counts.Healthy++
+		} else {
+			ru.Counts.Unhealthy++
+		}
+		ru.Pipelines = append(ru.Pipelines, e)
+		logs = append(logs, Log{Pipeline: pipeline, Path: path, JudgedAt: s.GeneratedAtUTC, Result: &checker.Result{Snapshot: s, Report: checker.NewReport()}})
+	}
+	ru.PipelineCount = len(ru.Pipelines)
+	if ru.PipelineCount > 0 && ru.Counts.Healthy == ru.PipelineCount {
+		ru.Verdict = checker.VerdictHealthy
+	}
+	return ru, logs
+}
+
+// snapshotProblem says why a decoded snapshot cannot be used at now, or "".
+func snapshotProblem(s *checker.Snapshot, now time.Time, maxAge time.Duration) string {
+	at, err := time.Parse(time.RFC3339Nano, s.GeneratedAtUTC)
+	if err != nil {
+		return fmt.Sprintf("generated_at_utc %q is not an RFC 3339 time", s.GeneratedAtUTC)
+	}
+	if age := now.Sub(at); age > maxAge {
+		return fmt.Sprintf("stale: generated at %s, %s before %s, older than --max-age %s", s.GeneratedAtUTC, Duration(age.Seconds()), now.UTC().Format(time.RFC3339), Duration(maxAge.Seconds()))
+	}
+	if at.After(now.Add(FutureSkew)) {
+		return fmt.Sprintf("generated at %s, after %s: a snapshot from the future proves nothing yet", s.GeneratedAtUTC, now.UTC().Format(time.RFC3339))
+	}
+	if err := CheckSnapshotConsistency(s); err != nil {
+		return "tampered or corrupt: " + err.Error()
+	}
+	return ""
+}
+
+// CheckSnapshotConsistency checks what a snapshot says of itself against
+// its runs: run_count and state_counts count the runs, latest_run_id is
+// one of them, and a healthy verdict is what the runs prove (at least one
+// run; with gate all every run succeeded and no slot was missed; with gate
+// latest the latest run succeeded and, with a schedule, the latest slot
+// was not missed). An unhealthy verdict is never recomputed: greenlight
+// merge only refuses to take a snapshot for healthier than its runs. These
+// checks catch an edited or truncated snapshot, not a forged consistent
+// one: a snapshot carries no signature.
+func CheckSnapshotConsistency(s *checker.Snapshot) error {
+	counts := map[string]int{}
+	n := 0
+	latestState := ""
+	forEachRun(s, func(row Row) bool {
+		if r := row.Run; r != nil {
+			n++
+			counts[r.State]++
+			if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
+				latestState = r.State
+			}
+		}
+		return true
+	})
+	if n != s.RunCount {
+		return fmt.Errorf("run_count is %d but the snapshot lists %d runs", s.RunCount, n)
+	}
+	c := s.StateCounts
+	overdue := 0
+	if c.Overdue != nil {
+		overdue = *c.Overdue
+	}
+	claimed := map[string]int{
+		checker.RunFailed: c.Failed, checker.RunStalled: c.Stalled, checker.RunOverdue: overdue, checker.RunRunning: c.Running,
+		checker.RunIncomplete: c.Incomplete, checker.RunSucceeded: c.Succeeded, checker.RunUnknown: c.Unknown, checker.RunCancelled: c.Cancelled,
+	}
+	for _, state := range runStates {
+		if counts[state] != claimed[state] {
+			return fmt.Errorf("state_counts.%s is %d but %d runs are %s", state, claimed[state], counts[state], state)
+		}
+	}
+	if (s.LatestRunID == nil) != (n == 0) || (s.LatestRunID != nil && latestState == "") {
+		return fmt.Errorf("latest_run_id does not name one of the snapshot's runs")
+	}
+	if s.Verdict != checker.VerdictHealthy {
+		return nil
+	}
+	missed, _ := MissedCount(s)
+	switch {
+	case n == 0:
+		return fmt.Errorf("verdict healthy without any run")
+	case s.Options.Gate == checker.GateLatest:
+		if latestState != checker.RunSucceeded {
+			return fmt.Errorf("verdict healthy with gate latest, but the latest run is %s", latestState)
+		}
+		if sr := s.Schedule; sr != nil && len(sr.Slots) > 0 && sr.Slots[len(sr.Slots)-1].RunID == nil {
+			return fmt.Errorf("verdict healthy with gate latest, but the latest slot was missed")
+		}
+	default:
+		if counts[checker.RunSucceeded] != n {
+			return fmt.Errorf("verdict healthy, but %d of %d runs did not succeed", n-counts[checker.RunSucceeded], n)
+		}
+		if missed > 0 {
+			return fmt.Errorf("verdict healthy, but %d slots were missed", missed)
+		}
+	}
+	return nil
+}
+
+// RollupText renders a roll-up for a terminal: the headline, then one line
+// per pipeline with its verdict, latest run and what is wrong.
+func RollupText(ru *Rollup) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "greenlight merge: %s\n", RollupHeadline(ru))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	for _, p := range ru.Pipelines {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", Terminal(p.Pipeline), p.Verdict, rollupDetail(&p, Terminal))
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// RollupHeadline is the roll-up's one-line verdict.
+func RollupHeadline(ru *Rollup) string {
+	if ru.PipelineCount == 0 {
+		return ru.Verdict + ": no snapshots, so nothing proves health"
+	}
+	return fmt.Sprintf("%s: %d %s (%d healthy, %d unhealthy, %d unusable), judged at %s, max age %s",
+		ru.Verdict, ru.PipelineCount, plural(ru.PipelineCount, "pipeline", "pipelines"), ru.Counts.Healthy, ru.Counts.Unhealthy, ru.Counts.Unusable,
+		ru.GeneratedAtUTC, Duration(float64(ru.MaxAgeSeconds)))
+}
+
+// rollupDetail says what a roll-up entry holds: the problem of an unusable
+// snapshot, else the latest run, the unhealthy runs and the missed slots.
+// Log text goes through esc.
+func rollupDetail(p *RollupPipeline, esc func(string) string) string {
+	if p.Problem != nil {
+		return esc(p.Snapshot) + ": " + esc(*p.Problem)
+	}
+	var parts []string
+	if p.LatestRunID != nil {
+		parts = append(parts, fmt.Sprintf("latest run %s %s", esc(*p.LatestRunID), *p.LatestRunState))
+	} else {
+		parts = append(parts, "no runs")
+	}
+	parts = append(parts, fmt.Sprintf("%d %s", p.RunCount, plural(p.RunCount, "run", "runs")))
+	if len(p.UnhealthyRuns) > 0 {
+		var ids []string
+		for i, r := range p.UnhealthyRuns {
+			if i == 3 {
+				ids = append(ids, fmt.Sprintf("and %d more", len(p.UnhealthyRuns)-3))
+				break
+			}
+			ids = append(ids, esc(r.RunID)+" "+r.State)
+		}
+		parts = append(parts, fmt.Sprintf("%d unhealthy (%s)", len(p.UnhealthyRuns), strings.Join(ids, ", ")))
+	}
+	if len(p.MissedSlots) > 0 {
+		parts = append(parts, fmt.Sprintf("%d missed %s", len(p.MissedSlots), plural(len(p.MissedSlots), "slot", "slots")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// RollupMarkdown renders a roll-up as a Markdown job summary: the verdict
+// heading, the headline and a table of the pipelines.
+func RollupMarkdown(ru *Rollup) string {
+	var b strings.Builder
+	icon := "✅"
+	if ru.Verdict != checker.VerdictHealthy {
+		icon = "❌"
+	}
+	fmt.Fprintf(&b, "## %s greenlight merge: %s\n\n%s.\n", icon, ru.Verdict, Markdown(RollupHeadline(ru)))
+	if ru.PipelineCount == 0 {
+		return b.String()
+	}
+	b.WriteString("\n| pipeline | verdict | detail |\n|---|---|---|\n")
+	for _, p := range ru.Pipelines {
+		mark := "❌"
+		switch p.Verdict {
+		case checker.VerdictHealthy:
+			mark = "✅"
+		case RollupUnusable:
+			mark = "⛔"
+		}
+		fmt.Fprintf(&b, "| %s | %s %s | %s |\n", Markdown(p.Pipeline), mark, p.Verdict, rollupDetail(&p, Markdown))
+	}
+	return b.String()
+}

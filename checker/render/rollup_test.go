@@ -1,0 +1,152 @@
+package render_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// rollupFixture rolls up the snapshots of the sample, the recovery log and
+// the hostile log with one unreadable snapshot, judged at the sample's time
+// with a max age of a year.
+func rollupFixture(t *testing.T) (*render.Rollup, []render.Log) {
+	t.Helper()
+	var inputs []render.RollupInput
+	for _, i := range []int{0, 1, 3} {
+		l := checkFormatLog(t, formatLogs[i])
+		inputs = append(inputs, render.RollupInput{File: "snapshots/" + formatLogs[i].name + ".json", Snapshot: l.Result.Snapshot})
+	}
+	inputs = append(inputs, render.RollupInput{File: "snapshots/lost.json", Problem: "cannot read the snapshot: open snapshots/lost.json: no such file or directory"})
+	now := time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC)
+	return render.BuildRollup(inputs, now, 366*24*time.Hour)
+}
+
+// TestRollupGolden renders the roll-up in every format, compares each with
+// its golden and validates the JSON against rollup.schema.json, the JUnit
+// XML against the JUnit schema, the SARIF against SARIF 2.1.0 and the
+// OpenMetrics text with promtool.
+func TestRollupGolden(t *testing.T) {
+	ru, logs := rollupFixture(t)
+	if ru.Verdict != "unhealthy" || ru.Counts.Unusable != 1 || ru.Counts.Unhealthy != 3 {
+		t.Fatalf("roll-up %s with counts %+v", ru.Verdict, ru.Counts)
+	}
+	doc, err := render.JSON(ru)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := schemas.Compile("rollup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := schemas.Instance(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(inst); err != nil {
+		t.Errorf("the roll-up does not match rollup.schema.json: %v", err)
+	}
+	outputs := map[string][]byte{
+		"rollup.json": doc,
+		"rollup.txt":  []byte(render.RollupText(ru)),
+		"rollup.md":   []byte(render.RollupMarkdown(ru)),
+	}
+	var junit, sarif, gitlab, om bytes.Buffer
+	if err := render.WriteJUnit(&junit, logs); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.WriteSARIF(&sarif, logs); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.WriteGitLab(&gitlab, logs); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.WriteOpenMetrics(&om, logs, render.OpenMetricsOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	outputs["rollup.junit.xml"], outputs["rollup.sarif.json"], outputs["rollup.gitlab.json"], outputs["rollup.om.txt"] = junit.Bytes(), sarif.Bytes(), gitlab.Bytes(), om.Bytes()
+	for name, out := range outputs {
+		golden(t, name, out)
+		if name == "rollup.txt" {
+			// A terminal is a sink for control characters, not markup.
+			if bytes.ContainsAny(out, "\x1b\x01\u202e") {
+				t.Errorf("rollup.txt holds a raw control character:\n%s", out)
+			}
+			continue
+		}
+		assertInert(t, name, out)
+	}
+	inst, err = schemas.Instance(sarif.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compileSARIFSchema(t).Validate(inst); err != nil {
+		t.Errorf("the roll-up's SARIF does not match SARIF 2.1.0: %v", err)
+	}
+	if xmllint := requireTool(t, "xmllint", "libxml2-utils"); xmllint != "" {
+		out, err := exec.Command(xmllint, "--noout", "--schema", sharedFile(t, "schemas/JUnit.xsd"), writeTemp(t, "rollup.xml", junit.Bytes())).CombinedOutput()
+		if err != nil {
+			t.Errorf("xmllint rejects the roll-up's JUnit XML: %v\n%s", err, out)
+		}
+	}
+	if promtool := requireTool(t, "promtool", "prometheus"); promtool != "" {
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(om.Bytes())
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Errorf("promtool check metrics on the roll-up: %v\n%s", err, out)
+		}
+	}
+}
+
+// TestSnapshotConsistency: a snapshot edited to claim more health than its
+// runs prove is refused, each with a message that says what disagrees.
+func TestSnapshotConsistency(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(l *render.Log)
+		want string
+	}{
+		{"healthy verdict over failed runs", func(l *render.Log) { l.Result.Snapshot.Verdict = "healthy" }, "verdict healthy, but 2 of 6 runs did not succeed"},
+		{"a run count that is not the runs'", func(l *render.Log) { l.Result.Snapshot.RunCount = 5 }, "run_count is 5 but the snapshot lists 6 runs"},
+		{"state counts that are not the runs'", func(l *render.Log) {
+			l.Result.Snapshot.StateCounts.Failed, l.Result.Snapshot.StateCounts.Succeeded = 0, 5
+		}, "state_counts.failed is 0 but 1 runs are failed"},
+		{"a latest run that is not there", func(l *render.Log) { id := "cm-forged"; l.Result.Snapshot.LatestRunID = &id }, "latest_run_id does not name one of the snapshot's runs"},
+		{"healthy with gate latest over a stalled latest run", func(l *render.Log) {
+			l.Result.Snapshot.Verdict, l.Result.Snapshot.Options.Gate = "healthy", "latest"
+		}, "verdict healthy with gate latest, but the latest run is stalled"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := checkFormatLog(t, formatLogs[0])
+			l.Result.Snapshot.Runs = nil
+			var runs bytes.Buffer
+			if err := render.WriteSnapshotJSON(&runs, l.Result.Snapshot); err != nil {
+				t.Fatal(err)
+			}
+			s := decodeSnapshot(t, runs.Bytes())
+			l.Result.Snapshot = s
+			if err := render.CheckSnapshotConsistency(s); err != nil {
+				t.Fatalf("the unedited snapshot: %v", err)
+			}
+			c.edit(&l)
+			err := render.CheckSnapshotConsistency(s)
+			if err == nil || err.Error() != c.want {
+				t.Errorf("err = %v, want %s", err, c.want)
+			}
+		})
+	}
+}
+
+func decodeSnapshot(t *testing.T, doc []byte) *checker.Snapshot {
+	t.Helper()
+	var s checker.Snapshot
+	if err := json.Unmarshal(doc, &s); err != nil {
+		t.Fatal(err)
+	}
+	return &s
+}

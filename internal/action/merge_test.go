@@ -1,0 +1,123 @@
+package action
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/internal/cli"
+)
+
+// TestMergeMode rolls up two snapshots written by greenlight check, as the
+// final job of a matrix does: the step log holds the roll-up between
+// stop-commands, the job summary is its Markdown, the verdict output is
+// the roll-up's and an unhealthy pipeline fails the step (exit 1). A
+// tampered snapshot fails it with exit 2, an error naming the file and
+// why, and the verdict invalid; a pattern that matches nothing, or no
+// max-age, fails it before anything is read.
+func TestMergeMode(t *testing.T) {
+	dir := t.TempDir()
+	logs := map[string]string{
+		"a": `{"run_id":"a-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}` + "\n" +
+			`{"run_id":"a-1","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:05:00Z"}` + "\n",
+		"b": `{"run_id":"b-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}` + "\n" +
+			`{"run_id":"b-1","stage":1,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:05:00Z","error":"boom"}` + "\n",
+	}
+	if err := os.Mkdir(filepath.Join(dir, "snaps"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, log := range logs {
+		p := filepath.Join(dir, name+".jsonl")
+		if err := os.WriteFile(p, []byte(log), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		if code := cli.Main([]string{"check", p, "--stages", "1", "--now", "2026-01-01T12:00:00Z", "--snapshot", filepath.Join(dir, "snaps", name+".json")},
+			cli.Env{Stdout: &out, Stderr: &errb, Now: time.Now}); code != 0 {
+			t.Fatalf("check %s: exit %d: %s", name, code, errb.String())
+		}
+	}
+	env := map[string]string{"INPUT_MODE": "merge", "INPUT_EVENTS": "snaps/*.json", "INPUT_MAX-AGE": "26h", "INPUT_NOW": "2026-01-02T06:00:00Z"}
+	got := runActionIn(t, dir, env)
+	if got.exit != 1 {
+		t.Errorf("exit %d, want 1", got.exit)
+	}
+	for _, want := range []string{
+		"::stop-commands::" + testToken + "\ngreenlight merge: unhealthy: 2 pipelines (1 healthy, 1 unhealthy, 0 unusable), judged at 2026-01-02T06:00:00Z, max age 26h0m0s\n",
+		"  b  unhealthy  latest run b-1 failed, 1 run, 1 unhealthy (b-1 failed)\n::" + testToken + "::\n",
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("step log lacks %q:\n%s", want, got.stdout)
+		}
+	}
+	if !strings.HasPrefix(got.summary, "## ❌ greenlight merge: unhealthy\n") || !strings.Contains(got.summary, "| b | ❌ unhealthy | latest run b\\-1 failed, 1 run, 1 unhealthy (b\\-1 failed) |\n") {
+		t.Errorf("job summary:\n%s", got.summary)
+	}
+	if !strings.Contains(got.output, "verdict<<_GitHubActionsFileCommandDelimeter_\nunhealthy\n") || !strings.Contains(got.output, "failed-runs<<_GitHubActionsFileCommandDelimeter_\n1\n") {
+		t.Errorf("outputs:\n%s", got.output)
+	}
+
+	data, err := os.ReadFile(filepath.Join(dir, "snaps", "b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "snaps", "b.json"), bytes.Replace(data, []byte(`"verdict": "unhealthy"`), []byte(`"verdict": "healthy"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = runActionIn(t, dir, env)
+	if got.exit != 2 || !strings.Contains(got.stdout, "::error::greenlight merge: snaps/b.json: tampered or corrupt: verdict healthy, but 1 of 1 runs did not succeed\n") ||
+		!strings.Contains(got.output, "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") {
+		t.Errorf("a tampered snapshot: exit %d\n%s\n%s", got.exit, got.stdout, got.output)
+	}
+
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"INPUT_EVENTS": "snaps/a.json\nsnaps/gone.json"}, `::error::greenlight action: snapshots: events "snaps/gone.json" matches no file; fail-closed: no log is not a healthy log`},
+		{map[string]string{"INPUT_MAX-AGE": ""}, "::error::greenlight action: merge needs max-age (e.g. 26h for nightly pipelines): a snapshot older than that is stale"},
+		{map[string]string{"INPUT_EVENTS": ""}, "::error::greenlight action: mode merge needs the events input: paths or globs of the snapshot files to roll up"},
+	} {
+		e := map[string]string{}
+		for k, v := range env {
+			e[k] = v
+		}
+		for k, v := range c.env {
+			e[k] = v
+		}
+		got := runActionIn(t, dir, e)
+		if got.exit != 2 || !strings.Contains(got.stdout, c.want+"\n") {
+			t.Errorf("%v: exit %d, step log:\n%s", c.env, got.exit, got.stdout)
+		}
+	}
+}
+
+// TestActionDocMergeWorkflow lints the matrix roll-up workflow of
+// docs/action.md with actionlint, with the published action replaced by
+// this checkout, so its inputs are checked against action.yml.
+func TestActionDocMergeWorkflow(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot, "docs", "action.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(src), "<!-- merge-workflow:begin -->\n```yaml\n")
+	block, _, ok2 := strings.Cut(block, "```\n<!-- merge-workflow:end -->")
+	if !ok || !ok2 {
+		t.Fatal("docs/action.md has no merge-workflow block")
+	}
+	wf := strings.ReplaceAll(block, "uses: greenlight-ci/greenlight@v1", "uses: ./")
+	if strings.Count(wf, "uses: ./") != 2 {
+		t.Fatalf("the workflow uses the action %d times, want 2", strings.Count(wf, "uses: ./"))
+	}
+	l, proj := newLinter(t)
+	errs, err := l.Lint(filepath.Join(repoRoot, ".github", "workflows", "merge.yml"), []byte(wf), proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range lintMessages(errs) {
+		t.Errorf("docs/action.md merge workflow: %s", m)
+	}
+}

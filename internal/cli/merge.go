@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// MaxAgeLimit is the largest --max-age merge takes.
+const MaxAgeLimit = 366 * 24 * time.Hour
+
+// runMerge is greenlight merge SNAPSHOT...: it reads every snapshot,
+// validates it against snapshot.schema.json and judges it (render.BuildRollup),
+// then writes the roll-up. Exit 2 when a snapshot is unusable (after
+// writing the roll-up, which lists it) or the command line is wrong; 1 with
+// --fail-on-unhealthy when the roll-up is unhealthy; else 0.
+func runMerge(args []string, env Env) (int, error) {
+	fs := newFlagSet("merge", env)
+	maxAge := fs.String("max-age", "", "a snapshot generated longer than this `duration` before now (e.g. 26h, 90m) is stale, so unusable; required")
+	now := fs.String("now", "", "judge the snapshots at this RFC 3339 `time` instead of the wall clock")
+	format := fs.String("format", "text", "output `format`: text, json, markdown, junit, sarif, gitlab or openmetrics")
+	failOnUnhealthy := fs.Bool("fail-on-unhealthy", false, "exit 1 when every snapshot is usable but the roll-up is unhealthy")
+	if err := parseFlags(fs, args, env); err != nil {
+		return ExitInvalid, err
+	}
+	if fs.NArg() == 0 {
+		return ExitInvalid, usageError{"merge takes one or more snapshot files (greenlight check --snapshot FILE writes one)"}
+	}
+	if err := checkFormat(*format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
+		return ExitInvalid, err
+	}
+	age, err := ParseMaxAge("--max-age", *maxAge)
+	if err != nil {
+		return ExitInvalid, err
+	}
+	var at time.Time
+	if *now == "" {
+		at = env.Now().UTC()
+	} else if at, err = checker.ParseTime(*now); err != nil {
+		return ExitInvalid, usageError{fmt.Sprintf("--now %q: %v", render.Terminal(*now), err)}
+	}
+	inputs, err := ReadSnapshots(fs.Args())
+	if err != nil {
+		return ExitInvalid, err
+	}
+	ru, logs := render.BuildRollup(inputs, at, age)
+	switch {
+	case *format == "json":
+		var doc []byte
+		if doc, err = render.JSON(ru); err == nil {
+			_, err = env.Stdout.Write(doc)
+		}
+	case *format == "markdown":
+		_, err = io.WriteString(env.Stdout, render.RollupMarkdown(ru))
+	case IsCIFormat(*format):
+		err = WriteCIFormat(env.Stdout, *format, logs, nil)
+	default:
+		_, err = io.WriteString(env.Stdout, render.RollupText(ru))
+	}
+	if err != nil {
+		return ExitInvalid, fmt.Errorf("cannot write the output: %s", osfile.Describe(err))
+	}
+	if ru.Counts.Unusable > 0 {
+		for _, p := range ru.Pipelines {
+			if p.Problem != nil {
+				fmt.Fprintf(env.Stderr, "greenlight: %s: %s\n", render.Terminal(p.Snapshot), render.Terminal(*p.Problem))
+			}
+		}
+		fmt.Fprintf(env.Stderr, "greenlight: %d of %d snapshots unusable; the roll-up is unhealthy\n", ru.Counts.Unusable, ru.PipelineCount)
+		return ExitInvalid, nil
+	}
+	if *failOnUnhealthy && ru.Verdict != checker.VerdictHealthy {
+		return ExitUnhealthy, nil
+	}
+	return ExitOK, nil
+}
+
+// ParseMaxAge reads a --max-age value (the flag or input named what): a
+// Go duration from 1s to MaxAgeLimit. There is no default, since none
+// fits every schedule.
+func ParseMaxAge(what, text string) (time.Duration, error) {
+	if text == "" {
+		return 0, usageError{"merge needs " + what + " (e.g. 26h for nightly pipelines): a snapshot older than that is stale"}
+	}
+	age, err := time.ParseDuration(text)
+	if err != nil || age < time.Second || age > MaxAgeLimit {
+		return 0, usageError{fmt.Sprintf("%s %q: use a duration from 1s to %s, such as 26h or 90m", what, render.Terminal(text), MaxAgeLimit)}
+	}
+	return age, nil
+}
+
+// ReadSnapshots reads and validates the snapshot files for
+// render.BuildRollup: a file that cannot be used gets its problem, never
+// an error. The error is for the embedded schema only.
+func ReadSnapshots(names []string) ([]render.RollupInput, error) {
+	schema, err := schemas.Compile("snapshot")
+	if err != nil {
+		return nil, err
+	}
+	inputs := make([]render.RollupInput, 0, len(names))
+	for _, name := range names {
+		in := render.RollupInput{File: RepoPath(name)}
+		in.Snapshot, in.Problem = readSnapshot(name, schema)
+		inputs = append(inputs, in)
+	}
+	return inputs, nil
+}
+
+// snapshotValidator is what readSnapshot needs of the compiled schema.
+type snapshotValidator interface{ Validate(v any) error }
+
+// readSnapshot reads and validates one snapshot file; the problem says why
+// it cannot be used.
+func readSnapshot(name string, schema snapshotValidator) (*checker.Snapshot, string) {
+	data, err := osfile.ReadFile(name)
+	if err != nil {
+		return nil, "cannot read the snapshot: " + osfile.Describe(err)
+	}
+	inst, err := schemas.Instance(data)
+	if err != nil {
+		return nil, "not a JSON document: " + err.Error()
+	}
+	if err := schema.Validate(inst); err != nil {
+		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+		if len(msg) > 300 {
+			msg = msg[:300] + "…"
+		}
+		return nil, "does not match snapshot.schema.json: " + msg
+	}
+	var s checker.Snapshot
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, "cannot decode the snapshot: " + err.Error()
+	}
+	return &s, ""
+}
