@@ -152,6 +152,18 @@ func (e *TornLineError) Error() string {
 // are *RefusedError, *InvalidLogError and *TornLineError for the log's
 // reasons, and others for files that cannot be locked, read or written.
 func (l *Log) Append(ev Event) (Appended, error) {
+	return l.append(ev, false)
+}
+
+// AppendStart appends a started event after asking the log whether the
+// stage can start now with the event stripped of attempt_id: a second start
+// is then refused as duplicate_start, not as an attempt that changes its id
+// (duplicate_attempt_id). The event itself is checked as Append checks it.
+func (l *Log) AppendStart(ev Event) (Appended, error) {
+	return l.append(ev, true)
+}
+
+func (l *Log) append(ev Event, probe bool) (Appended, error) {
 	lock := flock.New(l.Path+LockSuffix, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o644))
 	if err := lock.Lock(); err != nil {
 		return Appended{}, fmt.Errorf("cannot lock %s: %s", render.Terminal(l.Path+LockSuffix), osfile.Describe(err))
@@ -190,22 +202,19 @@ func (l *Log) Append(ev Event) (Appended, error) {
 		}
 		attempt = chooseAttempt(res.Snapshot, ev)
 	}
-	text := Encode(ev, attempt, now)
 	line := lines + 1
 	opts.StreamRuns = true // only the warnings are read
-	res, err := checker.Check(io.MultiReader(bytes.NewReader(data), bytes.NewReader(text)), opts)
+	if probe && ev.AttemptID != "" {
+		bare := ev
+		bare.AttemptID = ""
+		if _, err := l.check(data, Encode(bare, attempt, now), line, opts); err != nil {
+			return Appended{}, err
+		}
+	}
+	text := Encode(ev, attempt, now)
+	res, err := l.check(data, text, line, opts)
 	if err != nil {
 		return Appended{}, err
-	}
-	if !res.Report.Valid {
-		var mine []checker.Violation
-		for _, v := range res.Report.Violations {
-			if v.Line < line {
-				return Appended{}, &InvalidLogError{Path: l.Path, Report: res.Report}
-			}
-			mine = append(mine, v)
-		}
-		return Appended{}, &RefusedError{Path: l.Path, Violations: mine}
 	}
 	var warnings []checker.Violation
 	for _, w := range res.Snapshot.Warnings {
@@ -217,6 +226,26 @@ func (l *Log) Append(ev Event) (Appended, error) {
 		return Appended{}, err
 	}
 	return Appended{Line: line, Attempt: attempt, Time: now, Text: text, Warnings: warnings}, nil
+}
+
+// check checks the log data plus the candidate line text (line number
+// line) and returns the result when the log stays valid.
+func (l *Log) check(data, text []byte, line int, opts checker.Options) (*checker.Result, error) {
+	res, err := checker.Check(io.MultiReader(bytes.NewReader(data), bytes.NewReader(text)), opts)
+	if err != nil {
+		return nil, err
+	}
+	if !res.Report.Valid {
+		var mine []checker.Violation
+		for _, v := range res.Report.Violations {
+			if v.Line < line {
+				return nil, &InvalidLogError{Path: l.Path, Report: res.Report}
+			}
+			mine = append(mine, v)
+		}
+		return nil, &RefusedError{Path: l.Path, Violations: mine}
+	}
+	return res, nil
 }
 
 // chooseAttempt picks the attempt of an event that does not name one: the

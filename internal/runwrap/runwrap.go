@@ -110,7 +110,7 @@ func Run(cfg Config) int {
 	started := cfg.Event
 	started.Status = checker.StatusStarted.String()
 	started.Owner, started.AttemptID, started.Lease = cfg.Owner, cfg.AttemptID, cfg.Lease
-	a, err := cfg.Log.Append(started)
+	a, err := cfg.Log.AppendStart(started)
 	if err != nil {
 		var refused *emit.RefusedError
 		suffix := ""
