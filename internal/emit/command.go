@@ -192,7 +192,7 @@ func Command(args []string, env cli.Env) int {
 	f.Register(fs, "emit")
 	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown or resolved")
 	returncode := cli.AddRangedInt(fs, "returncode", 0, MinReturncode, MaxReturncode, "the process exit `code` (returncode)")
-	errText := fs.String("error", "", "what went wrong (error; required, not blank, for failed)")
+	errText := fs.String("error", "", "what went wrong, `TEXT` (error; required, not blank, for failed)")
 	if err := ParseFlags(fs, args, env); err != nil {
 		return Failed(env, err)
 	}

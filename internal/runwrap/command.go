@@ -21,6 +21,7 @@ func Command(args []string, env cli.Env) int {
 	fs.SetInterspersed(false) // the command's own flags are not greenlight's
 	var f emit.Flags
 	f.Register(fs, "run", "owner", "attempt_id", "lease_expires_at")
+	fs.Lookup("field").Usage = "an extra field of the started event: `key=value` (a string) or key:=JSON (any JSON value, e.g. rerun_from:=true); repeatable"
 	heartbeat := cli.AddRangedInt(fs, "heartbeat-seconds", DefaultHeartbeatSeconds, 1, MaxHeartbeatSeconds, "`seconds` between heartbeats while the command runs")
 	lease := cli.AddRangedInt(fs, "lease-seconds", 0, 1, MaxLeaseSeconds, "how many `seconds` past each started or heartbeat event the lease reaches (default 3 × --heartbeat-seconds); at least --heartbeat-seconds")
 	if err := emit.ParseFlags(fs, args, env); err != nil {
