@@ -127,6 +127,7 @@ func TestRunForwardsSignals(t *testing.T) {
 	}{
 		{"SIGTERM kills", syscall.SIGTERM, []string{"sleep", "30"}, 143, nil, "killed by SIGTERM, forwarded by greenlight run"},
 		{"SIGINT kills", syscall.SIGINT, []string{"sleep", "30"}, 130, nil, "killed by SIGINT, forwarded by greenlight run"},
+		{"SIGHUP kills", syscall.SIGHUP, []string{"sleep", "30"}, 129, nil, "killed by SIGHUP, forwarded by greenlight run"},
 		{"SIGTERM trapped", syscall.SIGTERM, []string{"sh", "-c", `trap 'echo cleaning up >&2; exit 5' TERM; echo started >&2; read line`}, 5, ptr(int64(5)), "started\ncleaning up"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -33,3 +33,9 @@ func signalNumber(sig os.Signal) int {
 	}
 	return 0
 }
+
+// restoreSIGPIPE: there is no SIGPIPE to restore.
+func restoreSIGPIPE() {}
+
+// forwardedSignals are the interrupts run passes on to the command.
+var forwardedSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}

@@ -4,6 +4,7 @@ package runwrap
 
 import (
 	"os"
+	"os/signal"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -46,3 +47,17 @@ func signalNumber(sig os.Signal) int {
 	}
 	return 0
 }
+
+// restoreSIGPIPE makes the command start with SIGPIPE at its default
+// action, as a shell would run it. The native binary ignores SIGPIPE (so a
+// closed standard output is a write error, not a silent death), and an
+// ignored signal stays ignored across exec; a handled one does not. Handling
+// it here also keeps the wrapper alive when its standard error is closed.
+func restoreSIGPIPE() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+}
+
+// forwardedSignals are the signals run forwards to the command: SIGINT and
+// SIGTERM, and SIGHUP, which a closing terminal sends only to its
+// foreground process group, which the command is not in.
+var forwardedSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}

@@ -6,7 +6,7 @@
 // heartbeat every interval, each extending the lease; when the command ends
 // it appends succeeded or failed with the returncode and the last lines of
 // the command's standard error. It forwards SIGINT and SIGTERM to the
-// command and exits with the command's exit code, 128 plus the signal's
+// command (and SIGHUP where there is one) and exits with the command's exit code, 128 plus the signal's
 // number when a signal ended it. When the log says the stage cannot start
 // now, it refuses before running anything, with check's rule id and message.
 package runwrap
@@ -23,7 +23,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
@@ -104,8 +103,9 @@ func Run(cfg Config) int {
 	// started event is written is not lost: the attempt then ends failed
 	// before the command starts.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, forwardedSignals...)
 	defer signal.Stop(sigs)
+	restoreSIGPIPE()
 
 	started := cfg.Event
 	started.Status = checker.StatusStarted.String()
