@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -291,7 +292,8 @@ func TestRunKilledWrapperStalls(t *testing.T) {
 
 // TestConcurrentWriters: 100 concurrent emits and 10 concurrent runs on one
 // log leave only whole lines, each valid against the event schema, and
-// check validates the log: 110 runs, the 10 wrapped ones succeeded.
+// check validates the log: 110 runs, the 10 wrapped ones succeeded. 20
+// emits racing to start the same attempt show the lock: one gets through.
 func TestConcurrentWriters(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "events.jsonl")
 	var wg sync.WaitGroup
@@ -304,27 +306,56 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	for i := range 10 {
 		wg.Add(1)
-		go start("run", "--log", log, "--stages", "1", "--run-id", "run-"+strconv.Itoa(i), "--stage", "1", "--heartbeat-seconds", "1", "--", "sleep", "1.2")
+		// Each wrapped command lasts until its own first heartbeat is in
+		// the log, so every run writes three kinds of event.
+		wait := `until grep -q "\"run_id\":\"$GREENLIGHT_RUN_ID\",\"stage\":1,\"attempt\":1,\"status\":\"heartbeat\"" "$GREENLIGHT_LOG"; do sleep 0.05; done`
+		go start("run", "--log", log, "--stages", "1", "--run-id", "run-"+strconv.Itoa(i), "--stage", "1", "--heartbeat-seconds", "1", "--", "sh", "-c", wait)
 	}
 	for i := range 100 {
 		wg.Add(1)
 		go start("emit", "--log", log, "--stages", "1", "--run-id", "emit-"+strconv.Itoa(i), "--stage", "1", "--status", "started", "--field", "note=concurrent writer")
 	}
+	// 20 more emits start attempt 1 of one stage at once: the lock lets
+	// exactly one through, and the others see it running and are refused.
+	var contested sync.WaitGroup
+	refused := make(chan string, 20)
+	for range 20 {
+		contested.Add(1)
+		go func() {
+			defer contested.Done()
+			out, err := exec.Command("greenlight", "emit", "--log", log, "--stages", "1", "--run-id", "contested", "--stage", "1", "--status", "started").CombinedOutput()
+			if err != nil {
+				refused <- string(out)
+			}
+		}()
+	}
 	wg.Wait()
+	contested.Wait()
 	close(errs)
+	close(refused)
 	for e := range errs {
 		t.Error(e)
+	}
+	n := 0
+	for out := range refused {
+		n++
+		if !regexp.MustCompile(`^greenlight: \S+:\d+: retry_without_failure: attempt 2 of stage 1 in run contested started, but attempt 1 `).MatchString(out) {
+			t.Errorf("a contested emit was refused with %q", out)
+		}
+	}
+	if n != 19 {
+		t.Errorf("%d of 20 contested emits refused, want 19", n)
 	}
 	evs := readEvents(t, log)
 	count := map[string]int{}
 	for _, e := range evs {
 		count[e.Status]++
 	}
-	if count["started"] != 110 || count["succeeded"] != 10 || count["heartbeat"] < 10 || len(count) != 3 {
-		t.Errorf("events by status %v, want 110 started, 10 succeeded, at least 10 heartbeats", count)
+	if count["started"] != 111 || count["succeeded"] != 10 || count["heartbeat"] < 10 || len(count) != 3 {
+		t.Errorf("events by status %v, want 111 started, 10 succeeded, at least 10 heartbeats", count)
 	}
 	s := checkSnapshot(t, log, "1", time.Now().UTC().Format(time.RFC3339Nano))
-	if s.RunCount != 110 || s.StateCounts.Succeeded != 10 || s.StateCounts.Running != 100 {
-		t.Errorf("runs %d, state counts %+v; want 110 runs, 10 succeeded, 100 running", s.RunCount, s.StateCounts)
+	if s.RunCount != 111 || s.StateCounts.Succeeded != 10 || s.StateCounts.Running != 101 {
+		t.Errorf("runs %d, state counts %+v; want 111 runs, 10 succeeded, 101 running", s.RunCount, s.StateCounts)
 	}
 }

@@ -50,8 +50,9 @@ const (
 )
 
 // Exit codes of the wrapper itself besides the command's own, as shells
-// use them: the command was not found (nothing is appended), or it was
-// found but could not be started (its attempt is recorded as failed).
+// use them: the command was not found, or it was found but cannot be
+// started (not executable: nothing is appended; a start that fails after
+// the started event: the attempt is recorded as failed).
 const (
 	ExitNotFound    = 127
 	ExitCannotStart = 126
@@ -97,7 +98,10 @@ func Run(cfg Config) int {
 			reason = ee.Err
 		}
 		fmt.Fprintf(cfg.Stderr, "greenlight: cannot run %s: %s; nothing was appended\n", strconv.Quote(cfg.Args[0]), render.Terminal(reason.Error()))
-		return ExitNotFound
+		if errors.Is(lookErr, exec.ErrNotFound) {
+			return ExitNotFound
+		}
+		return ExitCannotStart
 	}
 	// Signals are caught from here on, so that one that arrives while the
 	// started event is written is not lost: the attempt then ends failed
@@ -151,7 +155,7 @@ func Run(cfg Config) int {
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		msg := "greenlight run cannot start the command: " + err.Error()
-		fmt.Fprintf(cfg.Stderr, "greenlight: %s\n", render.Terminal(msg))
+		fmt.Fprintf(cfg.Stderr, "greenlight: cannot start the command: %s\n", render.Terminal(err.Error()))
 		return finish(cfg, ev, nil, &msg, ExitCannotStart)
 	}
 	done := make(chan error, 1)
