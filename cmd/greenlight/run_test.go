@@ -359,3 +359,32 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Errorf("runs %d, state counts %+v; want 111 runs, 10 succeeded, 101 running", s.RunCount, s.StateCounts)
 	}
 }
+
+// TestRunClosedStderr: with greenlight's standard error closed, the
+// command's standard error is still read (it does not block on a full
+// pipe), and its outcome is recorded.
+func TestRunClosedStderr(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "events.jsonl")
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	cmd := exec.Command("greenlight", "run", "--log", log, "--stages", "1", "--run-id", "r", "--stage", "1", "--",
+		"sh", "-c", `i=0; while [ $i -lt 4000 ]; do echo "diagnostic line $i of a chatty job" >&2; i=$((i+1)); done; exit 3`)
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	timer := time.AfterFunc(20*time.Second, func() { cmd.Process.Kill() })
+	defer timer.Stop()
+	cmd.Wait()
+	if got := cmd.ProcessState.ExitCode(); got != 3 {
+		t.Fatalf("exit %d, want 3", got)
+	}
+	evs := readEvents(t, log)
+	if statuses(evs) != "started failed" || evs[1].Error == nil || !strings.HasSuffix(*evs[1].Error, "\ndiagnostic line 3999 of a chatty job") {
+		t.Errorf("events %q, error %q", statuses(evs), deref(evs[1].Error))
+	}
+}

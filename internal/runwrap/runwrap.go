@@ -141,7 +141,7 @@ func Run(cfg Config) int {
 	cmd := exec.Command(path, cfg.Args[1:]...)
 	cmd.Args[0] = cfg.Args[0]
 	cmd.Stdin, cmd.Stdout = cfg.Stdin, cfg.Stdout
-	cmd.Stderr = io.MultiWriter(cfg.Stderr, tail)
+	cmd.Stderr = passThrough{cfg.Stderr, tail}
 	cmd.Env = append(os.Environ(),
 		"GREENLIGHT_LOG="+cfg.Log.Path,
 		"GREENLIGHT_RUN_ID="+ev.RunID,
@@ -237,6 +237,20 @@ func finish(cfg Config, ev emit.Event, returncode *int64, errText *string, code 
 
 func printWarnings(cfg Config, a emit.Appended) {
 	emit.PrintWarnings(cli.Env{Stderr: cfg.Stderr}, a)
+}
+
+// passThrough copies the command's standard error to the wrapper's and
+// keeps its end. A failed write to the wrapper's (a closed terminal or
+// pipe) is ignored, so that the copy goes on and the command never blocks
+// on a full pipe.
+type passThrough struct {
+	w    io.Writer
+	tail *tailBuffer
+}
+
+func (p passThrough) Write(b []byte) (int, error) {
+	p.w.Write(b) //nolint:errcheck // see the type's comment
+	return p.tail.Write(b)
 }
 
 // tailBuffer keeps the last max bytes written to it.
