@@ -14,6 +14,7 @@ package emit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,6 +41,13 @@ const TimeLayout = "2006-01-02T15:04:05.000000000Z"
 // handles from reading the locked bytes; a shell writer can take the same
 // lock with flock(1) on this file.
 const LockSuffix = ".lock"
+
+// DefaultLockTimeout is how long an append waits for another writer's
+// lock. A writer holds it only to read, check and append one line.
+const DefaultLockTimeout = time.Minute
+
+// lockRetry is how often a waiting append tries the lock again.
+const lockRetry = 5 * time.Millisecond
 
 // Event is one event to append, before the log gives it its attempt and
 // its time. Empty strings and nil pointers are absent fields.
@@ -77,6 +85,9 @@ type Log struct {
 	// Options are the checker options the log is judged with (Definition is
 	// required); Now and File are set by each append.
 	Options checker.Options
+	// LockTimeout is how long an append waits for the lock before it
+	// gives up with an error; 0 means DefaultLockTimeout.
+	LockTimeout time.Duration
 	// Clock gives each event its time, read once the lock is held, so that
 	// events of one run are written in time order. Nil means time.Now.
 	Clock func() time.Time
@@ -164,9 +175,20 @@ func (l *Log) AppendStart(ev Event) (Appended, error) {
 }
 
 func (l *Log) append(ev Event, probe bool) (Appended, error) {
-	lock := flock.New(l.Path+LockSuffix, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o644))
-	if err := lock.Lock(); err != nil {
-		return Appended{}, fmt.Errorf("cannot lock %s: %s", render.Terminal(l.Path+LockSuffix), osfile.Describe(err))
+	lockPath := l.Path + LockSuffix
+	lock := flock.New(lockPath, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o644))
+	wait := l.LockTimeout
+	if wait <= 0 {
+		wait = DefaultLockTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	ok, err := lock.TryLockContext(ctx, lockRetry)
+	cancel()
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return Appended{}, fmt.Errorf("cannot lock %s: %s", render.Terminal(lockPath), osfile.Describe(err))
+	}
+	if !ok {
+		return Appended{}, fmt.Errorf("cannot lock %s within %s: another writer holds it; nothing was appended", render.Terminal(lockPath), wait)
 	}
 	defer lock.Close()
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
@@ -278,5 +280,25 @@ func TestTimeLayout(t *testing.T) {
 	got, err := checker.ParseTime(s)
 	if err != nil || !got.Equal(at) || s != "2026-01-01T10:00:00.123456789Z" {
 		t.Errorf("%s -> %v, %v", s, got, err)
+	}
+}
+
+// TestAppendLockTimeout: while another writer holds the lock, an append
+// waits, then gives up with an error and appends nothing.
+func TestAppendLockTimeout(t *testing.T) {
+	l := testLog(t, extractStarted)
+	other := flock.New(l.Path + LockSuffix)
+	if err := other.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	l.LockTimeout = 100 * time.Millisecond
+	_, err := l.Append(Event{RunID: "r", Stage: checker.StrStage("extract"), Status: "heartbeat"})
+	if want := "cannot lock " + l.Path + ".lock within 100ms: another writer holds it; nothing was appended"; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %s", err, want)
+	}
+	other.Unlock()
+	if _, err := l.Append(Event{RunID: "r", Stage: checker.StrStage("extract"), Status: "heartbeat"}); err != nil {
+		t.Errorf("after the other writer let go: %v", err)
 	}
 }
