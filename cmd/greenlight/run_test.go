@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 	"github.com/greenlight-ci/greenlight/schemas"
@@ -386,5 +388,50 @@ func TestRunClosedStderr(t *testing.T) {
 	evs := readEvents(t, log)
 	if statuses(evs) != "started failed" || evs[1].Error == nil || !strings.HasSuffix(*evs[1].Error, "\ndiagnostic line 3999 of a chatty job") {
 		t.Errorf("events %q, error %q", statuses(evs), deref(evs[1].Error))
+	}
+}
+
+// TestRunForwardsWhileLockHeld: a heartbeat waiting for another writer's
+// lock does not delay a forwarded signal; the outcome is written once the
+// lock is free, after that heartbeat.
+func TestRunForwardsWhileLockHeld(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "events.jsonl")
+	marker := filepath.Join(dir, "got-term")
+	cmd := exec.Command("greenlight", "run", "--log", log, "--stages", "1", "--run-id", "r", "--stage", "1", "--heartbeat-seconds", "1", "--",
+		"sh", "-c", `trap 'echo > "$0"; exit 5' TERM; read line`, marker)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, log, "started", 1)
+	other := flock.New(log + ".lock")
+	if err := other.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // a heartbeat now waits for the lock
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			other.Unlock()
+			t.Fatal("the command did not get SIGTERM while the lock was held")
+		}
+	}
+	other.Unlock()
+	cmd.Wait()
+	if got := cmd.ProcessState.ExitCode(); got != 5 {
+		t.Errorf("exit %d, want 5", got)
+	}
+	if got := statuses(readEvents(t, log)); got != "started heartbeat failed" {
+		t.Errorf("events %q, want started heartbeat failed", got)
 	}
 }

@@ -161,12 +161,21 @@ func Run(cfg Config) int {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	ticker := time.NewTicker(cfg.Heartbeat)
-	defer ticker.Stop()
-	var forwarded os.Signal
-	for {
-		select {
-		case <-ticker.C:
+	// Heartbeats are written on their own goroutine, so that waiting for
+	// the lock never delays a forwarded signal; the outcome is written once
+	// the last heartbeat is.
+	stopHeartbeats := make(chan struct{})
+	heartbeatsDone := make(chan struct{})
+	go func() {
+		defer close(heartbeatsDone)
+		ticker := time.NewTicker(cfg.Heartbeat)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-stopHeartbeats:
+				return
+			case <-ticker.C:
+			}
 			hb := ev
 			hb.Status = checker.StatusHeartbeat.String()
 			hb.Owner, hb.Lease = cfg.Owner, cfg.Lease
@@ -175,12 +184,19 @@ func Run(cfg Config) int {
 			} else {
 				printWarnings(cfg, a)
 			}
+		}
+	}()
+	var forwarded os.Signal
+	for {
+		select {
 		case sig := <-sigs:
 			forwarded = sig
 			if err := forward(cmd.Process, sig); err != nil {
 				fmt.Fprintf(cfg.Stderr, "greenlight: cannot forward %s to the command: %s\n", signalName(sig), render.Terminal(err.Error()))
 			}
 		case err := <-done:
+			close(stopHeartbeats)
+			<-heartbeatsDone
 			return outcome(cfg, ev, cmd.ProcessState, err, forwarded, tail)
 		}
 	}
