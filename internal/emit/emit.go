@@ -192,16 +192,21 @@ func (l *Log) append(ev Event, probe bool) (Appended, error) {
 	}
 	defer lock.Close()
 
-	data, err := osfile.ReadFile(l.Path)
+	f, err := osfile.Open(l.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		data, err = nil, nil
+		f, err = nil, nil
 	}
 	if err != nil {
 		return Appended{}, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
 	}
-	lines := bytes.Count(data, []byte("\n"))
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		return Appended{}, &TornLineError{Path: l.Path, Line: lines + 1}
+	if f != nil {
+		defer f.Close()
+	}
+	log := &logFile{f: f}
+	if torn, lines, err := log.endsTorn(); err != nil {
+		return Appended{}, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+	} else if torn {
+		return Appended{}, &TornLineError{Path: l.Path, Line: lines}
 	}
 	clock := l.Clock
 	if clock == nil {
@@ -211,11 +216,15 @@ func (l *Log) append(ev Event, probe bool) (Appended, error) {
 	opts := l.Options
 	opts.Now = now
 	opts.File = l.Path
-	opts.StreamRuns = false
+	opts.StreamRuns = true // memory follows the runs' state, not their reports
 
 	attempt := ev.Attempt
 	if attempt == 0 {
-		res, err := checker.Check(bytes.NewReader(data), opts)
+		r, err := log.reader()
+		if err != nil {
+			return Appended{}, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+		}
+		res, err := checker.Check(r, opts)
 		if err != nil {
 			return Appended{}, err
 		}
@@ -224,17 +233,15 @@ func (l *Log) append(ev Event, probe bool) (Appended, error) {
 		}
 		attempt = chooseAttempt(res.Snapshot, ev)
 	}
-	line := lines + 1
-	opts.StreamRuns = true // only the warnings are read
 	if probe && ev.AttemptID != "" {
 		bare := ev
 		bare.AttemptID = ""
-		if _, err := l.check(data, Encode(bare, attempt, now), line, opts); err != nil {
+		if _, _, err := l.check(log, Encode(bare, attempt, now), opts); err != nil {
 			return Appended{}, err
 		}
 	}
 	text := Encode(ev, attempt, now)
-	res, err := l.check(data, text, line, opts)
+	res, line, err := l.check(log, text, opts)
 	if err != nil {
 		return Appended{}, err
 	}
@@ -250,24 +257,84 @@ func (l *Log) append(ev Event, probe bool) (Appended, error) {
 	return Appended{Line: line, Attempt: attempt, Time: now, Text: text, Warnings: warnings}, nil
 }
 
-// check checks the log data plus the candidate line text (line number
-// line) and returns the result when the log stays valid.
-func (l *Log) check(data, text []byte, line int, opts checker.Options) (*checker.Result, error) {
-	res, err := checker.Check(io.MultiReader(bytes.NewReader(data), bytes.NewReader(text)), opts)
+// logFile is the log as it is read under the lock: streamed from its
+// start for each check, its lines counted on the way, so that a large log
+// is never held in memory whole. f is nil for a log that does not exist.
+type logFile struct {
+	f     *os.File
+	lines int // newlines seen by the latest reader, once it is read through
+}
+
+// endsTorn reports whether the log's last byte is not a newline, and then
+// the number of its last line.
+func (l *logFile) endsTorn() (bool, int, error) {
+	if l.f == nil {
+		return false, 0, nil
+	}
+	st, err := l.f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false, 0, err
+	}
+	last := make([]byte, 1)
+	if _, err := l.f.ReadAt(last, st.Size()-1); err != nil {
+		return false, 0, err
+	}
+	if last[0] == '\n' {
+		return false, 0, nil
+	}
+	r, err := l.reader()
 	if err != nil {
+		return false, 0, err
+	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return false, 0, err
+	}
+	return true, l.lines + 1, nil
+}
+
+// reader reads the log from its start, counting its newlines in l.lines.
+func (l *logFile) reader() (io.Reader, error) {
+	l.lines = 0
+	if l.f == nil {
+		return bytes.NewReader(nil), nil
+	}
+	if _, err := l.f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
+	return lineCounter{l}, nil
+}
+
+type lineCounter struct{ l *logFile }
+
+func (c lineCounter) Read(p []byte) (int, error) {
+	n, err := c.l.f.Read(p)
+	c.l.lines += bytes.Count(p[:n], []byte("\n"))
+	return n, err
+}
+
+// check checks the log plus the candidate line text and returns the result
+// and the candidate's line number when the log stays valid with it.
+func (l *Log) check(log *logFile, text []byte, opts checker.Options) (*checker.Result, int, error) {
+	r, err := log.reader()
+	if err != nil {
+		return nil, 0, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+	}
+	res, err := checker.Check(io.MultiReader(r, bytes.NewReader(text)), opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	line := log.lines + 1
 	if !res.Report.Valid {
 		var mine []checker.Violation
 		for _, v := range res.Report.Violations {
 			if v.Line < line {
-				return nil, &InvalidLogError{Path: l.Path, Report: res.Report}
+				return nil, 0, &InvalidLogError{Path: l.Path, Report: res.Report}
 			}
 			mine = append(mine, v)
 		}
-		return nil, &RefusedError{Path: l.Path, Violations: mine}
+		return nil, 0, &RefusedError{Path: l.Path, Violations: mine}
 	}
-	return res, nil
+	return res, line, nil
 }
 
 // chooseAttempt picks the attempt of an event that does not name one: the
@@ -275,20 +342,19 @@ func (l *Log) check(data, text []byte, line int, opts checker.Options) (*checker
 // the stage has none).
 func chooseAttempt(s *checker.Snapshot, ev Event) int64 {
 	var latest int64
-	for i := range s.Runs {
-		r := &s.Runs[i]
+	s.EachRun(func(r *checker.RunReport) bool {
 		if r.RunID != ev.RunID {
-			continue
+			return true
 		}
 		for j := range r.Stages {
-			if r.Stages[j].Stage != ev.Stage {
-				continue
-			}
-			for _, a := range r.Stages[j].Attempts {
-				latest = max(latest, a.Attempt)
+			if r.Stages[j].Stage == ev.Stage {
+				for _, a := range r.Stages[j].Attempts {
+					latest = max(latest, a.Attempt)
+				}
 			}
 		}
-	}
+		return false
+	})
 	if ev.Status == checker.StatusStarted.String() {
 		return latest + 1
 	}
