@@ -4,7 +4,9 @@
 // Action mode (internal/action), dispatched here so that internal/cli and
 // the WASI module stay free of the Actions library. The browser commands
 // (view, report; internal/viewcmd) reach cli.Main as extra commands for the
-// same reason: the WASI module needs no HTTP server.
+// same reason: the WASI module needs no HTTP server. So do the writing
+// commands (run, emit; internal/runwrap, internal/emit), which lock files
+// and start processes.
 package main
 
 import (
@@ -19,6 +21,8 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/action"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/emit"
+	"github.com/greenlight-ci/greenlight/internal/runwrap"
 	"github.com/greenlight-ci/greenlight/internal/viewcmd"
 )
 
@@ -34,11 +38,21 @@ func main() {
 		}
 		os.Exit(action.Main(action.Env{GH: githubactions.New(), Now: time.Now, Token: action.RandomToken}))
 	}
-	if len(os.Args) < 2 || os.Args[1] != "view" {
-		// view serves until a signal and stops cleanly by itself.
+	if len(os.Args) < 2 || (os.Args[1] != "view" && os.Args[1] != "run") {
+		// view serves until a signal and stops cleanly by itself; run
+		// forwards SIGINT and SIGTERM to its command and records the
+		// outcome.
 		stopOnSignal()
 	}
-	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Commands: viewcmd.Commands()}))
+	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Commands: commands()}))
+}
+
+// commands are the native binary's commands beyond cli.Main's own.
+func commands() map[string]func([]string, cli.Env) int {
+	c := viewcmd.Commands()
+	c["run"] = runwrap.Command
+	c["emit"] = emit.Command
+	return c
 }
 
 // stopOnSignal makes SIGINT and SIGTERM stop greenlight at once without

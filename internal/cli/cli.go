@@ -66,10 +66,13 @@ usage:
   greenlight schema event|snapshot|pipeline|violations|openlineage-runevent|joblog|rollup
   greenlight view EVENTS.jsonl [--pipeline FILE | --stages 1,2]    (native binary only)
   greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages 1,2]    (native binary only)
+  greenlight run --log FILE --run-id ID --stage S (--pipeline FILE | --stages 1,2) [flags] -- COMMAND [ARGS...]    (native binary only)
+  greenlight emit --log FILE --run-id ID --stage S --status STATUS (--pipeline FILE | --stages 1,2) [flags]    (native binary only)
   greenlight version
 
 EVENTS.jsonl may be - for standard input; an OpenLineage EVENTS may also be a
 JSON array or a directory of *.json files. Run "greenlight check --help" for the flags.
+run and emit write the event log (docs/emit.md); run exits with its command's code.
 exit codes: 0 valid (and healthy with --fail-on-unhealthy), 1 unhealthy with
 --fail-on-unhealthy, 2 invalid log, unreadable file, bad flags or definition,
 failed write; 130 and 143 stopped by SIGINT and SIGTERM.
@@ -102,7 +105,7 @@ func Main(args []string, env Env) int {
 			return run(args[1:], env)
 		}
 		known := "check, validate, merge, schema"
-		for _, name := range []string{"view", "report", "action"} {
+		for _, name := range []string{"view", "report", "run", "emit", "action"} {
 			if _, ok := env.Commands[name]; ok {
 				known += ", " + name
 			}

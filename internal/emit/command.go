@@ -1,0 +1,227 @@
+package emit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
+)
+
+// The ranges of the numeric flags, as the event schema bounds the fields.
+const (
+	MaxAttempt    = 2147483647
+	MinReturncode = -2147483648
+	MaxReturncode = 4294967295
+)
+
+// Flags are the flags emit and run share: the log, the pipeline definition
+// it is checked with, the event's run, stage and attempt, the clock and the
+// extra fields.
+type Flags struct {
+	Log, RunID, Stage string
+	Pipeline, Stages  string
+	Now               string
+	Attempt           *cli.RangedInt
+	Fields            []string
+	reserved          []string // fields the command sets itself
+	command           string
+}
+
+// Register defines the shared flags on fs. reserved lists the event fields
+// the command sets itself besides the contract's, which --field may not set.
+func (f *Flags) Register(fs *pflag.FlagSet, command string, reserved ...string) {
+	f.reserved = append([]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error"}, reserved...)
+	f.command = command
+	fs.StringVar(&f.Log, "log", "", "the JSON Lines event log `FILE` to append to (created when missing; locked through FILE.lock)")
+	fs.StringVar(&f.RunID, "run-id", "", "the run `ID` (run_id)")
+	fs.StringVar(&f.Stage, "stage", "", "the `stage` id, e.g. 2 or silver; the pipeline definition must declare it")
+	f.Attempt = cli.AddRangedInt(fs, "attempt", 0, 1, MaxAttempt, "the attempt `N` (default: the next attempt of the stage in the run for started, else its latest)")
+	fs.StringVar(&f.Pipeline, "pipeline", "", "pipeline definition `FILE` (YAML or JSON) the log is checked with")
+	fs.StringVar(&f.Stages, "stages", "", "shorthand for a linear pipeline: comma-separated stage `ids`, e.g. 1,2 or bronze,silver")
+	fs.StringVar(&f.Now, "now", "", "write every event at this RFC 3339 `time` instead of the wall clock (for tests)")
+	fs.StringArrayVar(&f.Fields, "field", nil, "an extra field of the event: `key=value` (a string) or key:=JSON (any JSON value, e.g. rerun_from:=true); repeatable")
+}
+
+// Resolve checks the shared flags and returns the log and the event they
+// describe. now is the wall clock, used unless --now is given.
+func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
+	if f.Log == "" || f.RunID == "" || f.Stage == "" {
+		return nil, Event{}, fmt.Errorf("%s needs --log FILE, --run-id ID and --stage S", f.command)
+	}
+	ids, err := checker.ParseStageList(f.Stage)
+	if err != nil || len(ids) != 1 {
+		return nil, Event{}, fmt.Errorf("--stage %s: give one stage id: an integer from 1, or a name matching ^[A-Za-z][A-Za-z0-9_.-]{0,127}$", strconv.Quote(f.Stage))
+	}
+	attempt, err := f.Attempt.Value()
+	if err != nil {
+		return nil, Event{}, err
+	}
+	fields, err := ParseFields(f.Fields, f.reserved)
+	if err != nil {
+		return nil, Event{}, err
+	}
+	req := checker.Request{PipelineName: render.Terminal(f.Pipeline), Stages: f.Stages, File: f.Log}
+	if f.Pipeline != "" && f.Stages == "" {
+		data, err := osfile.ReadFile(f.Pipeline)
+		if err != nil {
+			return nil, Event{}, fmt.Errorf("cannot read the pipeline definition: %s", osfile.Describe(err))
+		}
+		req.Pipeline = data
+	}
+	opts, err := req.Options()
+	if err != nil {
+		return nil, Event{}, err
+	}
+	clock := now
+	if f.Now != "" {
+		t, err := checker.ParseTime(f.Now)
+		if err != nil {
+			return nil, Event{}, fmt.Errorf("--now %s: %v", strconv.Quote(f.Now), err)
+		}
+		clock = func() time.Time { return t }
+	}
+	log := &Log{Path: f.Log, Options: opts, Clock: clock}
+	return log, Event{RunID: f.RunID, Stage: ids[0], Attempt: int64(attempt), Fields: fields}, nil
+}
+
+// ParseFields reads --field values: key=value is a string field and
+// key:=JSON a field holding that JSON value. A key may be given once, and
+// none of reserved (in any letter case: the schema refuses a contract
+// field's name in another case) may be set this way.
+func ParseFields(specs []string, reserved []string) ([]Field, error) {
+	var fields []Field
+	seen := map[string]bool{}
+	for _, spec := range specs {
+		i := strings.IndexByte(spec, '=')
+		if i <= 0 || (i == 1 && spec[0] == ':') {
+			return nil, fmt.Errorf("--field %s: use key=value (a string) or key:=JSON", strconv.Quote(spec))
+		}
+		key, value, raw := spec[:i], spec[i+1:], false
+		if strings.HasSuffix(key, ":") {
+			key, raw = key[:len(key)-1], true
+		}
+		for _, r := range reserved {
+			if strings.EqualFold(key, r) {
+				return nil, fmt.Errorf("--field %s: %s is set by the command's own flags, not by --field", strconv.Quote(spec), r)
+			}
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("--field %s: field %s is given twice", strconv.Quote(spec), render.Terminal(key))
+		}
+		seen[key] = true
+		var v json.RawMessage
+		if raw {
+			if !json.Valid([]byte(value)) {
+				return nil, fmt.Errorf("--field %s: the value after := is not one JSON value (write key=value for a string)", strconv.Quote(spec))
+			}
+			v = compact(value)
+		} else {
+			v = appendString(nil, value)
+		}
+		fields = append(fields, Field{Key: key, Value: v})
+	}
+	return fields, nil
+}
+
+func compact(s string) json.RawMessage {
+	var b bytes.Buffer
+	_ = json.Compact(&b, []byte(s)) // s is valid JSON
+	return b.Bytes()
+}
+
+// NewFlagSet is a flag set for a greenlight subcommand, quiet on errors
+// (the caller prints them in greenlight's form).
+func NewFlagSet(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	return fs
+}
+
+// ParseFlags parses args, printing the usage for --help (pflag.ErrHelp is
+// returned then) and wording other errors as the other commands do.
+func ParseFlags(fs *pflag.FlagSet, args []string, env cli.Env) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprintf(env.Stdout, "usage of greenlight %s:\n%s", fs.Name(), fs.FlagUsages())
+			return err
+		}
+		return fmt.Errorf("%v (see \"greenlight %s --help\")", err, fs.Name())
+	}
+	return nil
+}
+
+// Failed prints err as greenlight's one-line error (or, for a refusal, the
+// violations in check's FILE:LINE: rule: message form and then the reason)
+// and returns exit 2; --help is exit 0.
+func Failed(env cli.Env, err error) int {
+	if errors.Is(err, pflag.ErrHelp) {
+		return cli.ExitOK
+	}
+	for _, line := range strings.Split(err.Error(), "\n") {
+		fmt.Fprintf(env.Stderr, "greenlight: %s\n", cli.ErrorLine(errors.New(line)))
+	}
+	return cli.ExitInvalid
+}
+
+// PrintWarnings prints the checker's warnings about an appended event.
+func PrintWarnings(env cli.Env, a Appended) {
+	for _, w := range a.Warnings {
+		fmt.Fprintf(env.Stderr, "greenlight: warning: %s:%d: %s: %s\n", render.Terminal(w.File), w.Line, w.Rule, render.Terminal(w.Message))
+	}
+}
+
+// Command is "greenlight emit": it builds one event from its flags and
+// appends it when the log stays valid (docs/emit.md). Exit 0 appended, 2
+// refused or failed, with the reason on stderr.
+func Command(args []string, env cli.Env) int {
+	fs := NewFlagSet("emit")
+	var f Flags
+	f.Register(fs, "emit")
+	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown or resolved")
+	returncode := cli.AddRangedInt(fs, "returncode", 0, MinReturncode, MaxReturncode, "the process exit `code` (returncode)")
+	errText := fs.String("error", "", "what went wrong, `TEXT` (error; required, not blank, for failed)")
+	if err := ParseFlags(fs, args, env); err != nil {
+		return Failed(env, err)
+	}
+	if fs.NArg() != 0 {
+		return Failed(env, fmt.Errorf("emit takes no arguments besides its flags (got %s)", strconv.Quote(fs.Arg(0))))
+	}
+	if *status == "" {
+		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown or resolved)"))
+	}
+	log, ev, err := f.Resolve(env.Now)
+	if err != nil {
+		return Failed(env, err)
+	}
+	ev.Status = *status
+	if returncode.Changed() {
+		n, err := returncode.Value()
+		if err != nil {
+			return Failed(env, err)
+		}
+		code := int64(n)
+		ev.Returncode = &code
+	}
+	if fs.Changed("error") {
+		ev.Error = errText
+	}
+	a, err := log.Append(ev)
+	if err != nil {
+		return Failed(env, err)
+	}
+	PrintWarnings(env, a)
+	return cli.ExitOK
+}
