@@ -4,6 +4,9 @@
 // internal/cli code as the native binary, so it takes the same arguments
 // (check, validate, schema, version), reads the log from standard input or a
 // preopened file, prints the same bytes and exits with the same code.
+// "greenlight.wasm action" is the GitHub Action mode of internal/action, as
+// "greenlight action" natively; the JavaScript action (action/run.mjs) runs
+// it under node:wasi. See docs/action.md.
 //
 // Build: GOOS=wasip1 GOARCH=wasm go build -o greenlight-wasip1.wasm ./wasm/wasip1
 // Run:   wasmtime --dir . greenlight-wasip1.wasm check events.jsonl --stages 1,2
@@ -13,9 +16,19 @@ import (
 	"os"
 	"time"
 
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/greenlight-ci/greenlight/internal/action"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "action" {
+		if len(os.Args) > 2 {
+			os.Stderr.WriteString("greenlight: action takes no arguments; it reads its inputs from INPUT_* variables\n")
+			os.Exit(cli.ExitInvalid)
+		}
+		os.Exit(action.Main(action.Env{GH: githubactions.New(), Now: time.Now, Token: action.RandomToken}))
+	}
 	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}))
 }
