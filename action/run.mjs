@@ -102,6 +102,52 @@ export function moduleEnv(env, cwd) {
   return out;
 }
 
+/** smallLogBytes is the input size up to which the module runs on Liftoff only. */
+export const smallLogBytes = 8 << 20;
+
+/**
+ * eventBytes sums the sizes of the files the events input names (one path
+ * or glob per line, relative to cwd), or returns -1 when it cannot tell: a
+ * glob on a Node without fs.globSync, or a file it cannot stat (the module
+ * then reports the problem).
+ */
+export function eventBytes(env, cwd) {
+  let total = 0;
+  for (const line of (env.INPUT_EVENTS || '').split('\n')) {
+    const p = line.trim();
+    if (!p) continue;
+    let files = [p];
+    if (/[*?[{]/.test(p)) {
+      if (typeof fs.globSync !== 'function') return -1;
+      files = fs.globSync(p, { cwd });
+    }
+    for (const f of files) {
+      try {
+        total += fs.statSync(path.resolve(cwd, f)).size;
+      } catch {
+        return -1;
+      }
+    }
+  }
+  return total;
+}
+
+/**
+ * tier picks how V8 compiles the module, from the size of the logs. A small
+ * log is over before optimized code would pay off: Liftoff, V8's baseline
+ * compiler, alone starts several times faster than the default tiering,
+ * which spends seconds of CPU compiling functions the start-up code made
+ * hot. A large log (or one of unknown size) wants optimized code, but only
+ * for the functions that are hot over millions of lines, hence a tiering
+ * budget well above V8's default. The flags must be set before the module
+ * is compiled.
+ */
+export function tier(bytes) {
+  return bytes >= 0 && bytes <= smallLogBytes
+    ? { name: 'Liftoff only', flags: '--liftoff-only' }
+    : { name: 'tiered', flags: '--wasm-tiering-budget=20000000' };
+}
+
 /** sha256 of a file, in hex. */
 function sha256File(file) {
   return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
@@ -189,27 +235,50 @@ function buildFromSource(what, env, log) {
   return out;
 }
 
+/** nativeName is the release asset name of the native binary for this runner. */
+export function nativeName(platform = process.platform, arch = process.arch) {
+  const goos = { linux: 'linux', darwin: 'darwin', win32: 'windows' }[platform];
+  const goarch = { x64: 'amd64', arm64: 'arm64' }[arch];
+  if (!goos || !goarch) return '';
+  return `greenlight-${goos}-${goarch}${goos === 'windows' ? '.exe' : ''}`;
+}
+
 /**
  * nativeBinary returns the released native binary for this OS and
- * architecture, checked against dist/checksums.txt, or builds one from
- * source when the ref has none.
+ * architecture: from the tool cache when a copy there matches
+ * dist/checksums.txt, else downloaded from the release named by dist/VERSION
+ * and dist/REPOSITORY on GITHUB_SERVER_URL and checked against
+ * dist/checksums.txt before it is kept. A ref without dist/checksums.txt
+ * (no release) builds the binary from source instead.
  */
-function nativeBinary(env, log) {
-  const goos = { linux: 'linux', darwin: 'darwin', win32: 'windows' }[process.platform];
-  const goarch = { x64: 'amd64', arm64: 'arm64' }[process.arch];
-  const name = `greenlight-${goos}-${goarch}${goos === 'windows' ? '.exe' : ''}`;
-  const bin = path.join(actionRoot, 'dist', name);
+async function nativeBinary(env, log) {
   const sums = path.join(actionRoot, 'dist', 'checksums.txt');
-  if (goos && goarch && fs.existsSync(bin) && fs.existsSync(sums)) {
-    const line = fs.readFileSync(sums, 'utf8').split('\n').find((l) => l.trim().endsWith(' ' + name));
-    const want = line ? line.trim().split(/\s+/)[0] : '';
-    const got = sha256File(bin);
-    if (got !== want) throw new Error(`dist/${name} has sha256 ${got}, but dist/checksums.txt says ${want || 'nothing'}`);
-    log(`released native binary dist/${name} (sha256 ${got.slice(0, 12)}, checked against dist/checksums.txt)`);
-    if (goos !== 'windows') fs.chmodSync(bin, 0o755);
+  if (!fs.existsSync(sums)) return buildFromSource('native', env, log);
+  const name = nativeName();
+  if (!name) throw new Error(`no native greenlight is released for ${process.platform}/${process.arch}; use engine wasm`);
+  const line = fs.readFileSync(sums, 'utf8').split('\n').find((l) => l.trim().endsWith(' ' + name));
+  const want = line ? line.trim().split(/\s+/)[0] : '';
+  if (!/^[0-9a-f]{64}$/.test(want)) throw new Error(`dist/checksums.txt lists no sha256 for ${name}`);
+  const version = releasedVersion();
+  const repo = fs.readFileSync(path.join(actionRoot, 'dist', 'REPOSITORY'), 'utf8').trim();
+  const dir = path.join(env.RUNNER_TOOL_CACHE || os.tmpdir(), 'greenlight', version);
+  const bin = path.join(dir, name);
+  if (fs.existsSync(bin) && sha256File(bin) === want) {
+    log(`released native binary ${name} from the tool cache (sha256 ${want.slice(0, 12)} matches dist/checksums.txt)`);
     return bin;
   }
-  return buildFromSource('native', env, log);
+  const url = `${env.GITHUB_SERVER_URL || 'https://github.com'}/${repo}/releases/download/${version}/${name}`;
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`cannot download ${url}: HTTP ${res.status}`);
+  const data = Buffer.from(await res.arrayBuffer());
+  const got = createHash('sha256').update(data).digest('hex');
+  if (got !== want) throw new Error(`${url} has sha256 ${got}, but dist/checksums.txt says ${want}; not running it`);
+  fs.mkdirSync(dir, { recursive: true });
+  const tmp = `${bin}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, data, { mode: 0o755 });
+  fs.renameSync(tmp, bin);
+  log(`released native binary ${name} downloaded from the release (sha256 ${want.slice(0, 12)} matches dist/checksums.txt)`);
+  return bin;
 }
 
 /**
@@ -246,6 +315,9 @@ async function runWasm(wasmPath, env, cwd, header) {
       stderr: errFd,
       returnOnExit: true,
     });
+    const t = tier(eventBytes(env, cwd));
+    v8.setFlagsFromString(t.flags);
+    header = header.replace(/\n$/, `, ${t.name}\n`);
     const module = await WebAssembly.compile(fs.readFileSync(wasmPath));
     const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
     process.stdout.write(header);
@@ -284,7 +356,7 @@ export async function main(env = process.env, cwd = process.cwd()) {
   const version = releasedVersion() || 'devel (no release in this ref)';
   try {
     if (engine === 'native') {
-      const bin = nativeBinary(env, log);
+      const bin = await nativeBinary(env, log);
       return runNative(bin, env, cwd, `greenlight ${version}, engine native: ${notes.join('; ')}\n`);
     }
     let wasm = releasedModule();

@@ -2,7 +2,10 @@ package action
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // The JavaScript action (action/run.mjs running the wasip1 module under
@@ -45,7 +49,7 @@ var release struct {
 // releaseLayout builds dist/ with scripts/build-dist.sh into a fresh action
 // root beside a copy of action/run.mjs and returns the root. It skips the
 // test under -short or without node.
-func releaseLayout(t *testing.T) string {
+func releaseLayout(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the wasip1 module and runs node; skipped with -short")
@@ -82,7 +86,7 @@ func releaseLayout(t *testing.T) string {
 }
 
 // wasmHeader is the runner script's first line in the release layout.
-var wasmHeader = regexp.MustCompile(`^greenlight v0\.0\.0-test, engine wasm: released module dist/greenlight-wasip1\.wasm \(sha256 checked\) under node v[0-9.]+\n`)
+var wasmHeader = regexp.MustCompile(`^greenlight v0\.0\.0-test, engine wasm: released module dist/greenlight-wasip1\.wasm \(sha256 checked\) under node v[0-9.]+, (?:Liftoff only|tiered)\n`)
 
 // stopToken finds the random stop-commands token in a step log.
 var stopToken = regexp.MustCompile(`(?m)^::stop-commands::([0-9a-f]{32})$`)
@@ -307,5 +311,220 @@ func TestWasmEngineInput(t *testing.T) {
 	}
 	if want := "::error::greenlight action: engine \"docker??x\": use wasm or native\n"; string(out) != want {
 		t.Errorf("step log %q, want %q", out, want)
+	}
+}
+
+// BenchmarkJSActionSample times the JavaScript action on the README's
+// 27-line sample from node's start to its exit, as a runner starts the step
+// (the budget is 300 ms), and the native binary's action mode beside it.
+// bench/action.sh runs it with the 1M-log comparison.
+func BenchmarkJSActionSample(b *testing.B) {
+	env := map[string]string{
+		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
+		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
+		"INPUT_NOW":      "2026-11-28T06:00:00Z",
+	}
+	benchEngines(b, env, 1)
+}
+
+// BenchmarkJSActionLog times the JavaScript action and the native binary's
+// action mode on the two-stage log GREENLIGHT_BENCH_LOG names (e.g.
+// genlog.py --events 1000000 --seed 1) and reports their ratio (target: at
+// most 6).
+func BenchmarkJSActionLog(b *testing.B) {
+	logPath := os.Getenv("GREENLIGHT_BENCH_LOG")
+	if logPath == "" {
+		b.Skip("set GREENLIGHT_BENCH_LOG to a two-stage log")
+	}
+	abs, err := filepath.Abs(logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEngines(b, map[string]string{"INPUT_EVENTS": abs, "INPUT_STAGES": "1,2", "INPUT_NOW": "2026-12-01T00:00:00Z", "RUNNER_TEMP": filepath.Dir(abs)}, 0)
+}
+
+// benchEngines runs node action/run.mjs and the native binary's action mode
+// alternately b.N times each, with stdout a pipe, and reports both mean
+// wall times and their ratio. want is the exit code both must give, or 0
+// to accept 0 and 1.
+func benchEngines(b *testing.B, env map[string]string, want int) {
+	root := releaseLayout(b)
+	native := filepath.Join(tmpRoot, "greenlight-native")
+	if _, err := os.Stat(native); err != nil {
+		cmd := exec.Command("go", "build", "-trimpath", "-o", native, "./cmd/greenlight")
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	dir := b.TempDir()
+	vars := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY=" + filepath.Join(dir, "summary")}
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
+	}
+	runOnce := func(name string, args ...string) time.Duration {
+		for _, f := range []string{"output", "summary"} {
+			if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cmd := exec.Command(name, args...)
+		cmd.Dir = repoRoot
+		cmd.Env = vars
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		start := time.Now()
+		err := cmd.Run()
+		d := time.Since(start)
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			b.Fatal(err)
+		}
+		if code != want && (want != 0 || code > 1) {
+			b.Fatalf("%s exited %d, want %d:\n%.500s", name, code, want, out.Bytes())
+		}
+		return d
+	}
+	var wasm, nat time.Duration
+	for b.Loop() {
+		wasm += runOnce("node", filepath.Join(root, "action", "run.mjs"))
+		nat += runOnce(native, "action")
+	}
+	b.ReportMetric(wasm.Seconds()*1000/float64(b.N), "wasm-ms/op")
+	b.ReportMetric(nat.Seconds()*1000/float64(b.N), "native-ms/op")
+	b.ReportMetric(float64(wasm)/float64(nat), "wasm/native")
+}
+
+// nativeRelease is a release layout whose dist/ also has checksums.txt and
+// REPOSITORY, as release.yml writes them, and a server that serves the
+// native binary as the release's asset; tampered serves other bytes under
+// the name of the asset.
+func nativeRelease(t *testing.T, tampered bool) (root, serverURL string) {
+	t.Helper()
+	base := releaseLayout(t)
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("the test serves a POSIX binary")
+	}
+	goarch := map[string]string{"amd64": "amd64", "arm64": "arm64"}[runtime.GOARCH]
+	if goarch == "" {
+		t.Skipf("no native release for %s", runtime.GOARCH)
+	}
+	name := "greenlight-" + runtime.GOOS + "-" + goarch
+	bin := filepath.Join(tmpRoot, name)
+	if _, err := os.Stat(bin); err != nil {
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "./cmd/greenlight")
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root = t.TempDir()
+	for _, f := range []string{"action/run.mjs", "dist/greenlight-wasip1.wasm", "dist/greenlight-wasip1.wasm.sha256", "dist/VERSION"} {
+		b, err := os.ReadFile(filepath.Join(base, f))
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(root, f), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := sha256.Sum256(data)
+	sums := fmt.Sprintf("%x  %s\n%x  greenlight-other\n", sum, name, sha256.Sum256(nil))
+	if err := os.WriteFile(filepath.Join(root, "dist", "checksums.txt"), []byte(sums), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "dist", "REPOSITORY"), []byte("owner/greenlight\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	served := data
+	if tampered {
+		served = append(append([]byte{}, data...), 0)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/owner/greenlight/releases/download/v0.0.0-test/"+name {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(served)
+	}))
+	t.Cleanup(srv.Close)
+	return root, srv.URL
+}
+
+// runNode runs node root/action/run.mjs in the repository root with PATH
+// and vars only, fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and
+// returns the exit code, the step log and GITHUB_OUTPUT.
+func runNode(t *testing.T, root string, vars map[string]string) (int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY=" + filepath.Join(dir, "summary")}
+	for _, f := range []string{"output", "summary"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	cmd := exec.Command("node", filepath.Join(root, "action", "run.mjs"))
+	cmd.Dir = repoRoot
+	cmd.Env = env
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	output, err := os.ReadFile(filepath.Join(dir, "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, string(out), string(output)
+}
+
+// TestNativeEngine: engine native downloads the release's native binary,
+// checks it against dist/checksums.txt, keeps it in the tool cache (the
+// second run does not download) and runs its action mode, with the same
+// result as in-process; a binary that does not match is never run.
+func TestNativeEngine(t *testing.T) {
+	env := map[string]string{
+		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
+		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
+		"INPUT_NOW":      "2026-11-28T06:00:00Z",
+	}
+	want := runAction(t, env)
+	root, url := nativeRelease(t, false)
+	vars := map[string]string{"INPUT_ENGINE": "native", "GITHUB_SERVER_URL": url, "RUNNER_TOOL_CACHE": t.TempDir()}
+	for k, v := range env {
+		vars[k] = v
+	}
+	for i, how := range []string{"downloaded from the release", "from the tool cache"} {
+		code, log, output := runNode(t, root, vars)
+		header, rest, _ := strings.Cut(log, "\n")
+		if !strings.HasPrefix(header, "greenlight v0.0.0-test, engine native: released native binary greenlight-") || !strings.Contains(header, how) {
+			t.Errorf("run %d: first line %q does not say the binary was %s", i+1, header, how)
+		}
+		if m := stopToken.FindStringSubmatch(rest); m != nil {
+			rest = strings.ReplaceAll(rest, m[1], testToken)
+		}
+		if code != want.exit || rest != want.stdout || output != want.output {
+			t.Errorf("run %d: exit %d, step log\n%s\noutputs\n%s\nwant exit %d as in-process", i+1, code, rest, output, want.exit)
+		}
+	}
+	root, url = nativeRelease(t, true)
+	vars["GITHUB_SERVER_URL"], vars["RUNNER_TOOL_CACHE"] = url, t.TempDir()
+	code, log, output := runNode(t, root, vars)
+	if code != 2 || !strings.HasPrefix(log, "::error::greenlight action: "+url+"/owner/greenlight/releases/download/v0.0.0-test/greenlight-") || !strings.Contains(log, "but dist/checksums.txt says") || output != "" {
+		t.Errorf("tampered binary: exit %d, step log %q, outputs %q", code, log, output)
 	}
 }
