@@ -154,19 +154,21 @@ function sha256File(file) {
 }
 
 /**
- * releasedModule returns the path of dist/greenlight-wasip1.wasm after
- * checking it against dist/greenlight-wasip1.wasm.sha256, or null when this
- * ref has no dist/. A module that does not match its checksum is an error.
+ * releasedModule returns the bytes of dist/greenlight-wasip1.wasm after
+ * checking them against dist/greenlight-wasip1.wasm.sha256, or null when
+ * this ref has no dist/. A module that does not match its checksum is an
+ * error.
  */
 function releasedModule() {
   const wasm = path.join(actionRoot, 'dist', 'greenlight-wasip1.wasm');
   if (!fs.existsSync(wasm)) return null;
   const sum = fs.readFileSync(wasm + '.sha256', 'utf8').split(/\s+/)[0];
-  const got = sha256File(wasm);
+  const bytes = fs.readFileSync(wasm);
+  const got = createHash('sha256').update(bytes).digest('hex');
   if (got !== sum) {
     throw new Error(`dist/greenlight-wasip1.wasm has sha256 ${got}, but dist/greenlight-wasip1.wasm.sha256 says ${sum}`);
   }
-  return wasm;
+  return bytes;
 }
 
 /** releasedVersion is dist/VERSION, or "" without one. */
@@ -296,7 +298,7 @@ async function copyOut(file, stream) {
  * non-blocking pipe (a step's stdout) a write past the pipe's 64 KB fails
  * with EAGAIN, which the module reports as "write /dev/stdout: Try again".
  */
-async function runWasm(wasmPath, env, cwd, header) {
+async function runWasm(bytes, env, cwd, header) {
   const tmpRoot = env.RUNNER_TEMP && fs.existsSync(env.RUNNER_TEMP) ? env.RUNNER_TEMP : os.tmpdir();
   const tmp = fs.mkdtempSync(path.join(tmpRoot, 'greenlight-'));
   const outFile = path.join(tmp, 'stdout');
@@ -304,6 +306,7 @@ async function runWasm(wasmPath, env, cwd, header) {
   const outFd = fs.openSync(outFile, 'w+');
   const errFd = fs.openSync(errFile, 'w+');
   let code;
+  let trap;
   try {
     const wasi = new WASI({
       version: 'preview1',
@@ -318,10 +321,14 @@ async function runWasm(wasmPath, env, cwd, header) {
     const t = tier(eventBytes(env, cwd));
     v8.setFlagsFromString(t.flags);
     header = header.replace(/\n$/, `, ${t.name}\n`);
-    const module = await WebAssembly.compile(fs.readFileSync(wasmPath));
+    const module = await WebAssembly.compile(bytes);
     const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
     process.stdout.write(header);
     code = wasi.start(instance);
+  } catch (err) {
+    // A trap (out of memory, say) ends the module without an exit code;
+    // what it printed until then still goes to the step log.
+    trap = err;
   } finally {
     fs.closeSync(outFd);
     fs.closeSync(errFd);
@@ -329,6 +336,7 @@ async function runWasm(wasmPath, env, cwd, header) {
   await copyOut(outFile, process.stdout);
   await copyOut(errFile, process.stderr);
   fs.rmSync(tmp, { recursive: true, force: true });
+  if (trap) throw new Error(`the wasip1 module stopped: ${trap.message}`);
   return code;
 }
 
@@ -350,8 +358,7 @@ export async function main(env = process.env, cwd = process.cwd()) {
   const log = (s) => notes.push(s);
   const engine = (env['INPUT_ENGINE'] || 'wasm').trim();
   if (engine !== 'wasm' && engine !== 'native') {
-    process.stdout.write(`::error::greenlight action: engine "${engine.replace(/[^A-Za-z0-9._-]/g, '?')}": use wasm or native\n`);
-    return EXIT_INVALID;
+    return fail(env, `engine "${engine.replace(/[^A-Za-z0-9._-]/g, '?')}": use wasm or native`);
   }
   const version = releasedVersion() || 'devel (no release in this ref)';
   try {
@@ -359,20 +366,38 @@ export async function main(env = process.env, cwd = process.cwd()) {
       const bin = await nativeBinary(env, log);
       return runNative(bin, env, cwd, `greenlight ${version}, engine native: ${notes.join('; ')}\n`);
     }
-    let wasm = releasedModule();
-    if (wasm) {
+    let bytes = releasedModule();
+    if (bytes) {
       log(`released module dist/greenlight-wasip1.wasm (sha256 checked) under node ${process.version}`);
     } else {
-      wasm = buildFromSource('wasm', env, log);
+      bytes = fs.readFileSync(buildFromSource('wasm', env, log));
       log(`module run under node ${process.version}`);
     }
-    return await runWasm(wasm, env, cwd, `greenlight ${version}, engine wasm: ${notes.join('; ')}\n`);
+    return await runWasm(bytes, env, cwd, `greenlight ${version}, engine wasm: ${notes.join('; ')}\n`);
   } catch (err) {
     for (const n of notes) process.stdout.write(`greenlight: ${n}\n`);
-    const msg = String(err && err.message ? err.message : err).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
-    process.stdout.write(`::error::greenlight action: ${msg}\n`);
-    return EXIT_INVALID;
+    return fail(env, String(err && err.message ? err.message : err));
   }
+}
+
+/**
+ * fail reports an error of the runner script as action mode reports its
+ * own: one error annotation (the message escaped as a workflow command's
+ * message is), the verdict output invalid, and exit 2.
+ */
+function fail(env, msg) {
+  const esc = msg.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  process.stdout.write(`::error::greenlight action: ${esc}\n`);
+  if (env.GITHUB_OUTPUT) {
+    // The heredoc form and delimiter go-githubactions writes.
+    const d = '_GitHubActionsFileCommandDelimeter_';
+    try {
+      fs.appendFileSync(env.GITHUB_OUTPUT, `verdict<<${d}${os.EOL}invalid${os.EOL}${d}${os.EOL}`);
+    } catch (err) {
+      process.stdout.write(`::error::greenlight action: cannot write the verdict output: ${String(err.message).replace(/[\r\n%]/g, ' ')}\n`);
+    }
+  }
+  return EXIT_INVALID;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

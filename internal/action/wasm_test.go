@@ -299,20 +299,18 @@ console.log(JSON.stringify(['D:\\a\\repo\\repo', 'c:/x', 'rel\\p'].map((p) => m.
 }
 
 // TestWasmEngineInput: an engine other than wasm or native is refused
-// before anything runs.
+// before anything runs, as action mode refuses a bad input: one error
+// annotation, the verdict output invalid, exit 2.
 func TestWasmEngineInput(t *testing.T) {
 	root := releaseLayout(t)
-	cmd := exec.Command("node", filepath.Join(root, "action", "run.mjs"))
-	cmd.Dir = repoRoot
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "INPUT_ENGINE=docker::x", "INPUT_EVENTS=a.jsonl"}
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
-		t.Fatalf("err %v, want exit 2", err)
-	}
-	if want := "::error::greenlight action: engine \"docker??x\": use wasm or native\n"; string(out) != want {
-		t.Errorf("step log %q, want %q", out, want)
+	code, log, output := runNode(t, root, map[string]string{"INPUT_ENGINE": "docker::x", "INPUT_EVENTS": "a.jsonl"})
+	if want := "::error::greenlight action: engine \"docker??x\": use wasm or native\n"; code != 2 || log != want || output != invalidOutput {
+		t.Errorf("exit %d, step log %q, outputs %q; want exit 2, %q, verdict invalid", code, log, output, want)
 	}
 }
+
+// invalidOutput is GITHUB_OUTPUT when only the verdict invalid was set.
+const invalidOutput = "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n_GitHubActionsFileCommandDelimeter_\n"
 
 // BenchmarkJSActionSample times the JavaScript action on the README's
 // 27-line sample from node's start to its exit, as a runner starts the step
@@ -524,7 +522,7 @@ func TestNativeEngine(t *testing.T) {
 	root, url = nativeRelease(t, true)
 	vars["GITHUB_SERVER_URL"], vars["RUNNER_TOOL_CACHE"] = url, t.TempDir()
 	code, log, output := runNode(t, root, vars)
-	if code != 2 || !strings.HasPrefix(log, "::error::greenlight action: "+url+"/owner/greenlight/releases/download/v0.0.0-test/greenlight-") || !strings.Contains(log, "but dist/checksums.txt says") || output != "" {
+	if code != 2 || !strings.HasPrefix(log, "::error::greenlight action: "+url+"/owner/greenlight/releases/download/v0.0.0-test/greenlight-") || !strings.Contains(log, "but dist/checksums.txt says") || output != invalidOutput {
 		t.Errorf("tampered binary: exit %d, step log %q, outputs %q", code, log, output)
 	}
 }
