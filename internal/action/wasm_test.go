@@ -266,7 +266,8 @@ func writeMillionLog(path string) error {
 
 // TestRunnerEnvironment: the module gets every INPUT_* variable (so an input
 // added to action.yml needs no change to the runner script), the three
-// GITHUB_* variables action mode reads and PWD, and nothing else; the
+// GITHUB_* variables action mode reads, PWD and the GC pacing, and nothing
+// else; the
 // preopens are the working directory, the workspace, the file-command
 // directories and RUNNER_TEMP, without one nested in another; Windows paths
 // become slash paths.
@@ -285,7 +286,7 @@ console.log(JSON.stringify(['D:\\a\\repo\\repo', 'c:/x', 'rel\\p'].map((p) => m.
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	want := `{"INPUT_EVENTS":"a.jsonl","INPUT_JOB-LOG":"j.jsonl","INPUT_ENGINE":"wasm","GITHUB_OUTPUT":"/r/_temp/cmd/out","GITHUB_STEP_SUMMARY":"/r/_temp/cmd/sum","GITHUB_WORKSPACE":"/r/w","PWD":"/r/w"}
+	want := `{"INPUT_EVENTS":"a.jsonl","INPUT_JOB-LOG":"j.jsonl","INPUT_ENGINE":"wasm","GITHUB_OUTPUT":"/r/_temp/cmd/out","GITHUB_STEP_SUMMARY":"/r/_temp/cmd/sum","GITHUB_WORKSPACE":"/r/w","PWD":"/r/w","GOGC":"400","GOMEMLIMIT":"3GiB"}
 {"/r/w":"/r/w","/r/_temp":"/r/_temp"}
 {"/r/w":"/r/w","/o":"/o","/s":"/s"}
 ["/D/a/repo/repo","/C/x","rel/p"]
