@@ -2,6 +2,8 @@ module github.com/greenlight-ci/greenlight
 
 go 1.26.0
 
+toolchain go1.26.8
+
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.0
 	github.com/chromedp/cdproto v0.159.0

@@ -383,60 +383,6 @@ func expand(patterns []string, workspace string) ([]string, error) {
 	return files, nil
 }
 
-// workspaceRoot is the workspace directory with every symbolic link in it
-// resolved: GITHUB_WORKSPACE, or the working directory when it is not set
-// (a step starts there).
-func workspaceRoot(workspace string) (string, error) {
-	if workspace == "" {
-		workspace = "."
-	}
-	abs, err := filepath.Abs(workspace)
-	if err == nil {
-		abs, err = filepath.EvalSymlinks(abs)
-	}
-	if err != nil {
-		return "", fmt.Errorf("cannot resolve GITHUB_WORKSPACE: %s", osfile.Describe(err))
-	}
-	return abs, nil
-}
-
-// inWorkspace refuses a file the action reads (an events match or the job
-// log; kind names it in the message, "an event log") that resolves, through
-// any symbolic link, to a place outside root, or to anything but a regular file (a FIFO,
-// a device such as /dev/zero, a directory): a committed symbolic link must
-// not make the action read /etc/passwd into annotations, or read without
-// end (outside review, issue 12).
-func inWorkspace(root, name, kind string) error {
-	abs, err := filepath.Abs(name)
-	if err == nil {
-		abs, err = filepath.EvalSymlinks(abs)
-	}
-	if err != nil {
-		return fmt.Errorf("cannot resolve %s: %s", render.Terminal(name), osfile.Describe(err))
-	}
-	what := render.Terminal(name)
-	if !sameAbs(name, abs) {
-		what += " (which resolves to " + render.Terminal(abs) + ")"
-	}
-	if rel, err := filepath.Rel(root, abs); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-		return fmt.Errorf("%s is outside the workspace %s; the action reads only files inside GITHUB_WORKSPACE", what, render.Terminal(root))
-	}
-	st, err := os.Stat(abs)
-	if err != nil {
-		return fmt.Errorf("cannot read %s: %s", what, osfile.Describe(err))
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is %s; %s must be a regular file", what, osfile.Kind(st.Mode().Type()), kind)
-	}
-	return nil
-}
-
-// sameAbs reports whether name, made absolute, is resolved.
-func sameAbs(name, resolved string) bool {
-	abs, err := filepath.Abs(name)
-	return err == nil && abs == resolved
-}
-
 // checkAll checks each file as its own log, in the input format, with the
 // job log when one is given.
 func checkAll(files []string, in inputs) ([]render.LogResult, error) {

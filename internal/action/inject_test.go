@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,13 +40,22 @@ var allOutputs = []string{"failed-runs", "latest-run-id", "latest-run-state", "r
 // workflow commands (::error::, ::set-output, ::add-mask::, ::stop-commands::),
 // %0A, ##[error], a fake output delimiter, Markdown, HTML and Mermaid
 // directives, and checks that none of it forges a workflow command, an
-// output or markup.
+// output or markup, in-process and through the JavaScript action.
 func TestHostileLogText(t *testing.T) {
-	got := runAction(t, map[string]string{
-		"INPUT_EVENTS":   "testdata/logs/hostile_text.jsonl\ntestdata/action/hostile_run_id.jsonl",
-		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
-		"INPUT_NOW":      "2026-01-01T12:00:00Z",
-	})
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			checkHostile(t, e.run(t, map[string]string{
+				"INPUT_EVENTS":   "testdata/logs/hostile_text.jsonl\ntestdata/action/hostile_run_id.jsonl",
+				"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+				"INPUT_NOW":      "2026-01-01T12:00:00Z",
+			}))
+		})
+	}
+}
+
+// checkHostile checks one run of TestHostileLogText.
+func checkHostile(t *testing.T, got run) {
+	t.Helper()
 	if got.exit != 1 {
 		t.Errorf("exit %d, want 1", got.exit)
 	}
@@ -160,7 +170,8 @@ func TestRandomToken(t *testing.T) {
 }
 
 // TestInputErrors: each unusable input is refused with exit 2, one error
-// line that names it, and the verdict output invalid.
+// line that names it, and the verdict output invalid. The cases that reach
+// the file system run through the JavaScript action too.
 func TestInputErrors(t *testing.T) {
 	base := map[string]string{
 		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
@@ -195,45 +206,68 @@ func TestInputErrors(t *testing.T) {
 		{"job log on two lines", map[string]string{"INPUT_JOB-LOG": "a.jsonl\nb.jsonl"}, "the job-log input must be one path on one line"},
 		{"job log that breaks its schema", map[string]string{"INPUT_JOB-LOG": "testdata/logs/pipeline.yaml"}, "testdata/logs/pipeline.yaml:1: invalid job log record: "},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			env := map[string]string{}
-			for k, v := range base {
-				env[k] = v
+		for _, e := range engines {
+			if e.name == "wasm" && !slices.Contains(fileCases, c.name) {
+				continue
 			}
-			for k, v := range c.set {
-				env[k] = v
-			}
-			got := runAction(t, env)
-			if got.exit != 2 {
-				t.Errorf("exit %d, want 2", got.exit)
-			}
-			prefix := "::error::greenlight action: " + c.want
-			if !strings.HasPrefix(got.stdout, prefix) || strings.Count(got.stdout, "\n") != 1 {
-				t.Errorf("step log %q, want one line starting %q", got.stdout, prefix)
-			}
-			if got.output != "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n_GitHubActionsFileCommandDelimeter_\n" {
-				t.Errorf("GITHUB_OUTPUT %q, want only verdict invalid", got.output)
-			}
-			if got.summary != "" {
-				t.Errorf("job summary written: %q", got.summary)
-			}
-		})
+			t.Run(c.name+"/"+e.name, func(t *testing.T) {
+				env := map[string]string{}
+				for k, v := range base {
+					env[k] = v
+				}
+				for k, v := range c.set {
+					env[k] = v
+				}
+				checkInputError(t, e.run(t, env), c.want)
+			})
+		}
+	}
+}
+
+// fileCases are the TestInputErrors cases that reach the file system.
+var fileCases = []string{"no match", "missing file", "no definition", "snapshot of several logs"}
+
+// checkInputError checks one run of TestInputErrors.
+func checkInputError(t *testing.T, got run, want string) {
+	t.Helper()
+	if got.exit != 2 {
+		t.Errorf("exit %d, want 2", got.exit)
+	}
+	prefix := "::error::greenlight action: " + want
+	if !strings.HasPrefix(got.stdout, prefix) || strings.Count(got.stdout, "\n") != 1 {
+		t.Errorf("step log %q, want one line starting %q", got.stdout, prefix)
+	}
+	if got.output != "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n_GitHubActionsFileCommandDelimeter_\n" {
+		t.Errorf("GITHUB_OUTPUT %q, want only verdict invalid", got.output)
+	}
+	if got.summary != "" {
+		t.Errorf("job summary written: %q", got.summary)
 	}
 }
 
 // TestSnapshot: a valid log's snapshot is written atomically with the same
 // bytes as the checker's golden; an invalid log leaves the previous one.
 func TestSnapshot(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { testSnapshot(t, e.run) })
+	}
+}
+
+// testSnapshot is TestSnapshot with one engine. The snapshots live under
+// RUNNER_TEMP, which the JavaScript action lets the module write.
+func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) run) {
 	want, err := os.ReadFile("../../testdata/logs/retry_then_success.golden.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := t.TempDir() + "/health.json"
+	temp := t.TempDir()
+	path := temp + "/health.json"
 	got := runAction(t, map[string]string{
 		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
 		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
 		"INPUT_NOW":      "2026-01-01T12:00:00Z",
 		"INPUT_SNAPSHOT": path,
+		"RUNNER_TEMP":    temp,
 	})
 	if got.exit != 0 {
 		t.Fatalf("exit %d:\n%s", got.exit, got.stdout)
@@ -249,6 +283,7 @@ func TestSnapshot(t *testing.T) {
 		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
 		"INPUT_NOW":      "2026-01-01T12:00:00Z",
 		"INPUT_SNAPSHOT": path,
+		"RUNNER_TEMP":    temp,
 	})
 	if got.exit != 2 {
 		t.Errorf("invalid log: exit %d, want 2", got.exit)
@@ -265,7 +300,8 @@ func TestSnapshot(t *testing.T) {
 		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
 		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
 		"INPUT_NOW":      "2026-11-28T06:00:00Z",
-		"INPUT_SNAPSHOT": t.TempDir() + "/missing/health.json",
+		"INPUT_SNAPSHOT": temp + "/missing/health.json",
+		"RUNNER_TEMP":    temp,
 	})
 	if got.exit != 2 {
 		t.Errorf("unwritable snapshot: exit %d, want 2", got.exit)

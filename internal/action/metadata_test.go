@@ -13,11 +13,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The action metadata (action.yml) and the sample workflow are checked two
-// ways: with actionlint v1.7.12 as a library, on an explicit project (the
+// The action metadata (action.yml) and the workflows are checked two ways:
+// with actionlint v1.7.12 as a library, on an explicit project (the
 // repository root), and with the rules below that actionlint does not know
-// (every input mapped into env:, no ${{ inputs. }} in a script, string
-// defaults, pinned actions).
+// (the inputs are the ones action mode and the runner script read, string
+// defaults, actions pinned by commit SHA).
 
 func newLinter(t *testing.T) (*actionlint.Linter, *actionlint.Project) {
 	t.Helper()
@@ -42,42 +42,20 @@ func lintMessages(errs []*actionlint.Error) []string {
 
 // TestActionlintWorkflow lints .github/workflows/greenlight.yml, which uses
 // the action with uses: ./, so actionlint also reads action.yml and checks
-// its metadata and the inputs the workflow passes.
+// its metadata and the inputs the workflow passes, and release.yml (with its
+// scripts through shellcheck when it is installed).
 func TestActionlintWorkflow(t *testing.T) {
-	l, proj := newLinter(t)
-	errs, err := l.LintFile(filepath.Join(repoRoot, ".github", "workflows", "greenlight.yml"), proj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range lintMessages(errs) {
-		t.Error(m)
-	}
-}
-
-// TestActionlintCompositeSteps lints the composite action's steps as the
-// steps of a workflow job whose workflow_call inputs are the action's
-// inputs, so that actionlint type-checks every expression in them.
-func TestActionlintCompositeSteps(t *testing.T) {
-	meta := readAction(t)
-	inputs := map[string]any{}
-	for name := range meta.Inputs {
-		inputs[name] = map[string]any{"type": "string", "required": false}
-	}
-	wf := map[string]any{
-		"on":   map[string]any{"workflow_call": map[string]any{"inputs": inputs}},
-		"jobs": map[string]any{"action": map[string]any{"runs-on": "ubuntu-latest", "steps": meta.Runs.Steps}},
-	}
-	src, err := yaml.Marshal(wf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, proj := newLinter(t)
-	errs, err := l.Lint(filepath.Join(repoRoot, ".github", "workflows", "action-steps.yml"), src, proj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range lintMessages(errs) {
-		t.Error(m)
+	for _, name := range []string{"greenlight.yml", "release.yml"} {
+		t.Run(name, func(t *testing.T) {
+			l, proj := newLinter(t)
+			errs, err := l.LintFile(filepath.Join(repoRoot, ".github", "workflows", name), proj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range lintMessages(errs) {
+				t.Error(m)
+			}
+		})
 	}
 }
 
@@ -130,8 +108,8 @@ type actionMeta struct {
 		Value       string `yaml:"value"`
 	} `yaml:"outputs"`
 	Runs struct {
-		Using string           `yaml:"using"`
-		Steps []map[string]any `yaml:"steps"`
+		Using string `yaml:"using"`
+		Main  string `yaml:"main"`
 	} `yaml:"runs"`
 }
 
@@ -148,18 +126,25 @@ func readAction(t *testing.T) actionMeta {
 	return m
 }
 
-// TestActionMetadata checks the rules of action.yml that matter for a
-// composite action greenlight's way.
+// runnerInputs are the inputs only the runner script (action/run.mjs)
+// reads; it passes every input on to the module as INPUT_<NAME>.
+var runnerInputs = []string{"engine"}
+
+// TestActionMetadata checks the rules of action.yml that matter for
+// greenlight's JavaScript action.
 func TestActionMetadata(t *testing.T) {
 	m := readAction(t)
 	if m.Name == "" || m.Description == "" || m.Branding.Icon == "" || m.Branding.Color == "" {
 		t.Error("name, description and branding (icon, color) are required")
 	}
-	if m.Runs.Using != "composite" {
-		t.Errorf("runs.using is %q, want composite", m.Runs.Using)
+	if m.Runs.Using != "node24" || m.Runs.Main != "action/run.mjs" {
+		t.Errorf("runs is using %q, main %q; want node24, action/run.mjs", m.Runs.Using, m.Runs.Main)
 	}
-	// Inputs: exactly the ones action mode reads, each described, with a
-	// string default unless required.
+	if _, err := os.Stat(filepath.Join(repoRoot, m.Runs.Main)); err != nil {
+		t.Errorf("runs.main: %v", err)
+	}
+	// Inputs: exactly the ones action mode and the runner script read, each
+	// described, with a string default unless required.
 	var names []string
 	for name, n := range m.Inputs {
 		names = append(names, name)
@@ -187,61 +172,47 @@ func TestActionMetadata(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := slices.Clone(InputNames)
+	want := slices.Concat(InputNames, runnerInputs)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
-		t.Errorf("action.yml inputs %q, action mode reads %q", names, want)
+		t.Errorf("action.yml inputs %q, action mode and the runner script read %q", names, want)
 	}
-	// Outputs: exactly the ones action mode sets, each the step's output.
+	// Outputs: exactly the ones action mode sets, each described; a
+	// JavaScript action's outputs take no value.
 	var outs []string
 	for name, o := range m.Outputs {
 		outs = append(outs, name)
 		if o.Description == "" {
 			t.Errorf("output %s has no description", name)
 		}
-		if o.Value != "${{ steps.greenlight.outputs."+name+" }}" {
-			t.Errorf("output %s has value %q", name, o.Value)
+		if o.Value != "" {
+			t.Errorf("output %s has value %q; the step sets it", name, o.Value)
 		}
 	}
 	slices.Sort(outs)
 	if !slices.Equal(outs, allOutputs) {
 		t.Errorf("action.yml outputs %q, action mode sets %q", outs, allOutputs)
 	}
-	// Steps: bash everywhere, pinned actions, no input pasted into a script,
-	// and every input mapped into the env: of the step that runs greenlight.
-	pinned := regexp.MustCompile(`^[\w.-]+/[\w.-]+@[0-9a-f]{40}$`)
-	var run map[string]any
-	for i, s := range m.Runs.Steps {
-		if uses, ok := s["uses"].(string); ok && !pinned.MatchString(uses) {
-			t.Errorf("step %d uses %q, not pinned to a full commit SHA", i, uses)
-		}
-		script, ok := s["run"].(string)
-		if !ok {
-			continue
-		}
-		if s["shell"] != "bash" {
-			t.Errorf("step %d runs a script with shell %v, want bash", i, s["shell"])
-		}
-		if strings.Contains(strings.ReplaceAll(script, " ", ""), "${{") {
-			t.Errorf("step %d pastes an expression into its script: %q", i, script)
-		}
-		if s["id"] == "greenlight" {
-			run = s
-		}
+}
+
+// TestWorkflowsPinned: every action a workflow uses is pinned by a full
+// commit SHA (or is this repository's own, uses: ./).
+func TestWorkflowsPinned(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(repoRoot, ".github", "workflows", "*.yml"))
+	if err != nil || len(paths) < 2 {
+		t.Fatalf("workflows %q: %v", paths, err)
 	}
-	if run == nil {
-		t.Fatal("no run step with id greenlight")
-	}
-	env, _ := run["env"].(map[string]any)
-	for _, name := range InputNames {
-		key := "INPUT_" + strings.ToUpper(name)
-		if env[key] != "${{ inputs."+name+" }}" {
-			t.Errorf("env %s of the greenlight step is %v, want ${{ inputs.%s }}", key, env[key], name)
+	pinned := regexp.MustCompile(`^[\w.-]+/[\w./-]+@[0-9a-f]{40}$`)
+	uses := regexp.MustCompile(`(?m)^\s*(?:-\s+)?uses:\s*(\S+)`)
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for key := range env {
-		if strings.HasPrefix(key, "INPUT_") && !slices.Contains(InputNames, strings.ToLower(strings.TrimPrefix(key, "INPUT_"))) {
-			t.Errorf("env %s maps no input", key)
+		for _, m := range uses.FindAllStringSubmatch(string(src), -1) {
+			if m[1] != "./" && !pinned.MatchString(m[1]) {
+				t.Errorf("%s uses %s, not pinned to a full commit SHA", filepath.Base(p), m[1])
+			}
 		}
 	}
 }

@@ -34,9 +34,26 @@ const (
 	ExitTerminated  = 143 // SIGTERM
 )
 
-// Version is the greenlight version, set at build time with
-// -ldflags "-X github.com/greenlight-ci/greenlight/internal/cli.Version=v1.2.3".
-var Version = "devel"
+// Version is the release version, set at build time with
+// -ldflags "-X github.com/greenlight-ci/greenlight/internal/cli.Version=v1.2.3"
+// (scripts/build-dist.sh and .github/workflows/release.yml do); empty in
+// other builds. ToolVersion is what greenlight reports.
+var Version = ""
+
+// ToolVersion returns the version greenlight reports: Version when the
+// build set it; else the main module's version that debug.ReadBuildInfo
+// gives (v1.2.3 for "go install github.com/greenlight-ci/greenlight/cmd/greenlight@v1.2.3",
+// a pseudo-version for a build in a git checkout with VCS stamping); else
+// "devel".
+func ToolVersion() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
 
 // Env is what the command line may use of the world besides its arguments.
 type Env struct {
@@ -97,7 +114,7 @@ func Main(args []string, env Env) int {
 	case "schema":
 		err = runSchema(args[1:], env)
 	case "version", "--version":
-		fmt.Fprintf(env.Stdout, "greenlight %s\n", Version)
+		fmt.Fprintf(env.Stdout, "greenlight %s\n", ToolVersion())
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usage)
 	default:

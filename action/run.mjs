@@ -1,0 +1,410 @@
+// The greenlight action's runner script (action.yml: runs.using node24).
+//
+// It runs greenlight's action mode ("greenlight action", internal/action)
+// on the runner's own Node: the wasip1 module from dist/ under node:wasi
+// (engine wasm, the default), or the native binary (engine native). A ref
+// without dist/ (main, uses: ./) builds what it needs from the action's own
+// source with the Go toolchain instead. The step log's first line says which
+// engine and which path ran. See docs/action.md.
+//
+// What the module may touch: only the directories preopened below (the
+// working directory, GITHUB_WORKSPACE, the directories of GITHUB_OUTPUT and
+// GITHUB_STEP_SUMMARY, and RUNNER_TEMP), and only the INPUT_* variables and
+// the three GITHUB_* variables action mode reads. No network.
+//
+// Only Node's standard library is used, so the script runs from any ref
+// without an install step.
+
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+
+// node:wasi is experimental in every Node release so far and says so on
+// stderr when loaded; the step log needs no such line on every run.
+process.removeAllListeners('warning');
+const { WASI } = await import('node:wasi');
+
+// nodejs/node#46777: with fast API calls V8 may run a garbage collection
+// inside node:wasi's fd_read and node aborts (SIGABRT) a few hundred
+// thousand lines into a log. The flag must be set before the module is
+// compiled and instantiated.
+v8.setFlagsFromString('--no-turbo-fast-api-calls');
+
+/** The action's root: the directory holding action.yml. */
+export const actionRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Exit code for an action that could not run (DESIGN.md §6: 2). */
+const EXIT_INVALID = 2;
+
+/** The GITHUB_* variables action mode reads; every other one stays out. */
+const GITHUB_VARS = ['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY', 'GITHUB_WORKSPACE'];
+
+/**
+ * guestPath maps a host path to the path the module sees. On POSIX hosts it
+ * is the same path; on Windows "D:\a\repo" becomes "/D/a/repo", because a
+ * wasip1 program knows only slash-separated absolute paths.
+ */
+export function guestPath(p, platform = process.platform) {
+  if (platform !== 'win32') return p;
+  const m = /^([A-Za-z]):[\\/]?(.*)$/.exec(p);
+  if (!m) return p.replaceAll('\\', '/');
+  return '/' + m[1].toUpperCase() + '/' + m[2].replaceAll('\\', '/');
+}
+
+/** True when child is parent or lies below it. */
+function within(child, parent) {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/**
+ * preopens lists the directories the module may open, as node:wasi's
+ * preopens (guest path to host path): the working directory (the workspace
+ * on a runner), GITHUB_WORKSPACE, the directories of the file-command files
+ * and RUNNER_TEMP. A directory inside another one listed is left out.
+ */
+export function preopens(env, cwd) {
+  const dirs = [cwd];
+  if (env.GITHUB_WORKSPACE) dirs.push(env.GITHUB_WORKSPACE);
+  for (const k of ['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY']) {
+    if (env[k]) dirs.push(path.dirname(path.resolve(cwd, env[k])));
+  }
+  if (env.RUNNER_TEMP) dirs.push(env.RUNNER_TEMP);
+  const abs = [...new Set(dirs.map((d) => path.resolve(cwd, d)))];
+  const out = {};
+  for (const d of abs) {
+    if (abs.some((o) => o !== d && within(d, o))) continue;
+    out[guestPath(d)] = d;
+  }
+  return out;
+}
+
+/**
+ * moduleEnv is the module's environment: every INPUT_* variable (each input
+ * action.yml declares reaches the step as one), the GITHUB_* variables
+ * action mode reads, with runner paths as the module sees them, PWD, which
+ * a wasip1 program takes as its working directory, and the Go garbage
+ * collector's pacing that action mode sets for itself (wasm/wasip1), given
+ * here too so that it holds from the runtime's start: the package
+ * initialization then collects less, a tenth of the sample's start-up.
+ */
+export function moduleEnv(env, cwd) {
+  const out = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (k.startsWith('INPUT_')) out[k] = v;
+  }
+  for (const k of GITHUB_VARS) {
+    if (env[k] !== undefined) out[k] = guestPath(path.resolve(cwd, env[k]));
+  }
+  out.PWD = guestPath(cwd);
+  out.GOGC = '400';
+  out.GOMEMLIMIT = '3GiB';
+  return out;
+}
+
+/** smallLogBytes is the input size up to which the module runs on Liftoff only. */
+export const smallLogBytes = 8 << 20;
+
+/**
+ * eventBytes sums the sizes of the files the events input names (one path
+ * or glob per line, relative to cwd), or returns -1 when it cannot tell: a
+ * glob on a Node without fs.globSync, or a file it cannot stat (the module
+ * then reports the problem).
+ */
+export function eventBytes(env, cwd) {
+  let total = 0;
+  for (const line of (env.INPUT_EVENTS || '').split('\n')) {
+    const p = line.trim();
+    if (!p) continue;
+    let files = [p];
+    if (/[*?[{]/.test(p)) {
+      if (typeof fs.globSync !== 'function') return -1;
+      files = fs.globSync(p, { cwd });
+    }
+    for (const f of files) {
+      try {
+        total += fs.statSync(path.resolve(cwd, f)).size;
+      } catch {
+        return -1;
+      }
+    }
+  }
+  return total;
+}
+
+/**
+ * tier picks how V8 compiles the module, from the size of the logs. A small
+ * log is over before optimized code would pay off: Liftoff, V8's baseline
+ * compiler, alone starts several times faster than the default tiering,
+ * which spends seconds of CPU compiling functions the start-up code made
+ * hot. A large log (or one of unknown size) wants optimized code, but only
+ * for the functions that are hot over millions of lines, hence a tiering
+ * budget well above V8's default. The flags must be set before the module
+ * is compiled.
+ */
+export function tier(bytes) {
+  return bytes >= 0 && bytes <= smallLogBytes
+    ? { name: 'Liftoff only', flags: '--liftoff-only' }
+    : { name: 'tiered', flags: '--wasm-tiering-budget=20000000' };
+}
+
+/** sha256 of a file, in hex. */
+function sha256File(file) {
+  return createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+/**
+ * releasedModule returns the bytes of dist/greenlight-wasip1.wasm after
+ * checking them against dist/greenlight-wasip1.wasm.sha256, or null when
+ * this ref has no dist/. A module that does not match its checksum is an
+ * error.
+ */
+function releasedModule() {
+  const wasm = path.join(actionRoot, 'dist', 'greenlight-wasip1.wasm');
+  if (!fs.existsSync(wasm)) return null;
+  const sum = fs.readFileSync(wasm + '.sha256', 'utf8').split(/\s+/)[0];
+  const bytes = fs.readFileSync(wasm);
+  const got = createHash('sha256').update(bytes).digest('hex');
+  if (got !== sum) {
+    throw new Error(`dist/greenlight-wasip1.wasm has sha256 ${got}, but dist/greenlight-wasip1.wasm.sha256 says ${sum}`);
+  }
+  return bytes;
+}
+
+/** releasedVersion is dist/VERSION, or "" without one. */
+function releasedVersion() {
+  try {
+    return fs.readFileSync(path.join(actionRoot, 'dist', 'VERSION'), 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * sourceKey names a build from source: the sha256 of every file the build
+ * reads (go.mod, go.sum and the Go, schema and embedded files of the action's
+ * tree), with the OS, the architecture and what is built. It is computed from
+ * the action's own files, so it works whichever repository uses the action.
+ */
+export function sourceKey(what, root = actionRoot) {
+  const h = createHash('sha256');
+  h.update(`${what} ${process.platform} ${process.arch}\n`);
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!['.git', 'dist', 'node_modules', 'testdata'].includes(e.name)) walk(p);
+      } else if (/\.(go|json|yaml|mod|sum|js|html|css)$/.test(e.name)) {
+        h.update(path.relative(root, p).replaceAll('\\', '/') + '\n');
+        h.update(fs.readFileSync(p));
+      }
+    }
+  };
+  walk(root);
+  return h.digest('hex').slice(0, 16);
+}
+
+/**
+ * buildFromSource builds the wasip1 module or the native binary from the
+ * action's source into a cache directory keyed by sourceKey (under
+ * RUNNER_TOOL_CACHE, else the system's temporary directory), unless a build
+ * with that key is there already. It needs a Go toolchain on PATH; go.mod's
+ * toolchain line picks the Go version.
+ */
+function buildFromSource(what, env, log) {
+  const key = sourceKey(what);
+  const base = path.join(env.RUNNER_TOOL_CACHE || os.tmpdir(), 'greenlight-source');
+  const name = what === 'wasm' ? 'greenlight-wasip1.wasm' : process.platform === 'win32' ? 'greenlight.exe' : 'greenlight';
+  const out = path.join(base, key, name);
+  if (fs.existsSync(out)) {
+    log(`built from source earlier, cache key ${key} hit (${out})`);
+    return out;
+  }
+  log(`no dist/ in this ref: building the ${what === 'wasm' ? 'wasip1 module' : 'native binary'} from source, cache key ${key}`);
+  const tmp = out + '.tmp-' + process.pid;
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  const buildEnv = { ...process.env, GOFLAGS: '-mod=readonly', CGO_ENABLED: '0' };
+  if (what === 'wasm') Object.assign(buildEnv, { GOOS: 'wasip1', GOARCH: 'wasm' });
+  const pkg = what === 'wasm' ? './wasm/wasip1' : './cmd/greenlight';
+  const r = spawnSync('go', ['build', '-trimpath', '-buildvcs=false', '-ldflags=-s', '-o', tmp, pkg], {
+    cwd: actionRoot,
+    env: buildEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (r.error) throw new Error(`cannot run the Go toolchain to build greenlight from source: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`go build ${pkg} failed with exit ${r.status}`);
+  fs.renameSync(tmp, out);
+  return out;
+}
+
+/** nativeName is the release asset name of the native binary for this runner. */
+export function nativeName(platform = process.platform, arch = process.arch) {
+  const goos = { linux: 'linux', darwin: 'darwin', win32: 'windows' }[platform];
+  const goarch = { x64: 'amd64', arm64: 'arm64' }[arch];
+  if (!goos || !goarch) return '';
+  return `greenlight-${goos}-${goarch}${goos === 'windows' ? '.exe' : ''}`;
+}
+
+/**
+ * nativeBinary returns the released native binary for this OS and
+ * architecture: from the tool cache when a copy there matches
+ * dist/checksums.txt, else downloaded from the release named by dist/VERSION
+ * and dist/REPOSITORY on GITHUB_SERVER_URL and checked against
+ * dist/checksums.txt before it is kept. A ref without dist/checksums.txt
+ * (no release) builds the binary from source instead.
+ */
+async function nativeBinary(env, log) {
+  const sums = path.join(actionRoot, 'dist', 'checksums.txt');
+  if (!fs.existsSync(sums)) return buildFromSource('native', env, log);
+  const name = nativeName();
+  if (!name) throw new Error(`no native greenlight is released for ${process.platform}/${process.arch}; use engine wasm`);
+  const line = fs.readFileSync(sums, 'utf8').split('\n').find((l) => l.trim().endsWith(' ' + name));
+  const want = line ? line.trim().split(/\s+/)[0] : '';
+  if (!/^[0-9a-f]{64}$/.test(want)) throw new Error(`dist/checksums.txt lists no sha256 for ${name}`);
+  const version = releasedVersion();
+  const repo = fs.readFileSync(path.join(actionRoot, 'dist', 'REPOSITORY'), 'utf8').trim();
+  const dir = path.join(env.RUNNER_TOOL_CACHE || os.tmpdir(), 'greenlight', version);
+  const bin = path.join(dir, name);
+  if (fs.existsSync(bin) && sha256File(bin) === want) {
+    log(`released native binary ${name} from the tool cache (sha256 ${want.slice(0, 12)} matches dist/checksums.txt)`);
+    return bin;
+  }
+  const url = `${env.GITHUB_SERVER_URL || 'https://github.com'}/${repo}/releases/download/${version}/${name}`;
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`cannot download ${url}: HTTP ${res.status}`);
+  const data = Buffer.from(await res.arrayBuffer());
+  const got = createHash('sha256').update(data).digest('hex');
+  if (got !== want) throw new Error(`${url} has sha256 ${got}, but dist/checksums.txt says ${want}; not running it`);
+  fs.mkdirSync(dir, { recursive: true });
+  const tmp = `${bin}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, data, { mode: 0o755 });
+  fs.renameSync(tmp, bin);
+  log(`released native binary ${name} downloaded from the release (sha256 ${want.slice(0, 12)} matches dist/checksums.txt)`);
+  return bin;
+}
+
+/**
+ * writeStdout copies a file to standard output and waits until it is
+ * written, also when standard output is a pipe that takes it in parts.
+ */
+async function copyOut(file, stream) {
+  await pipeline(fs.createReadStream(file), stream, { end: false });
+}
+
+/**
+ * runWasm runs the module's action mode under node:wasi and returns its
+ * exit code. Its standard output and error are temporary files, copied out
+ * afterwards: node:wasi writes straight to the descriptor, and on a
+ * non-blocking pipe (a step's stdout) a write past the pipe's 64 KB fails
+ * with EAGAIN, which the module reports as "write /dev/stdout: Try again".
+ */
+async function runWasm(bytes, env, cwd, header) {
+  const tmpRoot = env.RUNNER_TEMP && fs.existsSync(env.RUNNER_TEMP) ? env.RUNNER_TEMP : os.tmpdir();
+  const tmp = fs.mkdtempSync(path.join(tmpRoot, 'greenlight-'));
+  const outFile = path.join(tmp, 'stdout');
+  const errFile = path.join(tmp, 'stderr');
+  const outFd = fs.openSync(outFile, 'w+');
+  const errFd = fs.openSync(errFile, 'w+');
+  let code;
+  let trap;
+  try {
+    const wasi = new WASI({
+      version: 'preview1',
+      args: ['greenlight', 'action'],
+      env: moduleEnv(env, cwd),
+      preopens: preopens(env, cwd),
+      stdin: fs.openSync(os.devNull, 'r'),
+      stdout: outFd,
+      stderr: errFd,
+      returnOnExit: true,
+    });
+    const t = tier(eventBytes(env, cwd));
+    v8.setFlagsFromString(t.flags);
+    header = header.replace(/\n$/, `, ${t.name}\n`);
+    const module = await WebAssembly.compile(bytes);
+    const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+    process.stdout.write(header);
+    code = wasi.start(instance);
+  } catch (err) {
+    // A trap (out of memory, say) ends the module without an exit code;
+    // what it printed until then still goes to the step log.
+    trap = err;
+  } finally {
+    fs.closeSync(outFd);
+    fs.closeSync(errFd);
+  }
+  await copyOut(outFile, process.stdout);
+  await copyOut(errFile, process.stderr);
+  fs.rmSync(tmp, { recursive: true, force: true });
+  if (trap) throw new Error(`the wasip1 module stopped: ${trap.message}`);
+  return code;
+}
+
+/** runNative runs the native binary's action mode with the step's stdio. */
+function runNative(bin, env, cwd, header) {
+  const childEnv = { ...env };
+  process.stdout.write(header);
+  const r = spawnSync(bin, ['action'], { cwd, env: childEnv, stdio: 'inherit' });
+  if (r.error) throw new Error(`cannot run ${bin}: ${r.error.message}`);
+  return r.status ?? EXIT_INVALID;
+}
+
+/**
+ * main runs the action and returns its exit code. env is the step's
+ * environment and cwd its working directory.
+ */
+export async function main(env = process.env, cwd = process.cwd()) {
+  const notes = [];
+  const log = (s) => notes.push(s);
+  const engine = (env['INPUT_ENGINE'] || 'wasm').trim();
+  if (engine !== 'wasm' && engine !== 'native') {
+    return fail(env, `engine "${engine.replace(/[^A-Za-z0-9._-]/g, '?')}": use wasm or native`);
+  }
+  const version = releasedVersion() || 'devel (no release in this ref)';
+  try {
+    if (engine === 'native') {
+      const bin = await nativeBinary(env, log);
+      return runNative(bin, env, cwd, `greenlight ${version}, engine native: ${notes.join('; ')}\n`);
+    }
+    let bytes = releasedModule();
+    if (bytes) {
+      log(`released module dist/greenlight-wasip1.wasm (sha256 checked) under node ${process.version}`);
+    } else {
+      bytes = fs.readFileSync(buildFromSource('wasm', env, log));
+      log(`module run under node ${process.version}`);
+    }
+    return await runWasm(bytes, env, cwd, `greenlight ${version}, engine wasm: ${notes.join('; ')}\n`);
+  } catch (err) {
+    for (const n of notes) process.stdout.write(`greenlight: ${n}\n`);
+    return fail(env, String(err && err.message ? err.message : err));
+  }
+}
+
+/**
+ * fail reports an error of the runner script as action mode reports its
+ * own: one error annotation (the message escaped as a workflow command's
+ * message is), the verdict output invalid, and exit 2.
+ */
+function fail(env, msg) {
+  const esc = msg.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+  process.stdout.write(`::error::greenlight action: ${esc}\n`);
+  if (env.GITHUB_OUTPUT) {
+    // The heredoc form and delimiter go-githubactions writes.
+    const d = '_GitHubActionsFileCommandDelimeter_';
+    try {
+      fs.appendFileSync(env.GITHUB_OUTPUT, `verdict<<${d}${os.EOL}invalid${os.EOL}${d}${os.EOL}`);
+    } catch (err) {
+      process.stdout.write(`::error::greenlight action: cannot write the verdict output: ${String(err.message).replace(/[\r\n%]/g, ' ')}\n`);
+    }
+  }
+  return EXIT_INVALID;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main();
+}

@@ -1,0 +1,531 @@
+package action
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The JavaScript action (action/run.mjs running the wasip1 module under
+// node:wasi) is tested the way a runner runs it: node, the runner script and
+// the module in the release layout (action/run.mjs beside dist/, built by
+// scripts/build-dist.sh), the step's stdout a pipe, and only the variables a
+// runner sets. Every comparison is with runAction, the native in-process
+// action mode.
+
+// tmpRoot holds what these tests build; TestMain removes it.
+var tmpRoot string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "greenlight-action-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	tmpRoot = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// release is the action in its release layout, built once per test binary.
+var release struct {
+	once sync.Once
+	root string // holds action/run.mjs and dist/
+	err  error
+}
+
+// releaseLayout builds dist/ with scripts/build-dist.sh into a fresh action
+// root beside a copy of action/run.mjs and returns the root. It skips the
+// test under -short or without node.
+func releaseLayout(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the wasip1 module and runs node; skipped with -short")
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("SKIP: node is not installed, so the JavaScript action is not tested (apt-get install nodejs)")
+	}
+	release.once.Do(func() {
+		root := filepath.Join(tmpRoot, "release")
+		if err := os.MkdirAll(filepath.Join(root, "action"), 0o755); err != nil {
+			release.err = err
+			return
+		}
+		script, err := os.ReadFile(filepath.Join(repoRoot, "action", "run.mjs"))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(root, "action", "run.mjs"), script, 0o644)
+		}
+		if err != nil {
+			release.err = err
+			return
+		}
+		cmd := exec.Command("sh", "scripts/build-dist.sh", "-o", filepath.Join(root, "dist"), "v0.0.0-test")
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			release.err = fmt.Errorf("scripts/build-dist.sh: %v\n%s", err, out)
+			return
+		}
+		release.root = root
+	})
+	if release.err != nil {
+		t.Fatal(release.err)
+	}
+	return release.root
+}
+
+// wasmHeader is the runner script's first line in the release layout.
+var wasmHeader = regexp.MustCompile(`^greenlight v0\.0\.0-test, engine wasm: released module dist/greenlight-wasip1\.wasm \(sha256 checked\) under node v[0-9.]+, (?:Liftoff only|tiered)\n`)
+
+// stopToken finds the random stop-commands token in a step log.
+var stopToken = regexp.MustCompile(`(?m)^::stop-commands::([0-9a-f]{32})$`)
+
+// runWasmAction is runAction through the JavaScript action: node runs
+// action/run.mjs in the repository root with stdout a pipe. The
+// environment holds PATH, env (with GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
+// fresh files unless env sets them; "-" unsets) and two variables the
+// module must not see. When env has no INPUT_NOW, fixed_clock.mjs makes the
+// module's wall clock read wallClock. The runner's first line is checked
+// and removed, and the random token replaced by testToken, so that the
+// result compares with runAction's.
+func runWasmAction(t *testing.T, env map[string]string) run {
+	t.Helper()
+	root := releaseLayout(t)
+	dir := t.TempDir()
+	vars := map[string]string{
+		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
+		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
+	}
+	for k, v := range env {
+		vars[k] = v
+	}
+	for _, k := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"} {
+		if vars[k] == "-" {
+			delete(vars, k)
+		} else if err := os.WriteFile(vars[k], nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := []string{filepath.Join(root, "action", "run.mjs")}
+	cmdEnv := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_TOKEN=not-for-the-module", "GREENLIGHT_SECRET=not-for-the-module"}
+	if _, ok := vars["INPUT_NOW"]; !ok {
+		args = append([]string{"--import", filepath.Join(repoRoot, "testdata", "action", "fixed_clock.mjs")}, args...)
+		cmdEnv = append(cmdEnv, "GREENLIGHT_TEST_WALL_CLOCK="+wallClock.Format("2006-01-02T15:04:05Z"))
+	}
+	for k, v := range vars {
+		cmdEnv = append(cmdEnv, k+"="+v)
+	}
+	cmd := exec.Command("node", args...)
+	cmd.Dir = repoRoot
+	cmd.Env = cmdEnv
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("the runner wrote to stderr:\n%s", stderr.Bytes())
+	}
+	log := stdout.String()
+	header := wasmHeader.FindString(log)
+	if header == "" {
+		t.Fatalf("step log does not start with the runner's line:\n%.300s", log)
+	}
+	log = strings.TrimPrefix(log, header)
+	if m := stopToken.FindStringSubmatch(log); m != nil {
+		log = strings.ReplaceAll(log, m[1], testToken)
+	}
+	read := func(k string) string {
+		if vars[k] == "" {
+			return ""
+		}
+		b, err := os.ReadFile(vars[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return run{exit: code, stdout: log, output: read("GITHUB_OUTPUT"), summary: read("GITHUB_STEP_SUMMARY")}
+}
+
+// engines are the two ways the tests run action mode: in-process (the
+// native binary's code) and through the JavaScript action.
+var engines = []struct {
+	name string
+	run  func(*testing.T, map[string]string) run
+}{
+	{"native", runAction},
+	{"wasm", runWasmAction},
+}
+
+// diffRuns reports every part of got that differs from want.
+func diffRuns(t *testing.T, got, want run) {
+	t.Helper()
+	if got.exit != want.exit {
+		t.Errorf("exit %d, native in-process %d", got.exit, want.exit)
+	}
+	for _, p := range []struct{ name, got, want string }{
+		{"step log", got.stdout, want.stdout},
+		{"GITHUB_OUTPUT", got.output, want.output},
+		{"GITHUB_STEP_SUMMARY", got.summary, want.summary},
+	} {
+		if p.got != p.want {
+			t.Errorf("%s differs\n--- wasm\n%.2000s\n--- native in-process\n%.2000s", p.name, p.got, p.want)
+		}
+	}
+}
+
+// TestWasmGolden runs every scenario of testdata/action/*.txtar through the
+// JavaScript action and compares exit code, step log, outputs and job
+// summary byte for byte with the native in-process run.
+func TestWasmGolden(t *testing.T) {
+	releaseLayout(t)
+	paths, err := filepath.Glob("../../testdata/action/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no scenarios: %v", err)
+	}
+	codes := map[int]int{}
+	for _, path := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			env := scenarioEnv(t, path)
+			want := runAction(t, env)
+			got := runWasmAction(t, env)
+			codes[want.exit]++
+			diffRuns(t, got, want)
+		})
+	}
+	for _, c := range []int{0, 1, 2} {
+		if codes[c] == 0 {
+			t.Errorf("no scenario exited %d; exit codes seen: %v", c, codes)
+		}
+	}
+}
+
+// TestWasmMillionEvents: a 1,000,000-event log through the JavaScript action
+// with stdout a pipe, as on a runner. Both node:wasi defects show here
+// without the runner's workarounds: the abort in fd_read (nodejs/node#46777)
+// a few hundred thousand lines in, and "write /dev/stdout: Try again" once
+// the step log passes the pipe's 64 KB. The result must equal the native
+// in-process run's.
+func TestWasmMillionEvents(t *testing.T) {
+	releaseLayout(t)
+	logPath := filepath.Join(t.TempDir(), "million.jsonl")
+	if err := writeMillionLog(logPath); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"INPUT_EVENTS": logPath,
+		"INPUT_STAGES": "1,2",
+		"INPUT_NOW":    "2026-12-01T00:00:00Z",
+		"RUNNER_TEMP":  filepath.Dir(logPath),
+		// The action reads only files inside the workspace.
+		"GITHUB_WORKSPACE": filepath.Dir(logPath),
+	}
+	want := runAction(t, env)
+	if want.exit != 1 || len(want.stdout) < 1<<20 {
+		t.Fatalf("native in-process: exit %d and %d bytes of step log, want exit 1 and over 1 MiB", want.exit, len(want.stdout))
+	}
+	diffRuns(t, runWasmAction(t, env), want)
+}
+
+// writeMillionLog writes a valid two-stage log of 1,000,000 events: 250,000
+// runs, each stage 1 then stage 2 succeeding, except every 1000th run, whose
+// stage 2 fails, so that the step log lists thousands of failed runs.
+func writeMillionLog(path string) error {
+	var b bytes.Buffer
+	for r := range 250000 {
+		ts := func(min int) string {
+			sec := r*4 + min
+			return fmt.Sprintf("2026-01-%02dT%02d:%02d:%02dZ", 1+sec/86400, sec/3600%24, sec/60%60, sec%60)
+		}
+		id := fmt.Sprintf("run-%06d", r)
+		fmt.Fprintf(&b, `{"run_id":%q,"stage":1,"attempt":1,"status":"started","timestamp_utc":%q}`+"\n", id, ts(0))
+		fmt.Fprintf(&b, `{"run_id":%q,"stage":1,"attempt":1,"status":"succeeded","timestamp_utc":%q}`+"\n", id, ts(1))
+		fmt.Fprintf(&b, `{"run_id":%q,"stage":2,"attempt":1,"status":"started","timestamp_utc":%q}`+"\n", id, ts(2))
+		if r%1000 == 999 {
+			fmt.Fprintf(&b, `{"run_id":%q,"stage":2,"attempt":1,"status":"failed","timestamp_utc":%q,"returncode":1,"error":"disk full"}`+"\n", id, ts(3))
+		} else {
+			fmt.Fprintf(&b, `{"run_id":%q,"stage":2,"attempt":1,"status":"succeeded","timestamp_utc":%q}`+"\n", id, ts(3))
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// TestRunnerEnvironment: the module gets every INPUT_* variable (so an input
+// added to action.yml needs no change to the runner script), the three
+// GITHUB_* variables action mode reads, PWD and the GC pacing, and nothing
+// else; the
+// preopens are the working directory, the workspace, the file-command
+// directories and RUNNER_TEMP, without one nested in another; Windows paths
+// become slash paths.
+func TestRunnerEnvironment(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("SKIP: node is not installed")
+	}
+	script := filepath.ToSlash(filepath.Join(repoRoot, "action", "run.mjs"))
+	probe := `const m = await import(process.argv[2]);
+const env = {INPUT_EVENTS: 'a.jsonl', 'INPUT_JOB-LOG': 'j.jsonl', INPUT_ENGINE: 'wasm', GITHUB_OUTPUT: '/r/_temp/cmd/out', GITHUB_STEP_SUMMARY: '/r/_temp/cmd/sum', GITHUB_WORKSPACE: '/r/w', GITHUB_TOKEN: 'x', RUNNER_TEMP: '/r/_temp', HOME: '/root', GREENLIGHT_SECRET: 'x'};
+console.log(JSON.stringify(m.moduleEnv(env, '/r/w')));
+console.log(JSON.stringify(m.preopens(env, '/r/w')));
+console.log(JSON.stringify(m.preopens({GITHUB_OUTPUT: '/o/out', GITHUB_STEP_SUMMARY: '/s/sum'}, '/r/w')));
+console.log(JSON.stringify(['D:\\a\\repo\\repo', 'c:/x', 'rel\\p'].map((p) => m.guestPath(p, 'win32'))));`
+	out, err := exec.Command("node", "--input-type=module", "-e", probe, "probe", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := `{"INPUT_EVENTS":"a.jsonl","INPUT_JOB-LOG":"j.jsonl","INPUT_ENGINE":"wasm","GITHUB_OUTPUT":"/r/_temp/cmd/out","GITHUB_STEP_SUMMARY":"/r/_temp/cmd/sum","GITHUB_WORKSPACE":"/r/w","PWD":"/r/w","GOGC":"400","GOMEMLIMIT":"3GiB"}
+{"/r/w":"/r/w","/r/_temp":"/r/_temp"}
+{"/r/w":"/r/w","/o":"/o","/s":"/s"}
+["/D/a/repo/repo","/C/x","rel/p"]
+`
+	if runtime.GOOS == "windows" {
+		t.Skip("the probe's paths are POSIX paths")
+	}
+	if string(out) != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestWasmEngineInput: an engine other than wasm or native is refused
+// before anything runs, as action mode refuses a bad input: one error
+// annotation, the verdict output invalid, exit 2.
+func TestWasmEngineInput(t *testing.T) {
+	root := releaseLayout(t)
+	code, log, output := runNode(t, root, map[string]string{"INPUT_ENGINE": "docker::x", "INPUT_EVENTS": "a.jsonl"})
+	if want := "::error::greenlight action: engine \"docker??x\": use wasm or native\n"; code != 2 || log != want || output != invalidOutput {
+		t.Errorf("exit %d, step log %q, outputs %q; want exit 2, %q, verdict invalid", code, log, output, want)
+	}
+}
+
+// invalidOutput is GITHUB_OUTPUT when only the verdict invalid was set.
+const invalidOutput = "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n_GitHubActionsFileCommandDelimeter_\n"
+
+// BenchmarkJSActionSample times the JavaScript action on the README's
+// 27-line sample from node's start to its exit, as a runner starts the step
+// (the budget is 300 ms), and the native binary's action mode beside it.
+// bench/action.sh runs it with the 1M-log comparison.
+func BenchmarkJSActionSample(b *testing.B) {
+	env := map[string]string{
+		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
+		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
+		"INPUT_NOW":      "2026-11-28T06:00:00Z",
+	}
+	benchEngines(b, env, 1)
+}
+
+// BenchmarkJSActionLog times the JavaScript action and the native binary's
+// action mode on the two-stage log GREENLIGHT_BENCH_LOG names (e.g.
+// genlog.py --events 1000000 --seed 1) and reports their ratio (target: at
+// most 6).
+func BenchmarkJSActionLog(b *testing.B) {
+	logPath := os.Getenv("GREENLIGHT_BENCH_LOG")
+	if logPath == "" {
+		b.Skip("set GREENLIGHT_BENCH_LOG to a two-stage log")
+	}
+	abs, err := filepath.Abs(logPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEngines(b, map[string]string{"INPUT_EVENTS": abs, "INPUT_STAGES": "1,2", "INPUT_NOW": "2026-12-01T00:00:00Z", "RUNNER_TEMP": filepath.Dir(abs)}, 0)
+}
+
+// benchEngines runs node action/run.mjs and the native binary's action mode
+// alternately b.N times each, with stdout a pipe, and reports both mean
+// wall times and their ratio. want is the exit code both must give, or 0
+// to accept 0 and 1.
+func benchEngines(b *testing.B, env map[string]string, want int) {
+	root := releaseLayout(b)
+	native := filepath.Join(tmpRoot, "greenlight-native")
+	if _, err := os.Stat(native); err != nil {
+		cmd := exec.Command("go", "build", "-trimpath", "-o", native, "./cmd/greenlight")
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	dir := b.TempDir()
+	vars := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY=" + filepath.Join(dir, "summary")}
+	for k, v := range env {
+		vars = append(vars, k+"="+v)
+	}
+	runOnce := func(name string, args ...string) time.Duration {
+		for _, f := range []string{"output", "summary"} {
+			if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cmd := exec.Command(name, args...)
+		cmd.Dir = repoRoot
+		cmd.Env = vars
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		start := time.Now()
+		err := cmd.Run()
+		d := time.Since(start)
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			b.Fatal(err)
+		}
+		if code != want && (want != 0 || code > 1) {
+			b.Fatalf("%s exited %d, want %d:\n%.500s", name, code, want, out.Bytes())
+		}
+		return d
+	}
+	var wasm, nat time.Duration
+	for b.Loop() {
+		wasm += runOnce("node", filepath.Join(root, "action", "run.mjs"))
+		nat += runOnce(native, "action")
+	}
+	b.ReportMetric(wasm.Seconds()*1000/float64(b.N), "wasm-ms/op")
+	b.ReportMetric(nat.Seconds()*1000/float64(b.N), "native-ms/op")
+	b.ReportMetric(float64(wasm)/float64(nat), "wasm/native")
+}
+
+// nativeRelease is a release layout whose dist/ also has checksums.txt and
+// REPOSITORY, as release.yml writes them, and a server that serves the
+// native binary as the release's asset; tampered serves other bytes under
+// the name of the asset.
+func nativeRelease(t *testing.T, tampered bool) (root, serverURL string) {
+	t.Helper()
+	base := releaseLayout(t)
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("the test serves a POSIX binary")
+	}
+	goarch := map[string]string{"amd64": "amd64", "arm64": "arm64"}[runtime.GOARCH]
+	if goarch == "" {
+		t.Skipf("no native release for %s", runtime.GOARCH)
+	}
+	name := "greenlight-" + runtime.GOOS + "-" + goarch
+	bin := filepath.Join(tmpRoot, name)
+	if _, err := os.Stat(bin); err != nil {
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "./cmd/greenlight")
+		cmd.Dir = repoRoot
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root = t.TempDir()
+	for _, f := range []string{"action/run.mjs", "dist/greenlight-wasip1.wasm", "dist/greenlight-wasip1.wasm.sha256", "dist/VERSION"} {
+		b, err := os.ReadFile(filepath.Join(base, f))
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(root, f), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := sha256.Sum256(data)
+	sums := fmt.Sprintf("%x  %s\n%x  greenlight-other\n", sum, name, sha256.Sum256(nil))
+	if err := os.WriteFile(filepath.Join(root, "dist", "checksums.txt"), []byte(sums), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "dist", "REPOSITORY"), []byte("owner/greenlight\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	served := data
+	if tampered {
+		served = append(append([]byte{}, data...), 0)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/owner/greenlight/releases/download/v0.0.0-test/"+name {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(served)
+	}))
+	t.Cleanup(srv.Close)
+	return root, srv.URL
+}
+
+// runNode runs node root/action/run.mjs in the repository root with PATH
+// and vars only, fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and
+// returns the exit code, the step log and GITHUB_OUTPUT.
+func runNode(t *testing.T, root string, vars map[string]string) (int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY=" + filepath.Join(dir, "summary")}
+	for _, f := range []string{"output", "summary"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	cmd := exec.Command("node", filepath.Join(root, "action", "run.mjs"))
+	cmd.Dir = repoRoot
+	cmd.Env = env
+	out, err := cmd.Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	output, err := os.ReadFile(filepath.Join(dir, "output"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, string(out), string(output)
+}
+
+// TestNativeEngine: engine native downloads the release's native binary,
+// checks it against dist/checksums.txt, keeps it in the tool cache (the
+// second run does not download) and runs its action mode, with the same
+// result as in-process; a binary that does not match is never run.
+func TestNativeEngine(t *testing.T) {
+	env := map[string]string{
+		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
+		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
+		"INPUT_NOW":      "2026-11-28T06:00:00Z",
+	}
+	want := runAction(t, env)
+	root, url := nativeRelease(t, false)
+	vars := map[string]string{"INPUT_ENGINE": "native", "GITHUB_SERVER_URL": url, "RUNNER_TOOL_CACHE": t.TempDir()}
+	for k, v := range env {
+		vars[k] = v
+	}
+	for i, how := range []string{"downloaded from the release", "from the tool cache"} {
+		code, log, output := runNode(t, root, vars)
+		header, rest, _ := strings.Cut(log, "\n")
+		if !strings.HasPrefix(header, "greenlight v0.0.0-test, engine native: released native binary greenlight-") || !strings.Contains(header, how) {
+			t.Errorf("run %d: first line %q does not say the binary was %s", i+1, header, how)
+		}
+		if m := stopToken.FindStringSubmatch(rest); m != nil {
+			rest = strings.ReplaceAll(rest, m[1], testToken)
+		}
+		if code != want.exit || rest != want.stdout || output != want.output {
+			t.Errorf("run %d: exit %d, step log\n%s\noutputs\n%s\nwant exit %d as in-process", i+1, code, rest, output, want.exit)
+		}
+	}
+	root, url = nativeRelease(t, true)
+	vars["GITHUB_SERVER_URL"], vars["RUNNER_TOOL_CACHE"] = url, t.TempDir()
+	code, log, output := runNode(t, root, vars)
+	if code != 2 || !strings.HasPrefix(log, "::error::greenlight action: "+url+"/owner/greenlight/releases/download/v0.0.0-test/greenlight-") || !strings.Contains(log, "but dist/checksums.txt says") || output != invalidOutput {
+		t.Errorf("tampered binary: exit %d, step log %q, outputs %q", code, log, output)
+	}
+}
