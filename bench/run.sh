@@ -3,11 +3,17 @@
 # on this machine and prints the ratios. Ratios are measured in one run, with
 # greenlight and its peer alternating, so the machine's load hits both.
 #
-# usage: bench/run.sh [RUNS]     (RUNS alternating runs each, default 5)
+# usage: bench/run.sh [RUNS [SECTION...]]
+#   RUNS alternating runs each (default 5); SECTION numbers pick sections
+#   (default all), e.g. bench/run.sh 3 8 9 10
 # needs: python3, /usr/bin/time, ../shared/tools/{genlog,refmonitor}.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
+shift $(( $# > 0 ? 1 : 0 ))
+sections=" $* "
+# want N: whether section N was asked for (all when none were named).
+want() { [ "$sections" = "  " ] || [[ "$sections" == *" $1 "* ]]; }
 tools=../shared/tools
 work=${GREENLIGHT_BENCH_DIR:-/tmp/greenlight-bench}
 mkdir -p "$work"
@@ -25,10 +31,11 @@ fi
 bytes=$(stat -L -c %s "$log")
 events=$(wc -l < "$log")
 
-# measure CMD...: prints "seconds maxrss_kb"
-measure() { /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" > /dev/null 2>"$work/stderr.txt" || true; tail -n 1 "$work/time.txt"; }
+# measure CMD...: prints "seconds maxrss_kb exit_status"
+measure() { /usr/bin/time -f "%e %M %x" -o "$work/time.txt" "$@" > /dev/null 2>"$work/stderr.txt" || true; tail -n 1 "$work/time.txt"; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
+if want 1; then
 echo
 echo "== 1. check vs refmonitor.py on $events events ($((bytes / 1000000)) MB), $runs alternating runs"
 : > "$work/gl.txt"; : > "$work/ref.txt"
@@ -42,7 +49,9 @@ awk -v g="$gl_t" -v r="$ref_t" -v gm="$gl_m" -v rm="$ref_m" -v ev="$events" -v b
   printf "greenlight  median %.2f s  %.0f events/s  %.0f MB/s  peak RSS %.0f MB\n", g, ev/g, by/g/1e6, gm/1024
   printf "refmonitor  median %.2f s  %.0f events/s  peak RSS %.0f MB\n", r, ev/r, rm/1024
   printf "speed-up %.1fx (target >= 15x)   RSS ratio %.2f (target <= 0.25)\n", r/g, gm/rm }'
+fi
 
+if want 2; then
 echo
 echo "== 2. linear throughput: 1,000,000 vs 10,000,000 events streamed through standard input"
 log10="$work/10m.jsonl"
@@ -63,7 +72,9 @@ m1=$(cut -d' ' -f2 "$work/t1.txt" | sort -n | tail -1); m10=$(cut -d' ' -f2 "$wo
 awk -v a="$t1" -v b="$t10" -v ma="$m1" -v mb="$m10" 'BEGIN {
   printf "1M: %.2f s, peak RSS %.0f MB   10M: %.2f s, peak RSS %.0f MB   time ratio %.2f (target <= 11)\n", a, ma/1024, b, mb/1024, b/a }'
 echo "(peak RSS of the pipe is the larger of cat and greenlight; the 10M log has ten times the runs)"
+fi
 
+if want 3; then
 echo
 echo "== 3. memory follows runs and attempts, not the size of events"
 python3 bench/genruns.py "$work/r100-e1k.jsonl" --runs 100 --events 1000
@@ -74,7 +85,9 @@ for f in r100-e1k r100-e1k-pad r100-e1m; do
   measure "$gl" check "$work/$f.jsonl" --stages 1,2 --now "$now" --format json | awk '{ printf "%.2f s  peak RSS %.1f MB\n", $1, $2/1024 }'
 done
 echo "(r100-e1m holds 100 runs with ~5,000 attempts each: its state grows with the attempts, which the snapshot lists)"
+fi
 
+if want 4; then
 echo
 echo "== 4. the wasip1 module under wazero (compiled engine) vs the native CLI, in-process, on the 1M log"
 GREENLIGHT_BENCH_LOG="$log" go test ./wasm/wasmtest -run XXX -bench WASIvsNative -benchtime 1x | grep -E 'wasm/native' |
@@ -86,7 +99,9 @@ GOOS=wasip1 GOARCH=wasm go test -c -o "$work/floor.wasm" ./bench/floor
 nat=$(go test ./bench/floor -run XXX -bench . -benchtime 3x -cpu 1 | awk '/^Benchmark/ { print $1, $3 }')
 wsm=$("$work/wazero" run -cachedir "$work/wazero-cache" "$work/floor.wasm" -test.run XXX -test.bench . -test.benchtime 3x | awk '/^Benchmark/ { print $1, $3 }')
 printf '%s\n%s\n' "$nat" "$wsm" | awk '{ sub(/-[0-9]+$/, "", $1); if ($1 in t) printf "%-18s native %6.1f ms  wasm %7.1f ms  %.1fx slower\n", $1, t[$1]/1e6, $2/1e6, $2/t[$1]; else t[$1] = $2 }'
+fi
 
+if want 5; then
 echo
 echo "== 5. the browser viewer: the 1M log preloaded, checked in the Web Worker (headless Chromium)"
 if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then
@@ -97,7 +112,9 @@ if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || c
 else
   echo "no Chromium: skipped (apt-get install chromium)"
 fi
+fi
 
+if want 6; then
 echo
 echo "== 6. the bundled sample: process wall time, median of 41 (and of greenlight version, the start-up alone)"
 # Timed from python: a fork and exec of greenlight and nothing else.
@@ -113,17 +130,23 @@ for args, target in ((["check", "testdata/sample/campaign_metrics.jsonl", "--pip
         times.append(time.perf_counter() - t)
     print("%-8s %.1f ms%s" % (args[0], statistics.median(times) * 1000, target))
 PY
+fi
 
+if want 7; then
 echo
 echo "== 7. Go benchmarks: go test -run XXX -bench . -count 5 ./checker/... | benchstat"
 echo "(run them yourself: they take a minute; see README)"
+fi
 
+if want 8; then
 echo
 echo "== 8. a 10,000-stage definition with 1,000 failed runs (9,999 blocked stages each), checked and every run report built"
 go test ./checker -run XXX -bench BlockedStages -benchtime 3x | grep -E '^BenchmarkBlockedStages' |
   awk '{ sub(/^BenchmarkBlockedStages\//, "", $1); sub(/-[0-9]+$/, "", $1); printf "%-18s %.2f s per check (target: seconds)\n", $1, $3/1e9 }'
 echo "(before issue 12 the forward case took 96 s, and one run against 4,000 stages declared backward 19 s: cubic)"
+fi
 
+if want 9; then
 echo
 echo "== 9. hostile 1 MiB lines vs valid ones (outside review, issue 12, item 8): go test -bench HostileLine, 5 runs each"
 go test ./checker -run XXX -bench HostileLine -benchtime 5x | awk '
@@ -134,15 +157,22 @@ go test ./checker -run XXX -bench HostileLine -benchtime 5x | awk '
       k = order[i]; alike = (k ~ /many-/) ? "valid/many-keys" : "valid/long-string"
       printf "%-32s %8.1f  %-17s %7.1f  %.1f\n", k, ns[k]/1e6, alike, ns[k]/ns[alike], ns[k]/ns["valid/long-string"] }
     print "(target: a hostile line <= 10x the valid 1 MiB line alike; a line of 1 MiB of keys costs ~20x one of 1 MiB of string, valid or not: the duplicate-key check)" }'
+fi
 
+if want 10; then
 echo
 echo "== 10. peak RSS of every output format vs json on the 1M-event log (outside review, issue 12, item 9)"
-json_m=$(measure "$gl" check "$log" --stages 1,2 --now "$now" --format json | cut -d' ' -f2)
-for f in text markdown; do
-  m=$(measure "$gl" check "$log" --stages 1,2 --now "$now" --format "$f" | cut -d' ' -f2)
-  awk -v f="$f" -v m="$m" -v j="$json_m" 'BEGIN { printf "%-9s peak RSS %5.0f MB  %.2fx json (%.0f MB; target <= 1.5x)\n", f, m/1024, m/j, j/1024 }'
+# A run that fails early would look small: each line shows its exit status
+# (0 for check, 1 for an unhealthy log in action mode).
+read -r _ json_m json_x < <(measure "$gl" check "$log" --stages 1,2 --now "$now" --format json)
+printf "%-11s peak RSS %5d MB  exit %d\n" json $((json_m / 1024)) "$json_x"
+for f in text markdown junit sarif gitlab openmetrics; do
+  read -r _ m x < <(measure "$gl" check "$log" --stages 1,2 --now "$now" --format "$f")
+  awk -v f="$f" -v m="$m" -v j="$json_m" -v x="$x" 'BEGIN { printf "%-11s peak RSS %5.0f MB  %.2fx json  exit %d (target <= 1.5x)\n", f, m/1024, m/j, x }'
 done
-# Action mode: check, the step log (text), annotations and the job summary.
+# Action mode: check, the step log (text), annotations and the job summary;
+# the action reads only files inside its workspace.
 act="$work/action"; mkdir -p "$act"; : > "$act/output"; : > "$act/summary"
-m=$(measure env GITHUB_OUTPUT="$act/output" GITHUB_STEP_SUMMARY="$act/summary" INPUT_EVENTS="$log" INPUT_STAGES=1,2 INPUT_NOW="$now" "$gl" action | cut -d' ' -f2)
-awk -v m="$m" -v j="$json_m" 'BEGIN { printf "%-9s peak RSS %5.0f MB  %.2fx json (target <= 1.5x)\n", "action", m/1024, m/j }'
+read -r _ m x < <(measure env GITHUB_WORKSPACE="$work" GITHUB_OUTPUT="$act/output" GITHUB_STEP_SUMMARY="$act/summary" INPUT_EVENTS="$log" INPUT_STAGES=1,2 INPUT_NOW="$now" "$gl" action)
+awk -v m="$m" -v j="$json_m" -v x="$x" 'BEGIN { printf "%-11s peak RSS %5.0f MB  %.2fx json  exit %d (target <= 1.5x)\n", "action", m/1024, m/j, x }'
+fi
