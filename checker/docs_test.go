@@ -17,9 +17,10 @@ func rulesMarkdown() string {
 	b.WriteString("# Contract rules\n\n")
 	b.WriteString("<!-- Generated from checker.Rules() by `go test ./checker -run TestRulesDoc -update`; do not edit. -->\n\n")
 	b.WriteString("Each violation names one of these stable rule ids, with the 1-based line number of the log that breaks it. A line reports at most one violation: the first rule it breaks, in this order. Any violation makes the whole log invalid (exit 2).\n\n")
-	b.WriteString("| rule id | violation |\n|---|---|\n")
+	b.WriteString("The order is one table (checker/rules.go); the checks of Check and of Feed (OpenLineage) loop over it, and an event changes the state of its run only once it passed every rule. It goes from what needs least to what needs most: the line alone (reading), the event against the pipeline definition, the run's time line, then the attempt's life by the event's status (a start, an outcome, a heartbeat, a resolution), and last the identities that span the log (attempt_id, the four eyes). So a second start of attempt 1 is duplicate_start even when it also names another attempt_id. Each rule lives in checker/rule_<family>.go.\n\n")
+	b.WriteString("| rule id | family | checked on | violation |\n|---|---|---|---|\n")
 	for _, r := range checker.Rules() {
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s |\n", r.ID, r.ID, r.Summary)
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s |\n", r.ID, r.ID, r.Family, statusList(r), r.Summary)
 	}
 	for _, r := range checker.Rules() {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n", r.ID, r.Detail)
@@ -28,6 +29,22 @@ func rulesMarkdown() string {
 		}
 	}
 	return b.String()
+}
+
+// statusList names the statuses a rule is checked on for docs/rules.md.
+func statusList(r checker.Rule) string {
+	sts := r.Statuses
+	switch {
+	case r.Family == "reading":
+		return "every line"
+	case sts == nil:
+		return "every event"
+	}
+	var names []string
+	for _, s := range sts {
+		names = append(names, s.String())
+	}
+	return strings.Join(names, ", ")
 }
 
 // TestRulesDoc keeps docs/rules.md generated from the rule table.

@@ -87,6 +87,7 @@ func TestRules(t *testing.T) {
 		{"conflicting_scheduled_for", lines(ev("r-1", 1, 1, "started", t0(0), `"scheduled_for":"2026-01-01T10:00:00Z"`), ev("r-1", 1, 1, "succeeded", t0(1), `"scheduled_for":null`),
 			ev("r-1", 2, 1, "started", t0(2), `"scheduled_for":"2026-01-01T11:00:00+01:00"`), ev("r-1", 2, 1, "succeeded", t0(3), `"scheduled_for":"2026-01-01T11:00:00Z"`)), nil, []want{{4, checker.RuleConflictingScheduledFor}}},
 		{"duplicate_start", lines(started, started), nil, []want{{2, checker.RuleDuplicateStart}}},
+		{"duplicate_start/before duplicate_attempt_id", lines(ev("r-1", 1, 1, "started", t0(0), `"attempt_id":"a-1"`), ev("r-1", 1, 1, "started", t0(1), `"attempt_id":"a-2"`)), nil, []want{{2, checker.RuleDuplicateStart}}},
 		{"skipped_attempt", lines(ev("r-1", 1, 2, "started", t0(0))), nil, []want{{1, checker.RuleSkippedAttempt}}},
 		{"retry_without_failure/previous running", lines(started, ev("r-1", 1, 2, "started", t0(1))), nil, []want{{2, checker.RuleRetryWithoutFailure}}},
 		{"retry_without_failure/previous succeeded", lines(started, ev("r-1", 1, 1, "succeeded", t0(1)), ev("r-1", 1, 2, "started", t0(2))), nil, []want{{3, checker.RuleRetryWithoutFailure}}},
