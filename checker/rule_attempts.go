@@ -16,9 +16,10 @@ const (
 var outcomes = []Status{StatusSucceeded, StatusFailed, StatusUnknown}
 
 var duplicateStartRule = Rule{ID: RuleDuplicateStart, Family: familyAttempts,
-	Summary:  "a second started for the same run, stage and attempt",
-	Detail:   "Each attempt starts once; a retry is a new attempt number.",
-	Example:  "{\"run_id\": \"r-1\", \"stage\": 1, \"attempt\": 1, \"status\": \"started\", ...}\n(the same line again)",
+	Summary: "a second started for the same run, stage and attempt",
+	Detail:  "Each attempt starts once; a retry is a new attempt number.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:01:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if a := x.attempt(); a != nil {
@@ -30,7 +31,7 @@ var duplicateStartRule = Rule{ID: RuleDuplicateStart, Family: familyAttempts,
 var skippedAttemptRule = Rule{ID: RuleSkippedAttempt, Family: familyAttempts,
 	Summary:  "attempt n started when attempt n-1 never started",
 	Detail:   "Attempts of a stage count 1, 2, 3 without gaps.",
-	Example:  `{"run_id": "r-1", "stage": 1, "attempt": 2, "status": "started", ...}   (attempt 1 never started)`,
+	Example:  `{"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.ev.Attempt > int64(len(x.attempts()))+1 {
@@ -42,7 +43,7 @@ var skippedAttemptRule = Rule{ID: RuleSkippedAttempt, Family: familyAttempts,
 var terminalWithoutStartRule = Rule{ID: RuleTerminalWithoutStart, Family: familyAttempts,
 	Summary:  "succeeded or failed for an attempt that never started",
 	Detail:   "An outcome needs the start it ends.",
-	Example:  `{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "succeeded", ...}   (first line of r-1)`,
+	Example:  `{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:00:00Z"}`,
 	Statuses: outcomes, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.attempt() == nil {
@@ -52,9 +53,11 @@ var terminalWithoutStartRule = Rule{ID: RuleTerminalWithoutStart, Family: family
 	}}
 
 var duplicateTerminalRule = Rule{ID: RuleDuplicateTerminal, Family: familyAttempts,
-	Summary:  "a second terminal event for the same attempt",
-	Detail:   "An attempt ends once; a second outcome makes the first one unreliable.",
-	Example:  "attempt 1 failed, then attempt 1 succeeded",
+	Summary: "a second terminal event for the same attempt",
+	Detail:  "An attempt ends once; a second outcome makes the first one unreliable.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:02:00Z"}`,
 	Statuses: outcomes, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if a := x.attempt(); a.status != StatusStarted {
@@ -66,8 +69,10 @@ var duplicateTerminalRule = Rule{ID: RuleDuplicateTerminal, Family: familyAttemp
 var duplicateAttemptIDRule = Rule{ID: RuleDuplicateAttemptID, Family: familyAttempts,
 	Summary: "one attempt_id names two attempts, or an attempt changes its attempt_id",
 	Detail:  "attempt_id correlates an attempt with the job log, so it must name exactly one attempt in the whole log, and an attempt keeps the id it was first given.",
-	Example: "stage 1 attempt 1 started with \"attempt_id\": \"a-1\"; stage 2 attempt 1 started with \"attempt_id\": \"a-1\"",
-	on:      onBoth, needsRun: true,
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z","attempt_id":"a-1"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z","attempt_id":"a-1"}`,
+	on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		ev, run := x.ev, x.run
 		if ev.AttemptID == "" {

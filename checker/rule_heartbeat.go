@@ -13,7 +13,7 @@ const (
 var heartbeatWithoutStartRule = Rule{ID: RuleHeartbeatWithoutStart, Family: familyHeartbeat,
 	Summary:  "a heartbeat for an attempt that never started",
 	Detail:   "A heartbeat says a running attempt is alive; without its start it is evidence of nothing.",
-	Example:  `{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "heartbeat", ...}   (first line of r-1)`,
+	Example:  `{"run_id":"r-1","stage":"extract","attempt":1,"status":"heartbeat","timestamp_utc":"2026-01-01T10:00:00Z"}`,
 	Statuses: []Status{StatusHeartbeat}, on: onLog, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.attempt() == nil {
@@ -23,9 +23,11 @@ var heartbeatWithoutStartRule = Rule{ID: RuleHeartbeatWithoutStart, Family: fami
 	}}
 
 var heartbeatAfterTerminalRule = Rule{ID: RuleHeartbeatAfterTerminal, Family: familyHeartbeat,
-	Summary:  "a heartbeat after the attempt's outcome",
-	Detail:   "After succeeded, failed or unknown the attempt is over; a heartbeat then means two processes think they own it.",
-	Example:  "attempt 1 failed, then attempt 1 heartbeat",
+	Summary: "a heartbeat after the attempt's outcome",
+	Detail:  "After succeeded, failed or unknown the attempt is over; a heartbeat then means two processes think they own it.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"heartbeat","timestamp_utc":"2026-01-01T10:02:00Z"}`,
 	Statuses: []Status{StatusHeartbeat}, on: onLog, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if a := x.attempt(); a.status != StatusStarted {

@@ -34,7 +34,7 @@ func (c *contractState) fourEyes(x *lineCheck) bool {
 var resolutionWithoutStartRule = Rule{ID: RuleResolutionWithoutStart, Family: familyResolution,
 	Summary:  "a resolution of an attempt that never started",
 	Detail:   "A resolution adjudicates an attempt that exists.",
-	Example:  `{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "resolved", ...}   (first line of r-1)`,
+	Example:  `{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:00:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`,
 	Statuses: []Status{StatusResolved}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.attempt() == nil {
@@ -46,7 +46,10 @@ var resolutionWithoutStartRule = Rule{ID: RuleResolutionWithoutStart, Family: fa
 var duplicateResolutionRule = resolutionRule(Rule{ID: RuleDuplicateResolution,
 	Summary: "a second resolution of the same attempt",
 	Detail:  "A resolution is final; a second one, even agreeing, makes the record ambiguous.",
-	Example: "attempt 1 resolved failed, then attempt 1 resolved succeeded"},
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:01:00Z","reason":"the worker vanished"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:03:00Z","resolution":"succeeded","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7","manual_completion":true}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		if prev := a.rx().resolution; prev != nil {
 			return fmt.Sprintf("%s was already resolved %s on line %d; a resolution is final", x.who(), prev.outcome, prev.line)
@@ -57,7 +60,8 @@ var duplicateResolutionRule = resolutionRule(Rule{ID: RuleDuplicateResolution,
 var resolutionOfRunningAttemptRule = resolutionRule(Rule{ID: RuleResolutionOfRunningAttempt,
 	Summary: "a resolution of an attempt that has no outcome yet",
 	Detail:  "A running or stalled attempt may still end by itself; confirm the owner stopped, wait for or write its outcome (unknown), then resolve.",
-	Example: "attempt 1 started, then attempt 1 resolved"},
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:01:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		if a.status == StatusStarted {
 			return x.who() + " was resolved while it has no outcome; only an unknown attempt, or a failed attempt of a non-idempotent stage, is resolved"
@@ -68,7 +72,9 @@ var resolutionOfRunningAttemptRule = resolutionRule(Rule{ID: RuleResolutionOfRun
 var resolutionOfSucceededAttemptRule = resolutionRule(Rule{ID: RuleResolutionOfSucceededAttempt,
 	Summary: "a resolution of a succeeded attempt",
 	Detail:  "A success needs no adjudication; overriding it hides evidence.",
-	Example: "attempt 1 succeeded, then attempt 1 resolved failed"},
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		if a.status == StatusSucceeded {
 			return fmt.Sprintf("%s was resolved, but it succeeded on line %d", x.who(), a.lastLine)
@@ -79,7 +85,9 @@ var resolutionOfSucceededAttemptRule = resolutionRule(Rule{ID: RuleResolutionOfS
 var resolutionOfIdempotentFailureRule = resolutionRule(Rule{ID: RuleResolutionOfIdempotentFailure,
 	Summary: "a resolution of a failed attempt of an idempotent stage",
 	Detail:  "Only unknown attempts and failed attempts of non-idempotent stages are resolved; an idempotent stage is simply retried.",
-	Example: "attempt 1 failed, then attempt 1 resolved   (stage idempotent: true)"},
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		if a.status == StatusFailed && c.opts.Definition.Stages[x.si].Idempotent {
 			return fmt.Sprintf("%s was resolved, but stage %s is idempotent: a failed attempt is simply retried", x.who(), x.ev.Stage)
@@ -90,7 +98,9 @@ var resolutionOfIdempotentFailureRule = resolutionRule(Rule{ID: RuleResolutionOf
 var resolutionWithoutEvidenceRule = resolutionRule(Rule{ID: RuleResolutionWithoutEvidence,
 	Summary: "a resolution without evidence_ref",
 	Detail:  "A person's decision moves the pipeline only with evidence: evidence_ref names it (ticket, query, job-log line). A value made only of white space (any of ECMA-262's, the no-break space and U+3000 among them) is missing.",
-	Example: `{..., "status": "resolved", "resolution": "failed", "reason": "checked", "resolved_by": "ana"}`},
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:01:00Z","reason":"the worker vanished"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		switch ref := x.ev.EvidenceRef; {
 		case hasNonSpace([]byte(ref)):
@@ -104,7 +114,9 @@ var resolutionWithoutEvidenceRule = resolutionRule(Rule{ID: RuleResolutionWithou
 var resolutionWithoutManualCompletionRule = resolutionRule(Rule{ID: RuleResolutionWithoutManualCompletion,
 	Summary: "a succeeded resolution without manual_completion: true",
 	Detail:  "Declaring an attempt succeeded says its work was completed by hand; manual_completion: true states it.",
-	Example: `{..., "status": "resolved", "resolution": "succeeded", "evidence_ref": "T-1", ...}`},
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:01:00Z","reason":"the worker vanished"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"succeeded","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		if x.ev.Resolution == StatusSucceeded && !x.ev.ManualCompletion {
 			return x.who() + " was resolved succeeded without manual_completion: true"
@@ -115,7 +127,9 @@ var resolutionWithoutManualCompletionRule = resolutionRule(Rule{ID: RuleResoluti
 var resolutionWithoutCompensationRule = resolutionRule(Rule{ID: RuleResolutionWithoutCompensation,
 	Summary: "a cancelled resolution without compensated: true",
 	Detail:  "Cancelling says the attempt's effects were undone; compensated: true states it.",
-	Example: `{..., "status": "resolved", "resolution": "cancelled", "evidence_ref": "T-1", ...}`},
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:01:00Z","reason":"the worker vanished"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"cancelled","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		if x.ev.Resolution == StatusCancelled && !x.ev.Compensated {
 			return x.who() + " was resolved cancelled without compensated: true"
@@ -126,7 +140,11 @@ var resolutionWithoutCompensationRule = resolutionRule(Rule{ID: RuleResolutionWi
 var resolutionWithoutApprovalRule = resolutionRule(Rule{ID: RuleResolutionWithoutApproval,
 	Summary: "a succeeded resolution of a non-idempotent stage without approved_by",
 	Detail:  "Declaring a non-idempotent stage succeeded needs a second person's approval. An approved_by made only of white space, or only of characters that show nothing (U+200B), is missing.",
-	Example: "stage idempotent: false; attempt 1 unknown, resolved succeeded with no approved_by"},
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:03:00Z","reason":"the worker vanished"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:04:00Z","resolution":"succeeded","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7","manual_completion":true}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		ev := x.ev
 		switch {
@@ -144,8 +162,12 @@ var resolutionWithoutApprovalRule = resolutionRule(Rule{ID: RuleResolutionWithou
 var selfApprovedResolutionRule = Rule{ID: RuleSelfApprovedResolution, Family: familyResolution,
 	Summary: "a non-idempotent success resolution approved by its resolver or by the run's requester",
 	Detail:  "approved_by must name another person than resolved_by and than every requested_by of the run (on any event, before or after the approval). People are compared after white space, invisible characters, Unicode normalization and letter case are taken out, so \"ANA@corp.example\", \"ana \" and a decomposed spelling are all ana@corp.example (docs/recovery.md, Identities).",
-	Example: `{..., "resolution": "succeeded", "resolved_by": "ana", "approved_by": "ana", ...}`,
-	on:      onBoth, needsRun: true,
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:03:00Z","reason":"the worker vanished"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:04:00Z","resolution":"succeeded","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7","manual_completion":true,"approved_by":"ana"}`,
+	on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if msg := selfApprovedByRequester(x.run, x.ev); msg != "" {
 			return msg

@@ -21,9 +21,12 @@ func (x *lineCheck) previous() *attemptState {
 }
 
 var retryAfterCancellationRule = Rule{ID: RuleRetryAfterCancellation, Family: familyRetry,
-	Summary:  "a new attempt after a cancelled resolution",
-	Detail:   "A cancelled resolution ends the stage; it can never be made to succeed by retrying.",
-	Example:  "attempt 1 unknown, resolved cancelled, then attempt 2 started",
+	Summary: "a new attempt after a cancelled resolution",
+	Detail:  "A cancelled resolution ends the stage; it can never be made to succeed by retrying.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:01:00Z","reason":"the worker vanished"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"cancelled","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7","compensated":true}
+{"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:03:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if prev := x.previous(); prev != nil && prev.outcome() == StatusCancelled {
@@ -33,9 +36,10 @@ var retryAfterCancellationRule = Rule{ID: RuleRetryAfterCancellation, Family: fa
 	}}
 
 var retryWithoutFailureRule = Rule{ID: RuleRetryWithoutFailure, Family: familyRetry,
-	Summary:  "attempt n started when attempt n-1 did not fail",
-	Detail:   "A retry follows a failed attempt; starting another while the previous is running or after it succeeded is a double launch.",
-	Example:  "attempt 1 started, attempt 2 started (attempt 1 has no terminal event)",
+	Summary: "attempt n started when attempt n-1 did not fail",
+	Detail:  "A retry follows a failed attempt; starting another while the previous is running or after it succeeded is a double launch.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:01:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if prev := x.previous(); prev != nil && prev.outcome() != StatusFailed {
@@ -45,9 +49,13 @@ var retryWithoutFailureRule = Rule{ID: RuleRetryWithoutFailure, Family: familyRe
 	}}
 
 var retryWithoutResolutionRule = Rule{ID: RuleRetryWithoutResolution, Family: familyRetry,
-	Summary:  "a retry of a non-idempotent stage with no resolved event for the failed attempt",
-	Detail:   "A stage declared idempotent: false may have left partial effects; a person adjudicates the failed attempt (resolved, resolution failed) before it is retried.",
-	Example:  "attempt 1 failed, attempt 2 started   (stage idempotent: false)",
+	Summary: "a retry of a non-idempotent stage with no resolved event for the failed attempt",
+	Detail:  "A stage declared idempotent: false may have left partial effects; a person adjudicates the failed attempt (resolved, resolution failed) before it is retried.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:03:00Z","error":"exit 1"}
+{"run_id":"r-1","stage":"load","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:04:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		prev := x.previous()
@@ -58,9 +66,15 @@ var retryWithoutResolutionRule = Rule{ID: RuleRetryWithoutResolution, Family: fa
 	}}
 
 var retryPastBrakeRule = Rule{ID: RuleRetryPastBrake, Family: familyRetry,
-	Summary:  "a further attempt after the retry brake tripped, without rerun_from",
-	Detail:   "When the trailing failed attempts of a stage share one failure kind at least retry_brake.threshold times, retrying blindly repeats the failure; a further started needs \"rerun_from\": true. With retry_brake.enforce false this is a warning, not a violation.",
-	Example:  "attempts 1-3 failed with \"error_code\": \"OOM\", then attempt 4 started   (threshold 3, enforce true)",
+	Summary: "a further attempt after the retry brake tripped, without rerun_from",
+	Detail:  "When the trailing failed attempts of a stage share one failure kind at least retry_brake.threshold times, retrying blindly repeats the failure; a further started needs \"rerun_from\": true. With retry_brake.enforce false this is a warning, not a violation.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1","error_code":"OOM"}
+{"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":2,"status":"failed","timestamp_utc":"2026-01-01T10:03:00Z","error":"exit 1","error_code":"OOM"}
+{"run_id":"r-1","stage":"extract","attempt":3,"status":"started","timestamp_utc":"2026-01-01T10:04:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":3,"status":"failed","timestamp_utc":"2026-01-01T10:05:00Z","error":"exit 1","error_code":"OOM"}
+{"run_id":"r-1","stage":"extract","attempt":4,"status":"started","timestamp_utc":"2026-01-01T10:06:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.ev.Attempt < 2 || x.ev.RerunFrom {

@@ -9,9 +9,10 @@ const (
 )
 
 var successWithNonzeroReturncodeRule = Rule{ID: RuleSuccessWithNonzeroReturncode, Family: familyReturncode,
-	Summary:  "succeeded with a returncode other than 0",
-	Detail:   "A success whose process exited non-zero contradicts itself.",
-	Example:  `{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "succeeded", "returncode": 3, ...}`,
+	Summary: "succeeded with a returncode other than 0",
+	Detail:  "A success whose process exited non-zero contradicts itself.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z","returncode":3}`,
 	Statuses: []Status{StatusSucceeded}, on: onBoth,
 	check: func(c *contractState, x *lineCheck) string {
 		ev := x.ev
@@ -22,9 +23,10 @@ var successWithNonzeroReturncodeRule = Rule{ID: RuleSuccessWithNonzeroReturncode
 	}}
 
 var failureWithZeroReturncodeRule = Rule{ID: RuleFailureWithZeroReturncode, Family: familyReturncode,
-	Summary:  "failed with returncode 0",
-	Detail:   "A failure whose process exited 0 contradicts itself; use null when there was no exit code.",
-	Example:  `{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "failed", "returncode": 0, "error": "x", ...}`,
+	Summary: "failed with returncode 0",
+	Detail:  "A failure whose process exited 0 contradicts itself; use null when there was no exit code.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1","returncode":0}`,
 	Statuses: []Status{StatusFailed}, on: onBoth,
 	check: func(c *contractState, x *lineCheck) string {
 		ev := x.ev

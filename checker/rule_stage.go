@@ -11,7 +11,7 @@ const (
 var unknownStageRule = Rule{ID: RuleUnknownStage, Family: familyStage,
 	Summary: "a stage the pipeline definition does not declare",
 	Detail:  "Every stage in the log must be declared, so that stages that never logged are visible as pending.",
-	Example: `{"run_id": "r-1", "stage": 9, ...}   (pipeline declares stages 1 and 2)`,
+	Example: `{"run_id":"r-1","stage":"transform","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`,
 	on:      onBoth,
 	check: func(c *contractState, x *lineCheck) string {
 		si, ok := c.stageOf(x.ev.Stage)
@@ -23,9 +23,10 @@ var unknownStageRule = Rule{ID: RuleUnknownStage, Family: familyStage,
 	}}
 
 var stageBeforeDependencyRule = Rule{ID: RuleStageBeforeDependency, Family: familyStage,
-	Summary:  "a stage started before its dependencies succeeded",
-	Detail:   "A stage may start only after every stage it depends on (depends_on; by default the stage declared before it) has succeeded in the same run.",
-	Example:  "stage 2 started while stage 1 is still running",
+	Summary: "a stage started before its dependencies succeeded",
+	Detail:  "A stage may start only after every stage it depends on (depends_on; by default the stage declared before it) has succeeded in the same run.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:01:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		for _, dep := range c.opts.Definition.Stages[x.si].DependsOn {

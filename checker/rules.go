@@ -8,14 +8,19 @@ type RuleID string
 
 // Rule is one contract rule: its id, the family it belongs to (the file
 // rule_<family>.go that holds it), a one-line summary, a longer explanation,
-// a tiny log that breaks it (Example, JSON Lines), and the event statuses it
-// applies to. The rule's check lives in the same entry, so that the order
+// a runnable example, and the event statuses it applies to. The rule's check lives in the same entry, so that the order
 // of the table is the order rules are checked in (docs/rules.md).
 type Rule struct {
 	ID      RuleID
 	Family  string
 	Summary string
 	Detail  string
+	// Example is a log (JSON Lines, without the last newline) that breaks
+	// the rule on its last line and no other rule, checked against
+	// checker/testdata/rules/examples.yaml; docs/rules.md shows it with the
+	// output of running it. For the rules of OpenLineageRules it is a
+	// description of such a log. The rule's tests are
+	// checker/testdata/rules/<id>[_<case>].txtar.
 	Example string
 	// Statuses lists the statuses of the events the rule is checked on;
 	// nil means every event. The reading rules (family reading) are found
