@@ -329,6 +329,8 @@ type contractState struct {
 	warnings   []Violation
 	jobLog     *jobLog
 	slabs      *slabs // shared with the per-run states of a Feed
+	// line is the event being checked (apply, Feed.Run).
+	line lineCheck
 }
 
 func newContractState(opts Options) *contractState {
@@ -492,12 +494,13 @@ func (c *contractState) apply(dl *decoded) {
 	}
 	ev := &dl.ev
 	c.events++
-	x := lineCheck{ev: ev, unknown: dl.unknown}
-	if rule, msg := c.check(&x); rule != "" {
+	x := &c.line // reused: a lineCheck passed to the checks would escape
+	*x = lineCheck{ev: ev, unknown: dl.unknown}
+	if rule, msg := c.check(x); rule != "" {
 		c.violate(n, rule, msg, &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt})
 		return
 	}
-	c.record(&x)
+	c.record(x)
 }
 
 func isBlank(b []byte) bool {

@@ -114,12 +114,13 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 		if e.Heartbeat {
 			ev.Status = StatusHeartbeat
 		}
-		x := lineCheck{ev: &ev, feed: f, run: f.run, neverStalls: e.Status == StatusStarted && e.NeverStalls}
-		if rule, msg := rc.check(&x); rule != "" {
+		x := &rc.line
+		*x = lineCheck{ev: &ev, feed: f, run: f.run, neverStalls: e.Status == StatusStarted && e.NeverStalls}
+		if rule, msg := rc.check(x); rule != "" {
 			f.violate(id, e, rule, msg)
 			continue
 		}
-		rc.record(&x)
+		rc.record(x)
 	}
 	return nil
 }
