@@ -63,10 +63,6 @@ type Options struct {
 	// instead of only those the compiled fast path rejects: slower, and the
 	// obviously-correct reference.
 	SchemaEveryEvent bool
-	// StreamRuns leaves Snapshot.Runs empty and builds each run report only
-	// when Snapshot.EachRun asks for it: for outputs that are written run by
-	// run, so that memory follows the runs' state, not their reports.
-	StreamRuns bool
 	// JobLog, when not nil, is the job's own record of how attempts ended
 	// (JSON Lines, schemas/joblog.schema.json), reconciled with the event
 	// log (docs/recovery.md); JobLogFile is its name for messages.

@@ -2,9 +2,11 @@ package checker_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +24,14 @@ var corpusNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 func corpusDefinition(t *testing.T) *checker.Definition {
 	t.Helper()
 	return definitionFile(t, "../testdata/logs/pipeline.yaml")
+}
+
+// heldWhole writes the snapshot document of s with its run reports held
+// whole (Snapshot.SetRuns of Collect) rather than built as they are written.
+func heldWhole(s *checker.Snapshot) ([]byte, error) {
+	held := *s
+	held.SetRuns(s.Collect())
+	return render.JSON(&held)
 }
 
 // definitionFile reads and parses a pipeline definition, failing the test
@@ -50,18 +60,14 @@ func checkDoc(t *testing.T, log []byte, opts checker.Options) []byte {
 	var doc []byte
 	if res.Snapshot != nil {
 		doc, err = render.JSON(res.Snapshot)
-		// The streaming writer gives the same bytes, run by run.
-		var streamed bytes.Buffer
-		opts.StreamRuns = true
-		again, err2 := checker.Check(bytes.NewReader(log), opts)
+		// The document of reports built as they are written is the one of
+		// the same reports held whole.
+		whole, err2 := heldWhole(res.Snapshot)
 		if err2 != nil {
 			t.Fatal(err2)
 		}
-		if err := render.WriteSnapshotJSON(&streamed, again.Snapshot); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(streamed.Bytes(), doc) {
-			t.Errorf("WriteSnapshotJSON with StreamRuns differs from JSON:\n%s\nvs\n%s", streamed.Bytes(), doc)
+		if !bytes.Equal(whole, doc) {
+			t.Errorf("the snapshot document differs when its run reports are held whole:\n%s\nvs\n%s", doc, whole)
 		}
 	} else {
 		doc, err = render.JSON(res.Report)
@@ -110,5 +116,33 @@ func TestCorpusGolden(t *testing.T) {
 			}
 			validateDoc(t, got)
 		})
+	}
+}
+
+// TestSnapshotMarshalJSON: encoding/json writes the same document as
+// render.JSON, runs included, in its own layout.
+func TestSnapshotMarshalJSON(t *testing.T) {
+	log, err := os.ReadFile("../testdata/logs/retry_then_success.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runCheck(t, string(log), nil)
+	ours, err := render.JSON(res.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := json.Marshal(res.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if err := json.Unmarshal(ours, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(theirs, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) || len(b.(map[string]any)["runs"].([]any)) != 1 {
+		t.Errorf("json.Marshal gives\n%s\nrender.JSON\n%s", theirs, ours)
 	}
 }

@@ -35,9 +35,8 @@ func (cfg foldConfig) staleFor(sd *StageDef) time.Duration {
 // snapshot folds the recorded runs into the health snapshot (DESIGN.md §3-4,
 // docs/recovery.md), after reconciling them with the job log when there is
 // one. A first pass gives every run its state (for the counts and the
-// verdict) without building reports; the run reports are then built all at
-// once, or, with Options.StreamRuns, one at a time as Snapshot.EachRun asks
-// for them.
+// verdict) without building reports; the run reports are built one at a
+// time as the Snapshot's readers ask for them (foldedRuns).
 func (c *contractState) snapshot(src Source) *Snapshot {
 	def := c.opts.Definition
 	stale := c.staleAfter()
@@ -124,34 +123,42 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.Verdict = VerdictHealthy
 		}
 	}
-	report := func(i int, ar *reportArena) RunReport {
-		run := c.order[i]
-		rr := foldRun(run, run.definition(def), c.planOf(run), cfg, mismatched[run.id], ar)
-		if judged != nil {
-			judged.annotate(&rr, i, run, sched, c.opts.Now)
-			if rr.State == RunOverdue {
-				rr.Recovery = recoveryFor(&rr, def, nil)
-			}
-		}
-		return rr
-	}
-	if c.opts.StreamRuns {
-		s.report, s.reportCount = report, len(c.order)
-		s.runID = func(i int) string { return c.order[i].id }
-		s.attempts = func(i int) int {
-			n := 0
-			for _, atts := range c.order[i].stages {
-				n += len(atts)
-			}
-			return n
-		}
-		return s
-	}
-	s.Runs = make([]RunReport, len(c.order))
-	for i := range c.order {
-		s.Runs[i] = report(i, nil)
-	}
+	s.runs = &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged}
 	return s
+}
+
+// foldedRuns builds a snapshot's run reports from the fold's run states, one
+// at a time as they are asked for.
+type foldedRuns struct {
+	c          *contractState
+	def        *Definition
+	cfg        foldConfig
+	mismatched map[string]*Inconsistency
+	judged     *scheduleJudgement
+}
+
+func (f *foldedRuns) count() int      { return len(f.c.order) }
+func (f *foldedRuns) id(i int) string { return f.c.order[i].id }
+
+func (f *foldedRuns) attempts(i int) int {
+	n := 0
+	for _, atts := range f.c.order[i].stages {
+		n += len(atts)
+	}
+	return n
+}
+
+func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
+	run := f.c.order[i]
+	rr := foldRun(run, run.definition(f.def), f.c.planOf(run), f.cfg, f.mismatched[run.id], ar)
+	if f.judged != nil {
+		sched := f.def.Schedule
+		f.judged.annotate(&rr, i, run, sched, f.c.opts.Now)
+		if rr.State == RunOverdue {
+			rr.Recovery = recoveryFor(&rr, f.def, nil)
+		}
+	}
+	return rr
 }
 
 // liveState tells an attempt's status at now: while it has no outcome,
@@ -230,7 +237,7 @@ func (run *runState) state(def *Definition, cfg foldConfig, mismatch bool) strin
 }
 
 // reportArena is reusable storage for run reports built one after another
-// (Options.StreamRuns): the slices and values a report points into are
+// (Snapshot.Runs, EncodeRuns): the slices and values a report points into are
 // carved from it, so a report built into it is valid only until the next
 // one is. A nil arena allocates each report on its own.
 type reportArena struct {

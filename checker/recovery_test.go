@@ -149,7 +149,7 @@ func TestRecoveryStates(t *testing.T) {
 			if !res.Report.Valid {
 				t.Fatalf("unexpected violations: %+v", res.Report.Violations)
 			}
-			r := res.Snapshot.Runs[0]
+			r := res.Snapshot.Collect()[0]
 			if r.State != tc.state || stageStates(r) != tc.stages || r.Recovery.Action != tc.action || len(res.Snapshot.Warnings) != tc.warnings {
 				t.Fatalf("got %s [%s] %s, %d warnings; want %s [%s] %s, %d warnings\n%q",
 					r.State, stageStates(r), r.Recovery.Action, len(res.Snapshot.Warnings), tc.state, tc.stages, tc.action, tc.warnings, r.Recovery.Steps)
@@ -174,7 +174,7 @@ func TestRecoveryStates(t *testing.T) {
 func TestRecoveryIdentifiers(t *testing.T) {
 	log := lines(ev("r-9", "extract", 1, "started", "2026-01-01T11:00:00Z", `"owner":"local-pid://host-a/4242"`, `"attempt_id":"ex-9-1"`, `"lease_expires_at":"2026-01-01T11:30:00Z"`))
 	res := runCheck(t, log, func(o *checker.Options) { o.Definition = recoveryDefinition(t) })
-	rec := res.Snapshot.Runs[0].Recovery
+	rec := res.Snapshot.Collect()[0].Recovery
 	got := fmt.Sprintf("%s %s %v %d %s %s\n%s", rec.Action, rec.RunID, rec.Stage, *rec.Attempt, *rec.AttemptID, *rec.Owner, strings.Join(rec.Steps, "\n"))
 	want := `confirm_stopped r-9 extract 1 ex-9-1 local-pid://host-a/4242
 Attempt 1 of stage extract in run r-9 has been silent for 1h0m0s since line 1: a stall candidate, not proof.
@@ -198,7 +198,7 @@ func TestRecoveryOverdue(t *testing.T) {
 	if !res.Report.Valid {
 		t.Fatalf("unexpected violations: %+v", res.Report.Violations)
 	}
-	r := res.Snapshot.Runs[0]
+	r := res.Snapshot.Collect()[0]
 	got := r.State + " " + r.Recovery.Action + "\n" + strings.Join(r.Recovery.Steps, "\n")
 	want := `overdue wait
 Run r-1 has been in progress 1h55m0s longer than the schedule's max_runtime_seconds; attempt 1 of stage extract in run r-1 is still running, its last sign of life 2m0s ago (line 2).

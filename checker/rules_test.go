@@ -106,7 +106,7 @@ func TestStates(t *testing.T) {
 				t.Fatalf("unexpected violations: %+v", res.Report.Violations)
 			}
 			var states []string
-			for _, r := range res.Snapshot.Runs {
+			for _, r := range res.Snapshot.Collect() {
 				states = append(states, r.RunID+"="+r.State)
 			}
 			if fmt.Sprint(states) != fmt.Sprint(tc.states) || res.Snapshot.Verdict != tc.verdict {

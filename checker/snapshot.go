@@ -1,5 +1,10 @@
 package checker
 
+import (
+	"encoding/json"
+	"iter"
+)
+
 // SnapshotVersion is the schema_version of a health snapshot.
 const SnapshotVersion = "greenlight.snapshot/v2"
 
@@ -65,56 +70,126 @@ type Snapshot struct {
 	Warnings []Violation `json:"warnings"`
 	// Reconciliation is the job-log comparison; nil without --job-log.
 	Reconciliation *Reconciliation `json:"reconciliation"`
-	// Runs holds every run report, unless the snapshot was made with
-	// Options.StreamRuns; EachRun works either way.
-	Runs []RunReport `json:"runs"`
-
-	report      func(i int, ar *reportArena) RunReport // with StreamRuns: builds run i's report
-	attempts    func(i int) int                        // with StreamRuns: run i's number of attempts
-	runID       func(i int) string                     // with StreamRuns: run i's id
-	reportCount int
+	// runs are the run reports, in order: built one at a time as they are
+	// asked for (Runs, RunIDs, Collect, EncodeRuns, Latest). The document's
+	// "runs" key is written by MarshalJSON and render.WriteSnapshotJSON.
+	runs runSource
 }
 
-// EachRunID calls yield with every run's id in order, until yield returns
-// false, without building the run reports: a renderer that needs only the
-// ids (to size a column) reads them at no cost.
-func (s *Snapshot) EachRunID(yield func(string) bool) {
-	if s.report != nil {
-		for i := 0; i < s.reportCount; i++ {
-			if !yield(s.runID(i)) {
-				return
-			}
-		}
-		return
+// runSource is where a snapshot's run reports come from: the fold of a
+// Check or Feed (foldedRuns), or reports given whole (reportList, SetRuns).
+type runSource interface {
+	count() int
+	id(i int) string
+	attempts(i int) int
+	// report builds run i's report into ar (nil: storage of its own).
+	report(i int, ar *reportArena) RunReport
+}
+
+// reportList is a runSource of reports given whole.
+type reportList []RunReport
+
+func (l reportList) count() int      { return len(l) }
+func (l reportList) id(i int) string { return l[i].RunID }
+func (l reportList) attempts(i int) int {
+	n := 0
+	for _, st := range l[i].Stages {
+		n += len(st.Attempts)
 	}
-	for i := range s.Runs {
-		if !yield(s.Runs[i].RunID) {
+	return n
+}
+func (l reportList) report(i int, _ *reportArena) RunReport { return l[i] }
+
+// SetRuns makes runs the snapshot's run reports: for a snapshot built by
+// hand (tests, a renderer's fixtures). It does not change RunCount,
+// StateCounts or LatestRunID.
+func (s *Snapshot) SetRuns(runs []RunReport) { s.runs = reportList(runs) }
+
+func (s *Snapshot) source() runSource {
+	if s.runs == nil {
+		return reportList(nil)
+	}
+	return s.runs
+}
+
+// Runs yields every run report in order. The reports are built one at a
+// time in reused storage, so a log of millions of runs never holds them
+// all: the loop body may keep a report's strings, but not the report or
+// its slices and pointers past its iteration, except for the report it
+// breaks at. Collect gives reports to keep.
+func (s *Snapshot) Runs() iter.Seq[*RunReport] {
+	return func(yield func(*RunReport) bool) {
+		src := s.source()
+		if l, ok := src.(reportList); ok {
+			for i := range l {
+				if !yield(&l[i]) {
+					return
+				}
+			}
 			return
 		}
-	}
-}
-
-// EachRun calls yield with every run report in order, until yield returns
-// false. With Options.StreamRuns the reports are built one at a time in
-// reused storage, so a log of millions of runs never holds them all: yield
-// may keep a report's strings, but not the report or its slices and
-// pointers past its return, except for the report it stops at.
-func (s *Snapshot) EachRun(yield func(*RunReport) bool) {
-	if s.report != nil {
 		var ar reportArena
-		for i := 0; i < s.reportCount; i++ {
-			ar.rr = s.report(i, &ar)
+		for i := range src.count() {
+			ar.rr = src.report(i, &ar)
 			if !yield(&ar.rr) {
 				return
 			}
 		}
-		return
 	}
-	for i := range s.Runs {
-		if !yield(&s.Runs[i]) {
-			return
+}
+
+// RunIDs yields every run's id in order without building the run reports:
+// a renderer that needs only the ids (to size a column) reads them at no
+// cost.
+func (s *Snapshot) RunIDs() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		src := s.source()
+		for i := range src.count() {
+			if !yield(src.id(i)) {
+				return
+			}
 		}
 	}
+}
+
+// Collect returns every run report, each in storage of its own: for
+// callers that need them all at once (tests, small logs). Its memory grows
+// with the reports; Runs does not.
+func (s *Snapshot) Collect() []RunReport {
+	src := s.source()
+	out := make([]RunReport, src.count())
+	for i := range out {
+		out[i] = src.report(i, nil)
+	}
+	return out
+}
+
+// EachRun calls yield with every run report as Runs yields them. It is a
+// shim kept so that code written against the earlier API merges without
+// edits; new code ranges over Runs.
+func (s *Snapshot) EachRun(yield func(*RunReport) bool) { s.Runs()(yield) }
+
+// EachRunID calls yield with every run's id as RunIDs yields them: a shim
+// like EachRun; new code ranges over RunIDs.
+func (s *Snapshot) EachRunID(yield func(string) bool) { s.RunIDs()(yield) }
+
+// snapshotDoc is the snapshot document's form: the snapshot's fields, then
+// its runs.
+type snapshotDoc struct {
+	snapshotFields
+	Runs []RunReport `json:"runs"`
+}
+
+// snapshotFields is Snapshot without its methods, so that encoding it does
+// not call MarshalJSON again.
+type snapshotFields Snapshot
+
+// MarshalJSON encodes the snapshot document of schemas/snapshot.schema.json
+// with every run report (built by Collect), so that encoding/json never
+// drops the runs. greenlight's outputs use render.WriteSnapshotJSON, which
+// writes the same values in its own layout (a run per line), run by run.
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	return json.Marshal(snapshotDoc{snapshotFields(s), s.Collect()})
 }
 
 // Source describes the log a snapshot was made from. InputFormat and
@@ -250,23 +325,16 @@ type AttemptReport struct {
 	JobLogLine      *int              `json:"job_log_line"`
 }
 
-// Latest returns the run named by LatestRunID, or nil. Of a streamed
-// snapshot it builds that run's report alone, in storage of its own.
+// Latest returns the run named by LatestRunID, or nil, built in storage of
+// its own.
 func (s *Snapshot) Latest() *RunReport {
 	if s.LatestRunID == nil {
 		return nil
 	}
-	if s.report == nil {
-		for i := range s.Runs {
-			if s.Runs[i].RunID == *s.LatestRunID {
-				return &s.Runs[i]
-			}
-		}
-		return nil
-	}
-	for i := 0; i < s.reportCount; i++ {
-		if s.runID(i) == *s.LatestRunID {
-			rr := s.report(i, nil)
+	src := s.source()
+	for i := range src.count() {
+		if src.id(i) == *s.LatestRunID {
+			rr := src.report(i, nil)
 			return &rr
 		}
 	}

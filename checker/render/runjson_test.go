@@ -109,7 +109,7 @@ func TestSnapshotSubset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := checker.Check(strings.NewReader(log.String()), checker.Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), StreamRuns: true})
+	res, err := checker.Check(strings.NewReader(log.String()), checker.Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)})
 	if err != nil || res.Snapshot == nil {
 		t.Fatal(err, res.Report.Violations)
 	}
@@ -185,17 +185,20 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 	}
 }
 
-// sameStreamedAndWhole checks log both with and without
-// checker.Options.StreamRuns and fails unless WriteSnapshotJSON and a
+// sameStreamedAndWhole checks log, with its run reports built as they are
+// read and held whole (Snapshot.SetRuns of Collect), and fails unless WriteSnapshotJSON and a
 // WriteSnapshotSubset keeping every run write the same document all four
 // ways; it returns that document.
 func sameStreamedAndWhole(t *testing.T, log string, def *checker.Definition, now time.Time) string {
 	t.Helper()
 	var docs []string
 	for _, stream := range []bool{false, true} {
-		res, err := checker.Check(strings.NewReader(log), checker.Options{Definition: def, Now: now, StreamRuns: stream})
+		res, err := checker.Check(strings.NewReader(log), checker.Options{Definition: def, Now: now})
 		if err != nil || res.Snapshot == nil {
 			t.Fatal(err, res.Report.Violations)
+		}
+		if !stream {
+			res.Snapshot.SetRuns(res.Snapshot.Collect())
 		}
 		var whole, sub bytes.Buffer
 		if err := WriteSnapshotJSON(&whole, res.Snapshot); err != nil {

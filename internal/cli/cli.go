@@ -277,7 +277,6 @@ func runCheck(args []string, env Env) (int, error) {
 		return ExitInvalid, err
 	}
 	opts.StaleAfterSeconds = stale
-	opts.StreamRuns = true // outputs are written run by run
 	if c.jobLog != "" {
 		data, err := osfile.ReadFile(c.jobLog)
 		if err != nil {
@@ -475,7 +474,6 @@ func runValidate(args []string, env Env) (int, error) {
 		}
 		o := opts
 		o.File = name
-		o.StreamRuns = true // validate counts events; it never builds the run reports
 		res, err := checkInput(name, o, c.inputFormat, env)
 		if err != nil {
 			return ExitInvalid, err

@@ -111,7 +111,6 @@ func check(_ js.Value, args []js.Value) any {
 		o.Progress = func(n int64) { progress.Invoke(float64(n)) }
 	}
 	if perState > 0 {
-		o.StreamRuns = true
 	}
 	if hasJobLog {
 		o.JobLog = bytes.NewReader(jobLog)
