@@ -312,9 +312,9 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], &times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
-		if r := brakeReason(atts, cfg.threshold); r != "" {
-			reason := r // only a tripped brake allocates
-			sr.StatusReason = &reason
+		if b := brakeTrip(atts, cfg.threshold); b != nil { // only a tripped brake allocates
+			reason := b.String()
+			sr.StatusReason, sr.Brake = &reason, b
 		}
 	}
 	// A run's first and last events are some attempt's start and end.

@@ -158,13 +158,25 @@ func (d *Definition) retryBrake() RetryBrake {
 	return rb
 }
 
-// brakeReason is the stage's status_reason when the brake has tripped, "RETRY_BRAKE:<kind>x<count>", else "".
-func brakeReason(atts []attemptState, threshold int) string {
+// BrakeTrip is a tripped retry brake (docs/recovery.md): the trailing failed
+// attempts of a stage, Count of them, all failed with one failure kind, Kind
+// (the error_code, or returncode:<n>).
+type BrakeTrip struct {
+	Kind  string
+	Count int
+}
+
+// String is the stage's status_reason: RETRY_BRAKE:<kind>x<count>.
+func (b BrakeTrip) String() string { return fmt.Sprintf("RETRY_BRAKE:%sx%d", b.Kind, b.Count) }
+
+// brakeTrip returns the stage's tripped brake, or nil when it has not
+// tripped.
+func brakeTrip(atts []attemptState, threshold int) *BrakeTrip {
 	kind, count := brake(atts, 0)
 	if count == 0 || count < threshold {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("RETRY_BRAKE:%sx%d", kind, count)
+	return &BrakeTrip{Kind: kind.String(), Count: count}
 }
 
 // recordRecovery keeps the recovery fields of an event that broke no rule.

@@ -298,6 +298,9 @@ type StageReport struct {
 	StatusReason *string         `json:"status_reason"`
 	AttemptCount int             `json:"attempt_count"`
 	Attempts     []AttemptReport `json:"attempts"`
+	// Brake is the tripped retry brake that StatusReason writes, as a
+	// value for readers (the recovery advice); nil when it has not tripped.
+	Brake *BrakeTrip `json:"-"`
 }
 
 // AttemptReport is one attempt of a stage. EndedAt and DurationSeconds are
