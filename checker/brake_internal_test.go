@@ -20,3 +20,19 @@ func TestBrakeLimit(t *testing.T) {
 		t.Errorf("brakeTrip = %q", got)
 	}
 }
+
+// TestRunRankFollowsRunPrecedence: the fold's switch ranks the stage states
+// in the order of RunPrecedence, and every other state ranks 0.
+func TestRunRankFollowsRunPrecedence(t *testing.T) {
+	p := RunPrecedence()
+	for i, st := range p {
+		if got := runRank(st); got != len(p)-i {
+			t.Errorf("runRank(%s) = %d, want %d", st, got, len(p)-i)
+		}
+	}
+	for _, st := range []string{StagePending, StageBlocked, StageSucceeded} {
+		if runRank(st) != 0 {
+			t.Errorf("runRank(%s) = %d, want 0", st, runRank(st))
+		}
+	}
+}

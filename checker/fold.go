@@ -196,9 +196,11 @@ func (run *runState) stageState(i int, def *Definition, cfg foldConfig) string {
 	return last.liveState(cfg.now, cfg.staleFor(&def.Stages[i]), cfg.margin)
 }
 
-// runRank orders the stage states that decide a run's state: unknown >
-// failed > cancelled > stalled > running; every other state ranks 0. A
-// switch, not a map: it is asked once per stage of every run.
+// runRank is the precedence of the stage states that decide a run's state:
+// unknown > failed > cancelled > stalled > running; every other state ranks
+// 0. It is the one precedence of run states: the fold takes the run's state
+// from it, the recovery advice finds the stage that decided it
+// (decidedBy). A switch, not a map: it is asked once per stage of every run.
 func runRank(st string) int {
 	switch st {
 	case StageUnknown:
@@ -228,7 +230,7 @@ func (run *runState) state(def *Definition, cfg foldConfig, mismatch bool) strin
 	for i := range def.Stages {
 		st := run.stageState(i, def, cfg)
 		if r := runRank(st); r > best {
-			state, best = st, r
+			state, best = st, r // a deciding stage state names its run state
 		} else if best == 0 && st != StageSucceeded {
 			state = RunIncomplete
 		}

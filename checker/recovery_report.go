@@ -64,14 +64,7 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency) Recove
 	var st *StageReport
 	var sd *StageDef
 	for i := range rr.Stages {
-		want := rr.State
-		switch want {
-		case RunIncomplete:
-			want = StagePending
-		case RunOverdue:
-			want = StageRunning
-		}
-		if rr.Stages[i].State == want {
+		if rr.Stages[i].State == decidedBy(rr.State) {
 			st, sd = &rr.Stages[i], &def.Stages[i]
 			break
 		}

@@ -22,6 +22,28 @@ const (
 	RunSucceeded  = "succeeded"
 )
 
+// RunPrecedence returns the stage states that decide a run's state, the
+// first that one of its stages shows wins: unknown, failed, cancelled,
+// stalled, running (docs/contract.md, docs/recovery.md). The fold ranks stages
+// by it, the recovery advice and the renderers find with it the stage that
+// decided a run.
+func RunPrecedence() []string {
+	return []string{StageUnknown, StageFailed, StageCancelled, StageStalled, StageRunning}
+}
+
+// decidedBy is the stage state that gives a run in state s its state: the
+// state of the same name, except pending for incomplete and running for
+// overdue.
+func decidedBy(s string) string {
+	switch s {
+	case RunIncomplete:
+		return StagePending
+	case RunOverdue:
+		return StageRunning
+	}
+	return s
+}
+
 // Stage and attempt states. An attempt is running or stalled while it has no
 // terminal event; stalled is a candidate inferred from silence, not proof.
 // unknown is an outcome nobody could confirm; blocked is a stage not started

@@ -44,7 +44,7 @@ type Problem struct {
 
 // RunProblem finds the Problem of a run.
 func RunProblem(r *checker.RunReport) Problem {
-	for _, want := range []string{checker.StageUnknown, checker.StageFailed, checker.StageCancelled, checker.StageStalled, checker.StageRunning} {
+	for _, want := range checker.RunPrecedence() {
 		for i := range r.Stages {
 			s := &r.Stages[i]
 			if s.State == want && len(s.Attempts) > 0 {
