@@ -80,6 +80,31 @@ type Options struct {
 	Progress func(bytesRead int64)
 }
 
+// normalized is opts with every zero that means a default replaced by it,
+// or an error for a value no check can use: the one normalization of
+// Options, for Check and NewFeed (and, through Request.Options, for every
+// shell). A zero Gate is GateAll, a zero or negative MaxLineBytes
+// DefaultMaxLineBytes and MaxViolations DefaultMaxViolations; Now is
+// required.
+func (opts Options) normalized() (Options, error) {
+	if opts.Now.IsZero() {
+		return opts, errors.New("checker: Options.Now is required")
+	}
+	if opts.Gate == "" {
+		opts.Gate = GateAll
+	}
+	if opts.Gate != GateAll && opts.Gate != GateLatest {
+		return opts, fmt.Errorf("unknown gate %q (use all or latest)", opts.Gate)
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.MaxViolations <= 0 {
+		opts.MaxViolations = DefaultMaxViolations
+	}
+	return opts, nil
+}
+
 // ProgressEvery is how many bytes (1 MiB) Options.Progress lets pass
 // between calls.
 const ProgressEvery = 1 << 20
@@ -100,24 +125,12 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
 		return nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
 	}
-	if opts.Now.IsZero() {
-		return nil, errors.New("checker: Options.Now is required")
-	}
-	if opts.Gate == "" {
-		opts.Gate = GateAll
-	}
-	if opts.Gate != GateAll && opts.Gate != GateLatest {
-		return nil, fmt.Errorf("unknown gate %q (use all or latest)", opts.Gate)
-	}
-	if opts.MaxLineBytes <= 0 {
-		opts.MaxLineBytes = DefaultMaxLineBytes
-	}
-	if opts.MaxViolations <= 0 {
-		opts.MaxViolations = DefaultMaxViolations
+	opts, err := opts.normalized()
+	if err != nil {
+		return nil, err
 	}
 	c := newContractState(opts)
 	if opts.JobLog != nil {
-		var err error
 		if c.jobLog, err = readJobLog(opts.JobLog, opts.JobLogFile, opts.MaxLineBytes); err != nil {
 			return nil, err
 		}

@@ -64,20 +64,12 @@ type posViolation struct {
 // (an imported log's attempts carry no attempt_id to match its records
 // with), and a job log silently left unread would look reconciled.
 func NewFeed(opts Options) (*Feed, error) {
-	if opts.Now.IsZero() {
-		return nil, fmt.Errorf("checker: Options.Now is required")
+	opts, err := opts.normalized()
+	if err != nil {
+		return nil, err
 	}
 	if opts.JobLog != nil {
 		return nil, errors.New(jobLogNotImported)
-	}
-	if opts.Gate == "" {
-		opts.Gate = GateAll
-	}
-	if opts.Gate != GateAll && opts.Gate != GateLatest {
-		return nil, fmt.Errorf("unknown gate %q (use all or latest)", opts.Gate)
-	}
-	if opts.MaxViolations <= 0 {
-		opts.MaxViolations = DefaultMaxViolations
 	}
 	if opts.Definition == nil {
 		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold}}
