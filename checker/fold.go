@@ -43,6 +43,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	s := &Snapshot{
 		SchemaVersion:  SnapshotVersion,
 		GeneratedAtUTC: formatTime(c.opts.Now),
+		GeneratedAt:    c.opts.Now.UTC(),
 		Source:         src,
 		Options: SnapshotOptions{
 			StaleAfterSeconds:  stale,
@@ -322,6 +323,7 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 	// A run's first and last events are some attempt's start and end.
 	rr.FirstEventAt = times.text(run.firstSec, run.firstNsec)
 	rr.LastEventAt = times.text(run.lastSec, run.lastNsec)
+	rr.FirstEvent, rr.LastEvent = run.firstAt(), run.lastAt()
 	markBlocked(&rr, plan)
 	rr.Recovery = recoveryFor(&rr, def, mismatch)
 	return rr
@@ -377,12 +379,12 @@ func (tt *timeTexts) text(sec int64, nsec int32) string {
 // attemptReport fills ar, a zeroed report, with attempt n; the values ar
 // points at are kept in box, and times are formatted through times.
 func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
-	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: times.text(a.startSec, a.startNsec), Line: a.lastLine}
+	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: times.text(a.startSec, a.startNsec), Started: a.startedAt(), Line: a.lastLine}
 	x := a.x
 	switch {
 	case x != nil && x.jobOutcome != 0:
 		ar.Status = x.jobOutcome.String()
-		box.ended = formatTime(x.jobAt)
+		box.ended, ar.Ended = formatTime(x.jobAt), x.jobAt.UTC()
 		box.dur = max(x.jobAt.Sub(a.startedAt()).Seconds(), 0)
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 		from, line := "job_log", x.jobLine
@@ -397,7 +399,7 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 		ar.StaleCandidate = ar.Status == StageStalled
 	case a.status == StatusUnknown:
 	default:
-		box.ended = times.text(a.lastSec, a.lastNsec)
+		box.ended, ar.Ended = times.text(a.lastSec, a.lastNsec), a.lastAt()
 		box.dur = a.lastAt().Sub(a.startedAt()).Seconds()
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 	}

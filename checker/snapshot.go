@@ -3,6 +3,7 @@ package checker
 import (
 	"encoding/json"
 	"iter"
+	"time"
 )
 
 // SnapshotVersion is the schema_version of a health snapshot.
@@ -78,14 +79,16 @@ const (
 // is the document's key order; times are RFC 3339 UTC strings and durations
 // float seconds.
 type Snapshot struct {
-	SchemaVersion  string          `json:"schema_version"`
-	GeneratedAtUTC string          `json:"generated_at_utc"`
-	Source         Source          `json:"source"`
-	Options        SnapshotOptions `json:"options"`
-	Verdict        string          `json:"verdict"`
-	LatestRunID    *string         `json:"latest_run_id"`
-	RunCount       int             `json:"run_count"`
-	StateCounts    StateCounts     `json:"state_counts"`
+	SchemaVersion  string `json:"schema_version"`
+	GeneratedAtUTC string `json:"generated_at_utc"`
+	// GeneratedAt is GeneratedAtUTC as a value: the check's now, in UTC.
+	GeneratedAt time.Time       `json:"-"`
+	Source      Source          `json:"source"`
+	Options     SnapshotOptions `json:"options"`
+	Verdict     string          `json:"verdict"`
+	LatestRunID *string         `json:"latest_run_id"`
+	RunCount    int             `json:"run_count"`
+	StateCounts StateCounts     `json:"state_counts"`
 	// Schedule is set only when the pipeline definition has a schedule.
 	Schedule *ScheduleReport `json:"schedule,omitempty"`
 	// Warnings are rules that only warn (retry_past_brake without enforce).
@@ -309,6 +312,10 @@ type RunReport struct {
 	OverdueBySeconds *float64      `json:"overdue_by_seconds,omitempty"`
 	Recovery         Recovery      `json:"recovery"`
 	Stages           []StageReport `json:"stages"`
+	// FirstEvent, LastEvent and Slot are FirstEventAt, LastEventAt and
+	// ScheduledFor as values (UTC; Slot zero when the run claims none), so
+	// that no reader parses the texts back.
+	FirstEvent, LastEvent, Slot time.Time `json:"-"`
 }
 
 // StageReport is one expected stage of a run; its state is its latest
@@ -348,6 +355,9 @@ type AttemptReport struct {
 	Resolution      *ResolutionReport `json:"resolution"`
 	AdjudicatedFrom *string           `json:"adjudicated_from"`
 	JobLogLine      *int              `json:"job_log_line"`
+	// Started and Ended are StartedAt and EndedAt as values (UTC; Ended
+	// zero while EndedAt is nil).
+	Started, Ended time.Time `json:"-"`
 }
 
 // Latest returns the run named by LatestRunID, or nil, built in storage of

@@ -29,9 +29,42 @@ func TestMermaid(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// at parses an RFC 3339 time of a fixture.
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t.UTC()
+}
+
+// withTimes gives a hand-built run report the time values that the fold
+// sets beside its time texts (FirstEvent, Started, Ended...).
+func withTimes(r *checker.RunReport) *checker.RunReport {
+	if r.FirstEventAt != "" {
+		r.FirstEvent = at(r.FirstEventAt)
+	}
+	if r.LastEventAt != "" {
+		r.LastEvent = at(r.LastEventAt)
+	}
+	if r.ScheduledFor != nil {
+		r.Slot = at(*r.ScheduledFor)
+	}
+	for i := range r.Stages {
+		for k := range r.Stages[i].Attempts {
+			a := &r.Stages[i].Attempts[k]
+			a.Started = at(a.StartedAt)
+			if a.EndedAt != nil {
+				a.Ended = at(*a.EndedAt)
+			}
+		}
+	}
+	return r
+}
+
 // ganttRun is a run with a retried stage, a stalled stage and a pending one.
 func ganttRun() *checker.RunReport {
-	return &checker.RunReport{
+	return withTimes(&checker.RunReport{
 		RunID: "r-1: <b>", State: checker.RunStalled,
 		FirstEventAt: "2026-01-01T10:00:00Z",
 		Stages: []checker.StageReport{
@@ -44,11 +77,11 @@ func ganttRun() *checker.RunReport {
 			}},
 			{Stage: checker.IntStage(3), State: checker.StagePending},
 		},
-	}
+	})
 }
 
 func TestGantt(t *testing.T) {
-	got := render.Gantt(ganttRun(), "2026-01-01T11:05:00Z")
+	got := render.Gantt(ganttRun(), at("2026-01-01T11:05:00Z"))
 	want := "```mermaid\n" +
 		"gantt\n" +
 		"    title Run r-1_ _b_: stalled (UTC)\n" +
@@ -84,6 +117,10 @@ func bigSnapshot(n, errLen int) *checker.Snapshot {
 			}}},
 		})
 	}
+	for i := range runs {
+		withTimes(&runs[i])
+	}
+	s.GeneratedAt = at(s.GeneratedAtUTC)
 	s.LatestRunID = &runs[n-1].RunID
 	s.SetRuns(runs)
 	return s
