@@ -192,8 +192,8 @@ func (c *common) options(env Env) (checker.Options, error) {
 		Stages:           c.stages,
 		Now:              c.now,
 		Gate:             c.gate,
-		MaxLineBytes:     maxLineBytes,
-		MaxViolations:    maxViolations,
+		MaxLineBytes:     &maxLineBytes,
+		MaxViolations:    &maxViolations,
 		Strict:           c.strict,
 		SchemaEveryEvent: c.schemaEveryEvent,
 		// An OpenLineage log names its jobs, so without a definition the
