@@ -27,8 +27,8 @@ func resolutionRule(r Rule, check func(c *contractState, x *lineCheck, a *attemp
 
 // fourEyes tells whether the resolution needs a second person: a success
 // declared for a non-idempotent stage.
-func (c *contractState) fourEyes(x *lineCheck) bool {
-	return x.ev.Resolution == StatusSucceeded && !c.opts.Definition.Stages[x.si].Idempotent
+func (x *lineCheck) fourEyes(def *Definition) bool {
+	return x.ev.Resolution == StatusSucceeded && !def.Stages[x.si].Idempotent
 }
 
 var resolutionWithoutStartRule = Rule{ID: RuleResolutionWithoutStart, Family: familyResolution,
@@ -148,7 +148,7 @@ var resolutionWithoutApprovalRule = resolutionRule(Rule{ID: RuleResolutionWithou
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		ev := x.ev
 		switch {
-		case !c.fourEyes(x):
+		case !x.fourEyes(c.opts.Definition):
 			return ""
 		case ev.ApprovedBy == "":
 			return fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by is missing", x.who(), ev.Stage)
@@ -172,7 +172,7 @@ var selfApprovedResolutionRule = Rule{ID: RuleSelfApprovedResolution, Family: fa
 		if msg := selfApprovedByRequester(x.run, x.ev); msg != "" {
 			return msg
 		}
-		if x.ev.Status != StatusResolved || !c.fourEyes(x) {
+		if x.ev.Status != StatusResolved || !x.fourEyes(c.opts.Definition) {
 			return ""
 		}
 		return selfApprovedByResolver(x)
