@@ -54,7 +54,7 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 	def := benchDefinition(b)
-	opts := checker.Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), StreamRuns: true}
+	opts := checker.Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	b.SetBytes(int64(len(log)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -82,7 +82,7 @@ func BenchmarkSchemaEveryEvent(b *testing.B) {
 // a 22,000-run snapshot, as the CLI streams them.
 func BenchmarkSnapshotJSON(b *testing.B) {
 	log := benchLog(22000)
-	res, err := checker.Check(bytes.NewReader(log), checker.Options{Definition: benchDefinition(b), Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), StreamRuns: true})
+	res, err := checker.Check(bytes.NewReader(log), checker.Options{Definition: benchDefinition(b), Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func BenchmarkCheckJSON(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	opts := checker.Options{Definition: benchDefinition(b), Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), StreamRuns: true}
+	opts := checker.Options{Definition: benchDefinition(b), Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	b.SetBytes(int64(len(log)))
 	for b.Loop() {
 		res, err := checker.Check(bytes.NewReader(log), opts)

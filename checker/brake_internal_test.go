@@ -16,7 +16,23 @@ func TestBrakeLimit(t *testing.T) {
 	if _, n := brake(atts, 0); n != 5000 {
 		t.Errorf("brake without limit counted %d", n)
 	}
-	if got := brakeReason(atts, 3); got != "RETRY_BRAKE:returncode:1x5000" {
-		t.Errorf("brakeReason = %q", got)
+	if got := brakeTrip(atts, 3).String(); got != "RETRY_BRAKE:returncode:1x5000" {
+		t.Errorf("brakeTrip = %q", got)
+	}
+}
+
+// TestRunRankFollowsRunPrecedence: the fold's switch ranks the stage states
+// in the order of RunPrecedence, and every other state ranks 0.
+func TestRunRankFollowsRunPrecedence(t *testing.T) {
+	p := RunPrecedence()
+	for i, st := range p {
+		if got := runRank(st); got != len(p)-i {
+			t.Errorf("runRank(%s) = %d, want %d", st, got, len(p)-i)
+		}
+	}
+	for _, st := range []string{StagePending, StageBlocked, StageSucceeded} {
+		if runRank(st) != 0 {
+			t.Errorf("runRank(%s) = %d, want 0", st, runRank(st))
+		}
 	}
 }

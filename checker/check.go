@@ -63,10 +63,6 @@ type Options struct {
 	// instead of only those the compiled fast path rejects: slower, and the
 	// obviously-correct reference.
 	SchemaEveryEvent bool
-	// StreamRuns leaves Snapshot.Runs empty and builds each run report only
-	// when Snapshot.EachRun asks for it: for outputs that are written run by
-	// run, so that memory follows the runs' state, not their reports.
-	StreamRuns bool
 	// JobLog, when not nil, is the job's own record of how attempts ended
 	// (JSON Lines, schemas/joblog.schema.json), reconciled with the event
 	// log (docs/recovery.md); JobLogFile is its name for messages.
@@ -82,6 +78,31 @@ type Options struct {
 	// read so far, from the goroutine that called Check, about every
 	// ProgressEvery bytes and once when reading ends.
 	Progress func(bytesRead int64)
+}
+
+// normalized is opts with every zero that means a default replaced by it,
+// or an error for a value no check can use: the one normalization of
+// Options, for Check and NewFeed (and, through Request.Options, for every
+// shell). A zero Gate is GateAll, a zero or negative MaxLineBytes
+// DefaultMaxLineBytes and MaxViolations DefaultMaxViolations; Now is
+// required.
+func (opts Options) normalized() (Options, error) {
+	if opts.Now.IsZero() {
+		return opts, errors.New("checker: Options.Now is required")
+	}
+	if opts.Gate == "" {
+		opts.Gate = GateAll
+	}
+	if opts.Gate != GateAll && opts.Gate != GateLatest {
+		return opts, fmt.Errorf("unknown gate %q (use all or latest)", opts.Gate)
+	}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.MaxViolations <= 0 {
+		opts.MaxViolations = DefaultMaxViolations
+	}
+	return opts, nil
 }
 
 // ProgressEvery is how many bytes (1 MiB) Options.Progress lets pass
@@ -104,24 +125,12 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
 		return nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
 	}
-	if opts.Now.IsZero() {
-		return nil, errors.New("checker: Options.Now is required")
-	}
-	if opts.Gate == "" {
-		opts.Gate = GateAll
-	}
-	if opts.Gate != GateAll && opts.Gate != GateLatest {
-		return nil, fmt.Errorf("unknown gate %q (use all or latest)", opts.Gate)
-	}
-	if opts.MaxLineBytes <= 0 {
-		opts.MaxLineBytes = DefaultMaxLineBytes
-	}
-	if opts.MaxViolations <= 0 {
-		opts.MaxViolations = DefaultMaxViolations
+	opts, err := opts.normalized()
+	if err != nil {
+		return nil, err
 	}
 	c := newContractState(opts)
 	if opts.JobLog != nil {
-		var err error
 		if c.jobLog, err = readJobLog(opts.JobLog, opts.JobLogFile, opts.MaxLineBytes); err != nil {
 			return nil, err
 		}
@@ -329,6 +338,8 @@ type contractState struct {
 	warnings   []Violation
 	jobLog     *jobLog
 	slabs      *slabs // shared with the per-run states of a Feed
+	// line is the event being checked (apply, Feed.Run).
+	line lineCheck
 }
 
 func newContractState(opts Options) *contractState {
@@ -481,9 +492,9 @@ func (d *lineDecoder) decodeLine(out *decoded, n int, raw []byte, lazy *lazySche
 	}
 }
 
-// apply checks a decoded line against the rules that follow runs across
-// lines and, when it breaks none, records it. At most one violation is
-// reported per line: the first rule it breaks, in the order of Rules().
+// apply checks a decoded line against the rules in checking order
+// (rules.go) and, when it breaks none, records it. At most one violation is
+// reported per line: the first rule it breaks.
 func (c *contractState) apply(dl *decoded) {
 	n := dl.line
 	if dl.fault != nil {
@@ -492,57 +503,13 @@ func (c *contractState) apply(dl *decoded) {
 	}
 	ev := &dl.ev
 	c.events++
-	// ref is built only when a violation needs it: the hot path allocates no
-	// run id string for an event of a known run.
-	ref := func() *eventRef { return &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt} }
-	if dl.unknown != "" {
-		c.violate(n, RuleUnknownField, fmt.Sprintf("field %q is not part of the event contract (--strict)", dl.unknown), ref())
+	x := &c.line // reused: a lineCheck passed to the checks would escape
+	*x = lineCheck{ev: ev, unknown: dl.unknown}
+	if rule, msg := c.check(x); rule != "" {
+		c.violate(n, rule, msg, &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt})
 		return
 	}
-	si, ok := c.stageOf(ev.Stage)
-	if !ok {
-		c.violate(n, RuleUnknownStage, fmt.Sprintf("stage %s is not declared by the pipeline definition (declared: %s)", ev.Stage, c.declared()), ref())
-		return
-	}
-	if ev.Status == StatusSucceeded && ev.HasCode && ev.Returncode != 0 {
-		c.violate(n, RuleSuccessWithNonzeroReturncode, fmt.Sprintf("attempt %d of stage %s in run %s succeeded with returncode %d; a success exits 0", ev.Attempt, ev.Stage, string(ev.RunID), ev.Returncode), ref())
-		return
-	}
-	if ev.Status == StatusFailed && ev.HasCode && ev.Returncode == 0 {
-		c.violate(n, RuleFailureWithZeroReturncode, fmt.Sprintf("attempt %d of stage %s in run %s failed with returncode 0; use null when there was no exit code", ev.Attempt, ev.Stage, string(ev.RunID)), ref())
-		return
-	}
-	run := c.last
-	if run == nil || run.id != string(ev.RunID) {
-		var h uint64
-		if run, h = c.runs.find(ev.RunID, c.order); run == nil {
-			run = c.slabs.newRun(string(ev.RunID), n, ev.Time, len(c.opts.Definition.Stages))
-			c.runs.add(run.id, h, len(c.order))
-			c.order = append(c.order, run)
-		}
-		c.last = run
-	}
-	if ev.Time.Before(run.lastAt()) {
-		c.violate(n, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(ev.Time), string(ev.RunID), formatTime(run.lastAt())), ref())
-		return
-	}
-	if ev.Time.After(c.horizon) {
-		c.violate(n, RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now)), ref())
-		return
-	}
-	if ev.HasScheduledFor && run.ext != nil && run.ext.hasScheduledFor && !ev.ScheduledFor.Equal(run.ext.scheduledFor) {
-		c.violate(n, RuleConflictingScheduledFor, fmt.Sprintf("scheduled_for %s differs from %s given on line %d for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(run.ext.scheduledFor), run.ext.scheduledLine, run.id), ref())
-		return
-	}
-	if rule, msg := c.sequence(run, si, ev); rule != "" {
-		c.violate(n, rule, msg, ref())
-		return
-	}
-	run.setLast(ev.Time)
-	if ev.HasScheduledFor && (run.ext == nil || !run.ext.hasScheduledFor) {
-		wx := run.wx()
-		wx.hasScheduledFor, wx.scheduledFor, wx.scheduledLine = true, ev.ScheduledFor, n
-	}
+	c.record(x)
 }
 
 func isBlank(b []byte) bool {
@@ -609,93 +576,6 @@ func schemaCheckValue(schema *jsonschema.Schema, inst any) (msg string, ok bool)
 		return "the event does not match event.schema.json: " + SchemaErrorText(err), false
 	}
 	return "", true
-}
-
-// sequence applies the sequence rules of DESIGN.md §2 and the recovery rules
-// of docs/recovery.md to a schema-valid event of a declared stage and, when
-// none is broken, records it.
-func (c *contractState) sequence(run *runState, si int, ev *Event) (RuleID, string) {
-	if rule, msg := c.checkAttemptID(run, si, ev); rule != "" {
-		return rule, msg
-	}
-	if rule, msg := c.checkRequester(run, ev); rule != "" {
-		return rule, msg
-	}
-	var rule RuleID
-	var msg string
-	switch ev.Status {
-	case StatusHeartbeat:
-		rule, msg = c.heartbeat(run, si, ev)
-	case StatusResolved:
-		rule, msg = c.resolve(run, si, ev)
-	default:
-		rule, msg = c.sequenceCore(run, si, ev)
-	}
-	if rule == "" {
-		c.recordRecovery(run, si, ev)
-	}
-	return rule, msg
-}
-
-// sequenceCore applies the rules of started and outcome events (succeeded,
-// failed, unknown) and records the event.
-func (c *contractState) sequenceCore(run *runState, si int, ev *Event) (RuleID, string) {
-	atts := run.stages[si]
-	n := ev.Attempt
-	who := func() string { return fmt.Sprintf("attempt %d of stage %s in run %s", n, ev.Stage, run.id) }
-	if ev.Status == StatusStarted {
-		switch {
-		case n <= int64(len(atts)):
-			return RuleDuplicateStart, who() + " started a second time (first start on line " + fmt.Sprint(atts[n-1].startLine) + "); a retry is a new attempt number"
-		case n > int64(len(atts))+1:
-			return RuleSkippedAttempt, fmt.Sprintf("%s started, but attempt %d never started", who(), n-1)
-		}
-		var warning string
-		if n > 1 {
-			var rule RuleID
-			var msg string
-			if rule, msg, warning = c.checkRetry(run, si, ev); rule != "" {
-				return rule, msg
-			}
-		}
-		for _, dep := range c.opts.Definition.Stages[si].DependsOn {
-			di, _ := c.stageOf(dep) // the definition declares every dependency
-			d := run.stages[di]
-			if len(d) == 0 || d[len(d)-1].outcome() != StatusSucceeded {
-				state := "has not started"
-				if len(d) > 0 {
-					state = "is " + stageWord(d[len(d)-1].outcome())
-				}
-				return RuleStageBeforeDependency, fmt.Sprintf("stage %s started in run %s before stage %s, which it depends on, succeeded (stage %s %s)", ev.Stage, run.id, dep, dep, state)
-			}
-		}
-		a := attemptState{status: StatusStarted, startSec: ev.Time.Unix(), startNsec: int32(ev.Time.Nanosecond()), startLine: ev.Line}
-		a.touch(ev.Time, ev.Line)
-		if len(atts) == 0 {
-			run.stages[si] = c.slabs.firstAttempt(a)
-		} else {
-			run.stages[si] = append(atts, a)
-		}
-		if warning != "" {
-			st := ev.Stage
-			c.warnings = append(c.warnings, Violation{File: c.opts.File, Line: ev.Line, Rule: RuleRetryPastBrake, Message: warning, RunID: run.id, Stage: &st, Attempt: n})
-		}
-		return "", ""
-	}
-	if n > int64(len(atts)) {
-		return RuleTerminalWithoutStart, fmt.Sprintf("%s %s, but it never started", who(), ev.Status)
-	}
-	a := &atts[n-1]
-	if a.status != StatusStarted {
-		return RuleDuplicateTerminal, fmt.Sprintf("%s %s, but it already %s on line %d", who(), ev.Status, a.status, a.lastLine)
-	}
-	a.status = ev.Status
-	a.touch(ev.Time, ev.Line)
-	a.hasCode, a.returncode = ev.HasCode, ev.Returncode
-	if ev.HasError {
-		a.hasError, a.err = true, c.errorText(ev.Error)
-	}
-	return "", ""
 }
 
 func attemptOutcome(a attemptState) string {

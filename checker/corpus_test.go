@@ -2,9 +2,11 @@ package checker_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +24,14 @@ var corpusNow = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 func corpusDefinition(t *testing.T) *checker.Definition {
 	t.Helper()
 	return definitionFile(t, "../testdata/logs/pipeline.yaml")
+}
+
+// heldWhole writes the snapshot document of s with its run reports held
+// whole (Snapshot.SetRuns of Collect) rather than built as they are written.
+func heldWhole(s *checker.Snapshot) ([]byte, error) {
+	held := *s
+	held.SetRuns(s.Collect())
+	return render.JSON(&held)
 }
 
 // definitionFile reads and parses a pipeline definition, failing the test
@@ -50,18 +60,14 @@ func checkDoc(t *testing.T, log []byte, opts checker.Options) []byte {
 	var doc []byte
 	if res.Snapshot != nil {
 		doc, err = render.JSON(res.Snapshot)
-		// The streaming writer gives the same bytes, run by run.
-		var streamed bytes.Buffer
-		opts.StreamRuns = true
-		again, err2 := checker.Check(bytes.NewReader(log), opts)
+		// The document of reports built as they are written is the one of
+		// the same reports held whole.
+		whole, err2 := heldWhole(res.Snapshot)
 		if err2 != nil {
 			t.Fatal(err2)
 		}
-		if err := render.WriteSnapshotJSON(&streamed, again.Snapshot); err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(streamed.Bytes(), doc) {
-			t.Errorf("WriteSnapshotJSON with StreamRuns differs from JSON:\n%s\nvs\n%s", streamed.Bytes(), doc)
+		if !bytes.Equal(whole, doc) {
+			t.Errorf("the snapshot document differs when its run reports are held whole:\n%s\nvs\n%s", doc, whole)
 		}
 	} else {
 		doc, err = render.JSON(res.Report)
@@ -110,5 +116,95 @@ func TestCorpusGolden(t *testing.T) {
 			}
 			validateDoc(t, got)
 		})
+	}
+}
+
+// TestSnapshotMarshalJSON: encoding/json writes the same document as
+// render.JSON, runs included, in its own layout.
+func TestSnapshotMarshalJSON(t *testing.T) {
+	log, err := os.ReadFile("../testdata/logs/retry_then_success.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runCheck(t, string(log), nil)
+	ours, err := render.JSON(res.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs, err := json.Marshal(res.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if err := json.Unmarshal(ours, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(theirs, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) || len(b.(map[string]any)["runs"].([]any)) != 1 {
+		t.Errorf("json.Marshal gives\n%s\nrender.JSON\n%s", theirs, ours)
+	}
+}
+
+// TestSnapshotUnmarshalJSON: a snapshot document read back with
+// encoding/json (as greenlight merge reads other checks' snapshots) is the
+// snapshot Check made, runs and typed times included, and writes the same
+// bytes; a time that is not RFC 3339 is refused with the field's name.
+func TestSnapshotUnmarshalJSON(t *testing.T) {
+	for _, c := range []struct {
+		log, def string
+		now      time.Time
+	}{
+		{"../testdata/sample/campaign_metrics.jsonl", "../testdata/sample/pipeline.yaml", time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC)},
+		{"../testdata/recovery/orders_daily.jsonl", "../testdata/recovery/pipeline.yaml", corpusNow},
+	} {
+		t.Run(c.log, func(t *testing.T) {
+			log, err := os.ReadFile(c.log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := checker.Check(bytes.NewReader(log), checker.Options{Definition: definitionFile(t, c.def), Now: c.now})
+			if err != nil || res.Snapshot == nil {
+				t.Fatalf("check: %v, %v", err, res.Report.Violations)
+			}
+			doc, err := render.JSON(res.Snapshot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back checker.Snapshot
+			if err := json.Unmarshal(doc, &back); err != nil {
+				t.Fatal(err)
+			}
+			again, err := render.JSON(&back)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(doc, again) {
+				t.Errorf("read back, the snapshot writes\n%s\nwant\n%s", again, doc)
+			}
+			if !back.GeneratedAt.Equal(res.Snapshot.GeneratedAt) || !reflect.DeepEqual(back.Schedule, res.Snapshot.Schedule) {
+				t.Errorf("generated at %v, schedule %+v; want %v, %+v", back.GeneratedAt, back.Schedule, res.Snapshot.GeneratedAt, res.Snapshot.Schedule)
+			}
+			want, got := res.Snapshot.Collect(), back.Collect()
+			if len(got) != len(want) || len(got) == 0 {
+				t.Fatalf("%d runs read back, want %d", len(got), len(want))
+			}
+			for i := range want {
+				w, g := want[i], got[i]
+				// The brake is a value for readers only (json:"-").
+				for j := range w.Stages {
+					w.Stages[j].Brake = nil
+				}
+				if !reflect.DeepEqual(g, w) {
+					t.Errorf("run %s read back as\n%+v\nwant\n%+v", w.RunID, g, w)
+				}
+			}
+		})
+	}
+	var s checker.Snapshot
+	err := json.Unmarshal([]byte(`{"generated_at_utc":"2026-01-01T00:00:00Z","runs":[{"run_id":"r","first_event_at":"yesterday","stages":[]}]}`), &s)
+	if err == nil || !strings.Contains(err.Error(), `first_event_at "yesterday"`) {
+		t.Errorf("a bad time read back: %v", err)
 	}
 }

@@ -13,15 +13,15 @@ const (
 
 // EncodeRuns appends the encoding of every run report, in order, with enc
 // (given the run's 0-based index, for separators) and hands the bytes to
-// write, a chunk of runs at a time. For a snapshot made with
-// Options.StreamRuns the reports are built and encoded on several
-// goroutines; enc must therefore not keep r or share state between calls.
+// write, a chunk of runs at a time. The reports of a checked log are built
+// and encoded on several goroutines; enc must therefore not keep r or share state between calls.
 // It returns the first error write returns.
 func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, write func([]byte) error) error {
-	if s.report == nil {
+	src := s.source()
+	if l, ok := src.(reportList); ok {
 		var b []byte
-		for i := range s.Runs {
-			b = enc(b[:0], i, &s.Runs[i])
+		for i := range l {
+			b = enc(b[:0], i, &l[i])
 			if err := write(b); err != nil {
 				return err
 			}
@@ -42,10 +42,10 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 	go func() {
 		defer close(jobs)
 		defer close(order)
-		for from := 0; from < s.reportCount; {
+		for from := 0; from < src.count(); {
 			to, attempts := from, 0
-			for to < s.reportCount && to-from < encodeChunk && attempts < encodeChunkAttempts {
-				attempts += s.attempts(to)
+			for to < src.count() && to-from < encodeChunk && attempts < encodeChunkAttempts {
+				attempts += src.attempts(to)
 				to++
 			}
 			c := &chunk{from: from, to: to, done: make(chan struct{})}
@@ -68,7 +68,7 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 				default:
 				}
 				for i := c.from; i < c.to; i++ {
-					ar.rr = s.report(i, &ar)
+					ar.rr = src.report(i, &ar)
 					b = enc(b, i, &ar.rr)
 				}
 				c.out = b

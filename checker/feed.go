@@ -45,6 +45,11 @@ type FeedEvent struct {
 type Feed struct {
 	c       *contractState
 	pending []posViolation
+	// The run Run is feeding: its id, its own definition, and its state
+	// once an event created it.
+	runID  string
+	runDef *Definition
+	run    *runState
 }
 
 type posViolation struct {
@@ -59,20 +64,12 @@ type posViolation struct {
 // (an imported log's attempts carry no attempt_id to match its records
 // with), and a job log silently left unread would look reconciled.
 func NewFeed(opts Options) (*Feed, error) {
-	if opts.Now.IsZero() {
-		return nil, fmt.Errorf("checker: Options.Now is required")
+	opts, err := opts.normalized()
+	if err != nil {
+		return nil, err
 	}
 	if opts.JobLog != nil {
 		return nil, errors.New(jobLogNotImported)
-	}
-	if opts.Gate == "" {
-		opts.Gate = GateAll
-	}
-	if opts.Gate != GateAll && opts.Gate != GateLatest {
-		return nil, fmt.Errorf("unknown gate %q (use all or latest)", opts.Gate)
-	}
-	if opts.MaxViolations <= 0 {
-		opts.MaxViolations = DefaultMaxViolations
 	}
 	if opts.Definition == nil {
 		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold}}
@@ -102,68 +99,39 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 		// (a slab per run would keep 80 KB alive for each) and error texts.
 		rc.slabs, rc.errorTexts = f.c.slabs, f.c.errorTexts
 	}
-	stages := len(rc.opts.Definition.Stages)
-	var run *runState
+	f.runID, f.runDef, f.run = id, def, nil
 	for i := range events {
 		e := &events[i]
-		si, ok := rc.stageOf(e.Stage)
-		if !ok {
-			f.violate(id, e, RuleUnknownStage, fmt.Sprintf("stage %s is not declared by the pipeline definition (declared: %s)", e.Stage, rc.declared()))
-			continue
-		}
-		if run == nil {
-			run = f.c.slabs.newRun(id, e.Pos, e.Time, stages)
-			run.wx().def = def
-			if def != nil {
-				run.ext.plan = rc.plan
-			}
-			_, h := f.c.runs.find([]byte(id), f.c.order)
-			f.c.runs.add(id, h, len(f.c.order))
-			f.c.order = append(f.c.order, run)
-		}
-		if e.Time.Before(run.lastAt()) {
-			f.violate(id, e, RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(e.Time), id, formatTime(run.lastAt())))
-			continue
-		}
-		if e.Time.After(f.c.opts.Now.Add(f.c.skew)) {
-			f.violate(id, e, RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(e.Time), DefaultClockSkewSeconds, formatTime(f.c.opts.Now)))
-			continue
-		}
-		if e.Heartbeat {
-			if rule, msg := heartbeat(run, si, e); rule != "" {
-				f.violate(id, e, rule, msg)
-				continue
-			}
-			run.setLast(e.Time)
-			continue
-		}
 		ev := Event{Line: e.Pos, Stage: e.Stage, Attempt: e.Attempt, Status: e.Status, Time: e.Time, HasError: e.HasError, Error: []byte(e.Error)}
-		if rule, msg := rc.sequence(run, si, &ev); rule != "" {
+		if e.Heartbeat {
+			ev.Status = StatusHeartbeat
+		}
+		x := &rc.line
+		*x = lineCheck{ev: &ev, feed: f, run: f.run, neverStalls: e.Status == StatusStarted && e.NeverStalls}
+		if rule, msg := rc.check(x); rule != "" {
 			f.violate(id, e, rule, msg)
 			continue
 		}
-		if e.Status == StatusStarted && e.NeverStalls {
-			atts := run.stages[si]
-			atts[len(atts)-1].neverStalls = true
-		}
-		run.setLast(e.Time)
+		rc.record(x)
 	}
 	return nil
 }
 
-// heartbeat refreshes attempt e.Attempt of stage si when it is in progress.
-func heartbeat(run *runState, si int, e *FeedEvent) (RuleID, string) {
-	atts := run.stages[si]
-	who := func() string { return fmt.Sprintf("attempt %d of stage %s in run %s", e.Attempt, e.Stage, run.id) }
-	if e.Attempt < 1 || e.Attempt > int64(len(atts)) {
-		return RuleRunningWithoutStart, who() + " sent a heartbeat (RUNNING), but it never started"
+// runFor returns the state of the run being fed, creating it on the first
+// event that needs it; c holds the run's definition.
+func (f *Feed) runFor(c *contractState, x *lineCheck) *runState {
+	if f.run == nil {
+		run := f.c.slabs.newRun(f.runID, x.ev.Line, x.ev.Time, len(c.opts.Definition.Stages))
+		run.wx().def = f.runDef
+		if f.runDef != nil {
+			run.ext.plan = c.plan
+		}
+		_, h := f.c.runs.find([]byte(f.runID), f.c.order)
+		f.c.runs.add(f.runID, h, len(f.c.order))
+		f.c.order = append(f.c.order, run)
+		f.run = run
 	}
-	a := &atts[e.Attempt-1]
-	if a.status != StatusStarted {
-		return RuleEventAfterTerminal, fmt.Sprintf("%s sent a heartbeat (RUNNING), but it already %s (line %d)", who(), a.status, a.lastLine)
-	}
-	a.touch(e.Time, e.Pos)
-	return "", ""
+	return f.run
 }
 
 func (f *Feed) violate(run string, e *FeedEvent, rule RuleID, msg string) {

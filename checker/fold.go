@@ -35,15 +35,15 @@ func (cfg foldConfig) staleFor(sd *StageDef) time.Duration {
 // snapshot folds the recorded runs into the health snapshot (DESIGN.md §3-4,
 // docs/recovery.md), after reconciling them with the job log when there is
 // one. A first pass gives every run its state (for the counts and the
-// verdict) without building reports; the run reports are then built all at
-// once, or, with Options.StreamRuns, one at a time as Snapshot.EachRun asks
-// for them.
+// verdict) without building reports; the run reports are built one at a
+// time as the Snapshot's readers ask for them (foldedRuns).
 func (c *contractState) snapshot(src Source) *Snapshot {
 	def := c.opts.Definition
 	stale := c.staleAfter()
 	s := &Snapshot{
 		SchemaVersion:  SnapshotVersion,
 		GeneratedAtUTC: formatTime(c.opts.Now),
+		GeneratedAt:    c.opts.Now.UTC(),
 		Source:         src,
 		Options: SnapshotOptions{
 			StaleAfterSeconds:  stale,
@@ -124,34 +124,42 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.Verdict = VerdictHealthy
 		}
 	}
-	report := func(i int, ar *reportArena) RunReport {
-		run := c.order[i]
-		rr := foldRun(run, run.definition(def), c.planOf(run), cfg, mismatched[run.id], ar)
-		if judged != nil {
-			judged.annotate(&rr, i, run, sched, c.opts.Now)
-			if rr.State == RunOverdue {
-				rr.Recovery = recoveryFor(&rr, def, nil)
-			}
-		}
-		return rr
-	}
-	if c.opts.StreamRuns {
-		s.report, s.reportCount = report, len(c.order)
-		s.runID = func(i int) string { return c.order[i].id }
-		s.attempts = func(i int) int {
-			n := 0
-			for _, atts := range c.order[i].stages {
-				n += len(atts)
-			}
-			return n
-		}
-		return s
-	}
-	s.Runs = make([]RunReport, len(c.order))
-	for i := range c.order {
-		s.Runs[i] = report(i, nil)
-	}
+	s.runs = &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged}
 	return s
+}
+
+// foldedRuns builds a snapshot's run reports from the fold's run states, one
+// at a time as they are asked for.
+type foldedRuns struct {
+	c          *contractState
+	def        *Definition
+	cfg        foldConfig
+	mismatched map[string]*Inconsistency
+	judged     *scheduleJudgement
+}
+
+func (f *foldedRuns) count() int      { return len(f.c.order) }
+func (f *foldedRuns) id(i int) string { return f.c.order[i].id }
+
+func (f *foldedRuns) attempts(i int) int {
+	n := 0
+	for _, atts := range f.c.order[i].stages {
+		n += len(atts)
+	}
+	return n
+}
+
+func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
+	run := f.c.order[i]
+	rr := foldRun(run, run.definition(f.def), f.c.planOf(run), f.cfg, f.mismatched[run.id], ar)
+	if f.judged != nil {
+		sched := f.def.Schedule
+		f.judged.annotate(&rr, i, run, sched, f.c.opts.Now)
+		if rr.State == RunOverdue {
+			rr.Recovery = recoveryFor(&rr, f.def, nil)
+		}
+	}
+	return rr
 }
 
 // liveState tells an attempt's status at now: while it has no outcome,
@@ -189,9 +197,11 @@ func (run *runState) stageState(i int, def *Definition, cfg foldConfig) string {
 	return last.liveState(cfg.now, cfg.staleFor(&def.Stages[i]), cfg.margin)
 }
 
-// runRank orders the stage states that decide a run's state: unknown >
-// failed > cancelled > stalled > running; every other state ranks 0. A
-// switch, not a map: it is asked once per stage of every run.
+// runRank is the precedence of the stage states that decide a run's state:
+// unknown > failed > cancelled > stalled > running; every other state ranks
+// 0. It is the one precedence of run states: the fold takes the run's state
+// from it, the recovery advice finds the stage that decided it
+// (decidedBy). A switch, not a map: it is asked once per stage of every run.
 func runRank(st string) int {
 	switch st {
 	case StageUnknown:
@@ -221,7 +231,7 @@ func (run *runState) state(def *Definition, cfg foldConfig, mismatch bool) strin
 	for i := range def.Stages {
 		st := run.stageState(i, def, cfg)
 		if r := runRank(st); r > best {
-			state, best = st, r
+			state, best = st, r // a deciding stage state names its run state
 		} else if best == 0 && st != StageSucceeded {
 			state = RunIncomplete
 		}
@@ -230,7 +240,7 @@ func (run *runState) state(def *Definition, cfg foldConfig, mismatch bool) strin
 }
 
 // reportArena is reusable storage for run reports built one after another
-// (Options.StreamRuns): the slices and values a report points into are
+// (Snapshot.Runs, EncodeRuns): the slices and values a report points into are
 // carved from it, so a report built into it is valid only until the next
 // one is. A nil arena allocates each report on its own.
 type reportArena struct {
@@ -305,14 +315,15 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], &times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
-		if r := brakeReason(atts, cfg.threshold); r != "" {
-			reason := r // only a tripped brake allocates
-			sr.StatusReason = &reason
+		if b := brakeTrip(atts, cfg.threshold); b != nil { // only a tripped brake allocates
+			reason := b.String()
+			sr.StatusReason, sr.Brake = &reason, b
 		}
 	}
 	// A run's first and last events are some attempt's start and end.
 	rr.FirstEventAt = times.text(run.firstSec, run.firstNsec)
 	rr.LastEventAt = times.text(run.lastSec, run.lastNsec)
+	rr.FirstEvent, rr.LastEvent = run.firstAt(), run.lastAt()
 	markBlocked(&rr, plan)
 	rr.Recovery = recoveryFor(&rr, def, mismatch)
 	return rr
@@ -368,12 +379,12 @@ func (tt *timeTexts) text(sec int64, nsec int32) string {
 // attemptReport fills ar, a zeroed report, with attempt n; the values ar
 // points at are kept in box, and times are formatted through times.
 func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
-	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: times.text(a.startSec, a.startNsec), Line: a.lastLine}
+	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: times.text(a.startSec, a.startNsec), Started: a.startedAt(), Line: a.lastLine}
 	x := a.x
 	switch {
 	case x != nil && x.jobOutcome != 0:
 		ar.Status = x.jobOutcome.String()
-		box.ended = formatTime(x.jobAt)
+		box.ended, ar.Ended = formatTime(x.jobAt), x.jobAt.UTC()
 		box.dur = max(x.jobAt.Sub(a.startedAt()).Seconds(), 0)
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 		from, line := "job_log", x.jobLine
@@ -388,7 +399,7 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 		ar.StaleCandidate = ar.Status == StageStalled
 	case a.status == StatusUnknown:
 	default:
-		box.ended = times.text(a.lastSec, a.lastNsec)
+		box.ended, ar.Ended = times.text(a.lastSec, a.lastNsec), a.lastAt()
 		box.dur = a.lastAt().Sub(a.startedAt()).Seconds()
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 	}

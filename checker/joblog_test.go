@@ -75,7 +75,7 @@ func TestJobLog(t *testing.T) {
 			for _, i := range rec.Inconsistencies {
 				incs = append(incs, fmt.Sprintf("%s@%v", i.Code, i.JobLogLines))
 			}
-			r := res.Snapshot.Runs[0]
+			r := res.Snapshot.Collect()[0]
 			a := r.Stages[0].Attempts[0]
 			got := fmt.Sprintf("%s %s/%s adopted=%d [%s]", r.State, r.Stages[0].State, a.Status, rec.AdoptedCount, strings.Join(incs, " "))
 			want := fmt.Sprintf("%s %s adopted=%d [%s]", tc.state, tc.stage, tc.adopted, tc.incs)

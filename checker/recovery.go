@@ -158,163 +158,25 @@ func (d *Definition) retryBrake() RetryBrake {
 	return rb
 }
 
-// brakeReason is the stage's status_reason when the brake has tripped, "RETRY_BRAKE:<kind>x<count>", else "".
-func brakeReason(atts []attemptState, threshold int) string {
+// BrakeTrip is a tripped retry brake (docs/recovery.md): the trailing failed
+// attempts of a stage, Count of them, all failed with one failure kind, Kind
+// (the error_code, or returncode:<n>).
+type BrakeTrip struct {
+	Kind  string
+	Count int
+}
+
+// String is the stage's status_reason: RETRY_BRAKE:<kind>x<count>.
+func (b BrakeTrip) String() string { return fmt.Sprintf("RETRY_BRAKE:%sx%d", b.Kind, b.Count) }
+
+// brakeTrip returns the stage's tripped brake, or nil when it has not
+// tripped.
+func brakeTrip(atts []attemptState, threshold int) *BrakeTrip {
 	kind, count := brake(atts, 0)
 	if count == 0 || count < threshold {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("RETRY_BRAKE:%sx%d", kind, count)
-}
-
-// checkAttemptID enforces duplicate_attempt_id: one attempt_id names one
-// attempt in the whole log, and an attempt keeps the id it was given.
-func (c *contractState) checkAttemptID(run *runState, si int, ev *Event) (RuleID, string) {
-	if ev.AttemptID == "" {
-		return "", ""
-	}
-	key := attemptKey{run.id, si, ev.Attempt}
-	if other, ok := c.attemptIDs[ev.AttemptID]; ok && other != key {
-		return RuleDuplicateAttemptID, fmt.Sprintf("attempt_id %q already names attempt %d of stage %s in run %s; an attempt id is unique in the log",
-			ev.AttemptID, other.attempt, c.opts.Definition.Stages[other.stage].ID, other.run)
-	}
-	atts := run.stages[si]
-	if ev.Attempt <= int64(len(atts)) {
-		if have := atts[ev.Attempt-1].rx().attemptID; have != "" && have != ev.AttemptID {
-			return RuleDuplicateAttemptID, fmt.Sprintf("attempt %d of stage %s in run %s already has attempt_id %q, not %q", ev.Attempt, ev.Stage, run.id, have, ev.AttemptID)
-		}
-	}
-	return "", ""
-}
-
-// checkRequester enforces self_approved_resolution from the other side: a
-// requested_by, on any event of the run, that names someone who already
-// approved a non-idempotent success resolution of the run, compared by
-// identityKey.
-func (c *contractState) checkRequester(run *runState, ev *Event) (RuleID, string) {
-	if ev.RequestedBy == "" || run.ext == nil || len(run.ext.approvers.list) == 0 || run.ext.requesters.spelledBefore(ev.RequestedBy) {
-		// A requested_by spelled as before was compared with every
-		// approval when the approval was made.
-		return "", ""
-	}
-	if a, ok := run.ext.approvers.byKey(identityKey(ev.RequestedBy)); ok {
-		return RuleSelfApprovedResolution, fmt.Sprintf("run %s was requested by %q, who approved the resolution on line %d%s; the approver must be someone else", run.id, ev.RequestedBy, a.line, spelledAs(ev.RequestedBy, a))
-	}
-	return "", ""
-}
-
-// checkRetry applies the recovery rules to attempt n >= 2 starting after
-// attempt n-1 (prev): retry_after_cancellation, retry_without_failure,
-// retry_without_resolution and retry_past_brake. A brake passed without
-// enforce is returned as a warning message.
-func (c *contractState) checkRetry(run *runState, si int, ev *Event) (rule RuleID, msg, warning string) {
-	atts := run.stages[si]
-	prev := &atts[ev.Attempt-2]
-	prevRes := prev.rx().resolution
-	// who is built only for a message: a valid retry formats nothing.
-	who := func() string { return fmt.Sprintf("attempt %d of stage %s in run %s", ev.Attempt, ev.Stage, run.id) }
-	switch {
-	case prev.outcome() == StatusCancelled:
-		return RuleRetryAfterCancellation, fmt.Sprintf("%s started, but attempt %d was resolved cancelled on line %d; a cancelled stage is not retried", who(), ev.Attempt-1, prevRes.line), ""
-	case prev.outcome() != StatusFailed:
-		return RuleRetryWithoutFailure, fmt.Sprintf("%s started, but attempt %d %s; a retry follows a failed attempt", who(), ev.Attempt-1, attemptOutcome(*prev)), ""
-	case prev.status == StatusFailed && prevRes == nil && !c.opts.Definition.Stages[si].Idempotent:
-		return RuleRetryWithoutResolution, fmt.Sprintf("%s started, but stage %s is not idempotent and failed attempt %d has no resolved event; adjudicate it before a retry", who(), ev.Stage, ev.Attempt-1), ""
-	}
-	rb := c.opts.Definition.retryBrake()
-	if _, count := brake(atts, rb.Threshold); count >= rb.Threshold && !ev.RerunFrom {
-		if !rb.Enforce && len(c.warnings) >= c.opts.MaxViolations {
-			return "", "", "" // the listed warnings are capped like violations
-		}
-		kind, count := brake(atts, 0)
-		m := fmt.Sprintf("%s started after %d consecutive failures of kind %s (retry brake threshold %d) without rerun_from: true; fix the cause, then rerun deliberately", who(), count, kind, rb.Threshold)
-		if rb.Enforce {
-			return RuleRetryPastBrake, m, ""
-		}
-		return "", "", m
-	}
-	return "", "", ""
-}
-
-// heartbeat applies heartbeat_without_start and heartbeat_after_terminal and
-// records the heartbeat as the attempt's latest evidence of life.
-func (c *contractState) heartbeat(run *runState, si int, ev *Event) (RuleID, string) {
-	atts := run.stages[si]
-	who := func() string { return fmt.Sprintf("attempt %d of stage %s in run %s", ev.Attempt, ev.Stage, run.id) }
-	if ev.Attempt > int64(len(atts)) {
-		return RuleHeartbeatWithoutStart, who() + " sent a heartbeat, but it never started"
-	}
-	a := &atts[ev.Attempt-1]
-	if a.status != StatusStarted {
-		return RuleHeartbeatAfterTerminal, fmt.Sprintf("%s sent a heartbeat, but it already ended %s on line %d", who(), a.status, a.lastLine)
-	}
-	a.touch(ev.Time, ev.Line)
-	if a.x != nil || !ev.LeaseExpiresAt.IsZero() || ev.Owner != "" {
-		x := a.wx()
-		x.lease = ev.LeaseExpiresAt
-		if ev.Owner != "" {
-			x.owner = ev.Owner
-		}
-	}
-	return "", ""
-}
-
-// resolve applies the resolution rules to a resolved event and records it.
-func (c *contractState) resolve(run *runState, si int, ev *Event) (RuleID, string) {
-	atts := run.stages[si]
-	who := fmt.Sprintf("attempt %d of stage %s in run %s", ev.Attempt, ev.Stage, run.id)
-	if ev.Attempt > int64(len(atts)) {
-		return RuleResolutionWithoutStart, who + " was resolved, but it never started"
-	}
-	a := &atts[ev.Attempt-1]
-	idempotent := c.opts.Definition.Stages[si].Idempotent
-	fourEyes := ev.Resolution == StatusSucceeded && !idempotent
-	var approver string
-	if fourEyes {
-		approver = identityKey(ev.ApprovedBy)
-	}
-	switch prev := a.rx().resolution; {
-	case prev != nil:
-		return RuleDuplicateResolution, fmt.Sprintf("%s was already resolved %s on line %d; a resolution is final", who, prev.outcome, prev.line)
-	case a.status == StatusStarted:
-		return RuleResolutionOfRunningAttempt, who + " was resolved while it has no outcome; only an unknown attempt, or a failed attempt of a non-idempotent stage, is resolved"
-	case a.status == StatusSucceeded:
-		return RuleResolutionOfSucceededAttempt, fmt.Sprintf("%s was resolved, but it succeeded on line %d", who, a.lastLine)
-	case a.status == StatusFailed && idempotent:
-		return RuleResolutionOfIdempotentFailure, fmt.Sprintf("%s was resolved, but stage %s is idempotent: a failed attempt is simply retried", who, ev.Stage)
-	case !hasNonSpace([]byte(ev.EvidenceRef)):
-		if ev.EvidenceRef != "" {
-			return RuleResolutionWithoutEvidence, fmt.Sprintf("%s was resolved with evidence_ref %+q, which is only white space; a resolution names its evidence", who, ev.EvidenceRef)
-		}
-		return RuleResolutionWithoutEvidence, who + " was resolved without evidence_ref; a resolution names its evidence"
-	case ev.Resolution == StatusSucceeded && !ev.ManualCompletion:
-		return RuleResolutionWithoutManualCompletion, who + " was resolved succeeded without manual_completion: true"
-	case ev.Resolution == StatusCancelled && !ev.Compensated:
-		return RuleResolutionWithoutCompensation, who + " was resolved cancelled without compensated: true"
-	case fourEyes && ev.ApprovedBy == "":
-		return RuleResolutionWithoutApproval, fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by is missing", who, ev.Stage)
-	case fourEyes && approver == "":
-		// Blank (white space only) or made of characters that show nothing.
-		return RuleResolutionWithoutApproval, fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by %+q names nobody (only white space or characters that show nothing)", who, ev.Stage, ev.ApprovedBy)
-	case fourEyes && approver == identityKey(ev.ResolvedBy):
-		if ev.ApprovedBy == ev.ResolvedBy {
-			return RuleSelfApprovedResolution, fmt.Sprintf("%s was resolved and approved by the same person (%q); the approver must be someone else", who, ev.ResolvedBy)
-		}
-		return RuleSelfApprovedResolution, fmt.Sprintf("%s was resolved by %q and approved by %q, the same person in another spelling; the approver must be someone else", who, ev.ResolvedBy, ev.ApprovedBy)
-	case fourEyes && ev.RequestedBy != "" && approver == identityKey(ev.RequestedBy):
-		return RuleSelfApprovedResolution, fmt.Sprintf("%s was approved by %q, who requested the run on the same line%s; the approver must be someone else", who, ev.ApprovedBy, spelledAs(ev.ApprovedBy, identity{name: ev.RequestedBy}))
-	case fourEyes && run.ext != nil && run.ext.requesters.has(approver):
-		r, _ := run.ext.requesters.byKey(approver)
-		return RuleSelfApprovedResolution, fmt.Sprintf("%s was approved by %q, who requested the run on line %d%s; the approver must be someone else", who, ev.ApprovedBy, r.line, spelledAs(ev.ApprovedBy, r))
-	}
-	a.wx().resolution = &resolutionState{
-		outcome: ev.Resolution, reason: ev.Reason, evidenceRef: ev.EvidenceRef, resolvedBy: ev.ResolvedBy, approvedBy: ev.ApprovedBy,
-		manualCompletion: ev.ManualCompletion, compensated: ev.Compensated, at: ev.Time, line: ev.Line,
-	}
-	if fourEyes {
-		run.wx().approvers.add(identity{ev.ApprovedBy, approver, ev.Line})
-	}
-	return "", ""
+	return &BrakeTrip{Kind: kind.String(), Count: count}
 }
 
 // recordRecovery keeps the recovery fields of an event that broke no rule.

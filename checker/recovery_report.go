@@ -64,14 +64,7 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency) Recove
 	var st *StageReport
 	var sd *StageDef
 	for i := range rr.Stages {
-		want := rr.State
-		switch want {
-		case RunIncomplete:
-			want = StagePending
-		case RunOverdue:
-			want = StageRunning
-		}
-		if rr.Stages[i].State == want {
+		if rr.Stages[i].State == decidedBy(rr.State) {
 			st, sd = &rr.Stages[i], &def.Stages[i]
 			break
 		}
@@ -124,12 +117,10 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency) Recove
 				"Inspect its effects, then append a resolved event: failed to allow a retry, succeeded with manual_completion: true and a second person's approved_by, or cancelled with compensated: true.",
 				fmt.Sprintf("Only then start attempt %d.", n+1),
 			}
-		case st.StatusReason != nil:
+		case st.Brake != nil:
 			rec.Action = ActionFixThenRerunFrom
-			brake := strings.TrimPrefix(*st.StatusReason, "RETRY_BRAKE:")
-			x := strings.LastIndexByte(brake, 'x')
 			rec.Steps = []string{
-				fmt.Sprintf("%s failed; the last %s attempts all failed with %s: the retry brake tripped.", who, brake[x+1:], brake[:x]),
+				fmt.Sprintf("%s failed; the last %d attempts all failed with %s: the retry brake tripped.", who, st.Brake.Count, st.Brake.Kind),
 				"Fix the cause first; another blind retry repeats the failure.",
 				fmt.Sprintf("Then start attempt %d with rerun_from: true.", n+1),
 			}

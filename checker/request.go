@@ -40,16 +40,20 @@ type Request struct {
 	// Options.Now zero, and the shell must fill it (from its clock).
 	Now string
 	// StaleAfterSeconds (seconds) overrides the definition's stall
-	// threshold when > 0; negative is an error.
-	StaleAfterSeconds int
+	// threshold. The bounds (StaleAfterSeconds, MaxLineBytes,
+	// MaxViolations) mean the same in every shell: nil is not given (the
+	// default), and a given value must lie in 1 to its limit
+	// (StaleAfterSecondsLimit, MaxLineBytesLimit, MaxViolationsLimit); a
+	// given 0 is an error, never the default.
+	StaleAfterSeconds *int
 	// Gate is "all", "latest", or empty for all.
 	Gate string
 	// File is the log's name, as in Options.File.
 	File string
-	// MaxLineBytes and MaxViolations: 0 means the default, negative is an
-	// error.
-	MaxLineBytes  int
-	MaxViolations int
+	// MaxLineBytes and MaxViolations bound reading and the violations
+	// listed; see StaleAfterSeconds for what nil and a given value mean.
+	MaxLineBytes  *int
+	MaxViolations *int
 	// Strict and SchemaEveryEvent are as in Options.
 	Strict           bool
 	SchemaEveryEvent bool
@@ -157,22 +161,24 @@ func (r Request) Options() (Options, error) {
 	}
 	for _, k := range []struct {
 		name  string
-		v     int
+		v     *int
 		limit int
+		dst   *int
 	}{
-		{"--stale-after-seconds", r.StaleAfterSeconds, StaleAfterSecondsLimit},
-		{"--max-line-bytes", r.MaxLineBytes, MaxLineBytesLimit},
-		{"--max-violations", r.MaxViolations, MaxViolationsLimit},
+		{"--stale-after-seconds", r.StaleAfterSeconds, StaleAfterSecondsLimit, &o.StaleAfterSeconds},
+		{"--max-line-bytes", r.MaxLineBytes, MaxLineBytesLimit, &o.MaxLineBytes},
+		{"--max-violations", r.MaxViolations, MaxViolationsLimit, &o.MaxViolations},
 	} {
-		if k.v < 0 || k.v > k.limit {
-			return o, fmt.Errorf("%s \"%d\": use a whole number from 1 to %d", k.name, k.v, k.limit)
+		if k.v == nil {
+			continue // not given: Options' zero, the default
 		}
+		if *k.v < 1 || *k.v > k.limit {
+			return o, fmt.Errorf("%s \"%d\": use a whole number from 1 to %d", k.name, *k.v, k.limit)
+		}
+		*k.dst = *k.v
 	}
-	o.StaleAfterSeconds = r.StaleAfterSeconds
 	o.File = r.File
 	o.JobLogFile = r.JobLogFile
-	o.MaxLineBytes = r.MaxLineBytes
-	o.MaxViolations = r.MaxViolations
 	o.Strict = r.Strict
 	o.SchemaEveryEvent = r.SchemaEveryEvent
 	return o, nil

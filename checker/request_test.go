@@ -44,11 +44,12 @@ func TestRequestOptions(t *testing.T) {
 		{name: "now without offset", req: checker.Request{Stages: "1", Now: "2026-01-01T12:00:00"},
 			wantErr: `--now: "2026-01-01T12:00:00" is not an RFC 3339 date-time with an offset (e.g. 2026-01-02T03:04:05Z)`},
 		{name: "unknown gate", req: checker.Request{Stages: "1", Gate: "some"}, wantErr: `--gate "some": use all or latest`},
-		{name: "negative stale", req: checker.Request{Stages: "1", StaleAfterSeconds: -1}, wantErr: `--stale-after-seconds "-1": use a whole number from 1 to 31536000`},
-		{name: "stale over a year", req: checker.Request{Stages: "1", StaleAfterSeconds: checker.StaleAfterSecondsLimit + 1}, wantErr: `--stale-after-seconds "31536001": use a whole number from 1 to 31536000`},
-		{name: "line limit that would wrap", req: checker.Request{Stages: "1", MaxLineBytes: math.MaxInt}, wantErr: `--max-line-bytes "9223372036854775807": use a whole number from 1 to 1073741824`},
-		{name: "negative violations", req: checker.Request{Stages: "1", MaxViolations: -1}, wantErr: `--max-violations "-1": use a whole number from 1 to 1000000`},
-		{name: "too many violations", req: checker.Request{Stages: "1", MaxViolations: checker.MaxViolationsLimit + 1}, wantErr: `--max-violations "1000001": use a whole number from 1 to 1000000`},
+		{name: "negative stale", req: checker.Request{Stages: "1", StaleAfterSeconds: ptr(-1)}, wantErr: `--stale-after-seconds "-1": use a whole number from 1 to 31536000`},
+		{name: "stale over a year", req: checker.Request{Stages: "1", StaleAfterSeconds: ptr(checker.StaleAfterSecondsLimit + 1)}, wantErr: `--stale-after-seconds "31536001": use a whole number from 1 to 31536000`},
+		{name: "line limit that would wrap", req: checker.Request{Stages: "1", MaxLineBytes: ptr(math.MaxInt)}, wantErr: `--max-line-bytes "9223372036854775807": use a whole number from 1 to 1073741824`},
+		{name: "negative violations", req: checker.Request{Stages: "1", MaxViolations: ptr(-1)}, wantErr: `--max-violations "-1": use a whole number from 1 to 1000000`},
+		{name: "a given 0 is not the default", req: checker.Request{Stages: "1", MaxLineBytes: ptr(0)}, wantErr: `--max-line-bytes "0": use a whole number from 1 to 1073741824`},
+		{name: "too many violations", req: checker.Request{Stages: "1", MaxViolations: ptr(checker.MaxViolationsLimit + 1)}, wantErr: `--max-violations "1000001": use a whole number from 1 to 1000000`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -81,3 +82,5 @@ func stageListErr(t *testing.T, list string) string {
 	}
 	return err.Error()
 }
+
+func ptr[T any](v T) *T { return &v }

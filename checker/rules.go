@@ -1,163 +1,238 @@
 package checker
 
+import "fmt"
+
 // RuleID is the stable id of a contract rule: the string users see in every
 // output and grep for. The ids and texts live in one table, Rules.
 type RuleID string
 
-// The contract rules of DESIGN.md §2, in the order they are checked on a line.
-const (
-	RuleInvalidJSON                  RuleID = "invalid_json"
-	RuleLineTooLong                  RuleID = "line_too_long"
-	RuleDuplicateKey                 RuleID = "duplicate_key"
-	RuleSchema                       RuleID = "schema"
-	RuleUnknownField                 RuleID = "unknown_field"
-	RuleUnknownStage                 RuleID = "unknown_stage"
-	RuleSuccessWithNonzeroReturncode RuleID = "success_with_nonzero_returncode"
-	RuleFailureWithZeroReturncode    RuleID = "failure_with_zero_returncode"
-	RuleOutOfOrder                   RuleID = "out_of_order"
-	RuleTimestampInFuture            RuleID = "timestamp_in_future"
-	RuleConflictingScheduledFor      RuleID = "conflicting_scheduled_for"
-	RuleDuplicateStart               RuleID = "duplicate_start"
-	RuleSkippedAttempt               RuleID = "skipped_attempt"
-	RuleRetryWithoutFailure          RuleID = "retry_without_failure"
-	RuleStageBeforeDependency        RuleID = "stage_before_dependency"
-	RuleTerminalWithoutStart         RuleID = "terminal_without_start"
-	RuleDuplicateTerminal            RuleID = "duplicate_terminal"
-)
-
-// The rules of the recovery model (docs/recovery.md, checker/recovery.go).
-const (
-	RuleDuplicateAttemptID                RuleID = "duplicate_attempt_id"
-	RuleHeartbeatWithoutStart             RuleID = "heartbeat_without_start"
-	RuleHeartbeatAfterTerminal            RuleID = "heartbeat_after_terminal"
-	RuleRetryAfterCancellation            RuleID = "retry_after_cancellation"
-	RuleRetryWithoutResolution            RuleID = "retry_without_resolution"
-	RuleRetryPastBrake                    RuleID = "retry_past_brake"
-	RuleResolutionWithoutStart            RuleID = "resolution_without_start"
-	RuleDuplicateResolution               RuleID = "duplicate_resolution"
-	RuleResolutionOfRunningAttempt        RuleID = "resolution_of_running_attempt"
-	RuleResolutionOfSucceededAttempt      RuleID = "resolution_of_succeeded_attempt"
-	RuleResolutionOfIdempotentFailure     RuleID = "resolution_of_idempotent_failure"
-	RuleResolutionWithoutEvidence         RuleID = "resolution_without_evidence"
-	RuleResolutionWithoutManualCompletion RuleID = "resolution_without_manual_completion"
-	RuleResolutionWithoutCompensation     RuleID = "resolution_without_compensation"
-	RuleResolutionWithoutApproval         RuleID = "resolution_without_approval"
-	RuleSelfApprovedResolution            RuleID = "self_approved_resolution"
-)
-
-// Rule documents one contract rule: its id, a one-line summary, a longer
-// explanation and a tiny log that breaks it (Example, JSON Lines).
+// Rule is one contract rule: its id, the family it belongs to (the file
+// rule_<family>.go that holds it), a one-line summary, a longer explanation,
+// a runnable example, and the event statuses it applies to. The rule's check lives in the same entry, so that the order
+// of the table is the order rules are checked in (docs/rules.md).
 type Rule struct {
 	ID      RuleID
+	Family  string
 	Summary string
 	Detail  string
+	// Example is a log (JSON Lines, without the last newline) that breaks
+	// the rule on its last line and no other rule, checked against
+	// checker/testdata/rules/examples.yaml; docs/rules.md shows it with the
+	// output of running it. For the rules of OpenLineageRules it is a
+	// description of such a log. The rule's tests are
+	// checker/testdata/rules/<id>[_<case>].txtar.
 	Example string
+	// Statuses lists the statuses of the events the rule is checked on;
+	// nil means every event. The reading rules (family reading) are found
+	// by the decoder, on every line, before any event exists.
+	Statuses []Status
+	// check returns the violation's message when the event breaks the rule,
+	// else "". It may derive values for later checks into x (the stage's
+	// index, the run), but changes no state: record does that once every
+	// rule has passed.
+	check func(c *contractState, x *lineCheck) string
+	// needsRun marks a check that reads the event's run: the run is looked
+	// up (or created) just before the first such check.
+	needsRun bool
+	// on says which inputs the check runs on (onLog, onFeed).
+	on uint8
+}
+
+// The inputs a rule's check runs on: a log read by Check, events of Feed.
+const (
+	onLog  uint8 = 1
+	onFeed uint8 = 2
+	onBoth       = onLog | onFeed
+)
+
+// checkingOrder is the one ordered table of the rules: the contract's (Rules),
+// then those only an OpenLineage log can break (OpenLineageRules). A line
+// reports the first rule it breaks in this order. The groups, in order: the
+// line alone (reading), the event against the definition (stage,
+// returncode), the run's time line, the attempt's life by the event's status
+// (a start, an outcome, a heartbeat, a resolution), then the identities that
+// span the log (attempt_id, the four eyes).
+var checkingOrder = []*Rule{
+	// The line alone.
+	&invalidJSONRule, &lineTooLongRule, &duplicateKeyRule, &schemaRule, &unknownFieldRule,
+	// The event against the definition.
+	&unknownStageRule, &successWithNonzeroReturncodeRule, &failureWithZeroReturncodeRule,
+	// The run's time line.
+	&outOfOrderRule, &timestampInFutureRule, &conflictingScheduledForRule,
+	// A start.
+	&duplicateStartRule, &skippedAttemptRule,
+	&retryAfterCancellationRule, &retryWithoutFailureRule, &retryWithoutResolutionRule, &retryPastBrakeRule,
+	&stageBeforeDependencyRule,
+	// An outcome.
+	&terminalWithoutStartRule, &duplicateTerminalRule,
+	// A heartbeat.
+	&heartbeatWithoutStartRule, &heartbeatAfterTerminalRule,
+	// A resolution.
+	&resolutionWithoutStartRule, &duplicateResolutionRule, &resolutionOfRunningAttemptRule,
+	&resolutionOfSucceededAttemptRule, &resolutionOfIdempotentFailureRule, &resolutionWithoutEvidenceRule,
+	&resolutionWithoutManualCompletionRule, &resolutionWithoutCompensationRule, &resolutionWithoutApprovalRule,
+	// The identities across the log.
+	&duplicateAttemptIDRule, &selfApprovedResolutionRule,
+	// Only in an OpenLineage log.
+	&runningWithoutStartRule, &eventAfterTerminalRule, &ambiguousAttemptRule, &conflictingRunRule,
 }
 
 // Rules returns the table of every contract rule, in checking order. It is
 // the one source of the rule ids and texts for the docs, the schemas'
 // enumerations and any listing of rules.
-func Rules() []Rule {
-	return []Rule{
-		{RuleInvalidJSON, "a line is not one JSON object",
-			"Each line must hold exactly one JSON object in valid UTF-8, with nothing after it. A blank line (in the middle or an extra empty line at the end), a truncated last line, a byte-order mark and trailing data are violations; a last line without its newline is accepted.",
-			`{"run_id": "r-1", "stage": 1,`},
-		{RuleLineTooLong, "a line is longer than the limit",
-			"A line longer than --max-line-bytes (default 1 MiB) is reported and skipped; reading goes on with the next line.",
-			``},
-		{RuleDuplicateKey, "an object has the same key twice",
-			"JSON readers disagree on which of two equal keys wins, so a repeated key at any depth is refused.",
-			`{"run_id": "r-1", "status": "failed", "status": "succeeded", ...}`},
-		{RuleSchema, "the event does not match schemas/event.schema.json",
-			"A missing or mistyped field, an unknown status, a timestamp without an offset, a failed event without an error, or a key that equals a contract field in another letter case.",
-			`{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "done", "timestamp_utc": "2026-01-01T00:00:00Z"}`},
-		{RuleUnknownField, "a field outside the contract, with --strict",
-			"Without --strict other fields are carried through; with it they are refused.",
-			`{"run_id": "r-1", ..., "host": "a"}`},
-		{RuleUnknownStage, "a stage the pipeline definition does not declare",
-			"Every stage in the log must be declared, so that stages that never logged are visible as pending.",
-			`{"run_id": "r-1", "stage": 9, ...}   (pipeline declares stages 1 and 2)`},
-		{RuleSuccessWithNonzeroReturncode, "succeeded with a returncode other than 0",
-			"A success whose process exited non-zero contradicts itself.",
-			`{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "succeeded", "returncode": 3, ...}`},
-		{RuleFailureWithZeroReturncode, "failed with returncode 0",
-			"A failure whose process exited 0 contradicts itself; use null when there was no exit code.",
-			`{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "failed", "returncode": 0, "error": "x", ...}`},
-		{RuleOutOfOrder, "a timestamp earlier than the previous event of the same run",
-			"One orchestrator writes a run's events in order; a step back in time means a clock or writer problem. It also keeps a heartbeat or a resolution from being dated before the start of its attempt (docs/recovery.md, evidence in time).",
-			"...\"timestamp_utc\": \"2026-01-01T00:05:00Z\"...\n...\"timestamp_utc\": \"2026-01-01T00:04:00Z\"... (same run)"},
-		{RuleTimestampInFuture, "a timestamp later than now plus the allowed clock skew",
-			"An event from the future (more than 300 s ahead of now by default) cannot be evidence yet: a heartbeat from 2099 keeps no attempt alive, and a resolution from 2099 settles none.",
-			`{"run_id": "r-1", ..., "timestamp_utc": "2099-01-01T00:00:00Z"}`},
-		{RuleConflictingScheduledFor, "an event's scheduled_for differs from an earlier event of the same run",
-			"A run fills one schedule slot; two events of one run that name different slots contradict each other (docs/schedule.md).",
-			"{\"run_id\": \"r-1\", ..., \"scheduled_for\": \"2026-01-01T02:00:00Z\"}\n{\"run_id\": \"r-1\", ..., \"scheduled_for\": \"2026-01-02T02:00:00Z\"}"},
-		{RuleDuplicateStart, "a second started for the same run, stage and attempt",
-			"Each attempt starts once; a retry is a new attempt number.",
-			"{\"run_id\": \"r-1\", \"stage\": 1, \"attempt\": 1, \"status\": \"started\", ...}\n(the same line again)"},
-		{RuleSkippedAttempt, "attempt n started when attempt n-1 never started",
-			"Attempts of a stage count 1, 2, 3 without gaps.",
-			`{"run_id": "r-1", "stage": 1, "attempt": 2, "status": "started", ...}   (attempt 1 never started)`},
-		{RuleRetryWithoutFailure, "attempt n started when attempt n-1 did not fail",
-			"A retry follows a failed attempt; starting another while the previous is running or after it succeeded is a double launch.",
-			"attempt 1 started, attempt 2 started (attempt 1 has no terminal event)"},
-		{RuleStageBeforeDependency, "a stage started before its dependencies succeeded",
-			"A stage may start only after every stage it depends on (depends_on; by default the stage declared before it) has succeeded in the same run.",
-			"stage 2 started while stage 1 is still running"},
-		{RuleTerminalWithoutStart, "succeeded or failed for an attempt that never started",
-			"An outcome needs the start it ends.",
-			`{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "succeeded", ...}   (first line of r-1)`},
-		{RuleDuplicateTerminal, "a second terminal event for the same attempt",
-			"An attempt ends once; a second outcome makes the first one unreliable.",
-			"attempt 1 failed, then attempt 1 succeeded"},
-		// The recovery model (docs/recovery.md).
-		{RuleDuplicateAttemptID, "one attempt_id names two attempts, or an attempt changes its attempt_id",
-			"attempt_id correlates an attempt with the job log, so it must name exactly one attempt in the whole log, and an attempt keeps the id it was first given.",
-			"stage 1 attempt 1 started with \"attempt_id\": \"a-1\"; stage 2 attempt 1 started with \"attempt_id\": \"a-1\""},
-		{RuleHeartbeatWithoutStart, "a heartbeat for an attempt that never started",
-			"A heartbeat says a running attempt is alive; without its start it is evidence of nothing.",
-			`{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "heartbeat", ...}   (first line of r-1)`},
-		{RuleHeartbeatAfterTerminal, "a heartbeat after the attempt's outcome",
-			"After succeeded, failed or unknown the attempt is over; a heartbeat then means two processes think they own it.",
-			"attempt 1 failed, then attempt 1 heartbeat"},
-		{RuleRetryAfterCancellation, "a new attempt after a cancelled resolution",
-			"A cancelled resolution ends the stage; it can never be made to succeed by retrying.",
-			"attempt 1 unknown, resolved cancelled, then attempt 2 started"},
-		{RuleRetryWithoutResolution, "a retry of a non-idempotent stage with no resolved event for the failed attempt",
-			"A stage declared idempotent: false may have left partial effects; a person adjudicates the failed attempt (resolved, resolution failed) before it is retried.",
-			"attempt 1 failed, attempt 2 started   (stage idempotent: false)"},
-		{RuleRetryPastBrake, "a further attempt after the retry brake tripped, without rerun_from",
-			"When the trailing failed attempts of a stage share one failure kind at least retry_brake.threshold times, retrying blindly repeats the failure; a further started needs \"rerun_from\": true. With retry_brake.enforce false this is a warning, not a violation.",
-			"attempts 1-3 failed with \"error_code\": \"OOM\", then attempt 4 started   (threshold 3, enforce true)"},
-		{RuleResolutionWithoutStart, "a resolution of an attempt that never started",
-			"A resolution adjudicates an attempt that exists.",
-			`{"run_id": "r-1", "stage": 1, "attempt": 1, "status": "resolved", ...}   (first line of r-1)`},
-		{RuleDuplicateResolution, "a second resolution of the same attempt",
-			"A resolution is final; a second one, even agreeing, makes the record ambiguous.",
-			"attempt 1 resolved failed, then attempt 1 resolved succeeded"},
-		{RuleResolutionOfRunningAttempt, "a resolution of an attempt that has no outcome yet",
-			"A running or stalled attempt may still end by itself; confirm the owner stopped, wait for or write its outcome (unknown), then resolve.",
-			"attempt 1 started, then attempt 1 resolved"},
-		{RuleResolutionOfSucceededAttempt, "a resolution of a succeeded attempt",
-			"A success needs no adjudication; overriding it hides evidence.",
-			"attempt 1 succeeded, then attempt 1 resolved failed"},
-		{RuleResolutionOfIdempotentFailure, "a resolution of a failed attempt of an idempotent stage",
-			"Only unknown attempts and failed attempts of non-idempotent stages are resolved; an idempotent stage is simply retried.",
-			"attempt 1 failed, then attempt 1 resolved   (stage idempotent: true)"},
-		{RuleResolutionWithoutEvidence, "a resolution without evidence_ref",
-			"A person's decision moves the pipeline only with evidence: evidence_ref names it (ticket, query, job-log line). A value made only of white space (any of ECMA-262's, the no-break space and U+3000 among them) is missing.",
-			`{..., "status": "resolved", "resolution": "failed", "reason": "checked", "resolved_by": "ana"}`},
-		{RuleResolutionWithoutManualCompletion, "a succeeded resolution without manual_completion: true",
-			"Declaring an attempt succeeded says its work was completed by hand; manual_completion: true states it.",
-			`{..., "status": "resolved", "resolution": "succeeded", "evidence_ref": "T-1", ...}`},
-		{RuleResolutionWithoutCompensation, "a cancelled resolution without compensated: true",
-			"Cancelling says the attempt's effects were undone; compensated: true states it.",
-			`{..., "status": "resolved", "resolution": "cancelled", "evidence_ref": "T-1", ...}`},
-		{RuleResolutionWithoutApproval, "a succeeded resolution of a non-idempotent stage without approved_by",
-			"Declaring a non-idempotent stage succeeded needs a second person's approval. An approved_by made only of white space, or only of characters that show nothing (U+200B), is missing.",
-			"stage idempotent: false; attempt 1 unknown, resolved succeeded with no approved_by"},
-		{RuleSelfApprovedResolution, "a non-idempotent success resolution approved by its resolver or by the run's requester",
-			"approved_by must name another person than resolved_by and than every requested_by of the run (on any event, before or after the approval). People are compared after white space, invisible characters, Unicode normalization and letter case are taken out, so \"ANA@corp.example\", \"ana \" and a decomposed spelling are all ana@corp.example (docs/recovery.md, Identities).",
-			`{..., "resolution": "succeeded", "resolved_by": "ana", "approved_by": "ana", ...}`},
+func Rules() []Rule { return rulesWhere(func(r *Rule) bool { return r.Family != familyOpenLineage }) }
+
+// OpenLineageRules returns the table of the rules only an OpenLineage log
+// can break, in the same form as Rules(). An OpenLineage log is also held
+// to the contract rules of Rules() that apply to it: the reading rules,
+// schema (against schemas/openlineage-runevent.schema.json),
+// unknown_stage, timestamp_in_future and the sequence rules.
+func OpenLineageRules() []Rule {
+	return rulesWhere(func(r *Rule) bool { return r.Family == familyOpenLineage })
+}
+
+func rulesWhere(keep func(*Rule) bool) []Rule {
+	var out []Rule
+	for _, r := range checkingOrder {
+		if keep(r) {
+			out = append(out, *r)
+		}
+	}
+	return out
+}
+
+// checksByStatus[input][status] are the rules with a check that apply to an
+// event of that status on that input (0: a log, 1: a feed), in checking
+// order: the loop of check visits only the rules that can fire.
+var checksByStatus = func() (t [2][StatusCancelled + 1][]*Rule) {
+	for in, mask := range []uint8{onLog, onFeed} {
+		for st := StatusStarted; st <= StatusCancelled; st++ {
+			for _, r := range checkingOrder {
+				if r.check != nil && r.on&mask != 0 && (r.Statuses == nil || hasStatus(r.Statuses, st)) {
+					t[in][st] = append(t[in][st], r)
+				}
+			}
+		}
+	}
+	return t
+}()
+
+func hasStatus(list []Status, s Status) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// lineCheck is one event on its way through the rules: the event, what the
+// checks derived from it so far, and what record is to keep.
+type lineCheck struct {
+	ev *Event
+	// unknown is the first field outside the contract, under --strict.
+	unknown string
+	// si is the index of the event's stage in the definition (set by
+	// unknown_stage).
+	si int
+	// run is the event's run, set before the first check that needs it.
+	run *runState
+	// feed is the Feed that gave the event; nil for a log read by Check.
+	feed *Feed
+	// neverStalls, from a Feed's started event, marks a stream or service.
+	neverStalls bool
+	// warning is the retry brake's message when it tripped without enforce.
+	warning string
+}
+
+// who names the event's attempt in messages.
+func (x *lineCheck) who() string {
+	return fmt.Sprintf("attempt %d of stage %s in run %s", x.ev.Attempt, x.ev.Stage, x.run.id)
+}
+
+// attempts are the attempts of the event's stage in its run so far.
+func (x *lineCheck) attempts() []attemptState { return x.run.stages[x.si] }
+
+// attempt is the event's attempt; nil when it has not started.
+func (x *lineCheck) attempt() *attemptState {
+	atts := x.run.stages[x.si]
+	if x.ev.Attempt < 1 || x.ev.Attempt > int64(len(atts)) {
+		return nil
+	}
+	return &atts[x.ev.Attempt-1]
+}
+
+// check runs the event through the rules in checking order and returns the
+// first one it breaks with its message, or "" when it breaks none.
+func (c *contractState) check(x *lineCheck) (RuleID, string) {
+	in := 0
+	if x.feed != nil {
+		in = 1
+	}
+	for _, r := range checksByStatus[in][x.ev.Status] {
+		if r.needsRun && x.run == nil {
+			x.run = c.runFor(x)
+		}
+		if msg := r.check(c, x); msg != "" {
+			return r.ID, msg
+		}
+	}
+	return "", ""
+}
+
+// runFor returns the event's run, creating its state on its first event.
+func (c *contractState) runFor(x *lineCheck) *runState {
+	if x.feed != nil {
+		return x.feed.runFor(c, x)
+	}
+	ev := x.ev
+	run := c.last
+	if run == nil || run.id != string(ev.RunID) {
+		var h uint64
+		if run, h = c.runs.find(ev.RunID, c.order); run == nil {
+			run = c.slabs.newRun(string(ev.RunID), ev.Line, ev.Time, len(c.opts.Definition.Stages))
+			c.runs.add(run.id, h, len(c.order))
+			c.order = append(c.order, run)
+		}
+		c.last = run
+	}
+	return run
+}
+
+// record keeps an event that broke no rule: the one place where run and
+// attempt states change.
+func (c *contractState) record(x *lineCheck) {
+	run, si, ev := x.run, x.si, x.ev
+	switch ev.Status {
+	case StatusStarted:
+		a := attemptState{status: StatusStarted, startSec: ev.Time.Unix(), startNsec: int32(ev.Time.Nanosecond()), startLine: ev.Line, neverStalls: x.neverStalls}
+		a.touch(ev.Time, ev.Line)
+		if atts := run.stages[si]; len(atts) == 0 {
+			run.stages[si] = c.slabs.firstAttempt(a)
+		} else {
+			run.stages[si] = append(atts, a)
+		}
+		if x.warning != "" {
+			st := ev.Stage
+			c.warnings = append(c.warnings, Violation{File: c.opts.File, Line: ev.Line, Rule: RuleRetryPastBrake, Message: x.warning, RunID: run.id, Stage: &st, Attempt: ev.Attempt})
+		}
+	case StatusHeartbeat:
+		recordHeartbeat(x.attempt(), ev)
+	case StatusResolved:
+		recordResolution(run, x.attempt(), ev, c.opts.Definition.Stages[si].Idempotent)
+	default: // an outcome: succeeded, failed, unknown
+		a := x.attempt()
+		a.status = ev.Status
+		a.touch(ev.Time, ev.Line)
+		a.hasCode, a.returncode = ev.HasCode, ev.Returncode
+		if ev.HasError {
+			a.hasError, a.err = true, c.errorText(ev.Error)
+		}
+	}
+	c.recordRecovery(run, si, ev)
+	run.setLast(ev.Time)
+	if ev.HasScheduledFor && (run.ext == nil || !run.ext.hasScheduledFor) {
+		wx := run.wx()
+		wx.hasScheduledFor, wx.scheduledFor, wx.scheduledLine = true, ev.ScheduledFor, ev.Line
 	}
 }

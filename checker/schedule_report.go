@@ -55,6 +55,8 @@ type SlotReport struct {
 type MissedSlot struct {
 	ScheduledFor string `json:"scheduled_for"`
 	DueAt        string `json:"due_at"`
+	// Slot is ScheduledFor as a value (UTC).
+	Slot time.Time `json:"-"`
 }
 
 // LateRun is a run that claimed its slot by scheduled_for but whose first
@@ -64,6 +66,8 @@ type LateRun struct {
 	RunID         string  `json:"run_id"`
 	FirstEventAt  string  `json:"first_event_at"`
 	LateBySeconds float64 `json:"late_by_seconds"`
+	// Slot is ScheduledFor as a value (UTC).
+	Slot time.Time `json:"-"`
 }
 
 // EarlyRun is a run whose scheduled_for names a slot its first event came
@@ -74,6 +78,8 @@ type EarlyRun struct {
 	RunID          string  `json:"run_id"`
 	FirstEventAt   string  `json:"first_event_at"`
 	EarlyBySeconds float64 `json:"early_by_seconds"`
+	// Slot is ScheduledFor as a value (UTC).
+	Slot time.Time `json:"-"`
 }
 
 // DuplicateRun is a second run for a slot another run already fills (a
@@ -82,6 +88,8 @@ type DuplicateRun struct {
 	ScheduledFor string `json:"scheduled_for"`
 	RunID        string `json:"run_id"`
 	FilledBy     string `json:"filled_by"`
+	// Slot is ScheduledFor as a value (UTC).
+	Slot time.Time `json:"-"`
 }
 
 // UnscheduledRun is a run that claims no slot and whose first event is
@@ -170,7 +178,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 		cl := s.runClaim(run, skew)
 		j.claims[i] = cl
 		if cl.early {
-			sr.Early = append(sr.Early, EarlyRun{ScheduledFor: formatTime(cl.slot), RunID: run.id, FirstEventAt: formatTime(run.firstAt()), EarlyBySeconds: cl.slot.Sub(run.firstAt()).Seconds()})
+			sr.Early = append(sr.Early, EarlyRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: run.id, FirstEventAt: formatTime(run.firstAt()), EarlyBySeconds: cl.slot.Sub(run.firstAt()).Seconds()})
 			continue
 		}
 		if !cl.ok {
@@ -191,16 +199,16 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 		}
 		k := filled[cl.slot.UnixNano()]
 		if k != i {
-			sr.Duplicates = append(sr.Duplicates, DuplicateRun{ScheduledFor: formatTime(cl.slot), RunID: runs[i].id, FilledBy: runs[k].id})
+			sr.Duplicates = append(sr.Duplicates, DuplicateRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: runs[i].id, FilledBy: runs[k].id})
 			continue
 		}
 		if due := cl.slot.Add(s.grace()); cl.by == ClaimScheduledFor && runs[i].firstAt().After(due) {
-			sr.Late = append(sr.Late, LateRun{ScheduledFor: formatTime(cl.slot), RunID: runs[i].id, FirstEventAt: formatTime(runs[i].firstAt()), LateBySeconds: runs[i].firstAt().Sub(due).Seconds()})
+			sr.Late = append(sr.Late, LateRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: runs[i].id, FirstEventAt: formatTime(runs[i].firstAt()), LateBySeconds: runs[i].firstAt().Sub(due).Seconds()})
 		}
 	}
-	sortBySlot(sr.Duplicates, func(d DuplicateRun) string { return d.ScheduledFor })
-	sortBySlot(sr.Late, func(l LateRun) string { return l.ScheduledFor })
-	sortBySlot(sr.Early, func(e EarlyRun) string { return e.ScheduledFor })
+	sortBySlot(sr.Duplicates, func(d DuplicateRun) time.Time { return d.Slot })
+	sortBySlot(sr.Late, func(l LateRun) time.Time { return l.Slot })
+	sortBySlot(sr.Early, func(e EarlyRun) time.Time { return e.Slot })
 	for _, slot := range s.JudgedSlots(now) {
 		due := formatTime(slot.Add(s.grace()))
 		row := SlotReport{ScheduledFor: formatTime(slot), DueAt: due, Status: SlotMissed}
@@ -213,7 +221,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 				row.Status = SlotLate
 			}
 		} else {
-			sr.Missed = append(sr.Missed, MissedSlot{ScheduledFor: row.ScheduledFor, DueAt: due})
+			sr.Missed = append(sr.Missed, MissedSlot{ScheduledFor: row.ScheduledFor, DueAt: due, Slot: slot.UTC()})
 		}
 		sr.Slots = append(sr.Slots, row)
 	}
@@ -225,16 +233,10 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 	return j
 }
 
-// sortBySlot orders xs by slot time, keeping line order within a slot. All
-// times share formatTime's layout in UTC, but fractions make string order
-// unreliable, so they are parsed back.
-func sortBySlot[T any](xs []T, key func(T) string) {
-	at := func(x T) time.Time {
-		t, _ := time.Parse(time.RFC3339Nano, key(x))
-		return t
-	}
+// sortBySlot orders xs by slot time, keeping line order within a slot.
+func sortBySlot[T any](xs []T, slot func(T) time.Time) {
 	for i := 1; i < len(xs); i++ {
-		for j := i; j > 0 && at(xs[j]).Before(at(xs[j-1])); j-- {
+		for j := i; j > 0 && slot(xs[j]).Before(slot(xs[j-1])); j-- {
 			xs[j], xs[j-1] = xs[j-1], xs[j]
 		}
 	}
@@ -261,7 +263,7 @@ func (j *scheduleJudgement) healthy(gate Gate, runs []*runState, latest *runStat
 func (j *scheduleJudgement) annotate(rr *RunReport, i int, run *runState, s *Schedule, now time.Time) {
 	if cl := j.claims[i]; cl.ok {
 		v := formatTime(cl.slot)
-		rr.ScheduledFor = &v
+		rr.ScheduledFor, rr.Slot = &v, cl.slot.UTC()
 	}
 	if over, ok := overdueBy(run, s, now); ok {
 		secs := over.Seconds()

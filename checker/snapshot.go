@@ -1,5 +1,12 @@
 package checker
 
+import (
+	"encoding/json"
+	"fmt"
+	"iter"
+	"time"
+)
+
 // SnapshotVersion is the schema_version of a health snapshot.
 const SnapshotVersion = "greenlight.snapshot/v2"
 
@@ -16,6 +23,28 @@ const (
 	RunIncomplete = "incomplete"
 	RunSucceeded  = "succeeded"
 )
+
+// RunPrecedence returns the stage states that decide a run's state, the
+// first that one of its stages shows wins: unknown, failed, cancelled,
+// stalled, running (docs/contract.md, docs/recovery.md). The fold ranks stages
+// by it, the recovery advice and the renderers find with it the stage that
+// decided a run.
+func RunPrecedence() []string {
+	return []string{StageUnknown, StageFailed, StageCancelled, StageStalled, StageRunning}
+}
+
+// decidedBy is the stage state that gives a run in state s its state: the
+// state of the same name, except pending for incomplete and running for
+// overdue.
+func decidedBy(s string) string {
+	switch s {
+	case RunIncomplete:
+		return StagePending
+	case RunOverdue:
+		return StageRunning
+	}
+	return s
+}
 
 // Stage and attempt states. An attempt is running or stalled while it has no
 // terminal event; stalled is a candidate inferred from silence, not proof.
@@ -51,70 +80,142 @@ const (
 // is the document's key order; times are RFC 3339 UTC strings and durations
 // float seconds.
 type Snapshot struct {
-	SchemaVersion  string          `json:"schema_version"`
-	GeneratedAtUTC string          `json:"generated_at_utc"`
-	Source         Source          `json:"source"`
-	Options        SnapshotOptions `json:"options"`
-	Verdict        string          `json:"verdict"`
-	LatestRunID    *string         `json:"latest_run_id"`
-	RunCount       int             `json:"run_count"`
-	StateCounts    StateCounts     `json:"state_counts"`
+	SchemaVersion  string `json:"schema_version"`
+	GeneratedAtUTC string `json:"generated_at_utc"`
+	// GeneratedAt is GeneratedAtUTC as a value: the check's now, in UTC.
+	GeneratedAt time.Time       `json:"-"`
+	Source      Source          `json:"source"`
+	Options     SnapshotOptions `json:"options"`
+	Verdict     string          `json:"verdict"`
+	LatestRunID *string         `json:"latest_run_id"`
+	RunCount    int             `json:"run_count"`
+	StateCounts StateCounts     `json:"state_counts"`
 	// Schedule is set only when the pipeline definition has a schedule.
 	Schedule *ScheduleReport `json:"schedule,omitempty"`
 	// Warnings are rules that only warn (retry_past_brake without enforce).
 	Warnings []Violation `json:"warnings"`
 	// Reconciliation is the job-log comparison; nil without --job-log.
 	Reconciliation *Reconciliation `json:"reconciliation"`
-	// Runs holds every run report, unless the snapshot was made with
-	// Options.StreamRuns; EachRun works either way.
-	Runs []RunReport `json:"runs"`
-
-	report      func(i int, ar *reportArena) RunReport // with StreamRuns: builds run i's report
-	attempts    func(i int) int                        // with StreamRuns: run i's number of attempts
-	runID       func(i int) string                     // with StreamRuns: run i's id
-	reportCount int
+	// runs are the run reports, in order: built one at a time as they are
+	// asked for (Runs, RunIDs, Collect, EncodeRuns, Latest). The document's
+	// "runs" key is written by MarshalJSON and render.WriteSnapshotJSON.
+	runs runSource
 }
 
-// EachRunID calls yield with every run's id in order, until yield returns
-// false, without building the run reports: a renderer that needs only the
-// ids (to size a column) reads them at no cost.
-func (s *Snapshot) EachRunID(yield func(string) bool) {
-	if s.report != nil {
-		for i := 0; i < s.reportCount; i++ {
-			if !yield(s.runID(i)) {
-				return
-			}
-		}
-		return
+// runSource is where a snapshot's run reports come from: the fold of a
+// Check or Feed (foldedRuns), or reports given whole (reportList, SetRuns).
+type runSource interface {
+	count() int
+	id(i int) string
+	attempts(i int) int
+	// report builds run i's report into ar (nil: storage of its own).
+	report(i int, ar *reportArena) RunReport
+}
+
+// reportList is a runSource of reports given whole.
+type reportList []RunReport
+
+func (l reportList) count() int      { return len(l) }
+func (l reportList) id(i int) string { return l[i].RunID }
+func (l reportList) attempts(i int) int {
+	n := 0
+	for _, st := range l[i].Stages {
+		n += len(st.Attempts)
 	}
-	for i := range s.Runs {
-		if !yield(s.Runs[i].RunID) {
+	return n
+}
+func (l reportList) report(i int, _ *reportArena) RunReport { return l[i] }
+
+// SetRuns makes runs the snapshot's run reports: for a snapshot built by
+// hand (tests, a renderer's fixtures). It does not change RunCount,
+// StateCounts or LatestRunID.
+func (s *Snapshot) SetRuns(runs []RunReport) { s.runs = reportList(runs) }
+
+func (s *Snapshot) source() runSource {
+	if s.runs == nil {
+		return reportList(nil)
+	}
+	return s.runs
+}
+
+// Runs yields every run report in order. The reports are built one at a
+// time in reused storage, so a log of millions of runs never holds them
+// all: the loop body may keep a report's strings, but not the report or
+// its slices and pointers past its iteration, except for the report it
+// breaks at. Collect gives reports to keep.
+func (s *Snapshot) Runs() iter.Seq[*RunReport] {
+	return func(yield func(*RunReport) bool) {
+		src := s.source()
+		if l, ok := src.(reportList); ok {
+			for i := range l {
+				if !yield(&l[i]) {
+					return
+				}
+			}
 			return
 		}
-	}
-}
-
-// EachRun calls yield with every run report in order, until yield returns
-// false. With Options.StreamRuns the reports are built one at a time in
-// reused storage, so a log of millions of runs never holds them all: yield
-// may keep a report's strings, but not the report or its slices and
-// pointers past its return, except for the report it stops at.
-func (s *Snapshot) EachRun(yield func(*RunReport) bool) {
-	if s.report != nil {
 		var ar reportArena
-		for i := 0; i < s.reportCount; i++ {
-			ar.rr = s.report(i, &ar)
+		for i := range src.count() {
+			ar.rr = src.report(i, &ar)
 			if !yield(&ar.rr) {
 				return
 			}
 		}
-		return
 	}
-	for i := range s.Runs {
-		if !yield(&s.Runs[i]) {
-			return
+}
+
+// RunIDs yields every run's id in order without building the run reports:
+// a renderer that needs only the ids (to size a column) reads them at no
+// cost.
+func (s *Snapshot) RunIDs() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		src := s.source()
+		for i := range src.count() {
+			if !yield(src.id(i)) {
+				return
+			}
 		}
 	}
+}
+
+// Collect returns every run report, each in storage of its own: for
+// callers that need them all at once (tests, small logs). Its memory grows
+// with the reports; Runs does not.
+func (s *Snapshot) Collect() []RunReport {
+	src := s.source()
+	out := make([]RunReport, src.count())
+	for i := range out {
+		out[i] = src.report(i, nil)
+	}
+	return out
+}
+
+// EachRun calls yield with every run report as Runs yields them. It is a
+// shim kept so that code written against the earlier API merges without
+// edits; new code ranges over Runs.
+func (s *Snapshot) EachRun(yield func(*RunReport) bool) { s.Runs()(yield) }
+
+// EachRunID calls yield with every run's id as RunIDs yields them: a shim
+// like EachRun; new code ranges over RunIDs.
+func (s *Snapshot) EachRunID(yield func(string) bool) { s.RunIDs()(yield) }
+
+// snapshotDoc is the snapshot document's form: the snapshot's fields, then
+// its runs.
+type snapshotDoc struct {
+	snapshotFields
+	Runs []RunReport `json:"runs"`
+}
+
+// snapshotFields is Snapshot without its methods, so that encoding it does
+// not call MarshalJSON again.
+type snapshotFields Snapshot
+
+// MarshalJSON encodes the snapshot document of schemas/snapshot.schema.json
+// with every run report (built by Collect), so that encoding/json never
+// drops the runs. greenlight's outputs use render.WriteSnapshotJSON, which
+// writes the same values in its own layout (a run per line), run by run.
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	return json.Marshal(snapshotDoc{snapshotFields(s), s.Collect()})
 }
 
 // Source describes the log a snapshot was made from. InputFormat and
@@ -212,6 +313,10 @@ type RunReport struct {
 	OverdueBySeconds *float64      `json:"overdue_by_seconds,omitempty"`
 	Recovery         Recovery      `json:"recovery"`
 	Stages           []StageReport `json:"stages"`
+	// FirstEvent, LastEvent and Slot are FirstEventAt, LastEventAt and
+	// ScheduledFor as values (UTC; Slot zero when the run claims none), so
+	// that no reader parses the texts back.
+	FirstEvent, LastEvent, Slot time.Time `json:"-"`
 }
 
 // StageReport is one expected stage of a run; its state is its latest
@@ -223,6 +328,9 @@ type StageReport struct {
 	StatusReason *string         `json:"status_reason"`
 	AttemptCount int             `json:"attempt_count"`
 	Attempts     []AttemptReport `json:"attempts"`
+	// Brake is the tripped retry brake that StatusReason writes, as a
+	// value for readers (the recovery advice); nil when it has not tripped.
+	Brake *BrakeTrip `json:"-"`
 }
 
 // AttemptReport is one attempt of a stage. EndedAt and DurationSeconds are
@@ -248,27 +356,87 @@ type AttemptReport struct {
 	Resolution      *ResolutionReport `json:"resolution"`
 	AdjudicatedFrom *string           `json:"adjudicated_from"`
 	JobLogLine      *int              `json:"job_log_line"`
+	// Started and Ended are StartedAt and EndedAt as values (UTC; Ended
+	// zero while EndedAt is nil).
+	Started, Ended time.Time `json:"-"`
 }
 
-// Latest returns the run named by LatestRunID, or nil. Of a streamed
-// snapshot it builds that run's report alone, in storage of its own.
+// Latest returns the run named by LatestRunID, or nil, built in storage of
+// its own.
 func (s *Snapshot) Latest() *RunReport {
 	if s.LatestRunID == nil {
 		return nil
 	}
-	if s.report == nil {
-		for i := range s.Runs {
-			if s.Runs[i].RunID == *s.LatestRunID {
-				return &s.Runs[i]
-			}
-		}
-		return nil
-	}
-	for i := 0; i < s.reportCount; i++ {
-		if s.runID(i) == *s.LatestRunID {
-			rr := s.report(i, nil)
+	src := s.source()
+	for i := range src.count() {
+		if src.id(i) == *s.LatestRunID {
+			rr := src.report(i, nil)
 			return &rr
 		}
 	}
+	return nil
+}
+
+// UnmarshalJSON reads a snapshot document (schemas/snapshot.schema.json), as
+// greenlight merge does with the snapshots of other checks: its runs become
+// the snapshot's run reports (SetRuns), and every typed time (GeneratedAt,
+// a run's FirstEvent, LastEvent and Slot, an attempt's Started and Ended, a
+// schedule row's Slot) is read from its text, as Check would have set it.
+// A time that is not RFC 3339 is an error naming the field; validate the
+// document against the schema first for a message about its shape.
+func (s *Snapshot) UnmarshalJSON(data []byte) error {
+	var doc snapshotDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return err
+	}
+	*s = Snapshot(doc.snapshotFields)
+	var bad error
+	at := func(dst *time.Time, text, field string) {
+		if bad != nil || text == "" {
+			return
+		}
+		t, err := ParseTime(text)
+		if err != nil {
+			bad = fmt.Errorf("snapshot %s %q: %v", field, text, err)
+			return
+		}
+		*dst = t
+	}
+	at(&s.GeneratedAt, s.GeneratedAtUTC, "generated_at_utc")
+	for i := range doc.Runs {
+		r := &doc.Runs[i]
+		at(&r.FirstEvent, r.FirstEventAt, "first_event_at")
+		at(&r.LastEvent, r.LastEventAt, "last_event_at")
+		if r.ScheduledFor != nil {
+			at(&r.Slot, *r.ScheduledFor, "scheduled_for")
+		}
+		for j := range r.Stages {
+			for k := range r.Stages[j].Attempts {
+				a := &r.Stages[j].Attempts[k]
+				at(&a.Started, a.StartedAt, "started_at")
+				if a.EndedAt != nil {
+					at(&a.Ended, *a.EndedAt, "ended_at")
+				}
+			}
+		}
+	}
+	if sch := s.Schedule; sch != nil {
+		for i := range sch.Missed {
+			at(&sch.Missed[i].Slot, sch.Missed[i].ScheduledFor, "schedule.missed[].scheduled_for")
+		}
+		for i := range sch.Late {
+			at(&sch.Late[i].Slot, sch.Late[i].ScheduledFor, "schedule.late[].scheduled_for")
+		}
+		for i := range sch.Early {
+			at(&sch.Early[i].Slot, sch.Early[i].ScheduledFor, "schedule.early[].scheduled_for")
+		}
+		for i := range sch.Duplicates {
+			at(&sch.Duplicates[i].Slot, sch.Duplicates[i].ScheduledFor, "schedule.duplicates[].scheduled_for")
+		}
+	}
+	if bad != nil {
+		return bad
+	}
+	s.SetRuns(doc.Runs)
 	return nil
 }

@@ -76,7 +76,7 @@ func BenchmarkBlockedStages(b *testing.B) {
 		b.Run(shape.name, func(b *testing.B) {
 			def := wideDefinition(b, stages, shape.backward)
 			log := failedRunsLog(runs, shape.root)
-			opts := checker.Options{Definition: def, Now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), StreamRuns: true}
+			opts := checker.Options{Definition: def, Now: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)}
 			for b.Loop() {
 				res, err := checker.Check(bytes.NewReader(log), opts)
 				if err != nil || res.Snapshot == nil {

@@ -19,7 +19,7 @@ func attempt(t *testing.T, res *checker.Result, stage string, n int) checker.Att
 	if res.Snapshot == nil {
 		t.Fatalf("no snapshot: %+v", res.Report.Violations)
 	}
-	for _, s := range res.Snapshot.Runs[0].Stages {
+	for _, s := range res.Snapshot.Collect()[0].Stages {
 		if s.Stage.String() == stage && len(s.Attempts) >= n {
 			return s.Attempts[n-1]
 		}
@@ -134,8 +134,8 @@ func TestInputForms(t *testing.T) {
 		t.Fatalf("documents: %v %+v", err, res.Report)
 	}
 	validateDoc(t, doc(t, res))
-	if a := res.Snapshot.Runs[0].Stages[0].Attempts[0]; a.Line != 2 || res.Snapshot.Runs[0].FirstLine != 1 || res.Snapshot.Source.LineCount != 4 {
-		t.Errorf("documents: attempt line %d, first line %d, line count %d; want 2, 1, 4", a.Line, res.Snapshot.Runs[0].FirstLine, res.Snapshot.Source.LineCount)
+	if a := res.Snapshot.Collect()[0].Stages[0].Attempts[0]; a.Line != 2 || res.Snapshot.Collect()[0].FirstLine != 1 || res.Snapshot.Source.LineCount != 4 {
+		t.Errorf("documents: attempt line %d, first line %d, line count %d; want 2, 1, 4", a.Line, res.Snapshot.Collect()[0].FirstLine, res.Snapshot.Source.LineCount)
 	}
 }
 
@@ -182,8 +182,8 @@ stages:
 	if res.Snapshot == nil {
 		t.Fatalf("got %+v", res.Report.Violations)
 	}
-	if got := stages(res.Snapshot.Runs[0]); got != "dag=succeeded/1 t0=succeeded/1 t1=pending/0" || res.Snapshot.Runs[0].State != checker.RunIncomplete {
-		t.Errorf("stages %s, run %s", got, res.Snapshot.Runs[0].State)
+	if got := stages(res.Snapshot.Collect()[0]); got != "dag=succeeded/1 t0=succeeded/1 t1=pending/0" || res.Snapshot.Collect()[0].State != checker.RunIncomplete {
+		t.Errorf("stages %s, run %s", got, res.Snapshot.Collect()[0].State)
 	}
 }
 
@@ -206,7 +206,7 @@ func TestDefinition(t *testing.T) {
 	if res.Snapshot == nil || res.Snapshot.Verdict != checker.VerdictHealthy {
 		t.Fatalf("got %+v", res.Report.Violations)
 	}
-	if got := stages(res.Snapshot.Runs[0]); got != "app=succeeded/1 action=succeeded/1 again=succeeded/1" {
+	if got := stages(res.Snapshot.Collect()[0]); got != "app=succeeded/1 action=succeeded/1 again=succeeded/1" {
 		t.Errorf("stages %s", got)
 	}
 	if p := res.Snapshot.Options.Pipeline; p == nil || *p != "spark_app" || len(res.Snapshot.Options.Stages) != 3 {
@@ -214,8 +214,8 @@ func TestDefinition(t *testing.T) {
 	}
 
 	res = check(t, log(ev("START", 0, 1, app), ev("COMPLETE", 1, 1, app)), def)
-	if got := stages(res.Snapshot.Runs[0]); got != "app=succeeded/1 action=pending/0 again=pending/0" || res.Snapshot.Runs[0].State != checker.RunIncomplete {
-		t.Errorf("stages %s, run %s", got, res.Snapshot.Runs[0].State)
+	if got := stages(res.Snapshot.Collect()[0]); got != "app=succeeded/1 action=pending/0 again=pending/0" || res.Snapshot.Collect()[0].State != checker.RunIncomplete {
+		t.Errorf("stages %s, run %s", got, res.Snapshot.Collect()[0].State)
 	}
 
 	res = check(t, log(ev("START", 0, 1, app), ev("START", 1, 2, other, parent(1, app))), def)
@@ -349,10 +349,10 @@ func pretty(line string) string {
 func TestPrettyDocument(t *testing.T) {
 	one := pretty(ev("START", 0, 1, app))
 	res := check(t, "\n\n"+one, nil)
-	if res.Snapshot == nil || res.Snapshot.Source.EventCount != 1 || res.Snapshot.Runs[0].FirstLine != 3 {
+	if res.Snapshot == nil || res.Snapshot.Source.EventCount != 1 || res.Snapshot.Collect()[0].FirstLine != 3 {
 		t.Fatalf("one document: got %+v %+v", res.Report.Violations, res.Snapshot)
 	}
-	if got := stages(res.Snapshot.Runs[0]); got != "spark/app=stalled/1" {
+	if got := stages(res.Snapshot.Collect()[0]); got != "spark/app=stalled/1" {
 		t.Errorf("one document: stages %s", got)
 	}
 	res = check(t, pretty(ev("START", 0, 1, app, drop("producer"))), nil)

@@ -519,7 +519,7 @@ func TestMapping(t *testing.T) {
 				t.Errorf("aliases\n got %s\nwant %s", got, c.aliases)
 			}
 			gotRuns := map[string]string{}
-			for _, r := range s.Runs {
+			for _, r := range s.Collect() {
 				gotRuns[r.RunID] = r.State + ": " + stages(r)
 			}
 			if fmt.Sprint(gotRuns) != fmt.Sprint(c.runs) {

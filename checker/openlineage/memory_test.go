@@ -24,7 +24,7 @@ func TestMemoryPerRun(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res, err := openlineage.Check(strings.NewReader(log), checker.Options{Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), StreamRuns: true})
+	res, err := openlineage.Check(strings.NewReader(log), checker.Options{Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)})
 	if err != nil || res.Snapshot == nil || res.Snapshot.RunCount != runs {
 		t.Fatalf("%v; %+v", err, res.Report.Violations)
 	}

@@ -146,10 +146,10 @@ func TestSamples(t *testing.T) {
 				if s.Verdict != c.verdict {
 					t.Errorf("verdict %s, want %s", s.Verdict, c.verdict)
 				}
-				if len(s.Runs) != len(c.runs) {
-					t.Errorf("%d runs, want %d", len(s.Runs), len(c.runs))
+				if len(s.Collect()) != len(c.runs) {
+					t.Errorf("%d runs, want %d", len(s.Collect()), len(c.runs))
 				}
-				for _, r := range s.Runs {
+				for _, r := range s.Collect() {
 					if want, ok := c.runs[r.RunID]; !ok || r.State != want {
 						t.Errorf("run %s is %s, want %q", r.RunID, r.State, want)
 					}

@@ -45,7 +45,6 @@ func checkFormatLog(t *testing.T, fl formatLog) render.Log {
 		t.Fatal(err)
 	}
 	opts.File = fl.log
-	opts.StreamRuns = true
 	if fl.jobLog != "" {
 		data, err := os.ReadFile(root + fl.jobLog)
 		if err != nil {

@@ -72,7 +72,7 @@ func WriteSnapshotSubset(w io.Writer, s *checker.Snapshot, keep func(*checker.Ru
 // in order.
 func writeSnapshot(w io.Writer, s *checker.Snapshot, runs func(item func(dst []byte, i int, r *checker.RunReport) []byte, flush func([]byte) error) error) error {
 	head := *s
-	head.Runs = []checker.RunReport{}
+	head.SetRuns(nil)
 	doc, err := JSON(head)
 	if err != nil {
 		return err

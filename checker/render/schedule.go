@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
 )
@@ -34,11 +33,11 @@ func EachRow(s *checker.Snapshot, yield func(Row) bool) {
 	m := 0
 	stopped := false
 	s.EachRun(func(r *checker.RunReport) bool {
-		when := r.FirstEventAt
+		when := r.FirstEvent
 		if r.ScheduledFor != nil {
-			when = *r.ScheduledFor
+			when = r.Slot
 		}
-		for m < len(missed) && before(missed[m].ScheduledFor, when) {
+		for m < len(missed) && missed[m].Slot.Before(when) {
 			if !yield(Row{Missed: &missed[m]}) {
 				stopped = true
 				return false
@@ -62,13 +61,6 @@ func EachRow(s *checker.Snapshot, yield func(Row) bool) {
 func RowCount(s *checker.Snapshot) int {
 	missed, _ := MissedCount(s)
 	return s.RunCount + missed
-}
-
-// before compares two snapshot times (RFC 3339 UTC).
-func before(a, b string) bool {
-	ta, _ := time.Parse(time.RFC3339Nano, a)
-	tb, _ := time.Parse(time.RFC3339Nano, b)
-	return ta.Before(tb)
 }
 
 // MissedSummary says why a missed slot is a problem:

@@ -84,7 +84,8 @@ func TestScheduleMarkdown(t *testing.T) {
 // TestRowsWithoutSchedule: without a schedule the rows are the runs, so the
 // text and Markdown outputs are unchanged.
 func TestRowsWithoutSchedule(t *testing.T) {
-	s := &checker.Snapshot{Runs: []checker.RunReport{{RunID: "a", FirstEventAt: "2026-01-01T00:00:00Z"}, {RunID: "b", FirstEventAt: "2025-01-01T00:00:00Z"}}}
+	s := &checker.Snapshot{}
+	s.SetRuns([]checker.RunReport{{RunID: "a", FirstEventAt: "2026-01-01T00:00:00Z"}, {RunID: "b", FirstEventAt: "2025-01-01T00:00:00Z"}})
 	var rows []render.Row
 	render.EachRow(s, func(r render.Row) bool { rows = append(rows, r); return true })
 	if len(rows) != 2 || rows[0].Run.RunID != "a" || rows[1].Run.RunID != "b" || rows[0].Missed != nil {

@@ -35,13 +35,17 @@ func tabwriterText(s *checker.Snapshot) string {
 	return b.String()
 }
 
-// streamedLog checks log twice, with the run reports held and streamed.
+// streamedLog checks log twice, with the run reports held whole
+// (Snapshot.SetRuns of Collect) and built as they are read.
 func streamedLog(t *testing.T, log string, def *checker.Definition, now time.Time) (whole, streamed *checker.Snapshot) {
 	t.Helper()
 	for _, stream := range []bool{false, true} {
-		res, err := checker.Check(strings.NewReader(log), checker.Options{Definition: def, Now: now, File: "x.jsonl", StreamRuns: stream})
+		res, err := checker.Check(strings.NewReader(log), checker.Options{Definition: def, Now: now, File: "x.jsonl"})
 		if err != nil || res.Snapshot == nil {
 			t.Fatalf("log refused: %v %+v", err, res.Report.Violations)
+		}
+		if !stream {
+			res.Snapshot.SetRuns(res.Snapshot.Collect())
 		}
 		if stream {
 			streamed = res.Snapshot

@@ -233,7 +233,7 @@ func OverallVerdict(logs []LogResult) string {
 type LatestRunRef struct {
 	File string
 	Run  *checker.RunReport
-	Now  string // the snapshot's generated_at_utc
+	Now  time.Time // the snapshot's generated_at_utc (GeneratedAt)
 }
 
 // LatestRun finds the run whose first event is latest across the valid logs
@@ -250,12 +250,8 @@ func LatestRun(logs []LogResult) *LatestRunRef {
 		if r == nil {
 			continue
 		}
-		at, err := time.Parse(time.RFC3339Nano, r.FirstEventAt)
-		if err != nil {
-			continue
-		}
-		if best == nil || !at.Before(bestAt) {
-			best, bestAt = &LatestRunRef{File: l.File, Run: r, Now: l.Snapshot.GeneratedAtUTC}, at
+		if best == nil || !r.FirstEvent.Before(bestAt) {
+			best, bestAt = &LatestRunRef{File: l.File, Run: r, Now: l.Snapshot.GeneratedAt}, r.FirstEvent
 		}
 	}
 	return best
@@ -271,12 +267,11 @@ const mermaidTime = "2006-01-02 15:04:05"
 // generated_at_utc, while it is in progress). Succeeded bars are done, failed
 // and stalled bars critical, running bars active. Every label is escaped with
 // Mermaid; task ids are computed, never taken from the log.
-func Gantt(r *checker.RunReport, now string) string {
+func Gantt(r *checker.RunReport, now time.Time) string {
 	var b strings.Builder
 	b.WriteString("```mermaid\ngantt\n")
 	fmt.Fprintf(&b, "    title Run %s: %s (UTC)\n", Mermaid(r.RunID), r.State)
 	b.WriteString("    dateFormat YYYY-MM-DD HH:mm:ss\n    axisFormat %H:%M\n    todayMarker off\n")
-	end, _ := time.Parse(time.RFC3339Nano, now)
 	for i := range r.Stages {
 		st := &r.Stages[i]
 		if len(st.Attempts) == 0 {
@@ -284,10 +279,9 @@ func Gantt(r *checker.RunReport, now string) string {
 		}
 		fmt.Fprintf(&b, "    section %s\n", Mermaid(StageLabel(st)))
 		for _, a := range st.Attempts {
-			start, _ := time.Parse(time.RFC3339Nano, a.StartedAt)
-			stop := end
+			start, stop := a.Started, now
 			if a.EndedAt != nil {
-				stop, _ = time.Parse(time.RFC3339Nano, *a.EndedAt)
+				stop = a.Ended
 			}
 			tag := "active"
 			switch a.Status {

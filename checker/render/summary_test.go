@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
@@ -28,9 +29,42 @@ func TestMermaid(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// at parses an RFC 3339 time of a fixture.
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t.UTC()
+}
+
+// withTimes gives a hand-built run report the time values that the fold
+// sets beside its time texts (FirstEvent, Started, Ended...).
+func withTimes(r *checker.RunReport) *checker.RunReport {
+	if r.FirstEventAt != "" {
+		r.FirstEvent = at(r.FirstEventAt)
+	}
+	if r.LastEventAt != "" {
+		r.LastEvent = at(r.LastEventAt)
+	}
+	if r.ScheduledFor != nil {
+		r.Slot = at(*r.ScheduledFor)
+	}
+	for i := range r.Stages {
+		for k := range r.Stages[i].Attempts {
+			a := &r.Stages[i].Attempts[k]
+			a.Started = at(a.StartedAt)
+			if a.EndedAt != nil {
+				a.Ended = at(*a.EndedAt)
+			}
+		}
+	}
+	return r
+}
+
 // ganttRun is a run with a retried stage, a stalled stage and a pending one.
 func ganttRun() *checker.RunReport {
-	return &checker.RunReport{
+	return withTimes(&checker.RunReport{
 		RunID: "r-1: <b>", State: checker.RunStalled,
 		FirstEventAt: "2026-01-01T10:00:00Z",
 		Stages: []checker.StageReport{
@@ -43,11 +77,11 @@ func ganttRun() *checker.RunReport {
 			}},
 			{Stage: checker.IntStage(3), State: checker.StagePending},
 		},
-	}
+	})
 }
 
 func TestGantt(t *testing.T) {
-	got := render.Gantt(ganttRun(), "2026-01-01T11:05:00Z")
+	got := render.Gantt(ganttRun(), at("2026-01-01T11:05:00Z"))
 	want := "```mermaid\n" +
 		"gantt\n" +
 		"    title Run r-1_ _b_: stalled (UTC)\n" +
@@ -73,16 +107,22 @@ func bigSnapshot(n, errLen int) *checker.Snapshot {
 		Options:  checker.SnapshotOptions{Gate: checker.GateAll},
 		RunCount: n, StateCounts: checker.StateCounts{Failed: n},
 	}
+	var runs []checker.RunReport
 	for i := 0; i < n; i++ {
 		id := fmt.Sprintf("r-%05d", i)
-		s.Runs = append(s.Runs, checker.RunReport{
+		runs = append(runs, checker.RunReport{
 			RunID: id, State: checker.RunFailed, FirstEventAt: "2026-01-01T10:00:00Z", LastEventAt: "2026-01-01T10:01:00Z", DurationSeconds: 60,
 			Stages: []checker.StageReport{{Stage: checker.IntStage(1), State: checker.StageFailed, AttemptCount: 1, Attempts: []checker.AttemptReport{
 				{Attempt: 1, Status: checker.StageFailed, StartedAt: "2026-01-01T10:00:00Z", EndedAt: ptr("2026-01-01T10:01:00Z"), Returncode: ptr(int64(1)), Error: ptr(strings.Repeat("e", errLen))},
 			}}},
 		})
 	}
-	s.LatestRunID = &s.Runs[n-1].RunID
+	for i := range runs {
+		withTimes(&runs[i])
+	}
+	s.GeneratedAt = at(s.GeneratedAtUTC)
+	s.LatestRunID = &runs[n-1].RunID
+	s.SetRuns(runs)
 	return s
 }
 
@@ -110,7 +150,7 @@ func TestJobSummaryLimit(t *testing.T) {
 	if strings.Contains(got, strings.Repeat("e", render.MaxSummaryTextRunes+1)) || !strings.Contains(got, strings.Repeat("e", render.MaxSummaryTextRunes)+"…") {
 		t.Error("long errors are not cut at MaxSummaryTextRunes")
 	}
-	if *s.Runs[0].Stages[0].Attempts[0].Error != strings.Repeat("e", 2000) {
+	if *s.Collect()[0].Stages[0].Attempts[0].Error != strings.Repeat("e", 2000) {
 		t.Error("JobSummary modified the snapshot")
 	}
 }
@@ -167,5 +207,37 @@ func TestOverallVerdict(t *testing.T) {
 		if got := render.OverallVerdict(c.logs); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestJobSummaryOfCheckedLog: the snapshot of a checked log, whose run
+// reports are built as they are read, is cut like one held whole: errors at
+// MaxSummaryTextRunes characters, and fewer rows until the summary fits.
+// (With a streamed snapshot, JobSummary once sized its rows from the empty
+// Snapshot.Runs and left long errors whole.)
+func TestJobSummaryOfCheckedLog(t *testing.T) {
+	var b strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&b, `{"run_id":"r-%03d","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`+"\n", i)
+		fmt.Fprintf(&b, `{"run_id":"r-%03d","stage":1,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"%s"}`+"\n", i, strings.Repeat("e", 3000))
+	}
+	def, err := checker.ParseDefinition([]byte("stages: [{id: 1}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checker.Check(strings.NewReader(b.String()), checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), File: "big.jsonl"})
+	if err != nil || res.Snapshot == nil {
+		t.Fatal(err, res.Report.Violations)
+	}
+	const limit = 100_000
+	got := render.JobSummary(render.SummaryCheck, []render.LogResult{{File: "big.jsonl", Snapshot: res.Snapshot, Report: res.Report}}, limit)
+	if len(got) > limit {
+		t.Errorf("summary is %d bytes, over the limit %d", len(got), limit)
+	}
+	if strings.Contains(got, strings.Repeat("e", render.MaxSummaryTextRunes+1)) || !strings.Contains(got, strings.Repeat("e", render.MaxSummaryTextRunes)+"…") {
+		t.Error("long errors are not cut at MaxSummaryTextRunes")
+	}
+	if !strings.Contains(got, "more runs not shown._") {
+		t.Error("the rows were not halved")
 	}
 }

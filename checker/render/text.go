@@ -44,7 +44,7 @@ type Problem struct {
 
 // RunProblem finds the Problem of a run.
 func RunProblem(r *checker.RunReport) Problem {
-	for _, want := range []string{checker.StageUnknown, checker.StageFailed, checker.StageCancelled, checker.StageStalled, checker.StageRunning} {
+	for _, want := range checker.RunPrecedence() {
 		for i := range r.Stages {
 			s := &r.Stages[i]
 			if s.State == want && len(s.Attempts) > 0 {
@@ -183,7 +183,7 @@ func Text(s *checker.Snapshot) string {
 }
 
 // WriteText writes Text's bytes to w run by run, so that a snapshot of
-// millions of runs (streamed with Options.StreamRuns) is never held whole.
+// millions of runs (Snapshot.Runs builds them one at a time) is never held whole.
 // The rows are padded as text/tabwriter aligned them (two spaces between
 // columns, widths in characters) to widths known before the first row: the
 // run column's from a pass over the run ids alone (Snapshot.EachRunID,

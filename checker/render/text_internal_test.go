@@ -26,7 +26,7 @@ func TestSecondPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := checker.Check(strings.NewReader(string(log)), checker.Options{Definition: def, Now: time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC), StreamRuns: true})
+	res, err := checker.Check(strings.NewReader(string(log)), checker.Options{Definition: def, Now: time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC)})
 	if err != nil || res.Snapshot == nil {
 		t.Fatal(err, res.Report.Violations)
 	}

@@ -397,7 +397,6 @@ func checkAll(files []string, in inputs) ([]render.LogResult, error) {
 		if in.jobLogFile != "" {
 			o.JobLog, o.JobLogFile = bytes.NewReader(in.jobLog), filepath.ToSlash(in.jobLogFile)
 		}
-		o.StreamRuns = true // every output is written run by run
 		var res *checker.Result
 		if in.format == formatOpenLineage {
 			res, err = openlineage.Check(f, o)

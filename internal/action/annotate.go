@@ -93,9 +93,8 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 			// the log file only.
 			for _, m := range sch.Missed {
 				seq++
-				at, _ := time.Parse(time.RFC3339Nano, m.ScheduledFor)
 				add(ranked{annotation{l.File, 0, "scheduled run missed: slot " + m.ScheduledFor,
-					render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, at, seq})
+					render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, m.Slot, seq})
 			}
 		}
 		latest := ""
@@ -108,7 +107,7 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 				return true
 			}
 			seq++
-			at, _ := time.Parse(time.RFC3339Nano, r.FirstEventAt)
+			at := r.FirstEvent
 			for k := range r.Stages {
 				st := &r.Stages[k]
 				if len(st.Attempts) == 0 {

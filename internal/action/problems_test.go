@@ -35,7 +35,7 @@ func TestProblemsKeepsTheFirst(t *testing.T) {
 			fmt.Fprintf(&b, `{"run_id":"r-%02d","stage":1,"attempt":1,"status":"unknown","timestamp_utc":"%s","reason":"gone"}`+"\n", i, at.Add(time.Minute).Format(time.RFC3339))
 		} // case 2 stays started: stalled by now
 	}
-	res, err := checker.Check(strings.NewReader(b.String()), checker.Options{Definition: def, Now: day.AddDate(0, 1, 0), File: "x.jsonl", StreamRuns: true})
+	res, err := checker.Check(strings.NewReader(b.String()), checker.Options{Definition: def, Now: day.AddDate(0, 1, 0), File: "x.jsonl"})
 	if err != nil || res.Snapshot == nil {
 		t.Fatal(err, res.Report.Violations)
 	}

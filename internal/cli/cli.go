@@ -215,8 +215,8 @@ func (c *common) options(env Env) (checker.Options, error) {
 		Stages:           c.stages,
 		Now:              c.now,
 		Gate:             c.gate,
-		MaxLineBytes:     maxLineBytes,
-		MaxViolations:    maxViolations,
+		MaxLineBytes:     &maxLineBytes,
+		MaxViolations:    &maxViolations,
 		Strict:           c.strict,
 		SchemaEveryEvent: c.schemaEveryEvent,
 		// An OpenLineage log names its jobs, so without a definition the
@@ -300,7 +300,6 @@ func runCheck(args []string, env Env) (int, error) {
 		return ExitInvalid, err
 	}
 	opts.StaleAfterSeconds = stale
-	opts.StreamRuns = true // outputs are written run by run
 	if c.jobLog != "" {
 		data, err := osfile.ReadFile(c.jobLog)
 		if err != nil {
@@ -509,7 +508,6 @@ func runValidate(args []string, env Env) (int, error) {
 		}
 		o := opts
 		o.File = name
-		o.StreamRuns = true // validate counts events; it never builds the run reports
 		started := time.Now()
 		res, err := checkInput(name, o, c.inputFormat, env)
 		if err != nil {

@@ -216,7 +216,6 @@ func (l *Log) append(ev Event, probe bool) (Appended, error) {
 	opts := l.Options
 	opts.Now = now
 	opts.File = l.Path
-	opts.StreamRuns = true // memory follows the runs' state, not their reports
 
 	attempt := ev.Attempt
 	if attempt == 0 {

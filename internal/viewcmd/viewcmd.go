@@ -104,7 +104,10 @@ func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Op
 	if p.Now == "" {
 		p.Now = fixNow
 	}
-	req := checker.Request{PipelineName: render.Terminal(f.pipeline), Stages: f.stages, Now: p.Now, StaleAfterSeconds: stale, Gate: f.gate, File: name, InputFormat: f.inputFormat}
+	req := checker.Request{PipelineName: render.Terminal(f.pipeline), Stages: f.stages, Now: p.Now, Gate: f.gate, File: name, InputFormat: f.inputFormat}
+	if stale > 0 { // the flag's 0 is "not given"; a given value is 1 or more
+		req.StaleAfterSeconds = &stale
+	}
 	if f.pipeline != "" && f.stages == "" {
 		data, err := osfile.ReadFile(f.pipeline)
 		if err != nil {

@@ -67,9 +67,9 @@ func check(_ js.Value, args []js.Value) any {
 		Now:               in.str("now"),
 		Gate:              in.str("gate"),
 		File:              in.str("file"),
-		StaleAfterSeconds: in.num("stale_after_seconds"),
-		MaxLineBytes:      in.num("max_line_bytes"),
-		MaxViolations:     in.num("max_violations"),
+		StaleAfterSeconds: in.bound("stale_after_seconds"),
+		MaxLineBytes:      in.bound("max_line_bytes"),
+		MaxViolations:     in.bound("max_violations"),
 		Strict:            in.flag("strict"),
 		InputFormat:       in.str("input_format"),
 	}
@@ -111,7 +111,6 @@ func check(_ js.Value, args []js.Value) any {
 		o.Progress = func(n int64) { progress.Invoke(float64(n)) }
 	}
 	if perState > 0 {
-		o.StreamRuns = true
 	}
 	if hasJobLog {
 		o.JobLog = bytes.NewReader(jobLog)
@@ -199,6 +198,17 @@ func (o *options) num(key string) int {
 		return 0
 	}
 	return int(f)
+}
+
+// bound reads a whole-number bound for checker.Request: nil when absent, so
+// that a given 0 is refused as in every shell rather than taken for the
+// default.
+func (o *options) bound(key string) *int {
+	if _, ok := o.get(key, js.TypeNumber, "a whole number"); !ok {
+		return nil
+	}
+	n := o.num(key)
+	return &n
 }
 
 // bytes reads a Uint8Array option into a copy in Go memory.

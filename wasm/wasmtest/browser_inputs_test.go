@@ -59,7 +59,7 @@ func again(t *testing.T, ctx context.Context, js string) shown {
 
 // runStates lists a snapshot's run ids and states in order.
 func runStates(s *checker.Snapshot) (ids, states []string) {
-	for _, r := range s.Runs {
+	for _, r := range s.Collect() {
 		ids = append(ids, r.RunID)
 		states = append(states, r.State)
 	}
@@ -151,7 +151,7 @@ func TestViewerInputs(t *testing.T) {
 		s := settle(t, ctx)
 		want := nativeOL(t, log)
 		sameRuns(t, s, want)
-		st := want.Runs[0].Stages[0]
+		st := want.Collect()[0].Stages[0]
 		label := "stage " + st.Stage.String()
 		wantErr := *st.Attempts[len(st.Attempts)-1].Error
 		if !strings.Contains(label, "<img src=x onerror=alert(1)>") || !strings.Contains(wantErr, "<script>") {

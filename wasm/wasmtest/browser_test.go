@@ -248,7 +248,7 @@ func TestViewerInBrowser(t *testing.T) {
 		want := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now}).Snapshot
 		var wantRuns, wantStates, wantErrors []string
 		attempts := 0
-		for _, r := range want.Runs {
+		for _, r := range want.Collect() {
 			wantRuns = append(wantRuns, r.RunID)
 			wantStates = append(wantStates, r.State)
 			for _, st := range r.Stages {
@@ -293,7 +293,7 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 		s = settle(t, ctx)
 		var failedRuns []string
-		for _, r := range want.Runs {
+		for _, r := range want.Collect() {
 			if r.State == checker.RunFailed {
 				failedRuns = append(failedRuns, r.RunID)
 			}
@@ -505,7 +505,7 @@ func TestViewerRecoveryStates(t *testing.T) {
 	want := nativeCheck(t, log, checker.Request{Pipeline: pipeline, Now: p.Now}).Snapshot
 	var runs, states []string
 	blocked := 0
-	for _, r := range want.Runs {
+	for _, r := range want.Collect() {
 		runs = append(runs, r.RunID)
 		states = append(states, r.State)
 		for _, st := range r.Stages {

@@ -76,6 +76,9 @@ func TestJSModuleUnderNode(t *testing.T) {
 			want: "greenlightCheck: option stale_after_seconds must be a whole number"},
 		nodeCase{name: "fractional option", log: sample, options: map[string]any{"stages": "1,2", "max_violations": 1.5},
 			want: "greenlightCheck: option max_violations must be a whole number"},
+		// A given 0 is refused as by the CLI (checker.Request), not taken for the default.
+		nodeCase{name: "a given 0", log: sample, options: map[string]any{"stages": "1,2", "max_line_bytes": 0},
+			want: `--max-line-bytes "0": use a whole number from 1 to 1073741824`},
 		nodeCase{name: "job log as text", log: sample, options: map[string]any{"stages": "1,2", "job_log": "{}"},
 			want: "greenlightCheck: option job_log must be a Uint8Array"},
 		nodeCase{name: "job log as an array", log: sample, options: map[string]any{"stages": "1,2", "job_log": []int{123, 125}},

@@ -1,0 +1,50 @@
+package checker
+
+import "fmt"
+
+// The rules of a heartbeat: liveness of an attempt in progress. An
+// OpenLineage RUNNING event is a heartbeat too, held to its own two rules
+// (rule_openlineage.go) with the same checks.
+const (
+	RuleHeartbeatWithoutStart  RuleID = "heartbeat_without_start"
+	RuleHeartbeatAfterTerminal RuleID = "heartbeat_after_terminal"
+)
+
+var heartbeatWithoutStartRule = Rule{ID: RuleHeartbeatWithoutStart, Family: familyHeartbeat,
+	Summary:  "a heartbeat for an attempt that never started",
+	Detail:   "A heartbeat says a running attempt is alive; without its start it is evidence of nothing.",
+	Example:  `{"run_id":"r-1","stage":"extract","attempt":1,"status":"heartbeat","timestamp_utc":"2026-01-01T10:00:00Z"}`,
+	Statuses: []Status{StatusHeartbeat}, on: onLog, needsRun: true,
+	check: func(c *contractState, x *lineCheck) string {
+		if x.attempt() == nil {
+			return x.who() + " sent a heartbeat, but it never started"
+		}
+		return ""
+	}}
+
+var heartbeatAfterTerminalRule = Rule{ID: RuleHeartbeatAfterTerminal, Family: familyHeartbeat,
+	Summary: "a heartbeat after the attempt's outcome",
+	Detail:  "After succeeded, failed or unknown the attempt is over; a heartbeat then means two processes think they own it.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"heartbeat","timestamp_utc":"2026-01-01T10:02:00Z"}`,
+	Statuses: []Status{StatusHeartbeat}, on: onLog, needsRun: true,
+	check: func(c *contractState, x *lineCheck) string {
+		if a := x.attempt(); a.status != StatusStarted {
+			return fmt.Sprintf("%s sent a heartbeat, but it already ended %s on line %d", x.who(), a.status, a.lastLine)
+		}
+		return ""
+	}}
+
+// recordHeartbeat keeps a heartbeat as attempt a's latest evidence of life,
+// with its lease and owner.
+func recordHeartbeat(a *attemptState, ev *Event) {
+	a.touch(ev.Time, ev.Line)
+	if a.x != nil || !ev.LeaseExpiresAt.IsZero() || ev.Owner != "" {
+		x := a.wx()
+		x.lease = ev.LeaseExpiresAt
+		if ev.Owner != "" {
+			x.owner = ev.Owner
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package checker
+
+import "fmt"
+
+// The rules of one line alone: the decoder finds all but unknown_field
+// (checker/decode.go, checker/reader.go) before the line is an event.
+const (
+	RuleInvalidJSON  RuleID = "invalid_json"
+	RuleLineTooLong  RuleID = "line_too_long"
+	RuleDuplicateKey RuleID = "duplicate_key"
+	RuleSchema       RuleID = "schema"
+	RuleUnknownField RuleID = "unknown_field"
+)
+
+// The families of rules; each has its file rule_<family>.go.
+const (
+	familyReading     = "reading"
+	familyStage       = "stage"
+	familyReturncode  = "returncode"
+	familyTime        = "time"
+	familyAttempts    = "attempts"
+	familyRetry       = "retry"
+	familyHeartbeat   = "heartbeat"
+	familyResolution  = "resolution"
+	familyOpenLineage = "openlineage"
+)
+
+var invalidJSONRule = Rule{ID: RuleInvalidJSON, Family: familyReading,
+	Summary: "a line is not one JSON object",
+	Detail:  "Each line must hold exactly one JSON object in valid UTF-8, with nothing after it. A blank line (in the middle or an extra empty line at the end), a truncated last line, a byte-order mark and trailing data are violations; a last line without its newline is accepted.",
+	Example: `{"run_id":"r-1","stage":"extract",`}
+
+var lineTooLongRule = Rule{ID: RuleLineTooLong, Family: familyReading,
+	Summary: "a line is longer than the limit",
+	Detail:  "A line longer than --max-line-bytes (default 1 MiB) is reported and skipped; reading goes on with the next line."}
+
+var duplicateKeyRule = Rule{ID: RuleDuplicateKey, Family: familyReading,
+	Summary: "an object has the same key twice",
+	Detail:  "JSON readers disagree on which of two equal keys wins, so a repeated key at any depth is refused.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","status":"succeeded","timestamp_utc":"2026-01-01T10:00:00Z"}`}
+
+var schemaRule = Rule{ID: RuleSchema, Family: familyReading,
+	Summary: "the event does not match schemas/event.schema.json",
+	Detail:  "A missing or mistyped field, an unknown status, a timestamp without an offset, a failed event without an error, or a key that equals a contract field in another letter case.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"done","timestamp_utc":"2026-01-01T10:00:00Z"}`}
+
+var unknownFieldRule = Rule{ID: RuleUnknownField, Family: familyReading,
+	Summary: "a field outside the contract, with --strict",
+	Detail:  "Without --strict other fields are carried through; with it they are refused.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z","host":"a"}`,
+	on:      onLog,
+	check: func(c *contractState, x *lineCheck) string {
+		if x.unknown == "" {
+			return ""
+		}
+		return fmt.Sprintf("field %q is not part of the event contract (--strict)", x.unknown)
+	}}

@@ -1,0 +1,98 @@
+package checker
+
+import "fmt"
+
+// The rules of a retry: attempt n >= 2 starting after attempt n-1, in the
+// recovery model (docs/recovery.md). They run after duplicate_start and
+// skipped_attempt passed, so attempt n-1 exists and n is the next attempt.
+const (
+	RuleRetryAfterCancellation RuleID = "retry_after_cancellation"
+	RuleRetryWithoutFailure    RuleID = "retry_without_failure"
+	RuleRetryWithoutResolution RuleID = "retry_without_resolution"
+	RuleRetryPastBrake         RuleID = "retry_past_brake"
+)
+
+// previous is attempt n-1 of a retry's stage; nil for attempt 1.
+func (x *lineCheck) previous() *attemptState {
+	if x.ev.Attempt < 2 {
+		return nil
+	}
+	return &x.run.stages[x.si][x.ev.Attempt-2]
+}
+
+var retryAfterCancellationRule = Rule{ID: RuleRetryAfterCancellation, Family: familyRetry,
+	Summary: "a new attempt after a cancelled resolution",
+	Detail:  "A cancelled resolution ends the stage; it can never be made to succeed by retrying.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:01:00Z","reason":"the worker vanished"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"cancelled","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7","compensated":true}
+{"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:03:00Z"}`,
+	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
+	check: func(c *contractState, x *lineCheck) string {
+		if prev := x.previous(); prev != nil && prev.outcome() == StatusCancelled {
+			return fmt.Sprintf("%s started, but attempt %d was resolved cancelled on line %d; a cancelled stage is not retried", x.who(), x.ev.Attempt-1, prev.rx().resolution.line)
+		}
+		return ""
+	}}
+
+var retryWithoutFailureRule = Rule{ID: RuleRetryWithoutFailure, Family: familyRetry,
+	Summary: "attempt n started when attempt n-1 did not fail",
+	Detail:  "A retry follows a failed attempt; starting another while the previous is running or after it succeeded is a double launch.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:01:00Z"}`,
+	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
+	check: func(c *contractState, x *lineCheck) string {
+		if prev := x.previous(); prev != nil && prev.outcome() != StatusFailed {
+			return fmt.Sprintf("%s started, but attempt %d %s; a retry follows a failed attempt", x.who(), x.ev.Attempt-1, attemptOutcome(*prev))
+		}
+		return ""
+	}}
+
+var retryWithoutResolutionRule = Rule{ID: RuleRetryWithoutResolution, Family: familyRetry,
+	Summary: "a retry of a non-idempotent stage with no resolved event for the failed attempt",
+	Detail:  "A stage declared idempotent: false may have left partial effects; a person adjudicates the failed attempt (resolved, resolution failed) before it is retried.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:03:00Z","error":"exit 1"}
+{"run_id":"r-1","stage":"load","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:04:00Z"}`,
+	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
+	check: func(c *contractState, x *lineCheck) string {
+		prev := x.previous()
+		if prev != nil && prev.status == StatusFailed && prev.rx().resolution == nil && !c.opts.Definition.Stages[x.si].Idempotent {
+			return fmt.Sprintf("%s started, but stage %s is not idempotent and failed attempt %d has no resolved event; adjudicate it before a retry", x.who(), x.ev.Stage, x.ev.Attempt-1)
+		}
+		return ""
+	}}
+
+var retryPastBrakeRule = Rule{ID: RuleRetryPastBrake, Family: familyRetry,
+	Summary: "a further attempt after the retry brake tripped, without rerun_from",
+	Detail:  "When the trailing failed attempts of a stage share one failure kind at least retry_brake.threshold times, retrying blindly repeats the failure; a further started needs \"rerun_from\": true. With retry_brake.enforce false this is a warning, not a violation.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1","error_code":"OOM"}
+{"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":2,"status":"failed","timestamp_utc":"2026-01-01T10:03:00Z","error":"exit 1","error_code":"OOM"}
+{"run_id":"r-1","stage":"extract","attempt":3,"status":"started","timestamp_utc":"2026-01-01T10:04:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":3,"status":"failed","timestamp_utc":"2026-01-01T10:05:00Z","error":"exit 1","error_code":"OOM"}
+{"run_id":"r-1","stage":"extract","attempt":4,"status":"started","timestamp_utc":"2026-01-01T10:06:00Z"}`,
+	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
+	check: func(c *contractState, x *lineCheck) string {
+		if x.ev.Attempt < 2 || x.ev.RerunFrom {
+			return ""
+		}
+		atts := x.attempts()
+		rb := c.opts.Definition.retryBrake()
+		if _, count := brake(atts, rb.Threshold); count < rb.Threshold {
+			return ""
+		}
+		if !rb.Enforce && len(c.warnings) >= c.opts.MaxViolations {
+			return "" // the listed warnings are capped like violations
+		}
+		kind, count := brake(atts, 0)
+		m := fmt.Sprintf("%s started after %d consecutive failures of kind %s (retry brake threshold %d) without rerun_from: true; fix the cause, then rerun deliberately", x.who(), count, kind, rb.Threshold)
+		if rb.Enforce {
+			return m
+		}
+		x.warning = m // recorded with the start, once every rule passed
+		return ""
+	}}

@@ -1,0 +1,44 @@
+package checker
+
+import "fmt"
+
+// The rules of the pipeline definition's stages.
+const (
+	RuleUnknownStage          RuleID = "unknown_stage"
+	RuleStageBeforeDependency RuleID = "stage_before_dependency"
+)
+
+var unknownStageRule = Rule{ID: RuleUnknownStage, Family: familyStage,
+	Summary: "a stage the pipeline definition does not declare",
+	Detail:  "Every stage in the log must be declared, so that stages that never logged are visible as pending.",
+	Example: `{"run_id":"r-1","stage":"transform","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`,
+	on:      onBoth,
+	check: func(c *contractState, x *lineCheck) string {
+		si, ok := c.stageOf(x.ev.Stage)
+		if ok {
+			x.si = si
+			return ""
+		}
+		return fmt.Sprintf("stage %s is not declared by the pipeline definition (declared: %s)", x.ev.Stage, c.declared())
+	}}
+
+var stageBeforeDependencyRule = Rule{ID: RuleStageBeforeDependency, Family: familyStage,
+	Summary: "a stage started before its dependencies succeeded",
+	Detail:  "A stage may start only after every stage it depends on (depends_on; by default the stage declared before it) has succeeded in the same run.",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:01:00Z"}`,
+	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
+	check: func(c *contractState, x *lineCheck) string {
+		for _, dep := range c.opts.Definition.Stages[x.si].DependsOn {
+			di, _ := c.stageOf(dep) // the definition declares every dependency
+			d := x.run.stages[di]
+			if len(d) == 0 || d[len(d)-1].outcome() != StatusSucceeded {
+				state := "has not started"
+				if len(d) > 0 {
+					state = "is " + stageWord(d[len(d)-1].outcome())
+				}
+				return fmt.Sprintf("stage %s started in run %s before stage %s, which it depends on, succeeded (stage %s %s)", x.ev.Stage, x.run.id, dep, dep, state)
+			}
+		}
+		return ""
+	}}
