@@ -171,7 +171,8 @@ func snapshotProblem(s *checker.Snapshot, now time.Time, maxAge time.Duration) s
 
 // CheckSnapshotConsistency checks what a snapshot says of itself against
 // its runs: run_count and state_counts count the runs, latest_run_id is
-// one of them, and a healthy verdict is what the runs prove (at least one
+// the one whose first event is latest (ties: the later line), and a
+// healthy verdict is what the runs prove (at least one
 // run; with gate all every run succeeded and no slot was missed; with gate
 // latest the latest run succeeded and, with a schedule, the latest slot
 // was not missed). An unhealthy verdict is never recomputed: greenlight
@@ -182,12 +183,19 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	counts := map[string]int{}
 	n := 0
 	latestState := ""
+	// The run Check names latest: the latest first event, ties to the
+	// later line (runs are listed in the order of their first line).
+	var latestID string
+	var latestAt time.Time
 	forEachRun(s, func(row Row) bool {
 		if r := row.Run; r != nil {
 			n++
 			counts[r.State]++
 			if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
 				latestState = r.State
+			}
+			if n == 1 || !r.FirstEvent.Before(latestAt) {
+				latestID, latestAt = r.RunID, r.FirstEvent
 			}
 		}
 		return true
@@ -211,6 +219,9 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	}
 	if (s.LatestRunID == nil) != (n == 0) || (s.LatestRunID != nil && latestState == "") {
 		return fmt.Errorf("latest_run_id does not name one of the snapshot's runs")
+	}
+	if s.LatestRunID != nil && *s.LatestRunID != latestID {
+		return fmt.Errorf("latest_run_id is %s, but the run whose first event is latest is %s", *s.LatestRunID, latestID)
 	}
 	if s.Verdict != checker.VerdictHealthy {
 		return nil

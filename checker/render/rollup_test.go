@@ -120,6 +120,10 @@ func TestSnapshotConsistency(t *testing.T) {
 		{"healthy with gate latest over a stalled latest run", func(l *render.Log) {
 			l.Result.Snapshot.Verdict, l.Result.Snapshot.Options.Gate = "healthy", "latest"
 		}, "verdict healthy with gate latest, but the latest run is stalled"},
+		{"healthy with gate latest over an earlier run named latest", func(l *render.Log) {
+			id := "cm-2026-11-26"
+			l.Result.Snapshot.Verdict, l.Result.Snapshot.Options.Gate, l.Result.Snapshot.LatestRunID = "healthy", "latest", &id
+		}, "latest_run_id is cm-2026-11-26, but the run whose first event is latest is cm-2026-11-28"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := checkFormatLog(t, formatLogs[0])
