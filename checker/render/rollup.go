@@ -174,8 +174,8 @@ func snapshotProblem(s *checker.Snapshot, now time.Time, maxAge time.Duration) s
 // the one whose first event is latest (ties: the later line), and a
 // healthy verdict is what the runs prove (at least one
 // run; with gate all every run succeeded and no slot was missed; with gate
-// latest the latest run succeeded and, with a schedule, the latest slot
-// was not missed). An unhealthy verdict is never recomputed: greenlight
+// latest the latest run succeeded or, with judged slots, the latest slot
+// was filled and its latest run succeeded). An unhealthy verdict is never recomputed: greenlight
 // merge only refuses to take a snapshot for healthier than its runs. These
 // checks catch an edited or truncated snapshot, not a forged consistent
 // one: a snapshot carries no signature.
@@ -230,12 +230,31 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	switch {
 	case n == 0:
 		return fmt.Errorf("verdict healthy without any run")
+	case s.Options.Gate == checker.GateLatest && s.Schedule != nil && len(s.Schedule.Slots) > 0:
+		// With judged slots, gate latest asks about the latest run of the
+		// latest judged slot (its filler and duplicates), not about a later
+		// run for a slot not yet due.
+		slot := s.Schedule.Slots[len(s.Schedule.Slots)-1]
+		if slot.RunID == nil {
+			return fmt.Errorf("verdict healthy with gate latest, but the latest slot was missed")
+		}
+		id, state := "", ""
+		var at time.Time
+		forEachRun(s, func(row Row) bool {
+			if r := row.Run; r != nil && r.ScheduledFor != nil && *r.ScheduledFor == slot.ScheduledFor && (id == "" || !r.FirstEvent.Before(at)) {
+				id, state, at = r.RunID, r.State, r.FirstEvent
+			}
+			return true
+		})
+		if id == "" {
+			return fmt.Errorf("the latest slot %s names run %s, but no run of the snapshot claims it", slot.ScheduledFor, *slot.RunID)
+		}
+		if state != checker.RunSucceeded {
+			return fmt.Errorf("verdict healthy with gate latest, but run %s of the latest slot is %s", id, state)
+		}
 	case s.Options.Gate == checker.GateLatest:
 		if latestState != checker.RunSucceeded {
 			return fmt.Errorf("verdict healthy with gate latest, but the latest run is %s", latestState)
-		}
-		if sr := s.Schedule; sr != nil && len(sr.Slots) > 0 && sr.Slots[len(sr.Slots)-1].RunID == nil {
-			return fmt.Errorf("verdict healthy with gate latest, but the latest slot was missed")
 		}
 	default:
 		if counts[checker.RunSucceeded] != n {

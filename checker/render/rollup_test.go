@@ -119,7 +119,7 @@ func TestSnapshotConsistency(t *testing.T) {
 		{"a latest run that is not there", func(l *render.Log) { id := "cm-forged"; l.Result.Snapshot.LatestRunID = &id }, "latest_run_id does not name one of the snapshot's runs"},
 		{"healthy with gate latest over a stalled latest run", func(l *render.Log) {
 			l.Result.Snapshot.Verdict, l.Result.Snapshot.Options.Gate = "healthy", "latest"
-		}, "verdict healthy with gate latest, but the latest run is stalled"},
+		}, "verdict healthy with gate latest, but run cm-2026-11-28 of the latest slot is stalled"},
 		{"healthy with gate latest over an earlier run named latest", func(l *render.Log) {
 			id := "cm-2026-11-26"
 			l.Result.Snapshot.Verdict, l.Result.Snapshot.Options.Gate, l.Result.Snapshot.LatestRunID = "healthy", "latest", &id
