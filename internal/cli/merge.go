@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +33,9 @@ func runMerge(args []string, env Env) (int, error) {
 	}
 	if fs.NArg() == 0 {
 		return ExitInvalid, usageError{"merge takes one or more snapshot files (greenlight check --snapshot FILE writes one)"}
+	}
+	if slices.Contains(fs.Args(), "-") {
+		return ExitInvalid, usageError{"merge reads snapshot files, not standard input: give each snapshot's path"}
 	}
 	if err := checkFormat(*format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
