@@ -77,11 +77,11 @@ echo "(r100-e1m holds 100 runs with ~5,000 attempts each: its state grows with t
 
 echo
 echo "== 4. the wasip1 module under wazero (compiled engine) vs the native CLI, in-process, on the 1M log"
-GREENLIGHT_BENCH_LOG="$log" go test ./wasm/wasmtest -run XXX -bench WASIvsNative -benchtime 1x | grep -E 'wasm/native' |
+GREENLIGHT_BENCH_LOG="$log" go -C wasm/wasmtest test . -run XXX -bench WASIvsNative -benchtime 1x | grep -E 'wasm/native' |
   awk '{ for (i = 1; i <= NF; i++) { if ($i == "native-s/op") n = $(i-1); if ($i == "wasm-s/op") w = $(i-1); if ($i == "wasm/native") r = $(i-1) } }
        END { printf "native %.2f s  wasip1 %.2f s  ratio %.1f (target <= 4)\n", n, w, r }'
 echo "the floor: the same Go code, one core, native vs wasip1 under wazero (bench/floor)"
-go build -o "$work/wazero" github.com/tetratelabs/wazero/cmd/wazero
+go -C wasm/wasmtest build -o "$work/wazero" github.com/tetratelabs/wazero/cmd/wazero
 GOOS=wasip1 GOARCH=wasm go test -c -o "$work/floor.wasm" ./bench/floor
 nat=$(go test ./bench/floor -run XXX -bench . -benchtime 3x -cpu 1 | awk '/^Benchmark/ { print $1, $3 }')
 wsm=$("$work/wazero" run -cachedir "$work/wazero-cache" "$work/floor.wasm" -test.run XXX -test.bench . -test.benchtime 3x | awk '/^Benchmark/ { print $1, $3 }')
@@ -91,7 +91,7 @@ echo
 echo "== 5. the browser viewer: the 1M log preloaded, checked in the Web Worker (headless Chromium)"
 if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then
   sh wasm/build.sh > /dev/null
-  GREENLIGHT_BENCH_LOG="$log" go test ./wasm/wasmtest -run XXX -bench Viewer -benchtime 1x | grep -E 'page-s/op' |
+  GREENLIGHT_BENCH_LOG="$log" go -C wasm/wasmtest test . -run XXX -bench Viewer -benchtime 1x | grep -E 'page-s/op' |
     awk '{ for (i = 1; i <= NF; i++) { if ($i == "page-s/op") p = $(i-1); if ($i == "worker-s/op") w = $(i-1); if ($i == "progress-updates/op") u = $(i-1); if ($i == "max-page-ms") m = $(i-1) } }
          END { printf "page open to verdict %.1f s (target < 15 s), worker %.1f s, %d progress updates seen, slowest page answer %.0f ms\n", p, w, u, m }'
 else
