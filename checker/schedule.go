@@ -6,10 +6,6 @@ import (
 	"strings"
 	"time"
 
-	// The zone database is embedded so that the wasm builds, which have no
-	// system zoneinfo, resolve a schedule's IANA time zone too.
-	_ "time/tzdata"
-
 	"github.com/robfig/cron/v3"
 )
 
@@ -38,7 +34,10 @@ type Schedule struct {
 	// interval from 1970-01-01T00:00:00Z when Since is not set.
 	EverySeconds int64
 	// Timezone is the IANA zone name the cron expression is read in ("UTC"
-	// by default); it does not move every_seconds slots.
+	// by default); it does not move every_seconds slots. It is loaded with
+	// time.LoadLocation, so a program that may run without the system's
+	// zone database (a WebAssembly build, a scratch container) imports
+	// time/tzdata, as greenlight's binaries do (docs/schedule.md).
 	Timezone string
 	// StartGraceSeconds is how long after its slot a run must have started.
 	StartGraceSeconds int64

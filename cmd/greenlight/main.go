@@ -14,6 +14,9 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	// The zone database is embedded so that a schedule's IANA time zone
+	// resolves where the system has none (docs/schedule.md).
+	_ "time/tzdata"
 
 	"github.com/sethvargo/go-githubactions"
 

@@ -40,6 +40,9 @@ import (
 	"bytes"
 	"syscall/js"
 	"time"
+	// The zone database is embedded so that a schedule's IANA time zone
+	// resolves in a browser, which has no zone database (docs/schedule.md).
+	_ "time/tzdata"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"

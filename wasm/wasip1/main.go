@@ -12,6 +12,9 @@ package main
 import (
 	"os"
 	"time"
+	// The zone database is embedded so that a schedule's IANA time zone
+	// resolves under a WebAssembly runtime, which gives no zone database (docs/schedule.md).
+	_ "time/tzdata"
 
 	"github.com/greenlight-ci/greenlight/internal/cli"
 )
