@@ -203,22 +203,24 @@
     const doc = JSON.parse(r.document);
     $("status").textContent = "checked " + state.logName + " in " + r.ms.toFixed(0) + " ms in the worker";
     $("status").dataset.ms = r.ms.toFixed(1);
-    render(doc, r.lines);
+    render(doc, r);
   }
 
   // ---- rendering ----
-  function render(doc, lines) {
+  // render shows a checked log: doc is the module's document, r the worker's
+  // result, whose valid, headline and details (a run's words, by run id) are
+  // the module's, so the page words no verdict or run of its own.
+  function render(doc, r) {
     $("result").hidden = false;
     const verdict = $("verdict");
-    if (doc.schema_version === "greenlight.violations/v1") {
+    if (!r.valid) {
       verdict.textContent = "invalid";
       verdict.className = "invalid";
-      $("summary").textContent = "The log breaks the event contract in " + doc.violation_count +
-        (doc.violation_count === 1 ? " place" : " places") + "; greenlight judges no run from it.";
+      $("summary").textContent = r.headline + ".";
       $("runs-box").hidden = true;
       $("schedule-box").hidden = true;
       $("reconciliation-box").hidden = true;
-      renderViolations(doc, lines);
+      renderViolations(doc, r.lines);
       return;
     }
     $("violations-box").hidden = true;
@@ -226,18 +228,14 @@
     verdict.className = doc.verdict;
     // The run states in the document's order, which is their precedence.
     const states = Object.keys(doc.state_counts);
-    const counts = states.filter((s) => doc.state_counts[s] > 0).map((s) => doc.state_counts[s] + " " + s);
     const sched = doc.schedule;
-    $("summary").textContent = doc.run_count + (doc.run_count === 1 ? " run" : " runs") +
-      (counts.length ? " (" + counts.join(", ") + ")" : "") +
-      (sched ? ", " + sched.missed.length + " of " + sched.expected_slots + " slots missed" : "") +
-      ", gate " + doc.options.gate + ", judged at " + doc.generated_at_utc +
+    $("summary").textContent = r.headline + ", judged at " + doc.generated_at_utc +
       ", stale after " + doc.options.stale_after_seconds + " s" +
       (doc.source.reordered_events > 0 ? "; " + doc.source.reordered_events +
         (doc.source.reordered_events === 1 ? " event" : " events") + " put back in eventTime order within their pipeline run" : "");
     renderSchedule(sched);
     renderReconciliation(doc.reconciliation);
-    renderRuns(doc, states);
+    renderRuns(doc, states, r.details);
   }
 
   // renderSchedule lists what the schedule found wrong: missed slots, late,
@@ -287,7 +285,7 @@
     }
   }
 
-  function renderRuns(doc, states) {
+  function renderRuns(doc, states, details) {
     $("runs-box").hidden = doc.run_count === 0;
     const filter = $("state-filter");
     const keep = filter.value;
@@ -305,7 +303,7 @@
       const body = $("runs").tBodies[0];
       body.replaceChildren();
       const shown = runs.slice(0, ROWS_AT_MOST);
-      for (const run of shown) addRun(body, run, doc, total <= TIMELINES_OPEN_UP_TO);
+      for (const run of shown) addRun(body, run, doc, details[run.run_id], total <= TIMELINES_OPEN_UP_TO);
       $("runs-note").textContent = total > shown.length ?
         "showing " + shown.length + " of " + total + " runs; filter by state to narrow" : "";
     };
@@ -313,16 +311,16 @@
     draw();
   }
 
-  function addRun(body, run, doc, open) {
-    const succeeded = run.stages.filter((s) => s.state === "succeeded").length;
-    const attempts = run.stages.reduce((n, s) => n + s.attempt_count, 0);
+  // addRun adds a run's row, with the module's detail words for it, and its
+  // timeline row, drawn when first opened.
+  function addRun(body, run, doc, detailText, open) {
     const toggle = el("button", { type: "button", class: "toggle" }, open ? "hide timeline" : "timeline");
     const row = el("tr", { class: "run-row", "data-state": run.state },
       el("td", { class: "mono run-id" }, run.run_id),
       el("td", { class: "state state-" + run.state }, run.state),
       el("td", { class: "mono" }, run.first_event_at),
       el("td", {}, duration(run.duration_seconds)),
-      el("td", {}, succeeded + "/" + run.stages.length + " succeeded, " + attempts + (attempts === 1 ? " attempt" : " attempts")),
+      el("td", { class: "run-detail" }, detailText),
       el("td", {}, toggle));
     const cell = el("td", { colspan: "6" });
     const detail = el("tr", { class: "detail" }, cell);

@@ -3,10 +3,12 @@
 // file:// report alike. Messages in: {type: "init", module: ArrayBuffer},
 // then {type: "check", id, log: ArrayBuffer, options, maxRuns}. Messages
 // out: {type: "ready"}, {type: "fatal", error}, {type: "progress", id,
-// done, total} (bytes) while checking, then {type: "result", id, document,
-// lines, ms} or {type: "result", id, error}. document is the violations
-// report of an invalid log, or a view of the snapshot listing at most
-// maxRuns runs of each state (greenlightCheck's max_runs_per_state).
+// done, total} (bytes) while checking, then {type: "result", id, valid,
+// headline, details, document, lines, ms} or {type: "result", id, error}.
+// document is the violations report of an invalid log (valid false), or a
+// view of the snapshot listing at most maxRuns runs of each state
+// (greenlightCheck's max_runs_per_state); headline and details are the
+// module's words for the verdict and for each listed run.
 "use strict";
 
 // lineTexts returns {n: text} for the 1-based line numbers in wanted, each
@@ -68,11 +70,10 @@ self.onmessage = async (ev) => {
     }
     const text = r.view !== undefined ? r.view : r.document;
     let lines = {};
-    const m = /"valid": false/.test(text.slice(0, 200));
-    if (m) {
+    if (!r.valid) {
       const doc = JSON.parse(text);
       lines = lineTexts(log, doc.violations.map((v) => v.line));
     }
-    self.postMessage({ type: "result", id: msg.id, document: text, lines, ms });
+    self.postMessage({ type: "result", id: msg.id, valid: r.valid, headline: r.headline, details: r.details, document: text, lines, ms });
   }
 };
