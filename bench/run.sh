@@ -122,10 +122,10 @@ echo
 echo "== 8. a 10,000-stage definition with 1,000 failed runs (9,999 blocked stages each), checked and every run report built"
 go test ./checker -run XXX -bench BlockedStages -benchtime 3x | grep -E '^BenchmarkBlockedStages' |
   awk '{ sub(/^BenchmarkBlockedStages\//, "", $1); sub(/-[0-9]+$/, "", $1); printf "%-18s %.2f s per check (target: seconds)\n", $1, $3/1e9 }'
-echo "(before issue 12 the forward case took 96 s, and one run against 4,000 stages declared backward 19 s: cubic)"
+echo "(before the stage plan the forward case took 96 s, and one run against 4,000 stages declared backward 19 s: cubic)"
 
 echo
-echo "== 9. hostile 1 MiB lines vs valid ones (outside review, issue 12, item 8): go test -bench HostileLine, 5 runs each"
+echo "== 9. hostile 1 MiB lines vs valid ones (docs/contract.md: bounded validator work): go test -bench HostileLine, 5 runs each"
 go test ./checker -run XXX -bench HostileLine -benchtime 5x | awk '
   /^BenchmarkHostileLine\// { name = $1; sub(/^BenchmarkHostileLine\//, "", name); sub(/-[0-9]+$/, "", name); ns[name] = $3; order[++n] = name }
   END {
@@ -136,7 +136,7 @@ go test ./checker -run XXX -bench HostileLine -benchtime 5x | awk '
     print "(target: a hostile line <= 10x the valid 1 MiB line alike; a line of 1 MiB of keys costs ~20x one of 1 MiB of string, valid or not: the duplicate-key check)" }'
 
 echo
-echo "== 10. peak RSS of every output format vs json on the 1M-event log (outside review, issue 12, item 9)"
+echo "== 10. peak RSS of every output format vs json on the 1M-event log (docs/contract.md: streamed outputs)"
 json_m=$(measure "$gl" check "$log" --stages 1,2 --now "$now" --format json | cut -d' ' -f2)
 for f in text markdown; do
   m=$(measure "$gl" check "$log" --stages 1,2 --now "$now" --format "$f" | cut -d' ' -f2)
