@@ -196,7 +196,8 @@ func (s *Schedule) floatNext(w int64) (int64, bool) {
 // zone's last listed change of offset, Go derives the periods from the
 // zone's rule, a year at a time; with zone data that lists few changes (Go's
 // own time/tzdata, which greenlight's binaries embed and the wasm builds
-// always use), Go 1.26 ends the last period of a leap year a day early, so
+// always use), Go 1.26 ends the last period of a leap year a day early
+// (golang/go#81583, open upstream), so
 // that 2024-12-31T22:00:00Z in Europe/Berlin is given a period ending at
 // 2024-12-31T00:00:00Z, and a search that goes on from the end of a period
 // never ended. Such a bound is replaced by the nearest change of offset
