@@ -90,11 +90,11 @@ fi
 if want 4; then
 echo
 echo "== 4. the wasip1 module under wazero (compiled engine) vs the native CLI, in-process, on the 1M log"
-GREENLIGHT_BENCH_LOG="$log" go test ./wasm/wasmtest -run XXX -bench WASIvsNative -benchtime 1x | grep -E 'wasm/native' |
+GREENLIGHT_BENCH_LOG="$log" go -C wasm/wasmtest test . -run XXX -bench WASIvsNative -benchtime 1x | grep -E 'wasm/native' |
   awk '{ for (i = 1; i <= NF; i++) { if ($i == "native-s/op") n = $(i-1); if ($i == "wasm-s/op") w = $(i-1); if ($i == "wasm/native") r = $(i-1) } }
        END { printf "native %.2f s  wasip1 %.2f s  ratio %.1f (target <= 4)\n", n, w, r }'
 echo "the floor: the same Go code, one core, native vs wasip1 under wazero (bench/floor)"
-go build -o "$work/wazero" github.com/tetratelabs/wazero/cmd/wazero
+go -C wasm/wasmtest build -o "$work/wazero" github.com/tetratelabs/wazero/cmd/wazero
 GOOS=wasip1 GOARCH=wasm go test -c -o "$work/floor.wasm" ./bench/floor
 nat=$(go test ./bench/floor -run XXX -bench . -benchtime 3x -cpu 1 | awk '/^Benchmark/ { print $1, $3 }')
 wsm=$("$work/wazero" run -cachedir "$work/wazero-cache" "$work/floor.wasm" -test.run XXX -test.bench . -test.benchtime 3x | awk '/^Benchmark/ { print $1, $3 }')
@@ -106,7 +106,7 @@ echo
 echo "== 5. the browser viewer: the 1M log preloaded, checked in the Web Worker (headless Chromium)"
 if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; then
   sh wasm/build.sh > /dev/null
-  GREENLIGHT_BENCH_LOG="$log" go test ./wasm/wasmtest -run XXX -bench Viewer -benchtime 1x | grep -E 'page-s/op' |
+  GREENLIGHT_BENCH_LOG="$log" go -C wasm/wasmtest test . -run XXX -bench Viewer -benchtime 1x | grep -E 'page-s/op' |
     awk '{ for (i = 1; i <= NF; i++) { if ($i == "page-s/op") p = $(i-1); if ($i == "worker-s/op") w = $(i-1); if ($i == "progress-updates/op") u = $(i-1); if ($i == "max-page-ms") m = $(i-1) } }
          END { printf "page open to verdict %.1f s (target < 15 s), worker %.1f s, %d progress updates seen, slowest page answer %.0f ms\n", p, w, u, m }'
 else
@@ -143,12 +143,12 @@ echo
 echo "== 8. a 10,000-stage definition with 1,000 failed runs (9,999 blocked stages each), checked and every run report built"
 go test ./checker -run XXX -bench BlockedStages -benchtime 3x | grep -E '^BenchmarkBlockedStages' |
   awk '{ sub(/^BenchmarkBlockedStages\//, "", $1); sub(/-[0-9]+$/, "", $1); printf "%-18s %.2f s per check (target: seconds)\n", $1, $3/1e9 }'
-echo "(before issue 12 the forward case took 96 s, and one run against 4,000 stages declared backward 19 s: cubic)"
+echo "(before the stage plan the forward case took 96 s, and one run against 4,000 stages declared backward 19 s: cubic)"
 fi
 
 if want 9; then
 echo
-echo "== 9. hostile 1 MiB lines vs valid ones (outside review, issue 12, item 8): go test -bench HostileLine, 5 runs each"
+echo "== 9. hostile 1 MiB lines vs valid ones (docs/contract.md: bounded validator work): go test -bench HostileLine, 5 runs each"
 go test ./checker -run XXX -bench HostileLine -benchtime 5x | awk '
   /^BenchmarkHostileLine\// { name = $1; sub(/^BenchmarkHostileLine\//, "", name); sub(/-[0-9]+$/, "", name); ns[name] = $3; order[++n] = name }
   END {
@@ -161,7 +161,7 @@ fi
 
 if want 10; then
 echo
-echo "== 10. peak RSS of every output format vs json on the 1M-event log (outside review, issue 12, item 9)"
+echo "== 10. peak RSS of every output format vs json on the 1M-event log (docs/contract.md: streamed outputs)"
 # A run that fails early would look small: each line shows its exit status
 # (0 for check, 1 for an unhealthy log in action mode).
 read -r _ json_m json_x < <(measure "$gl" check "$log" --stages 1,2 --now "$now" --format json)

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,10 +31,15 @@ const (
 )
 
 // Reconciliation is the comparison of the event log with the job log: the
-// job log's path and record count, how many attempts were adjudicated from
-// it, and every disagreement, in job-log line order.
+// job log's path, the SHA-256 (lowercase hex) and length in bytes of what
+// was read from it, its record count, how many attempts were adjudicated
+// from it, and every disagreement, in job-log line order. The digest and
+// length identify the evidence the snapshot used, as Source does for the
+// event log (docs/recovery.md, the job log).
 type Reconciliation struct {
 	JobLog          string          `json:"job_log"`
+	SHA256          string          `json:"sha256"`
+	ByteCount       int64           `json:"byte_count"`
 	RecordCount     int             `json:"record_count"`
 	AdoptedCount    int             `json:"adopted_count"`
 	Inconsistencies []Inconsistency `json:"inconsistencies"`
@@ -61,9 +67,12 @@ type jobRecord struct {
 	line      int
 }
 
-// jobLog is a read and validated job log.
+// jobLog is a read and validated job log, with the SHA-256 (lowercase hex)
+// and length of its bytes.
 type jobLog struct {
 	file    string
+	sha256  string
+	bytes   int64
 	records []jobRecord
 }
 
@@ -81,8 +90,12 @@ func jobOutcome(result string) Status {
 }
 
 // readJobLog reads a job log (JSON Lines) and validates every line against
-// schemas/joblog.schema.json. Any unreadable or invalid line is an error that
-// names the file and line: nothing is guessed from a bad job log.
+// schemas/joblog.schema.json, hashing its bytes on the way. Any unreadable or
+// invalid line is an error that names the file and line: nothing is guessed
+// from a bad job log. A returncode written with more than MaxNumberChars
+// characters is refused before the schema validator, whose exact arithmetic
+// on such a number costs time that grows faster than the line, as in the
+// event log (docs/contract.md).
 func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 	schema, err := schemas.Compile("joblog")
 	if err != nil {
@@ -94,10 +107,12 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 	}
 	jl := &jobLog{file: file}
 	dec := newLineDecoder()
-	lr := newLineReader(r, maxLine, sha256.New())
+	h := sha256.New()
+	lr := newLineReader(r, maxLine, h)
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
+			jl.sha256, jl.bytes = hex.EncodeToString(h.Sum(nil)), lr.bytesRead()
 			return jl, nil
 		}
 		if err != nil {
@@ -109,6 +124,9 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 		}
 		if f := dec.syntax(line, false); f != nil {
 			return nil, bad(f.msg)
+		}
+		if raw := dec.raw[fieldReturncode]; dec.kind[fieldReturncode] == '0' && len(raw) > MaxNumberChars {
+			return nil, bad(fmt.Sprintf("at /returncode: a number is written with at most %d characters, and this one has %d (%.24s…)", MaxNumberChars, len(raw), raw))
 		}
 		inst, err := schemas.Instance(line)
 		if err != nil {
@@ -149,7 +167,7 @@ func validateNoPanic(validate func(any) error, inst any) (err error) {
 // disagreement. It returns the reconciliation and, per run id, the first
 // OUTCOME_MISMATCH, which makes that run unknown.
 func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency) {
-	rec := &Reconciliation{JobLog: c.jobLog.file, RecordCount: len(c.jobLog.records), Inconsistencies: []Inconsistency{}}
+	rec := &Reconciliation{JobLog: c.jobLog.file, SHA256: c.jobLog.sha256, ByteCount: c.jobLog.bytes, RecordCount: len(c.jobLog.records), Inconsistencies: []Inconsistency{}}
 	if rec.JobLog == "" {
 		rec.JobLog = "-"
 	}

@@ -1,6 +1,8 @@
 package checker_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"testing"
@@ -126,12 +128,49 @@ func TestJobLogInvalid(t *testing.T) {
 		{lines(`{"attempt_id":"ex-1","result":"SUCCESS","result":"FAILED","timestamp_utc":"2026-01-01T10:00:00Z"}`),
 			`job.jsonl:1: invalid job log record: duplicate key /result: JSON readers disagree on which value wins`},
 		{lines(job("ex-1", "SUCCESS", 1), ""), `job.jsonl:2: invalid job log record: blank line: every line must hold one JSON object`},
+		// A returncode over MaxNumberChars is refused before the validator,
+		// whatever its value, as in the event log.
+		{lines(withCode(job("ex-1", "FAILED", 1), "1"+strings.Repeat("0", checker.MaxNumberChars))),
+			`job.jsonl:1: invalid job log record: at /returncode: a number is written with at most 64 characters, and this one has 65 (100000000000000000000000…)`},
+		{lines(withCode(job("ex-1", "FAILED", 1), "1."+strings.Repeat("0", 900_000))),
+			`job.jsonl:1: invalid job log record: at /returncode: a number is written with at most 64 characters, and this one has 900002 (1.0000000000000000000000…)`},
 	}
 	for _, tc := range cases {
 		_, err := checker.Check(strings.NewReader(lines(rev("extract", 1, "started", 0))), checker.Options{
 			Definition: recoveryDefinition(t), Now: corpusNow, JobLog: strings.NewReader(tc.job), JobLogFile: "job.jsonl"})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("error %v\nwant %s", err, tc.want)
+		}
+	}
+}
+
+// withCode adds "returncode": lit to a job-log record.
+func withCode(rec, lit string) string {
+	return strings.TrimSuffix(rec, "}") + `,"returncode":` + lit + "}"
+}
+
+// TestJobLogEvidence: the reconciliation names the job log it read by the
+// SHA-256 and length of its bytes, CRLF line ends and a missing final line
+// end included; a returncode of exactly MaxNumberChars characters is read.
+func TestJobLogEvidence(t *testing.T) {
+	started := lines(rev("extract", 1, "started", 0, `"attempt_id":"ex-1"`))
+	for _, jobLog := range []string{
+		"",
+		lines(job("ex-1", "SUCCESS", 5)),
+		job("zz-1", "SUCCESS", 5) + "\r\n" + job("ex-1", "SUCCESS", 5),
+		lines(withCode(job("ex-1", "SUCCESS", 5), "0."+strings.Repeat("0", checker.MaxNumberChars-2))),
+	} {
+		res := runCheck(t, started, func(o *checker.Options) {
+			o.Definition = recoveryDefinition(t)
+			o.JobLog, o.JobLogFile = strings.NewReader(jobLog), "job.jsonl"
+		})
+		if !res.Report.Valid {
+			t.Fatalf("unexpected violations: %+v", res.Report.Violations)
+		}
+		rec := res.Snapshot.Reconciliation
+		sum := sha256.Sum256([]byte(jobLog))
+		if want := hex.EncodeToString(sum[:]); rec.SHA256 != want || rec.ByteCount != int64(len(jobLog)) {
+			t.Errorf("job log %q: sha256 %s, %d bytes; want %s, %d", jobLog, rec.SHA256, rec.ByteCount, want, len(jobLog))
 		}
 	}
 }

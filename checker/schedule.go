@@ -6,10 +6,6 @@ import (
 	"strings"
 	"time"
 
-	// The zone database is embedded so that the wasm builds, which have no
-	// system zoneinfo, resolve a schedule's IANA time zone too.
-	_ "time/tzdata"
-
 	"github.com/robfig/cron/v3"
 )
 
@@ -38,7 +34,10 @@ type Schedule struct {
 	// interval from 1970-01-01T00:00:00Z when Since is not set.
 	EverySeconds int64
 	// Timezone is the IANA zone name the cron expression is read in ("UTC"
-	// by default); it does not move every_seconds slots.
+	// by default); it does not move every_seconds slots. It is loaded with
+	// time.LoadLocation, so a program that may run without the system's
+	// zone database (a WebAssembly build, a scratch container) imports
+	// time/tzdata, as greenlight's binaries do (docs/schedule.md).
 	Timezone string
 	// StartGraceSeconds is how long after its slot a run must have started.
 	StartGraceSeconds int64
@@ -190,12 +189,61 @@ func (s *Schedule) floatNext(w int64) (int64, bool) {
 
 // zoneAt returns the offset (seconds) in effect at Unix second u and the
 // bounds of the period it holds for: start and end in Unix seconds, with
-// hasStart or hasEnd false when the period has no such bound.
+// hasStart or hasEnd false when the period has no such bound. A bound may
+// also be one where the offset does not change (the callers step over it).
+//
+// time.Time.ZoneBounds can give a period that does not hold u. After a
+// zone's last listed change of offset, Go derives the periods from the
+// zone's rule, a year at a time; with zone data that lists few changes (Go's
+// own time/tzdata, which greenlight's binaries embed and the wasm builds
+// always use), Go 1.26 ends the last period of a leap year a day early
+// (golang/go#81583, open upstream), so
+// that 2024-12-31T22:00:00Z in Europe/Berlin is given a period ending at
+// 2024-12-31T00:00:00Z, and a search that goes on from the end of a period
+// never ended. Such a bound is replaced by the nearest change of offset
+// found from the offsets themselves, which are right.
 func (s *Schedule) zoneAt(u int64) (off int, start, end int64, hasStart, hasEnd bool) {
 	t := time.Unix(u, 0).In(s.loc)
 	_, off = t.Zone()
 	st, en := t.ZoneBounds()
-	return off, st.Unix(), en.Unix(), !st.IsZero(), !en.IsZero()
+	start, end, hasStart, hasEnd = st.Unix(), en.Unix(), !st.IsZero(), !en.IsZero()
+	if hasEnd && end <= u {
+		end = s.offsetChange(u, off, 1)
+	}
+	if hasStart && start > u {
+		start = s.offsetChange(u, off, -1) + 1
+	}
+	return off, start, end, hasStart, hasEnd
+}
+
+// offsetChange returns, going from Unix second u in direction dir (1 or
+// -1), the first second whose offset is not off, within 400 days; with no
+// change that near, the second 400 days away (a bound where the offset
+// does not change). It steps a day at a time, then bisects: no zone changes
+// its offset twice within a day.
+func (s *Schedule) offsetChange(u int64, off, dir int) int64 {
+	at := func(v int64) int { _, o := time.Unix(v, 0).In(s.loc).Zone(); return o }
+	const day = 86400
+	same := u
+	for range 400 {
+		next := same + int64(dir)*day
+		if at(next) != off {
+			// The change is after same and at or before next (in dir).
+			for lo, hi := same, next; ; {
+				if lo+int64(dir) == hi {
+					return hi
+				}
+				mid := lo + (hi-lo)/2
+				if at(mid) == off {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+		}
+		same = next
+	}
+	return same
 }
 
 // nextWild is next for a cron with * in its minute or hour field: the first

@@ -12,10 +12,10 @@ import (
 // the last second of the years 0001 to 9999 in UTC.
 func TestUTCRangeBounds(t *testing.T) {
 	if got := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).Unix(); got != minUnixUTC {
-		t.Errorf("0001-01-01T00:00:00Z is %d, minUnixUTC %d", got, minUnixUTC)
+		t.Errorf("0001-01-01T00:00:00Z is %d, minUnixUTC %d", got, int64(minUnixUTC))
 	}
 	if got := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix(); got != maxUnixUTC {
-		t.Errorf("9999-12-31T23:59:59Z is %d, maxUnixUTC %d", got, maxUnixUTC)
+		t.Errorf("9999-12-31T23:59:59Z is %d, maxUnixUTC %d", got, int64(maxUnixUTC))
 	}
 }
 

@@ -25,10 +25,10 @@ func FuzzReaderAgreesWithSchema(f *testing.F) {
 		{"START", `"2026-13-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1e400`, `1e400`, `"BATCH"`},
 		{"-", `"2026-01-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `2`, `"BATCH"`},
 		// A try_number over checker.MaxNumberChars characters, refused before
-		// the schema; one at the bound (outside review, issue 12).
+		// the schema; one at the bound (docs/openlineage.md).
 		{"START", `"2026-01-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1.` + strings.Repeat("0", 70), `0`, `"BATCH"`},
 		{"START", `"2026-01-01T10:00:00Z"`, `"00000000-0000-4000-8000-000000000001"`, `1.` + strings.Repeat("0", 62), `0`, `"BATCH"`},
-		// Outside the years 0001 to 9999 once in UTC (outside review, issue 12).
+		// Outside the years 0001 to 9999 once in UTC (docs/contract.md).
 		{"START", `"0000-01-01T00:30:00+01:00"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `0`, `"BATCH"`},
 		{"START", `"9999-12-31T23:00:00-01:00"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `0`, `"BATCH"`},
 		{"START", `"0000-12-31T23:00:00-01:00"`, `"00000000-0000-4000-8000-000000000001"`, `1`, `0`, `"BATCH"`},

@@ -10,8 +10,8 @@ import (
 
 // TestLongNumber: a number over checker.MaxNumberChars characters in a
 // member the reader keeps is a schema violation found before the schema
-// validator, whatever its value, as in a native event (outside review,
-// issue 12); a number outside the kept members is not read at all.
+// validator, whatever its value, as in a native event (docs/openlineage.md,
+// docs/contract.md); a number outside the kept members is not read at all.
 func TestLongNumber(t *testing.T) {
 	event := func(try, extra string) string {
 		return `{"eventType":"START","eventTime":"2026-01-01T10:00:00Z","producer":"p","run":{"runId":"00000000-0000-4000-8000-000000000001","facets":{"airflow":{"taskInstance":{"try_number":` + try + `}}}},"job":{"namespace":"n","name":"j"}` + extra + `}` + "\n"

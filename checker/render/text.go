@@ -114,6 +114,14 @@ func Headline(s *checker.Snapshot) string {
 	return h
 }
 
+// InvalidHeadline is the one-line verdict on a log that breaks the event
+// contract: "invalid: 2 contract violations; nothing in this log is
+// evidence".
+func InvalidHeadline(rep *checker.Report) string {
+	n := rep.ViolationCount
+	return fmt.Sprintf("invalid: %d contract %s; nothing in this log is evidence", n, plural(n, "violation", "violations"))
+}
+
 // RunDetail says in words why a run has its state: the failing attempt with
 // its returncode and error, the stalled attempt's silence, or the stages
 // never started. Log text in it is NOT escaped; each sink escapes the parts.

@@ -14,6 +14,9 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	// The zone database is embedded so that a schedule's IANA time zone
+	// resolves where the system has none (docs/schedule.md).
+	_ "time/tzdata"
 
 	"github.com/sethvargo/go-githubactions"
 
@@ -56,7 +59,7 @@ func commands() map[string]func([]string, cli.Env) int {
 }
 
 // stopOnSignal makes SIGINT and SIGTERM stop greenlight at once without
-// leaving anything behind (outside review, issue 12): the temporary file of
+// leaving anything behind (docs/contract.md, exit codes): the temporary file of
 // a snapshot or report being written is removed, its target keeps its
 // previous bytes, stderr says so last, and the exit code is 128 plus the
 // signal's number (cli.ExitInterrupted, cli.ExitTerminated), as a shell

@@ -24,7 +24,7 @@ import (
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
-// The real-process tests of greenlight run and emit (issue 19, docs/emit.md):
+// The real-process tests of greenlight run and emit (docs/emit.md):
 // a signal forwarded, heartbeats extending the lease, a wrapper killed with
 // SIGKILL, and many writers on one log.
 

@@ -37,7 +37,7 @@ func entries(t *testing.T, dir string) []string {
 // TestSignalMidSnapshot: SIGINT or SIGTERM in the middle of writing the
 // snapshot, to a real greenlight process, removes the temporary file, leaves
 // the previous snapshot byte for byte, says so last on stderr and exits 130
-// or 143 (outside review, issue 12; docs/contract.md).
+// or 143 (docs/contract.md).
 func TestSignalMidSnapshot(t *testing.T) {
 	for _, sig := range []struct {
 		name string

@@ -94,30 +94,3 @@ func TestMergeMode(t *testing.T) {
 		}
 	}
 }
-
-// TestActionDocMergeWorkflow lints the matrix roll-up workflow of
-// docs/action.md with actionlint, with the published action replaced by
-// this checkout, so its inputs are checked against action.yml.
-func TestActionDocMergeWorkflow(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(repoRoot, "docs", "action.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, block, ok := strings.Cut(string(src), "<!-- merge-workflow:begin -->\n```yaml\n")
-	block, _, ok2 := strings.Cut(block, "```\n<!-- merge-workflow:end -->")
-	if !ok || !ok2 {
-		t.Fatal("docs/action.md has no merge-workflow block")
-	}
-	wf := strings.ReplaceAll(block, "uses: greenlight-ci/greenlight@v1", "uses: ./")
-	if strings.Count(wf, "uses: ./") != 2 {
-		t.Fatalf("the workflow uses the action %d times, want 2", strings.Count(wf, "uses: ./"))
-	}
-	l, proj := newLinter(t)
-	errs, err := l.Lint(filepath.Join(repoRoot, ".github", "workflows", "merge.yml"), []byte(wf), proj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range lintMessages(errs) {
-		t.Errorf("docs/action.md merge workflow: %s", m)
-	}
-}

@@ -1,98 +1,20 @@
 package action
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/rhysd/actionlint"
 	"go.yaml.in/yaml/v3"
 )
 
-// The action metadata (action.yml) and the workflows are checked two ways:
-// with actionlint v1.7.12 as a library, on an explicit project (the
-// repository root), and with the rules below that actionlint does not know
-// (the inputs are the ones action mode and the runner script read, string
-// defaults, actions pinned by commit SHA).
-
-func newLinter(t *testing.T) (*actionlint.Linter, *actionlint.Project) {
-	t.Helper()
-	proj, err := actionlint.NewProject(repoRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := actionlint.NewLinter(&bytes.Buffer{}, &actionlint.LinterOptions{WorkingDir: repoRoot, Color: actionlint.ColorOptionKindNever})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l, proj
-}
-
-func lintMessages(errs []*actionlint.Error) []string {
-	var out []string
-	for _, e := range errs {
-		out = append(out, e.Kind+": "+e.Message)
-	}
-	return out
-}
-
-// TestActionlintWorkflow lints .github/workflows/greenlight.yml, which uses
-// the action with uses: ./, so actionlint also reads action.yml and checks
-// its metadata and the inputs the workflow passes, and release.yml (with its
-// scripts through shellcheck when it is installed).
-func TestActionlintWorkflow(t *testing.T) {
-	for _, name := range []string{"greenlight.yml", "release.yml"} {
-		t.Run(name, func(t *testing.T) {
-			l, proj := newLinter(t)
-			errs, err := l.LintFile(filepath.Join(repoRoot, ".github", "workflows", name), proj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, m := range lintMessages(errs) {
-				t.Error(m)
-			}
-		})
-	}
-}
-
-// TestActionlintCatchesMistakes: a workflow that misspells the required
-// events input, passes an input the action does not have and reads an output
-// it does not set must fail the lint, so the lint cannot pass vacuously.
-func TestActionlintCatchesMistakes(t *testing.T) {
-	bad := `on: push
-jobs:
-  gate:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683
-      - id: gl
-        uses: ./
-        with:
-          event: logs/*.jsonl
-          fail-on-unhealty: 'false'
-      - run: echo "${{ steps.gl.outputs.verdikt }}"
-`
-	l, proj := newLinter(t)
-	errs, err := l.Lint(filepath.Join(repoRoot, ".github", "workflows", "bad.yml"), []byte(bad), proj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := strings.Join(lintMessages(errs), "\n")
-	for _, want := range []string{
-		`missing input "events" which is required by action "greenlight pipeline health gate"`,
-		`input "event" is not defined in action "greenlight pipeline health gate"`,
-		`input "fail-on-unhealty" is not defined in action "greenlight pipeline health gate"`,
-		`property "verdikt" is not defined`,
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("actionlint did not report %q; it reported:\n%s", want, got)
-		}
-	}
-}
+// The action metadata (action.yml) and the workflows are checked here with
+// the rules that actionlint does not know (the inputs are the ones action
+// mode and the runner script read, string defaults, actions pinned by
+// commit SHA); actionlint itself lints action.yml and every workflow in
+// internal/conformance, a module of its own.
 
 // actionMeta is the part of action.yml the metadata rules look at.
 type actionMeta struct {

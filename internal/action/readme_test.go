@@ -27,35 +27,6 @@ func readmeSection(t *testing.T) string {
 	return sec
 }
 
-// TestReadmeWorkflows lints the README's example workflows with actionlint,
-// with the published action replaced by this checkout (uses: ./), so the
-// inputs they pass are checked against action.yml.
-func TestReadmeWorkflows(t *testing.T) {
-	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(readmeSection(t), -1)
-	if len(blocks) != 2 {
-		t.Fatalf("%d yaml blocks in the section, want 2 (check gating a deploy, validate on pull requests)", len(blocks))
-	}
-	l, proj := newLinter(t)
-	for i, b := range blocks {
-		wf := regexp.MustCompile(`uses: greenlight-ci/greenlight@v[0-9.]+`).ReplaceAllString(b[1], "uses: ./")
-		if wf == b[1] {
-			t.Errorf("workflow %d does not use a greenlight-ci/greenlight release", i+1)
-		}
-		errs, err := l.Lint(filepath.Join(repoRoot, ".github", "workflows", "readme.yml"), []byte(wf), proj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range lintMessages(errs) {
-			t.Errorf("README workflow %d: %s", i+1, m)
-		}
-		// actionlint knows the inputs, not their rules: the snapshot input
-		// needs exactly one event log, so a glob in events can fail the step.
-		if ev := regexp.MustCompile(`(?m)^\s+events:\s*(.*)$`).FindStringSubmatch(wf); ev != nil && strings.Contains(wf, "snapshot:") && strings.ContainsAny(ev[1], "*?[{|") {
-			t.Errorf("README workflow %d gives the snapshot input with events %q; action mode writes a snapshot of exactly one event log", i+1, ev[1])
-		}
-	}
-}
-
 // TestReadmeJobSummary: the job summary quoted in the README is the one the
 // action writes for the bundled sample (testdata/action/unhealthy_sample.txtar).
 func TestReadmeJobSummary(t *testing.T) {

@@ -2,7 +2,7 @@
 // new, never a torn one: a temporary file in the same directory, written,
 // synced, renamed over the target, and the directory synced.
 //
-// No temporary file is left behind (outside review, issue 12): every error
+// No temporary file is left behind (docs/contract.md): every error
 // path removes it, and a process stopped by a signal calls Abandon, which
 // removes the temporary files of the writes in progress and keeps any of them
 // from replacing its target, before it exits.

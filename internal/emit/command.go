@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -191,7 +192,10 @@ func Command(args []string, env cli.Env) int {
 	var f Flags
 	f.Register(fs, "emit")
 	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown or resolved")
-	returncode := cli.AddRangedInt(fs, "returncode", 0, MinReturncode, MaxReturncode, "the process exit `code` (returncode)")
+	// An int holds the schema's whole range on a 64-bit target; on a 32-bit
+	// one the flag stops at math.MaxInt, and a larger code is refused with
+	// the range in the message, never wrapped.
+	returncode := cli.AddRangedInt(fs, "returncode", 0, MinReturncode, min(MaxReturncode, math.MaxInt), "the process exit `code` (returncode)")
 	errText := fs.String("error", "", "what went wrong, `TEXT` (error; required, not blank, for failed)")
 	if err := ParseFlags(fs, args, env); err != nil {
 		return Failed(env, err)

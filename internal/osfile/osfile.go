@@ -3,7 +3,7 @@
 // writes for a terminal. Only a regular file is read: a FIFO, a device, a
 // socket or a directory is refused before it is opened, so that a path such
 // as /dev/zero or a named pipe cannot make greenlight read without end or
-// wait for a writer (outside review, issue 12).
+// wait for a writer (docs/contract.md, regular files only).
 package osfile
 
 import (
@@ -101,7 +101,7 @@ func ReadFile(name string) ([]byte, error) {
 // *fs.PathError, *os.LinkError or *NotRegularError (at any depth of those)
 // goes through render.Terminal, the one escaping helper of everything
 // greenlight prints, so a name holding an escape sequence prints quoted
-// rather than raw (outside review, issue 12). Other errors give their own
+// rather than raw (docs/contract.md). Other errors give their own
 // text.
 func Describe(err error) string {
 	switch e := err.(type) {

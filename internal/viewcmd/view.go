@@ -81,8 +81,8 @@ func NewToken() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// Guard lets through to h only what the printed URL reaches (outside
-// review, issue 12). A request whose Host header is not the loopback
+// Guard lets through to h only what the printed URL reaches (docs/wasm.md,
+// greenlight view). A request whose Host header is not the loopback
 // address and port the viewer listens on (127.0.0.1:port or
 // localhost:port) is answered 421 Misdirected Request: a page on another
 // site that points its own name at 127.0.0.1 (DNS rebinding) sends its own

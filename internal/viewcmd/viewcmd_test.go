@@ -14,7 +14,7 @@ import (
 )
 
 // TestViewerUsesNoHTMLSinks: the viewer's scripts never turn text into
-// markup; log text reaches the page only as text nodes (DESIGN.md §8).
+// markup; log text reaches the page only as text nodes (docs/wasm.md).
 func TestViewerUsesNoHTMLSinks(t *testing.T) {
 	sinks := regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|document\.write|createContextualFragment|DOMParser|\bon[a-z]+\s*=\s*["']`)
 	err := fs.WalkDir(viewer.Static, ".", func(path string, d fs.DirEntry, err error) error {
@@ -72,7 +72,7 @@ func TestReportInlinesEverything(t *testing.T) {
 }
 
 // TestGuard: the served viewer answers only requests for its own loopback
-// host and port under its token (outside review, issue 12): another Host
+// host and port under its token (docs/wasm.md, greenlight view): another Host
 // (DNS rebinding) is 421, a path without the token is 404, and the log is
 // served only under /TOKEN/.
 func TestGuard(t *testing.T) {

@@ -4,7 +4,7 @@
 // browser viewer's Web Worker, node). It registers one function on the
 // global object and then waits:
 //
-//	greenlightCheck(log: Uint8Array, options: object) -> {document: string} | {view: string} | {error: string}
+//	greenlightCheck(log: Uint8Array, options: object) -> {valid, headline, details, document: string} | {valid, headline, details, view: string} | {error: string}
 //
 // options holds strings and numbers, each optional: pipeline (the text of a
 // pipeline definition, YAML or JSON), stages ("1,2", the --stages shorthand),
@@ -17,8 +17,12 @@
 // document is exactly what "greenlight check --format json" prints for the
 // same log and options: the health snapshot of a valid log, or the
 // violations report of an invalid one (check document's valid field, or the
-// snapshot's verdict). error is the one-line message the CLI prints before
-// exiting 2.
+// snapshot's verdict). Beside it, valid says which of the two document is,
+// headline is the one-line verdict as the text output words it
+// (render.Headline, or render.InvalidHeadline for an invalid log), and
+// details maps each listed run's id to render.Detail's summary of why it has
+// its state, so that a host shows Go's words rather than deriving its own.
+// error is the one-line message the CLI prints before exiting 2.
 //
 // Three more options are for hosts that show the result rather than keep
 // it (the viewer):
@@ -40,6 +44,9 @@ import (
 	"bytes"
 	"syscall/js"
 	"time"
+	// The zone database is embedded so that a schedule's IANA time zone
+	// resolves in a browser, which has no zone database (docs/schedule.md).
+	_ "time/tzdata"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"
@@ -127,24 +134,44 @@ func check(_ js.Value, args []js.Value) any {
 	if err != nil {
 		return fail(err.Error())
 	}
+	out := map[string]any{"valid": res.Report.Valid}
+	if !res.Report.Valid {
+		out["headline"] = render.InvalidHeadline(res.Report)
+	} else {
+		out["headline"] = render.Headline(res.Snapshot)
+	}
+	// details holds, for each run the result lists, render.Detail's words
+	// on why it has its state, so the viewer derives no text of its own.
+	details := map[string]any{}
 	if perState > 0 && res.Snapshot != nil {
 		var view bytes.Buffer
 		listed := map[string]int{}
 		latest := res.Snapshot.LatestRunID
 		err := render.WriteSnapshotSubset(&view, res.Snapshot, func(r *checker.RunReport) bool {
 			listed[r.State]++
-			return listed[r.State] <= perState || (latest != nil && r.RunID == *latest)
+			keep := listed[r.State] <= perState || (latest != nil && r.RunID == *latest)
+			if keep {
+				details[r.RunID] = render.Detail(r).Summary
+			}
+			return keep
 		})
 		if err != nil {
 			return fail(err.Error())
 		}
-		return map[string]any{"view": view.String()}
+		out["view"], out["details"] = view.String(), details
+		return out
 	}
 	doc, err := render.Document(res)
 	if err != nil {
 		return fail(err.Error())
 	}
-	return map[string]any{"document": string(doc)}
+	if res.Snapshot != nil {
+		for r := range res.Snapshot.EachRun {
+			details[r.RunID] = render.Detail(r).Summary
+		}
+	}
+	out["document"], out["details"] = string(doc), details
+	return out
 }
 
 func fail(msg string) map[string]any { return map[string]any{"error": msg} }

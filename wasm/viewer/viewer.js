@@ -1,8 +1,59 @@
+// @ts-check
 // greenlight's browser viewer. Everything taken from a log reaches the page
 // through textContent, createTextNode or SVG text nodes: never as HTML.
 "use strict";
+// The types below mirror schemas/snapshot.schema.json and
+// schemas/violations.schema.json (the documents the module returns) and the
+// worker's result; tsc --checkJs checks the page against them
+// (wasm/wasmtest, TestViewerTypes).
+/**
+ * @typedef {string | number} StageID
+ * @typedef {{path: string, sha256: string, event_count: number, line_count: number,
+ *   input_format?: "native" | "openlineage", reordered_events?: number}} Source
+ * @typedef {{gate: "all" | "latest", stale_after_seconds: number, stages: StageID[]}} SnapshotOptions
+ * @typedef {{resolution: string, reason: string, evidence_ref: string, resolved_by: string,
+ *   approved_by: string | null, resolved_at: string, line: number}} Resolution
+ * @typedef {{attempt: number, status: string, started_at: string, ended_at: string | null,
+ *   duration_seconds: number | null, returncode: number | null, error: string | null,
+ *   silent_for_seconds: number | null, line: number, stale_candidate: boolean,
+ *   reason?: string | null, resolution?: Resolution | null, adjudicated_from?: "job_log" | null,
+ *   job_log_line?: number | null}} AttemptReport
+ * @typedef {{stage: StageID, name: string | null, state: string, status_reason: string | null,
+ *   attempt_count: number, attempts: AttemptReport[]}} StageReport
+ * @typedef {{run_id: string, state: string, first_event_at: string, last_event_at: string,
+ *   duration_seconds: number, first_line: number, scheduled_for?: string,
+ *   overdue_by_seconds?: number, stages: StageReport[]}} RunReport
+ * @typedef {{scheduled_for: string, due_at: string}} MissedSlot
+ * @typedef {{cron: string | null, every_seconds: number | null, timezone: string,
+ *   expected_slots: number, missed: MissedSlot[],
+ *   late: {run_id: string, scheduled_for: string, first_event_at: string, late_by_seconds: number}[],
+ *   early?: {run_id: string, scheduled_for: string, first_event_at: string, early_by_seconds: number}[],
+ *   duplicates: {run_id: string, scheduled_for: string, filled_by: string}[],
+ *   unscheduled: {run_id: string, first_event_at: string}[],
+ *   next_slot: string | null, next_due_at: string | null}} ScheduleReport
+ * @typedef {{code: string, attempt_id: string, run_id: string | null, stage: StageID | null,
+ *   attempt: number | null, line: number | null, job_log_lines: number[], message: string}} Inconsistency
+ * @typedef {{job_log: string, sha256: string, byte_count: number, record_count: number,
+ *   adopted_count: number, inconsistencies: Inconsistency[]}} Reconciliation
+ * @typedef {{schema_version: string, generated_at_utc: string, source: Source,
+ *   options: SnapshotOptions, verdict: "healthy" | "unhealthy", latest_run_id: string | null,
+ *   run_count: number, state_counts: Object<string, number>, schedule?: ScheduleReport,
+ *   reconciliation: Reconciliation | null, runs: RunReport[]}} Snapshot
+ * @typedef {{file: string, line: number, rule: string, message: string, run_id?: string,
+ *   stage?: StageID, attempt?: number}} Violation
+ * @typedef {{schema_version: string, valid: false, violation_count: number,
+ *   omitted_count: number, violations: Violation[]}} ViolationsReport
+ * @typedef {{type: "result", id: number, ms: number, error?: string, valid: boolean,
+ *   headline: string, details: Object<string, string>, document: string,
+ *   lines: Object<number, string>}} CheckResult
+ */
 (function () {
-  const $ = (id) => document.getElementById(id);
+  /** @type {(id: string) => HTMLElement} */
+  const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+  /** @type {(id: string) => HTMLInputElement} an input or select box */
+  const $field = (id) => /** @type {HTMLInputElement} */ ($(id));
+  /** @type {(id: string) => HTMLTableElement} */
+  const $table = (id) => /** @type {HTMLTableElement} */ ($(id));
   const SVG = "http://www.w3.org/2000/svg";
   const TIMELINES_OPEN_UP_TO = 20; // runs shown with their timeline open
   const ROWS_AT_MOST = 500; // runs listed at most; the filter narrows them
@@ -103,7 +154,7 @@
 
   function setProgress(label, done, total) {
     $("progress-box").hidden = false;
-    $("progress").value = total ? done / total : 0;
+    /** @type {HTMLProgressElement} */ ($("progress")).value = total ? done / total : 0;
     $("progress-text").textContent = label + ": " + mib(done) + (total ? " of " + mib(total) : "");
   }
   function mib(n) {
@@ -161,13 +212,13 @@
   function options() {
     const o = { file: state.logName || "-" };
     if (state.pipeline !== null) o.pipeline = state.pipeline;
-    const stages = $("stages").value.trim();
+    const stages = $field("stages").value.trim();
     if (stages) o.stages = stages;
-    o.now = $("now").value.trim() || new Date().toISOString().replace(/\.\d+Z$/, "Z");
-    const stale = $("stale").value.trim();
+    o.now = $field("now").value.trim() || new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    const stale = $field("stale").value.trim();
     if (stale) o.stale_after_seconds = Number(stale);
-    o.gate = $("gate").value;
-    o.input_format = $("input-format").value;
+    o.gate = $field("gate").value;
+    o.input_format = $field("input-format").value;
     // The job log goes to the worker as bytes, like the log (--job-log).
     if (state.jobLog !== null) {
       o.job_log = state.jobLog;
@@ -203,22 +254,25 @@
     const doc = JSON.parse(r.document);
     $("status").textContent = "checked " + state.logName + " in " + r.ms.toFixed(0) + " ms in the worker";
     $("status").dataset.ms = r.ms.toFixed(1);
-    render(doc, r.lines);
+    render(doc, r);
   }
 
   // ---- rendering ----
-  function render(doc, lines) {
+  // render shows a checked log: doc is the module's document, r the worker's
+  // result, whose valid, headline and details (a run's words, by run id) are
+  // the module's, so the page words no verdict or run of its own.
+  /** @param {any} doc a Snapshot or, when r.valid is false, a ViolationsReport @param {CheckResult} r */
+  function render(doc, r) {
     $("result").hidden = false;
     const verdict = $("verdict");
-    if (doc.schema_version === "greenlight.violations/v1") {
+    if (!r.valid) {
       verdict.textContent = "invalid";
       verdict.className = "invalid";
-      $("summary").textContent = "The log breaks the event contract in " + doc.violation_count +
-        (doc.violation_count === 1 ? " place" : " places") + "; greenlight judges no run from it.";
+      $("summary").textContent = r.headline + ".";
       $("runs-box").hidden = true;
       $("schedule-box").hidden = true;
       $("reconciliation-box").hidden = true;
-      renderViolations(doc, lines);
+      renderViolations(doc, r.lines);
       return;
     }
     $("violations-box").hidden = true;
@@ -226,22 +280,19 @@
     verdict.className = doc.verdict;
     // The run states in the document's order, which is their precedence.
     const states = Object.keys(doc.state_counts);
-    const counts = states.filter((s) => doc.state_counts[s] > 0).map((s) => doc.state_counts[s] + " " + s);
     const sched = doc.schedule;
-    $("summary").textContent = doc.run_count + (doc.run_count === 1 ? " run" : " runs") +
-      (counts.length ? " (" + counts.join(", ") + ")" : "") +
-      (sched ? ", " + sched.missed.length + " of " + sched.expected_slots + " slots missed" : "") +
-      ", gate " + doc.options.gate + ", judged at " + doc.generated_at_utc +
+    $("summary").textContent = r.headline + ", judged at " + doc.generated_at_utc +
       ", stale after " + doc.options.stale_after_seconds + " s" +
       (doc.source.reordered_events > 0 ? "; " + doc.source.reordered_events +
         (doc.source.reordered_events === 1 ? " event" : " events") + " put back in eventTime order within their pipeline run" : "");
     renderSchedule(sched);
     renderReconciliation(doc.reconciliation);
-    renderRuns(doc, states);
+    renderRuns(doc, states, r.details);
   }
 
   // renderSchedule lists what the schedule found wrong: missed slots, late,
   // early, duplicate and unscheduled runs, and when the next run is due.
+  /** @param {ScheduleReport | undefined} sched */
   function renderSchedule(sched) {
     const list = $("schedule");
     list.replaceChildren();
@@ -265,9 +316,10 @@
   // renderReconciliation shows what the job log proved: its records, the
   // attempts whose outcome came from it, and each disagreement with the
   // event log.
+  /** @param {Reconciliation | null} rc */
   function renderReconciliation(rc) {
     $("reconciliation-box").hidden = !rc;
-    const body = $("inconsistencies").tBodies[0];
+    const body = $table("inconsistencies").tBodies[0];
     body.replaceChildren();
     if (!rc) return;
     $("reconciliation-summary").textContent = rc.job_log + ": " + rc.record_count +
@@ -287,9 +339,10 @@
     }
   }
 
-  function renderRuns(doc, states) {
+  /** @param {Snapshot} doc @param {string[]} states @param {Object<string, string>} details */
+  function renderRuns(doc, states, details) {
     $("runs-box").hidden = doc.run_count === 0;
-    const filter = $("state-filter");
+    const filter = /** @type {HTMLSelectElement} */ ($("state-filter"));
     const keep = filter.value;
     filter.replaceChildren(el("option", { value: "" }, "all states (" + doc.run_count + ")"));
     for (const s of states) {
@@ -302,10 +355,10 @@
       const want = filter.value;
       const runs = doc.runs.filter((r) => !want || r.state === want);
       const total = want ? doc.state_counts[want] : doc.run_count;
-      const body = $("runs").tBodies[0];
+      const body = $table("runs").tBodies[0];
       body.replaceChildren();
       const shown = runs.slice(0, ROWS_AT_MOST);
-      for (const run of shown) addRun(body, run, doc, total <= TIMELINES_OPEN_UP_TO);
+      for (const run of shown) addRun(body, run, doc, details[run.run_id], total <= TIMELINES_OPEN_UP_TO);
       $("runs-note").textContent = total > shown.length ?
         "showing " + shown.length + " of " + total + " runs; filter by state to narrow" : "";
     };
@@ -313,16 +366,17 @@
     draw();
   }
 
-  function addRun(body, run, doc, open) {
-    const succeeded = run.stages.filter((s) => s.state === "succeeded").length;
-    const attempts = run.stages.reduce((n, s) => n + s.attempt_count, 0);
+  // addRun adds a run's row, with the module's detail words for it, and its
+  // timeline row, drawn when first opened.
+  /** @param {HTMLTableSectionElement} body @param {RunReport} run @param {Snapshot} doc @param {string} detailText @param {boolean} open */
+  function addRun(body, run, doc, detailText, open) {
     const toggle = el("button", { type: "button", class: "toggle" }, open ? "hide timeline" : "timeline");
     const row = el("tr", { class: "run-row", "data-state": run.state },
       el("td", { class: "mono run-id" }, run.run_id),
       el("td", { class: "state state-" + run.state }, run.state),
       el("td", { class: "mono" }, run.first_event_at),
       el("td", {}, duration(run.duration_seconds)),
-      el("td", {}, succeeded + "/" + run.stages.length + " succeeded, " + attempts + (attempts === 1 ? " attempt" : " attempts")),
+      el("td", { class: "run-detail" }, detailText),
       el("td", {}, toggle));
     const cell = el("td", { colspan: "6" });
     const detail = el("tr", { class: "detail" }, cell);
@@ -340,10 +394,12 @@
     body.append(row, detail);
   }
 
+  /** @param {StageReport} s */
   function stageLabel(s) { return "stage " + s.stage + (s.name ? " (" + s.name + ")" : ""); }
 
   // problems lists the failed stage's error, each stall candidate and how
   // far past its maximum runtime an overdue run is, as text.
+  /** @param {RunReport} run */
   function problems(run) {
     const out = [];
     if (typeof run.overdue_by_seconds === "number") {
@@ -378,6 +434,7 @@
 
   // gantt draws one bar per attempt on a lane per expected stage; an attempt
   // in progress runs to the moment the log was judged at.
+  /** @param {RunReport} run @param {Snapshot} doc */
   function gantt(run, doc) {
     const now = Date.parse(doc.generated_at_utc);
     const t0 = Date.parse(run.first_event_at);
@@ -413,6 +470,7 @@
     return g;
   }
 
+  /** @param {number} seconds */
   function duration(seconds) {
     if (seconds === null || seconds === undefined) return "";
     let s = Math.round(seconds);
@@ -422,9 +480,10 @@
     return (d ? d + "d" : "") + (d || hh ? hh + "h" : "") + (d || hh || mm ? mm + "m" : "") + s + "s";
   }
 
+  /** @param {ViolationsReport} doc @param {Object<number, string>} lines */
   function renderViolations(doc, lines) {
     $("violations-box").hidden = false;
-    const body = $("violations").tBodies[0];
+    const body = $table("violations").tBodies[0];
     body.replaceChildren();
     for (const v of doc.violations) {
       const where = [v.run_id !== undefined ? "run " + v.run_id : "", v.stage !== undefined ? "stage " + v.stage : "",
@@ -459,11 +518,11 @@
       $("pipeline-name").textContent = state.pipelineName;
       $("pipeline-clear").hidden = false;
     }
-    $("stages").value = p.stages || "";
-    $("now").value = p.now || "";
-    $("stale").value = p.stale_after_seconds ? String(p.stale_after_seconds) : "";
-    $("gate").value = p.gate || "all";
-    $("input-format").value = p.input_format || "native";
+    $field("stages").value = p.stages || "";
+    $field("now").value = p.now || "";
+    $field("stale").value = p.stale_after_seconds ? String(p.stale_after_seconds) : "";
+    $field("gate").value = p.gate || "all";
+    $field("input-format").value = p.input_format || "native";
     await check();
   }
 
@@ -475,7 +534,7 @@
     state.jobLogName = "";
     $("joblog-name").textContent = "";
     $("joblog-clear").hidden = true;
-    $("joblog-file").value = "";
+    $field("joblog-file").value = "";
   };
   $("input-format").onchange = () => { if (state.log) check().catch(fail); };
   $("pipeline-clear").onclick = () => {
@@ -483,7 +542,7 @@
     state.pipelineName = "";
     $("pipeline-name").textContent = "";
     $("pipeline-clear").hidden = true;
-    $("pipeline-file").value = "";
+    $field("pipeline-file").value = "";
   };
   $("check").onclick = () => check().catch(fail);
   startWorker();

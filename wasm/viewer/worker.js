@@ -3,16 +3,30 @@
 // file:// report alike. Messages in: {type: "init", module: ArrayBuffer},
 // then {type: "check", id, log: ArrayBuffer, options, maxRuns}. Messages
 // out: {type: "ready"}, {type: "fatal", error}, {type: "progress", id,
-// done, total} (bytes) while checking, then {type: "result", id, document,
-// lines, ms} or {type: "result", id, error}. document is the violations
-// report of an invalid log, or a view of the snapshot listing at most
-// maxRuns runs of each state (greenlightCheck's max_runs_per_state).
+// done, total} (bytes) while checking, then {type: "result", id, valid,
+// headline, details, document, lines, ms} or {type: "result", id, error}.
+// document is the violations report of an invalid log (valid false), or a
+// view of the snapshot listing at most maxRuns runs of each state
+// (greenlightCheck's max_runs_per_state); headline and details are the
+// module's words for the verdict and for each listed run.
+// @ts-check
 "use strict";
+
+// What wasm_exec.js and the module put on the worker's global object.
+/**
+ * @typedef {{valid: boolean, headline: string, details: Object<string, string>,
+ *   document?: string, view?: string, error?: string}} ModuleResult
+ * @type {{Go: new () => {importObject: WebAssembly.Imports, run(instance: WebAssembly.Instance): Promise<void>},
+ *   greenlightCheck: (log: Uint8Array, options: object) => ModuleResult}}
+ */
+const host = /** @type {any} */ (self);
 
 // lineTexts returns {n: text} for the 1-based line numbers in wanted, each
 // cut to 400 characters; the page shows them beside the violations.
+/** @param {Uint8Array} bytes @param {number[]} wanted @returns {Object<number, string>} */
 function lineTexts(bytes, wanted) {
   const want = new Set(wanted);
+  /** @type {Object<number, string>} */
   const out = {};
   if (want.size === 0) return out;
   const last = Math.max(...want);
@@ -38,7 +52,7 @@ self.onmessage = async (ev) => {
   const msg = ev.data;
   if (msg.type === "init") {
     try {
-      const go = new Go();
+      const go = new host.Go();
       const { instance } = await WebAssembly.instantiate(msg.module, go.importObject);
       go.run(instance); // registers greenlightCheck, then waits for calls
       self.postMessage({ type: "ready" });
@@ -60,19 +74,19 @@ self.onmessage = async (ev) => {
       const digest = new Uint8Array(await self.crypto.subtle.digest("SHA-256", log));
       options.sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
     }
-    const r = greenlightCheck(log, options);
+    const r = host.greenlightCheck(log, options);
     const ms = performance.now() - t0;
     if (r.error !== undefined) {
       self.postMessage({ type: "result", id: msg.id, error: r.error, ms });
       return;
     }
     const text = r.view !== undefined ? r.view : r.document;
+    /** @type {Object<number, string>} */
     let lines = {};
-    const m = /"valid": false/.test(text.slice(0, 200));
-    if (m) {
+    if (!r.valid) {
       const doc = JSON.parse(text);
       lines = lineTexts(log, doc.violations.map((v) => v.line));
     }
-    self.postMessage({ type: "result", id: msg.id, document: text, lines, ms });
+    self.postMessage({ type: "result", id: msg.id, valid: r.valid, headline: r.headline, details: r.details, document: text, lines, ms });
   }
 };

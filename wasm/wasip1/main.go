@@ -16,6 +16,9 @@ import (
 	"os"
 	"runtime/debug"
 	"time"
+	// The zone database is embedded so that a schedule's IANA time zone
+	// resolves under a WebAssembly runtime, which gives no zone database (docs/schedule.md).
+	_ "time/tzdata"
 
 	"github.com/sethvargo/go-githubactions"
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/viewcmd"
 )
 
@@ -129,8 +131,9 @@ func serve(t testing.TB, p viewcmd.Preload, logPath string) string {
 type shown struct {
 	Verdict    string   `json:"verdict"`
 	Error      string   `json:"error"`
-	Runs       []string `json:"runs"`   // run ids of the visible rows
-	States     []string `json:"states"` // their states
+	Runs       []string `json:"runs"`    // run ids of the visible rows
+	States     []string `json:"states"`  // their states
+	Details    []string `json:"details"` // their detail cells
 	Violations []struct {
 		Line int    `json:"line"`
 		Rule string `json:"rule"`
@@ -158,6 +161,7 @@ const readPage = `(() => {
     error: $("error").hidden ? "" : $("error").textContent,
     runs: rows.map((r) => r.querySelector(".run-id").textContent),
     states: rows.map((r) => r.dataset.state),
+    details: rows.map((r) => r.querySelector(".run-detail").textContent),
     violations: $("violations-box").hidden ? [] : [...document.querySelectorAll("#violations tr.violation")].map((r) => ({
       line: Number(r.querySelector(".line").textContent), rule: r.querySelector(".rule").textContent,
       text: r.querySelector(".line-text").textContent })),
@@ -261,6 +265,15 @@ func TestViewerInBrowser(t *testing.T) {
 		if s.Verdict != want.Verdict || strings.Join(s.Runs, " ") != strings.Join(wantRuns, " ") ||
 			strings.Join(s.States, " ") != strings.Join(wantStates, " ") {
 			t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, wantRuns, wantStates)
+		}
+		// The headline and each run's detail are Go's words
+		// (render.Headline, render.Detail), not the page's.
+		var wantDetails []string
+		for r := range want.Runs() {
+			wantDetails = append(wantDetails, render.Detail(r).Summary)
+		}
+		if !strings.HasPrefix(s.Summary, render.Headline(want)+", judged at ") || !slices.Equal(s.Details, wantDetails) {
+			t.Errorf("summary %q, details %q\nnative: headline %q, details %q", s.Summary, s.Details, render.Headline(want), wantDetails)
 		}
 		// The sample has a failed run and a stalled one: the page must show
 		// the failure's error and draw the stalled attempt.
@@ -401,6 +414,9 @@ func TestViewerInBrowser(t *testing.T) {
 		lines := strings.Split(string(data), "\n")
 		if s.Verdict != "invalid" || len(s.Violations) != len(want.Violations) || len(want.Violations) == 0 {
 			t.Fatalf("page shows %+v; native: %+v", s, want)
+		}
+		if s.Summary != render.InvalidHeadline(want)+"." {
+			t.Errorf("summary %q, want %q", s.Summary, render.InvalidHeadline(want)+".")
 		}
 		for i, v := range want.Violations {
 			got := s.Violations[i]

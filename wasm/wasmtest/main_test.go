@@ -19,8 +19,8 @@ const root = "../.."
 
 // shared is the team's shared folder next to the repository. Its
 // samples/openlineage holds real OpenLineage captures and its
-// cases/openlineage the logs of issue 13 (as for checker/openlineage's
-// tests).
+// cases/openlineage the cases of docs/openlineage.md (as for
+// checker/openlineage's tests).
 const shared = root + "/../shared"
 
 // workDir holds what the tests build (modules, copies of the viewer); it

@@ -36,6 +36,9 @@ type nodeResult struct {
 	View          *string `json:"view"`
 	Error         *string `json:"error"`
 	ProgressCalls []int64 `json:"progress_calls"`
+	// Valid says whether Document (or View) is a snapshot; the viewer reads
+	// it instead of looking into the JSON.
+	Valid *bool `json:"valid"`
 }
 
 // TestJSModuleUnderNode: under node, greenlightCheck returns, for every log
@@ -312,6 +315,9 @@ func jsOutcome(t *testing.T, r nodeResult, failOnUnhealthy bool) (o outcome, std
 		t.Fatalf("the js document is not JSON: %v", err)
 	}
 	o.stdout = []byte(*r.Document)
+	if isSnapshot := head.SchemaVersion != "greenlight.violations/v1"; r.Valid == nil || *r.Valid != isSnapshot {
+		t.Fatalf("greenlightCheck's valid is %v for a %s document", r.Valid, head.SchemaVersion)
+	}
 	switch {
 	case head.SchemaVersion == "greenlight.violations/v1":
 		o.code = 2

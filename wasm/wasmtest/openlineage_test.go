@@ -14,8 +14,8 @@ import (
 	"testing"
 )
 
-// The OpenLineage logs of the shared folder: real captures, and the cases of
-// issue 13, each beside the flags it is checked with (NAME.expect.json).
+// The OpenLineage logs of the shared folder: real captures, and the cases
+// docs/openlineage.md describes, each beside the flags it is checked with (NAME.expect.json).
 const (
 	openLineageSamples = shared + "/samples/openlineage"
 	openLineageCases   = shared + "/cases/openlineage"
