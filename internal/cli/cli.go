@@ -20,6 +20,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -355,7 +356,15 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 		return ExitInvalid, err
 	}
 	if fs.NArg() != 1 {
-		return ExitInvalid, usageError{"check takes exactly one event log (a path, or - for standard input)"}
+		return ExitInvalid, usageError{cmd + " takes exactly one event log (a path, or - for standard input); validate takes several"}
+	}
+	logs, err := expandLogs(fs.Args())
+	if err != nil {
+		return ExitInvalid, err
+	}
+	if len(logs) != 1 {
+		return ExitInvalid, usageError{fmt.Sprintf("%s takes exactly one event log, and %s matches %s (%s); name one, or validate them all with greenlight validate",
+			cmd, render.Terminal(fs.Arg(0)), words.Count(len(logs), "file"), render.Terminal(strings.Join(shorten(logs, 3), ", ")))}
 	}
 	if err := checkFormat(c.format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
@@ -377,7 +386,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 		}
 		opts.JobLog = bytes.NewReader(data)
 	}
-	name := fs.Arg(0)
+	name := logs[0]
 	opts.File = name
 	started := time.Now() // the check's own duration, for --format openmetrics
 	res, err := checkInput(name, opts, c.inputFormat, env)
@@ -394,8 +403,8 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 		if err != nil {
 			return ExitInvalid, err
 		}
-		fmt.Fprintf(env.Stderr, "greenlight: %s is invalid: %d contract %s; nothing in it is evidence%s\n",
-			render.Terminal(displayName(name)), res.Report.ViolationCount, plural(res.Report.ViolationCount, "violation", "violations"), untouched(*snapshotPath))
+		fmt.Fprintf(env.Stderr, "greenlight: %s is invalid: %s; nothing in it is evidence%s\n",
+			render.Terminal(displayName(name)), words.Count(res.Report.ViolationCount, "contract violation"), untouched(*snapshotPath))
 		return ExitInvalid, nil
 	}
 	snap := res.Snapshot
@@ -557,6 +566,10 @@ func runValidate(args []string, env Env) (int, error) {
 	if fs.NArg() == 0 {
 		return ExitInvalid, usageError{"validate takes one or more event logs"}
 	}
+	names, err := expandLogs(fs.Args())
+	if err != nil {
+		return ExitInvalid, err
+	}
 	if err := checkFormat(c.format, append([]string{"text", "json"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
 	}
@@ -569,7 +582,7 @@ func runValidate(args []string, env Env) (int, error) {
 	events, invalidFiles := 0, 0
 	var logs []render.Log // for the CI formats: each file is judged on its contract only
 	var checkSeconds []float64
-	for _, name := range fs.Args() {
+	for _, name := range names {
 		if name == "-" {
 			if stdinUsed {
 				return ExitInvalid, usageError{"standard input (-) can be read only once"}
@@ -606,22 +619,23 @@ func runValidate(args []string, env Env) (int, error) {
 			return ExitInvalid, err
 		}
 	}
-	files := len(fs.Args())
+	files := len(names)
 	if !all.Valid {
-		fmt.Fprintf(env.Stderr, "greenlight: %d of %d files invalid, %d contract %s\n", invalidFiles, files, all.ViolationCount, plural(all.ViolationCount, "violation", "violations"))
+		fmt.Fprintf(env.Stderr, "greenlight: %d of %s invalid, %s\n", invalidFiles, words.Count(files, "file"), words.Count(all.ViolationCount, "contract violation"))
 		return ExitInvalid, nil
 	}
 	if c.format == "text" {
-		fmt.Fprintf(env.Stdout, "greenlight: %d %s the event contract (%d events)\n", files, plural(files, "file follows", "files follow"), events)
+		fmt.Fprintf(env.Stdout, "greenlight: %s the event contract (%s)\n", words.Count(files, "file follows"), words.Count(events, "event"))
 	}
 	return ExitOK, nil
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
+// shorten is the first n of names, then "…" when there are more.
+func shorten(names []string, n int) []string {
+	if len(names) <= n {
+		return names
 	}
-	return many
+	return append(names[:n:n], "…")
 }
 
 func runSchema(args []string, env Env) error {

@@ -19,6 +19,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
 
@@ -153,7 +154,7 @@ func failed(env cli.Env, err error) int {
 // commands' own output.
 func verdictLine(res *checker.Result) string {
 	if res.Snapshot == nil {
-		return fmt.Sprintf("%s is invalid: %d contract violations", render.Terminal(res.Report.Violations[0].File), res.Report.ViolationCount)
+		return fmt.Sprintf("%s is invalid: %s", render.Terminal(res.Report.Violations[0].File), words.Count(res.Report.ViolationCount, "contract violation"))
 	}
-	return fmt.Sprintf("%s: %d runs", res.Snapshot.Verdict, res.Snapshot.RunCount)
+	return fmt.Sprintf("%s: %s", res.Snapshot.Verdict, words.Count(res.Snapshot.RunCount, "run"))
 }

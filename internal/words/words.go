@@ -25,6 +25,7 @@ var verbs = map[string]string{
 var irregular = map[string]string{
 	"child": "children",
 	"this":  "these",
+	"it":    "they",
 }
 
 // Plural is phrase for n == 1 and its plural otherwise. The last word is

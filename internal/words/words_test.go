@@ -18,6 +18,8 @@ func TestPlural(t *testing.T) {
 		{2, "event is", "2 events are"},
 		{2, "file follows", "2 files follow"},
 		{5, "more run", "5 more runs"},
+		{1, "it is", "1 it is"},
+		{2, "it is", "2 they are"},
 		{2, "inconsistency", "2 inconsistencies"},
 	} {
 		if got := Count(c.n, c.phrase); got != c.want {
