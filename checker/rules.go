@@ -60,7 +60,7 @@ type Rule struct {
 func Rules() []Rule {
 	return []Rule{
 		{RuleInvalidJSON, "a line is not one JSON object",
-			"Each line must hold exactly one JSON object in valid UTF-8, with nothing after it. A blank line (in the middle or an extra empty line at the end), a truncated last line, a byte-order mark and trailing data are violations; a last line without its newline is accepted.",
+			"Each line must hold exactly one JSON object in valid UTF-8, with nothing after it. A blank line (in the middle or an extra empty line at the end), a truncated last line, a byte-order mark and trailing data are violations; a last line without its newline is accepted. A byte-order mark at the start of the file is one violation and the first line is read past it, so nothing cascades from it; a gzip or zstd file (first bytes 1f 8b, or 28 b5 2f fd) is one violation that says so, and the rest of it is not read.",
 			`{"run_id": "r-1", "stage": 1,`},
 		{RuleLineTooLong, "a line is longer than the limit",
 			"A line longer than --max-line-bytes (default 1 MiB) is reported and skipped; reading goes on with the next line.",

@@ -299,7 +299,7 @@ func textColumns(s *checker.Snapshot) (run, state int) {
 func ViolationsText(r *checker.Report) string {
 	var b strings.Builder
 	for _, v := range r.Violations {
-		fmt.Fprintf(&b, "%s:%d: %s: %s\n", Terminal(fileName(v.File)), v.Line, v.Rule, Terminal(v.Message))
+		fmt.Fprintf(&b, "%s:%d: %s: %s\n", Terminal(fileName(v.File)), v.Line, v.Rule, TerminalMessage(v.Message))
 	}
 	if r.OmittedCount > 0 {
 		fmt.Fprintf(&b, "... and %s not listed\n", words.Count(r.OmittedCount, "more violation"))

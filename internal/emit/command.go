@@ -173,7 +173,7 @@ func Failed(env cli.Env, err error) int {
 // PrintWarnings prints the checker's warnings about an appended event.
 func PrintWarnings(env cli.Env, a Appended) {
 	for _, w := range a.Warnings {
-		fmt.Fprintf(env.Stderr, "greenlight: warning: %s:%d: %s: %s\n", render.Terminal(w.File), w.Line, w.Rule, render.Terminal(w.Message))
+		fmt.Fprintf(env.Stderr, "greenlight: warning: %s:%d: %s: %s\n", render.Terminal(w.File), w.Line, w.Rule, render.TerminalMessage(w.Message))
 	}
 }
 

@@ -117,7 +117,7 @@ type RefusedError struct {
 func (e *RefusedError) Error() string {
 	var b strings.Builder
 	for _, v := range e.Violations {
-		fmt.Fprintf(&b, "%s:%d: %s: %s\n", render.Terminal(v.File), v.Line, v.Rule, render.Terminal(v.Message))
+		fmt.Fprintf(&b, "%s:%d: %s: %s\n", render.Terminal(v.File), v.Line, v.Rule, render.TerminalMessage(v.Message))
 	}
 	fmt.Fprintf(&b, "refused: the event would make %s invalid, so nothing was appended", render.Terminal(e.Path))
 	return b.String()
@@ -139,7 +139,7 @@ func (e *InvalidLogError) Error() string {
 		if i == shownViolations {
 			break
 		}
-		fmt.Fprintf(&b, "%s:%d: %s: %s\n", render.Terminal(v.File), v.Line, v.Rule, render.Terminal(v.Message))
+		fmt.Fprintf(&b, "%s:%d: %s: %s\n", render.Terminal(v.File), v.Line, v.Rule, render.TerminalMessage(v.Message))
 	}
 	fmt.Fprintf(&b, "refused: %s is already invalid (%s), and greenlight appends only to a valid log; see \"greenlight check\" and fix it first",
 		render.Terminal(e.Path), words.Count(e.Report.ViolationCount, "contract violation"))
