@@ -141,6 +141,13 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 	} else if !isSHA256Hex(opts.SHA256) {
 		return nil, fmt.Errorf("checker: Options.SHA256 %q is not 64 lowercase hex digits", opts.SHA256)
 	}
+	r, stop, err := c.sniff(r)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
+	}
+	if stop {
+		return &Result{Report: c.report}, nil
+	}
 	lr := newLineReader(r, opts.MaxLineBytes, h)
 	if err := c.readAll(lr); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
@@ -565,6 +572,13 @@ func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
 // with the JSON Schema validator and returns its message when it does not
 // match.
 func schemaCheckValue(schema *jsonschema.Schema, inst any) (msg string, ok bool) {
+	return schemaCheckValueHint(schema, inst, nil)
+}
+
+// schemaCheckValueHint is schemaCheckValue; when the instance does not
+// match, hint (if not nil) may add to it what the message should know of
+// the event beyond what was validated.
+func schemaCheckValueHint(schema *jsonschema.Schema, inst any, hint func(any)) (msg string, ok bool) {
 	defer func() {
 		// The validator cannot represent some numbers (an exponent beyond
 		// math/big's limits) and panics; such a number fits no field.
@@ -573,7 +587,10 @@ func schemaCheckValue(schema *jsonschema.Schema, inst any) (msg string, ok bool)
 		}
 	}()
 	if err := schema.Validate(inst); err != nil {
-		return "the event does not match event.schema.json: " + SchemaErrorText(err), false
+		if hint != nil {
+			hint(inst)
+		}
+		return "the event does not match event.schema.json: " + SchemaErrorTextFor(err, inst), false
 	}
 	return "", true
 }

@@ -128,7 +128,10 @@ type lineDecoder struct {
 	arena   []byte // unquoted text that events keep; see text
 	strBuf  []byte
 	unknown []string // keys outside the contract, for --strict
-	folded  bool     // a key equal to a contract field in another letter case
+	// otherKeys are the first maxOtherKeys raw keys outside the contract
+	// (aliasing the line), for a schema message's "did you mean".
+	otherKeys [][]byte
+	folded    bool // a key equal to a contract field in another letter case
 	// foldedKeys are the first maxFoldedKeys such keys with their raw
 	// values, for the schema validator's message; foldedCount counts all.
 	foldedKeys  [maxFoldedKeys]foldedKey
@@ -162,6 +165,7 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 		d.kind[i] = 0
 	}
 	d.unknown = d.unknown[:0]
+	d.otherKeys = d.otherKeys[:0]
 	d.folded, d.recovery = false, false
 	d.foldedCount = 0
 	if len(line) == 0 {
@@ -208,8 +212,13 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 					d.foldedKeys[d.foldedCount] = foldedKey{string(d.strBuf), obj[i:valEnd]}
 				}
 				d.foldedCount++
-			} else if keepUnknown {
-				d.unknown = append(d.unknown, string(d.strBuf))
+			} else {
+				if len(d.otherKeys) < maxOtherKeys {
+					d.otherKeys = append(d.otherKeys, rawKey)
+				}
+				if keepUnknown {
+					d.unknown = append(d.unknown, string(d.strBuf))
+				}
 			}
 		}
 		i = skipSpace(obj, valEnd)

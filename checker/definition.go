@@ -233,7 +233,13 @@ func (d *Definition) check() error {
 // SchemaErrorText turns a jsonschema validation error into one line: each
 // failing leaf as "at <JSON pointer>: <message>", sorted and joined with
 // "; ". Other errors are returned as their text.
-func SchemaErrorText(err error) string {
+func SchemaErrorText(err error) string { return SchemaErrorTextFor(err, nil) }
+
+// SchemaErrorTextFor is SchemaErrorText for the instance inst that was
+// validated (schemas.Instance's form): an enum leaf then shows the value
+// found and the nearest allowed one, a missing field the key that looks
+// like it (friendlyLeaf).
+func SchemaErrorTextFor(err error, inst any) string {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
 		return err.Error()
@@ -248,6 +254,12 @@ func SchemaErrorText(err error) string {
 				loc = "/"
 			}
 			msg := e.Message
+			if m, ok := friendlyLeaf(e, loc, inst); ok {
+				if m == leafSkip {
+					return
+				}
+				msg = m
+			}
 			if strings.HasSuffix(e.KeywordLocation, "/pattern") {
 				if hint := patternHint(loc[strings.LastIndex(loc, "/")+1:]); hint != "" {
 					msg = hint

@@ -182,12 +182,27 @@ func shallowValue(raw []byte) any {
 	return json.Number(raw)
 }
 
+// maxOtherKeys is how many keys outside the contract a line's schema
+// message may look at for a "did you mean".
+const maxOtherKeys = 8
+
 // schemaCheckLine validates the line that syntax last read with the JSON
 // Schema validator, on schemaInstance, and returns its message when the
 // event does not match; with more than maxFoldedKeys keys in another letter
 // case, the message says how many more there are.
 func (d *lineDecoder) schemaCheckLine(schema *jsonschema.Schema) (msg string, ok bool) {
-	msg, ok = schemaCheckValue(schema, d.schemaInstance())
+	msg, ok = schemaCheckValueHint(schema, d.schemaInstance(), func(inst any) {
+		// The keys outside the contract, for the message only: a
+		// missing field's look-alike ("stauts" for "status").
+		obj, _ := inst.(map[string]any)
+		for _, k := range d.otherKeys {
+			if name := string(unquote(nil, k)); obj != nil {
+				if _, in := obj[name]; !in {
+					obj[name] = nil
+				}
+			}
+		}
+	})
 	if !ok && d.foldedCount > maxFoldedKeys {
 		msg += fmt.Sprintf("; and %d more keys equal to a contract field in another letter case", d.foldedCount-maxFoldedKeys)
 	}

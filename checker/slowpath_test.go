@@ -57,14 +57,14 @@ func TestLineBounds(t *testing.T) {
 	}
 }
 
-// foldedParts is the validator's message for the first eight keys of
-// TestLineBounds' folded case, sorted as SchemaErrorText sorts them.
+// foldedParts is the message for the first eight keys of TestLineBounds'
+// folded case, sorted as SchemaErrorText sorts them: each names the one
+// field it shadows.
 func foldedParts() string {
-	const enum = `: value must be one of "run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error", "scheduled_for", "owner", "attempt_id", "error_code", "lease_expires_at", "reason", "resolution", "evidence_ref", "resolved_by", "approved_by", "manual_completion", "compensated", "requested_by", "rerun_from"`
 	keys := []string{"OWNER", "OWner", "Owner", "oWNer", "oWner", "owNer", "ownEr", "owneR"}
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = "at /" + k + enum
+		parts[i] = "at /" + k + `: "` + k + `" differs from the contract field "owner" only in case and would shadow it: write "owner"`
 	}
 	return strings.Join(parts, "; ")
 }

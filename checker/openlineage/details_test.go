@@ -88,7 +88,7 @@ func TestInputForms(t *testing.T) {
 	if v := res.Report.Violations; len(v) != 1 || v[0].Line != 4 || v[0].Rule != checker.RuleSchema || v[0].File != "ol.jsonl" {
 		t.Fatalf("array: got %+v, want one schema violation on line 4", v)
 	}
-	if !strings.Contains(res.Report.Violations[0].Message, "missing properties: 'producer'") {
+	if !strings.Contains(res.Report.Violations[0].Message, `the required field "producer" is missing`) {
 		t.Errorf("message %q does not name the missing field", res.Report.Violations[0].Message)
 	}
 	res = check(t, "["+ev("START", 0, 1, app)+",\n"+ev("COMPLETE", 1, 1, app)+"]", nil)
@@ -311,10 +311,10 @@ func TestMessages(t *testing.T) {
 			"run " + id(2) + " has map_index 1 in this COMPLETE event, but 0 in its own START event at line 1"},
 		{"a DatasetEvent without a dataset name",
 			log(datasetEvent(0, func(m map[string]any) { delete(m["dataset"].(map[string]any), "name") })),
-			"the DatasetEvent does not match openlineage-runevent.schema.json: at /dataset: missing properties: 'name'"},
+			"the DatasetEvent does not match openlineage-runevent.schema.json: at /dataset: the required field \"name\" is missing"},
 		{"an event of no kind",
 			log(`{"eventTime":"2026-01-01T10:00:00Z","producer":"p"}`),
-			"the event (a JobEvent, as it has neither run nor dataset) does not match openlineage-runevent.schema.json: at /: missing properties: 'job'"},
+			"the event (a JobEvent, as it has neither run nor dataset) does not match openlineage-runevent.schema.json: at /: the required field \"job\" is missing"},
 		{"a mapped stage name that is another job's name",
 			log(ev("START", 0, 2, task, parent(1, dag), try(1), mapIndex(0)), ev("START", 1, 3, task+"[0]", parent(1, dag), try(1))),
 			"run " + id(3) + " (job airflow/dag.task[0]) in run " + id(1) + " would be stage airflow/dag.task[0], but that is the stage of job airflow/dag.task, map_index 0"},

@@ -239,7 +239,7 @@ func validate(schema *jsonschema.Schema, inst any) (msg string, ok bool) {
 		}
 	}()
 	if err := schema.Validate(inst); err != nil {
-		return checker.SchemaErrorText(err), false
+		return checker.SchemaErrorTextFor(err, inst), false
 	}
 	return "", true
 }

@@ -24,6 +24,31 @@ func Terminal(s string) string {
 	return s
 }
 
+// TerminalMessage makes a message safe for a terminal without quoting it as
+// a whole (docs/contract.md, "Messages"): each control or otherwise
+// unprintable character (a bidi override too) becomes its Go escape (\x1b,
+// \u202e) in place, and the rest is left as it is, so the quotes a message
+// puts around a value stay plain quotes. The checker quotes the values it
+// takes from a log (strconv.Quote) where a quote could blur them.
+func TerminalMessage(s string) string {
+	for i, r := range s {
+		if !unicode.IsPrint(r) {
+			var b strings.Builder
+			b.WriteString(s[:i])
+			for _, r := range s[i:] {
+				if unicode.IsPrint(r) {
+					b.WriteRune(r)
+				} else {
+					q := strconv.QuoteRune(r)
+					b.WriteString(q[1 : len(q)-1])
+				}
+			}
+			return b.String()
+		}
+	}
+	return s
+}
+
 // Markdown makes untrusted text inert inside a Markdown paragraph or table
 // cell: HTML metacharacters become entities, Markdown punctuation is
 // backslash-escaped, line breaks and other control characters become spaces

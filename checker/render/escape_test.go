@@ -21,6 +21,20 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
+func TestTerminalMessage(t *testing.T) {
+	cases := map[string]string{
+		`at /status: found "succeded"`: `at /status: found "succeded"`,
+		"run \x1b[31mred":              `run \x1b[31mred`,
+		"rtl\u202eevil and a\nb":       `rtl\u202eevil and a\nb`,
+		"café":                         "café",
+	}
+	for in, want := range cases {
+		if got := TerminalMessage(in); got != want {
+			t.Errorf("TerminalMessage(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
 func TestMarkdown(t *testing.T) {
 	cases := map[string]string{
 		"plain words":               "plain words",

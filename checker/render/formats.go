@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // Log is one checked event log as the CI formats (JUnit XML, SARIF, GitLab
@@ -177,7 +178,7 @@ func eachFinding(l *Log, fn func(finding) bool) {
 			}
 		}
 		if n := l.Result.Report.OmittedCount; n > 0 {
-			fn(finding{Rule: HealthOmittedViolations, Path: l.Path, Message: fmt.Sprintf("%d more violations not listed (raise --max-violations to list them)", n), Key: key(HealthOmittedViolations, l.Path)})
+			fn(finding{Rule: HealthOmittedViolations, Path: l.Path, Message: words.Count(n, "more violation") + " not listed (raise --max-violations to list them)", Key: key(HealthOmittedViolations, l.Path)})
 		}
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // XML escapes untrusted text for an XML 1.0 attribute value or character
@@ -141,7 +142,7 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 		n := res.Report.ViolationCount
 		if n > 0 {
 			verdict, verdictType = "error", "invalid"
-			verdictMsg = fmt.Sprintf("invalid: %d contract %s; nothing in this log is evidence", n, plural(n, "violation", "violations"))
+			verdictMsg = fmt.Sprintf("invalid: %s; nothing in this log is evidence", words.Count(n, "contract violation"))
 		}
 		listed := len(res.Report.Violations)
 		c.tests, c.errors = listed, listed
@@ -217,7 +218,7 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 				name, XML(fmt.Sprintf("%s:%d %s", fileName(v.File), v.Line, v.Rule)), XML(string(v.Rule)), XML(v.Message), XMLText(fmt.Sprintf("%s:%d: %s: %s", fileName(v.File), v.Line, v.Rule, v.Message)))
 		}
 		if n := res.Report.OmittedCount; n > 0 {
-			msg := fmt.Sprintf("%d more violations not listed (raise --max-violations to list them)", n)
+			msg := words.Count(n, "more violation") + " not listed (raise --max-violations to list them)"
 			fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <error type=\"%s\" message=\"%s\">%s</error>\n    </testcase>\n",
 				name, HealthOmittedViolations, HealthOmittedViolations, msg, msg)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // stateIcon marks a run or stage state for people scanning a table.
@@ -74,8 +75,8 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 		icon = "❌"
 	}
 	fmt.Fprintf(b, "## %s greenlight: %s\n\n", icon, s.Verdict)
-	fmt.Fprintf(b, "%s. Judged at %s; log %s (%d events, sha256 %s).\n\n",
-		Markdown(Headline(s)), s.GeneratedAtUTC, Markdown(fileName(s.Source.Path)), s.Source.EventCount, s.Source.SHA256[:12])
+	fmt.Fprintf(b, "%s. Judged at %s; log %s (%s, sha256 %s).\n\n",
+		Markdown(Headline(s)), s.GeneratedAtUTC, Markdown(fileName(s.Source.Path)), words.Count(s.Source.EventCount, "event"), s.Source.SHA256[:12])
 	if RowCount(s) == 0 {
 		b.WriteString("No run in the log: an empty log proves nothing.\n")
 		if s.Schedule != nil {
@@ -97,11 +98,11 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 			return false
 		}
 		if o.MaxRuns > 0 && shown == o.MaxRuns {
-			what := "runs"
+			what := "more run"
 			if missed, _ := MissedCount(s); missed > 0 {
-				what = "rows"
+				what = "more row"
 			}
-			fmt.Fprintf(b, "\n_%d more %s not shown._\n", RowCount(s)-shown, what)
+			fmt.Fprintf(b, "\n_%s not shown._\n", words.Count(RowCount(s)-shown, what))
 			return false
 		}
 		shown++
@@ -267,7 +268,7 @@ func ViolationsMarkdown(r *checker.Report, max int) string {
 		b.WriteString("## ✅ greenlight: the event logs follow the contract\n\nNo violation found.\n")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "## ⛔ greenlight: invalid event log\n\n%d contract violations: nothing in this log is evidence until they are fixed.\n\n", r.ViolationCount)
+	fmt.Fprintf(&b, "## ⛔ greenlight: invalid event log\n\n%s: nothing in this log is evidence until %s fixed.\n\n", words.Count(r.ViolationCount, "contract violation"), words.Plural(r.ViolationCount, "it is"))
 	b.WriteString("| file | line | rule | message |\n|---|---|---|---|\n")
 	listed := 0
 	for _, v := range r.Violations {
@@ -278,7 +279,7 @@ func ViolationsMarkdown(r *checker.Report, max int) string {
 		fmt.Fprintf(&b, "| %s | %d | `%s` | %s |\n", Markdown(fileName(v.File)), v.Line, v.Rule, Markdown(v.Message))
 	}
 	if rest := r.ViolationCount - listed; rest > 0 {
-		fmt.Fprintf(&b, "\n_%d more violations not listed._\n", rest)
+		fmt.Fprintf(&b, "\n_%s not listed._\n", words.Count(rest, "more violation"))
 	}
 	return b.String()
 }

@@ -51,11 +51,11 @@ func writeRecovery(b *strings.Builder, r *checker.RunReport, header bool) bool {
 func noticesText(s *checker.Snapshot) string {
 	var b strings.Builder
 	for _, w := range s.Warnings {
-		fmt.Fprintf(&b, "warning: %s:%d: %s: %s\n", Terminal(fileName(w.File)), w.Line, w.Rule, Terminal(w.Message))
+		fmt.Fprintf(&b, "warning: %s:%d: %s: %s\n", Terminal(fileName(w.File)), w.Line, w.Rule, TerminalMessage(w.Message))
 	}
 	if rc := s.Reconciliation; rc != nil {
 		for _, inc := range rc.Inconsistencies {
-			fmt.Fprintf(&b, "inconsistency: %s: %s\n", inc.Code, Terminal(inc.Message))
+			fmt.Fprintf(&b, "inconsistency: %s: %s\n", inc.Code, TerminalMessage(inc.Message))
 		}
 	}
 	return b.String()

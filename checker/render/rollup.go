@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // RollupVersion is the schema_version of a roll-up (schemas/rollup.schema.json).
@@ -201,7 +202,7 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		return true
 	})
 	if n != s.RunCount {
-		return fmt.Errorf("run_count is %d but the snapshot lists %d runs", s.RunCount, n)
+		return fmt.Errorf("run_count is %d but the snapshot lists %s", s.RunCount, words.Count(n, "run"))
 	}
 	c := s.StateCounts
 	overdue := 0
@@ -214,7 +215,7 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	}
 	for _, state := range runStates {
 		if counts[state] != claimed[state] {
-			return fmt.Errorf("state_counts.%s is %d but %d runs are %s", state, claimed[state], counts[state], state)
+			return fmt.Errorf("state_counts.%s is %d but %s %s", state, claimed[state], words.Count(counts[state], "run is"), state)
 		}
 	}
 	if (s.LatestRunID == nil) != (n == 0) || (s.LatestRunID != nil && latestState == "") {
@@ -258,10 +259,10 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		}
 	default:
 		if counts[checker.RunSucceeded] != n {
-			return fmt.Errorf("verdict healthy, but %d of %d runs did not succeed", n-counts[checker.RunSucceeded], n)
+			return fmt.Errorf("verdict healthy, but %d of %s did not succeed", n-counts[checker.RunSucceeded], words.Count(n, "run"))
 		}
 		if missed > 0 {
-			return fmt.Errorf("verdict healthy, but %d slots were missed", missed)
+			return fmt.Errorf("verdict healthy, but %s missed", words.Count(missed, "slot was"))
 		}
 	}
 	return nil
@@ -285,8 +286,8 @@ func RollupHeadline(ru *Rollup) string {
 	if ru.PipelineCount == 0 {
 		return ru.Verdict + ": no snapshots, so nothing proves health"
 	}
-	return fmt.Sprintf("%s: %d %s (%d healthy, %d unhealthy, %d unusable), judged at %s, max age %s",
-		ru.Verdict, ru.PipelineCount, plural(ru.PipelineCount, "pipeline", "pipelines"), ru.Counts.Healthy, ru.Counts.Unhealthy, ru.Counts.Unusable,
+	return fmt.Sprintf("%s: %s (%d healthy, %d unhealthy, %d unusable), judged at %s, max age %s",
+		ru.Verdict, words.Count(ru.PipelineCount, "pipeline"), ru.Counts.Healthy, ru.Counts.Unhealthy, ru.Counts.Unusable,
 		ru.GeneratedAtUTC, Duration(float64(ru.MaxAgeSeconds)))
 }
 
@@ -303,7 +304,7 @@ func rollupDetail(p *RollupPipeline, esc func(string) string) string {
 	} else {
 		parts = append(parts, "no runs")
 	}
-	parts = append(parts, fmt.Sprintf("%d %s", p.RunCount, plural(p.RunCount, "run", "runs")))
+	parts = append(parts, words.Count(p.RunCount, "run"))
 	if len(p.UnhealthyRuns) > 0 {
 		var ids []string
 		for i, r := range p.UnhealthyRuns {
@@ -316,7 +317,7 @@ func rollupDetail(p *RollupPipeline, esc func(string) string) string {
 		parts = append(parts, fmt.Sprintf("%d unhealthy (%s)", len(p.UnhealthyRuns), strings.Join(ids, ", ")))
 	}
 	if len(p.MissedSlots) > 0 {
-		parts = append(parts, fmt.Sprintf("%d missed %s", len(p.MissedSlots), plural(len(p.MissedSlots), "slot", "slots")))
+		parts = append(parts, words.Count(len(p.MissedSlots), "missed slot"))
 	}
 	return strings.Join(parts, ", ")
 }

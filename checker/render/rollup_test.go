@@ -115,7 +115,7 @@ func TestSnapshotConsistency(t *testing.T) {
 		{"a run count that is not the runs'", func(l *render.Log) { l.Result.Snapshot.RunCount = 5 }, "run_count is 5 but the snapshot lists 6 runs"},
 		{"state counts that are not the runs'", func(l *render.Log) {
 			l.Result.Snapshot.StateCounts.Failed, l.Result.Snapshot.StateCounts.Succeeded = 0, 5
-		}, "state_counts.failed is 0 but 1 runs are failed"},
+		}, "state_counts.failed is 0 but 1 run is failed"},
 		{"a latest run that is not there", func(l *render.Log) { id := "cm-forged"; l.Result.Snapshot.LatestRunID = &id }, "latest_run_id does not name one of the snapshot's runs"},
 		{"healthy with gate latest over a stalled latest run", func(l *render.Log) {
 			l.Result.Snapshot.Verdict, l.Result.Snapshot.Options.Gate = "healthy", "latest"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // StateMissed is the state column of a missed slot's row: a missed slot is
@@ -91,7 +92,7 @@ func ScheduleLine(s *checker.Snapshot, esc func(string) string) string {
 	if sr.Cron != nil {
 		what = fmt.Sprintf("cron \"%s\" in %s", esc(*sr.Cron), esc(sr.Timezone))
 	}
-	line := fmt.Sprintf("%s, %d %s judged, %d missed", what, sr.ExpectedSlots, plural(sr.ExpectedSlots, "slot", "slots"), len(sr.Missed))
+	line := fmt.Sprintf("%s, %s judged, %d missed", what, words.Count(sr.ExpectedSlots, "slot"), len(sr.Missed))
 	if sr.NextSlot != nil {
 		line += fmt.Sprintf("; next slot %s (due by %s)", *sr.NextSlot, *sr.NextDueAt)
 	}

@@ -43,11 +43,11 @@ func TestScheduleText(t *testing.T) {
 	got := render.Text(hostileSchedule(t))
 	want := `greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
   (no run)         missed     slot 2026-11-25T02:00:00Z: no run started by 2026-11-25T02:30:00Z
-  "late\"\u202e"   succeeded  1 stages, 1 attempts, 10m0s
-  [dup](http://x)  succeeded  1 stages, 1 attempts, 9m55s
+  "late\"\u202e"   succeeded  1 stage, 1 attempt, 10m0s
+  [dup](http://x)  succeeded  1 stage, 1 attempt, 9m55s
   (no run)         missed     slot 2026-11-27T02:00:00Z: no run started by 2026-11-27T02:30:00Z
-  <b>noon</b>      succeeded  1 stages, 1 attempts, 10m0s
-  n-28             succeeded  1 stages, 1 attempts, 9m55s
+  <b>noon</b>      succeeded  1 stage, 1 attempt, 10m0s
+  n-28             succeeded  1 stage, 1 attempt, 9m55s
 schedule: cron "0 2 * * *" in UTC, 4 slots judged, 2 missed; next slot 2026-11-29T02:00:00Z (due by 2026-11-29T02:30:00Z)
   late: run "late\"\u202e" claims slot 2026-11-26T02:00:00Z by scheduled_for but started 30m0s after it was due (first event 2026-11-26T03:00:00Z)
   duplicate: run [dup](http://x) is a second run for slot 2026-11-26T02:00:00Z, which run "late\"\u202e" fills

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // JobSummaryLimit is the size in bytes above which the GitHub runner drops a
@@ -147,9 +148,9 @@ func jobSummaryTo(b *cappedBuilder, mode SummaryMode, logs []LogResult, rowCap i
 			}
 		}
 		b.WriteString(ViolationsMarkdown(all, rowCap))
-		fmt.Fprintf(b, "\nChecked %d %s", len(logs), plural(len(logs), "log", "logs"))
+		fmt.Fprintf(b, "\nChecked %s", words.Count(len(logs), "log"))
 		if all.Valid {
-			fmt.Fprintf(b, " (%d events)", events)
+			fmt.Fprintf(b, " (%s)", words.Count(events, "event"))
 		}
 		b.WriteString(": ")
 		for i, l := range logs {
@@ -194,11 +195,11 @@ func writeLogsOverview(b io.Writer, logs []LogResult) {
 	if verdict != checker.VerdictHealthy {
 		icon = "❌"
 	}
-	fmt.Fprintf(b, "# %s greenlight: %s (%d logs)\n\nEach log is judged on its own; the verdict is healthy only when every log is valid and healthy.\n\n", icon, verdict, len(logs))
+	fmt.Fprintf(b, "# %s greenlight: %s (%s)\n\nEach log is judged on its own; the verdict is healthy only when every log is valid and healthy.\n\n", icon, verdict, words.Count(len(logs), "log"))
 	io.WriteString(b, "| log | verdict | runs |\n|---|---|---|\n")
 	for _, l := range logs {
 		if l.Snapshot == nil {
-			fmt.Fprintf(b, "| %s | ⛔ invalid: %d violations | |\n", Markdown(fileName(l.File)), l.Report.ViolationCount)
+			fmt.Fprintf(b, "| %s | ⛔ invalid: %s | |\n", Markdown(fileName(l.File)), words.Count(l.Report.ViolationCount, "violation"))
 			continue
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |\n", Markdown(fileName(l.File)), l.Snapshot.Verdict, countsLine(l.Snapshot.StateCounts))
@@ -352,13 +353,6 @@ func clipLog(l LogResult) LogResult {
 	}
 	out.Snapshot = l.Snapshot
 	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Clip cuts s after max characters, marking the cut with "…"; shorter text

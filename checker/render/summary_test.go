@@ -179,7 +179,7 @@ func TestJobSummaryValidate(t *testing.T) {
 		{File: "b.jsonl", Report: bad},
 	}
 	got := render.JobSummary(render.SummaryValidate, logs, 0)
-	want := "## ⛔ greenlight: invalid event log\n\n1 contract violations: nothing in this log is evidence until they are fixed.\n\n" +
+	want := "## ⛔ greenlight: invalid event log\n\n1 contract violation: nothing in this log is evidence until it is fixed.\n\n" +
 		"| file | line | rule | message |\n|---|---|---|---|\n" +
 		"| b\\.jsonl | 3 | `schema` | a &lt;b&gt;bad&lt;/b&gt; line |\n" +
 		"\nChecked 2 logs: a\\.jsonl, b\\.jsonl.\n"

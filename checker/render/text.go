@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // Duration renders seconds as a short human duration (1h2m3s), rounded to
@@ -100,14 +101,11 @@ func countsLine(c checker.StateCounts) string {
 
 // Headline is the one-line verdict: "healthy: 3 runs (3 succeeded), gate all".
 func Headline(s *checker.Snapshot) string {
-	runs := "runs"
-	if s.RunCount == 1 {
-		runs = "run"
-	}
-	h := fmt.Sprintf("%s: %d %s (%s), gate %s", s.Verdict, s.RunCount, runs, countsLine(s.StateCounts), s.Options.Gate)
+	runs := words.Count(s.RunCount, "run")
+	h := fmt.Sprintf("%s: %s (%s), gate %s", s.Verdict, runs, countsLine(s.StateCounts), s.Options.Gate)
 	if s.Schedule != nil {
 		missed, judged := MissedCount(s)
-		h = fmt.Sprintf("%s: %d %s (%s), %d of %d %s missed, gate %s", s.Verdict, s.RunCount, runs, countsLine(s.StateCounts), missed, judged, plural(judged, "slot", "slots"), s.Options.Gate)
+		h = fmt.Sprintf("%s: %s (%s), %d of %s missed, gate %s", s.Verdict, runs, countsLine(s.StateCounts), missed, words.Count(judged, "slot"), s.Options.Gate)
 	} else if s.RunCount == 0 {
 		h = fmt.Sprintf("%s: no runs in the log, so nothing proves health", s.Verdict)
 	}
@@ -119,7 +117,7 @@ func Headline(s *checker.Snapshot) string {
 // evidence".
 func InvalidHeadline(rep *checker.Report) string {
 	n := rep.ViolationCount
-	return fmt.Sprintf("invalid: %d contract %s; nothing in this log is evidence", n, plural(n, "violation", "violations"))
+	return fmt.Sprintf("invalid: %s; nothing in this log is evidence", words.Count(n, "contract violation"))
 }
 
 // RunDetail says in words why a run has its state: the failing attempt with
@@ -141,7 +139,7 @@ func Detail(r *checker.RunReport) RunDetail {
 		if pend := PendingStages(r); len(pend) > 0 && r.State != checker.RunSucceeded {
 			return RunDetail{Summary: "never started: " + strings.Join(pend, ", ")}
 		}
-		return RunDetail{Summary: fmt.Sprintf("%d stages, %d attempts, %s", len(r.Stages), attemptCount(r), Duration(r.DurationSeconds))}
+		return RunDetail{Summary: fmt.Sprintf("%s, %s, %s", words.Count(len(r.Stages), "stage"), words.Count(attemptCount(r), "attempt"), Duration(r.DurationSeconds))}
 	}
 	a := p.Attempt
 	label := StageLabel(p.Stage)
@@ -309,10 +307,10 @@ func textColumns(s *checker.Snapshot) (run, state int) {
 func ViolationsText(r *checker.Report) string {
 	var b strings.Builder
 	for _, v := range r.Violations {
-		fmt.Fprintf(&b, "%s:%d: %s: %s\n", Terminal(fileName(v.File)), v.Line, v.Rule, Terminal(v.Message))
+		fmt.Fprintf(&b, "%s:%d: %s: %s\n", Terminal(fileName(v.File)), v.Line, v.Rule, TerminalMessage(v.Message))
 	}
 	if r.OmittedCount > 0 {
-		fmt.Fprintf(&b, "... and %d more violations not listed\n", r.OmittedCount)
+		fmt.Fprintf(&b, "... and %s not listed\n", words.Count(r.OmittedCount, "more violation"))
 	}
 	return b.String()
 }

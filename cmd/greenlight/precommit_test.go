@@ -92,7 +92,7 @@ func TestPreCommitHook(t *testing.T) {
 		return run(entry[0], append(append(entry[1:], args...), matched...)...)
 	}
 	out, err := commit("logs/good.jsonl", "notes.txt")
-	if err != nil || out != "greenlight: 1 file follows the event contract (1 events)\n" {
+	if err != nil || out != "greenlight: 1 file follows the event contract (1 event)\n" {
 		t.Errorf("a valid staged log: %v\n%s", err, out)
 	}
 	out, err = commit("logs/bad.jsonl")

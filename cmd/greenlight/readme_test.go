@@ -44,3 +44,119 @@ func TestReadmeRunSection(t *testing.T) {
 		t.Errorf("the README's commands print\n%s\nthe README shows\n%s", out, m[0][2])
 	}
 }
+
+// TestReadmeOutputs runs, in the repository root with the greenlight under
+// test on PATH, every README command block that is followed by what it
+// prints ("prints" runs the whole block, "The first prints" its first
+// line), outside the run and emit section (TestReadmeRunSection runs that
+// one in an empty directory), and compares the output byte for byte.
+// "go run ./cmd/greenlight" stands for greenlight; a block that reads
+// ../shared is skipped without it.
+func TestReadmeOutputs(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	if i := strings.Index(text, "\n## Write the evidence: `greenlight run` and `greenlight emit`\n"); i >= 0 {
+		rest := text[i+1:]
+		if j := strings.Index(rest, "\n## "); j >= 0 {
+			text = text[:i] + rest[j:]
+		}
+	}
+	shown := regexp.MustCompile("(?s)^\n\n(The first prints|prints)[^\n]*\n\n```\n(.*?)```")
+	var blocks [][]string // the commands, how they are introduced, the output
+	for _, loc := range regexp.MustCompile("```sh\n([^`]*)```").FindAllStringSubmatchIndex(text, -1) {
+		if m := shown.FindStringSubmatch(text[loc[1]:]); m != nil {
+			blocks = append(blocks, []string{"", text[loc[2]:loc[3]], m[1], m[2]})
+		}
+	}
+	if len(blocks) < 3 {
+		t.Fatalf("%d README command blocks with their output, want the sample, OpenLineage and recovery ones at least", len(blocks))
+	}
+	for _, b := range blocks {
+		script := b[1]
+		if b[2] == "The first prints" {
+			script, _, _ = strings.Cut(script, "\n")
+		}
+		script = strings.ReplaceAll(script, "go run ./cmd/greenlight ", "greenlight ")
+		t.Run(strings.Fields(script)[1]+"_"+filepath.Base(strings.Fields(script)[2]), func(t *testing.T) {
+			if strings.Contains(script, "../shared/") {
+				if _, err := os.Stat(filepath.Join(repoRoot, "../shared")); err != nil {
+					t.Skip("../shared is not there")
+				}
+			}
+			cmd := exec.Command("sh", "-c", script)
+			cmd.Dir = repoRoot
+			out, _ := cmd.Output() // an unhealthy sample is exit 0 for check; the output is what counts
+			if string(out) != b[3] {
+				t.Errorf("README command\n%s\nprints\n%s\nbut the README shows\n%s", script, out, b[3])
+			}
+		})
+	}
+}
+
+// TestReadmeCommandsRun runs each line of the README's other command
+// blocks (those without shown output, outside the run and emit section)
+// with the greenlight under test on PATH, in a directory holding the files
+// they name (a healthy two-stage events.jsonl, its pipeline.yaml, logs/ and
+// snapshots/), and asserts exit 0: every command the README shows parses
+// and works as written. The browser block (it builds the modules and
+// serves until stopped) is left to the wasm tests.
+func TestReadmeCommandsRun(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	if i := strings.Index(text, "\n## Write the evidence: `greenlight run` and `greenlight emit`\n"); i >= 0 {
+		rest := text[i+1:]
+		if j := strings.Index(rest, "\n## "); j >= 0 {
+			text = text[:i] + rest[j:]
+		}
+	}
+	dir := t.TempDir()
+	events := `{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
+{"run_id":"r-1","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
+{"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:03:00Z"}
+`
+	for name, data := range map[string]string{
+		"events.jsonl":  events,
+		"logs/a.jsonl":  events,
+		"pipeline.yaml": "stages: [{id: 1}, {id: 2, depends_on: [1]}]\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk := exec.Command("sh", "-c", "mkdir snapshots && greenlight check events.jsonl --stages 1,2 --snapshot snapshots/a.json >/dev/null")
+	mk.Dir = dir
+	if out, err := mk.CombinedOutput(); err != nil {
+		t.Fatalf("writing a snapshot: %v\n%s", err, out)
+	}
+	shown := regexp.MustCompile(`^\n\n(The first prints|prints)`)
+	ran := 0
+	for _, loc := range regexp.MustCompile("```sh\n([^`]*)```").FindAllStringSubmatchIndex(text, -1) {
+		block := text[loc[2]:loc[3]]
+		if shown.MatchString(text[loc[1]:]) || strings.Contains(block, "wasm/build.sh") {
+			continue // TestReadmeOutputs; the browser
+		}
+		for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+			line, _, _ = strings.Cut(line, "  #") // the README's comments
+			line = strings.ReplaceAll(strings.TrimSpace(line), "go run ./cmd/greenlight ", "greenlight ")
+			cmd := exec.Command("sh", "-c", line)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("README command %q: %v\n%s", line, err, out)
+			}
+			ran++
+		}
+	}
+	if ran < 8 {
+		t.Errorf("ran %d README command lines, want the check, gate, validate, merge, schema and format examples", ran)
+	}
+}

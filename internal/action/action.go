@@ -33,6 +33,7 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // Mode values of the mode input.
@@ -133,12 +134,12 @@ func Main(env Env) (code int) {
 		files, err = expand(in.events, gh.Getenv("GITHUB_WORKSPACE"))
 	}
 	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || len(files) != 1) {
-		err = fmt.Errorf("the snapshot input needs mode check and exactly one event log; events matched %d files", len(files))
+		err = fmt.Errorf("the snapshot input needs mode check and exactly one event log; events matched %s", words.Count(len(files), "file"))
 	}
 	// A job log records the attempts of one event log: beside several, each
 	// would count the others' records as orphans.
 	if err == nil && in.jobLogFile != "" && (in.mode != ModeCheck || len(files) != 1) {
-		err = fmt.Errorf("the job-log input needs mode check and exactly one event log; events matched %d files", len(files))
+		err = fmt.Errorf("the job-log input needs mode check and exactly one event log; events matched %s", words.Count(len(files), "file"))
 	}
 	var logs []render.LogResult
 	if err == nil {
@@ -423,11 +424,11 @@ func printReports(gh *githubactions.Action, token, mode string, logs []render.Lo
 		fmt.Fprintf(b, "== %s %s\n", mode, render.Terminal(l.File))
 		if l.Snapshot == nil {
 			io.WriteString(b, render.ViolationsText(l.Report))
-			fmt.Fprintf(b, "greenlight: invalid: %d contract violations; nothing in this log is evidence\n", l.Report.ViolationCount)
+			fmt.Fprintf(b, "greenlight: invalid: %s; nothing in this log is evidence\n", words.Count(l.Report.ViolationCount, "contract violation"))
 			continue
 		}
 		if mode == ModeValidate {
-			fmt.Fprintf(b, "greenlight: follows the event contract (%d events)\n", l.Snapshot.Source.EventCount)
+			fmt.Fprintf(b, "greenlight: follows the event contract (%s)\n", words.Count(l.Snapshot.Source.EventCount, "event"))
 			continue
 		}
 		render.WriteText(b, l.Snapshot) // a stepLog never fails; gh panics if it cannot write

@@ -13,6 +13,7 @@ import (
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // annotation is one error annotation: the log file and line that prove it,
@@ -253,8 +254,8 @@ func emit(gh *githubactions.Action, top []annotation, total, unlisted, budget in
 		if !summary {
 			where = "the step log above lists them all"
 		}
-		gh.WithFieldsMap(githubactions.CommandProperties{"title": fmt.Sprintf("greenlight: %d more problems", rest)}).
-			Errorf("%s", fmt.Sprintf("%d more problems are not annotated: the runner shows at most %d error annotations per step; %s", rest, RunnerErrorAnnotations, where))
+		gh.WithFieldsMap(githubactions.CommandProperties{"title": "greenlight: " + words.Count(rest, "more problem")}).
+			Errorf("%s", fmt.Sprintf("%s not annotated: the runner shows at most %d error annotations per step; %s", words.Count(rest, "more problem is"), RunnerErrorAnnotations, where))
 	}
 }
 

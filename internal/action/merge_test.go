@@ -68,7 +68,7 @@ func TestMergeMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = runActionIn(t, dir, env)
-	if got.exit != 2 || !strings.Contains(got.stdout, "::error::greenlight merge: snaps/b.json: tampered or corrupt: verdict healthy, but 1 of 1 runs did not succeed\n") ||
+	if got.exit != 2 || !strings.Contains(got.stdout, "::error::greenlight merge: snaps/b.json: tampered or corrupt: verdict healthy, but 1 of 1 run did not succeed\n") ||
 		!strings.Contains(got.output, "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") {
 		t.Errorf("a tampered snapshot: exit %d\n%s\n%s", got.exit, got.stdout, got.output)
 	}

@@ -59,3 +59,35 @@ func TestReadmeJobSummary(t *testing.T) {
 		t.Errorf("README's job summary differs from %s; quote its GITHUB_STEP_SUMMARY again:\n%s", m[1], quoted.String())
 	}
 }
+
+// TestReadmeAnnotations: the annotations quoted in the README are the ones
+// the action emits for the bundled sample, in its order: the error and
+// warning lines of the scenario's step log.
+func TestReadmeAnnotations(t *testing.T) {
+	sec := readmeSection(t)
+	m := regexp.MustCompile("(?s)<!-- annotations:begin (\\S+) -->\n```\n(.*?)```\n<!-- annotations:end -->").FindStringSubmatch(sec)
+	if m == nil {
+		t.Fatal("no annotations block in the README section")
+	}
+	ar, err := txtar.ParseFile(filepath.Join(repoRoot, m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, f := range ar.Files {
+		if f.Name != "stdout" {
+			continue
+		}
+		for _, line := range strings.SplitAfter(string(f.Data), "\n") {
+			if strings.HasPrefix(line, "::error ") || strings.HasPrefix(line, "::warning ") {
+				want.WriteString(line)
+			}
+		}
+	}
+	if want.Len() == 0 {
+		t.Fatalf("%s has no annotations in its stdout", m[1])
+	}
+	if m[2] != want.String() {
+		t.Errorf("README's annotations differ from %s; quote them again:\n%s", m[1], want.String())
+	}
+}

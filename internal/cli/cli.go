@@ -20,6 +20,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -76,23 +77,37 @@ func (e usageError) Error() string { return e.msg }
 const usage = `greenlight proves, fail-closed, whether data-pipeline runs are healthy.
 
 usage:
-  greenlight check EVENTS.jsonl (--pipeline FILE | --stages 1,2) [flags]
-  greenlight validate FILE... (--pipeline FILE | --stages 1,2) [flags]
-  greenlight check --input-format openlineage EVENTS [--pipeline FILE] [flags]
-  greenlight merge SNAPSHOT... --max-age 26h [--format FORMAT]
-  greenlight schema event|snapshot|pipeline|violations|openlineage-runevent|joblog|rollup
-  greenlight view EVENTS.jsonl [--pipeline FILE | --stages 1,2]    (native binary only)
-  greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages 1,2]    (native binary only)
-  greenlight run --log FILE --run-id ID --stage S (--pipeline FILE | --stages 1,2) [flags] -- COMMAND [ARGS...]    (native binary only)
-  greenlight emit --log FILE --run-id ID --stage S --status STATUS (--pipeline FILE | --stages 1,2) [flags]    (native binary only)
+  greenlight check EVENTS.jsonl (--pipeline FILE | --stages IDS) [flags]
+  greenlight gate EVENTS.jsonl (--pipeline FILE | --stages IDS) [flags]
+  greenlight validate FILE... (--pipeline FILE | --stages IDS) [flags]
+  greenlight merge SNAPSHOT... --max-age DURATION [flags]
+  greenlight schema NAME
+  greenlight view EVENTS.jsonl [--pipeline FILE | --stages IDS]           (native binary only)
+  greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages IDS]   (native binary only)
+  greenlight run --log FILE --run-id ID --stage S [flags] -- COMMAND [ARGS...]  (native binary only)
+  greenlight emit --log FILE --run-id ID --stage S --status STATUS [flags]      (native binary only)
+  greenlight action                                    (GitHub Action mode, reads INPUT_*)
   greenlight version
 
-EVENTS.jsonl may be - for standard input; an OpenLineage EVENTS may also be a
-JSON array or a directory of *.json files. Run "greenlight check --help" for the flags.
-run and emit write the event log (docs/emit.md); run exits with its command's code.
-exit codes: 0 valid (and healthy with --fail-on-unhealthy), 1 unhealthy with
---fail-on-unhealthy, 2 invalid log, unreadable file, bad flags or definition,
-failed write; 130 and 143 stopped by SIGINT and SIGTERM.
+commands:
+  check     check one event log and judge its runs (exit 0 even when unhealthy)
+  gate      check, failing with exit 1 when a run is unhealthy (for CI)
+  validate  check event logs against the event contract only
+  merge     roll up the health snapshots of several checks
+  schema    print a JSON Schema: event, snapshot, pipeline, violations, ...
+  view      open the viewer on a log in the browser
+  report    write a self-contained HTML report of a log
+  run       run a command as a stage's attempt and write its events
+  emit      append one event to a log
+  action    the GitHub Action mode
+  version   print the version
+
+Run "greenlight help COMMAND" or "greenlight COMMAND --help" for a command's
+flags, examples and exit status. EVENTS.jsonl may be - for standard input.
+exit status: 0 valid (and healthy for gate or with --fail-on-unhealthy),
+1 unhealthy for gate or with --fail-on-unhealthy, 2 invalid log, unreadable
+file, bad flags or definition, failed write; 130 and 143 stopped by SIGINT
+and SIGTERM.
 `
 
 // Main runs greenlight with args (without the program name) and returns the
@@ -106,7 +121,9 @@ func Main(args []string, env Env) int {
 	code := ExitOK
 	switch args[0] {
 	case "check":
-		code, err = runCheck(args[1:], env)
+		code, err = runCheck("check", args[1:], env)
+	case "gate":
+		code, err = runCheck("gate", args[1:], env)
 	case "validate":
 		code, err = runValidate(args[1:], env)
 	case "merge":
@@ -114,20 +131,20 @@ func Main(args []string, env Env) int {
 	case "schema":
 		err = runSchema(args[1:], env)
 	case "version", "--version":
-		fmt.Fprintf(env.Stdout, "greenlight %s\n", ToolVersion())
+		err = runVersion(args[0], args[1:], env)
 	case "help", "-h", "--help":
-		fmt.Fprint(env.Stdout, usage)
+		err = runHelp(args[1:], env)
 	default:
 		if run, ok := env.Commands[args[0]]; ok {
 			return run(args[1:], env)
 		}
-		known := "check, validate, merge, schema"
-		for _, name := range []string{"view", "report", "run", "emit", "action"} {
-			if _, ok := env.Commands[name]; ok {
-				known += ", " + name
-			}
+		if args[0] == "action" && len(args) == 2 && isHelp(args[1]) {
+			// The module's and the binary's action dispatch come first;
+			// they pass --help here.
+			err = WriteHelp(env.Stdout, "action", nil)
+			break
 		}
-		err = usageError{fmt.Sprintf("unknown command %q (use %s or version)", args[0], known)}
+		err = unknownCommand(args[0], env.known())
 	}
 	if err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
@@ -137,6 +154,59 @@ func Main(args []string, env Env) int {
 		return ExitInvalid
 	}
 	return code
+}
+
+// known are the commands env runs, in the order of Commands.
+func (env Env) known() []string {
+	var names []string
+	for _, name := range Commands {
+		switch name {
+		case "view", "report", "run", "emit", "action":
+			if _, ok := env.Commands[name]; !ok && name != "action" {
+				continue
+			}
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" }
+
+// runHelp is "greenlight help [COMMAND]".
+func runHelp(args []string, env Env) error {
+	switch {
+	case len(args) == 0:
+		_, err := io.WriteString(env.Stdout, usage)
+		return err
+	case len(args) == 1:
+		if _, ok := Helps[args[0]]; ok {
+			if run, ok := env.Commands[args[0]]; ok {
+				run([]string{"--help"}, env) // prints the help with the command's flags
+				return nil
+			}
+			switch args[0] {
+			case "check", "gate", "validate", "merge":
+				Main([]string{args[0], "--help"}, env)
+				return nil
+			}
+			return WriteHelp(env.Stdout, args[0], nil)
+		}
+		return unknownCommand(args[0], env.known())
+	}
+	return usageError{"help takes at most one command name"}
+}
+
+// runVersion is "greenlight version".
+func runVersion(name string, args []string, env Env) error {
+	if len(args) == 1 && isHelp(args[0]) {
+		return WriteHelp(env.Stdout, "version", nil)
+	}
+	if len(args) > 0 {
+		return usageError{name + ` takes no arguments (see "greenlight version --help")`}
+	}
+	_, err := fmt.Fprintf(env.Stdout, "greenlight %s\n", ToolVersion())
+	return err
 }
 
 // ErrorLine is err's text as one line for a terminal. The messages build
@@ -189,14 +259,7 @@ func newFlagSet(name string, env Env) *pflag.FlagSet {
 }
 
 func parseFlags(fs *pflag.FlagSet, args []string, env Env) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(env.Stdout, "usage of greenlight %s:\n%s", fs.Name(), fs.FlagUsages())
-			return err
-		}
-		return usageError{err.Error() + ` (see "greenlight ` + fs.Name() + ` --help")`}
-	}
-	return nil
+	return ParseFlags(fs, args, env)
 }
 
 // options turns the shared flags into checker options, reading the pipeline
@@ -273,20 +336,35 @@ func readError(what string, err error) error {
 	return errors.New(msg)
 }
 
-func runCheck(args []string, env Env) (int, error) {
-	fs := newFlagSet("check", env)
+// runCheck is check, and gate (cmd "gate"): check with --fail-on-unhealthy
+// always on.
+func runCheck(cmd string, args []string, env Env) (int, error) {
+	fs := newFlagSet(cmd, env)
 	var c common
 	c.register(fs, "text, json, markdown, junit, sarif, gitlab or openmetrics")
 	staleFlag := AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
 	snapshotPath := fs.String("snapshot", "", "write the health snapshot JSON atomically to `FILE` (only when the log is valid)")
-	failOnUnhealthy := fs.Bool("fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy")
-	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all` or latest")
+	failOnUnhealthy := new(bool)
+	if cmd == "gate" {
+		*failOnUnhealthy = true
+	} else {
+		fs.BoolVar(failOnUnhealthy, "fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy (greenlight gate always does)")
+	}
+	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	if err := parseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
 	if fs.NArg() != 1 {
-		return ExitInvalid, usageError{"check takes exactly one event log (a path, or - for standard input)"}
+		return ExitInvalid, usageError{cmd + " takes exactly one event log (a path, or - for standard input); validate takes several"}
+	}
+	logs, err := expandLogs(fs.Args())
+	if err != nil {
+		return ExitInvalid, err
+	}
+	if len(logs) != 1 {
+		return ExitInvalid, usageError{fmt.Sprintf("%s takes exactly one event log, and %s matches %s (%s); name one, or validate them all with greenlight validate",
+			cmd, render.Terminal(fs.Arg(0)), words.Count(len(logs), "file"), render.Terminal(strings.Join(shorten(logs, 3), ", ")))}
 	}
 	if err := checkFormat(c.format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
@@ -307,7 +385,7 @@ func runCheck(args []string, env Env) (int, error) {
 		}
 		opts.JobLog = bytes.NewReader(data)
 	}
-	name := fs.Arg(0)
+	name := logs[0]
 	opts.File = name
 	started := time.Now() // the check's own duration, for --format openmetrics
 	res, err := checkInput(name, opts, c.inputFormat, env)
@@ -324,8 +402,8 @@ func runCheck(args []string, env Env) (int, error) {
 		if err != nil {
 			return ExitInvalid, err
 		}
-		fmt.Fprintf(env.Stderr, "greenlight: %s is invalid: %d contract %s; nothing in it is evidence%s\n",
-			render.Terminal(displayName(name)), res.Report.ViolationCount, plural(res.Report.ViolationCount, "violation", "violations"), untouched(*snapshotPath))
+		fmt.Fprintf(env.Stderr, "greenlight: %s is invalid: %s; nothing in it is evidence%s\n",
+			render.Terminal(displayName(name)), words.Count(res.Report.ViolationCount, "contract violation"), untouched(*snapshotPath))
 		return ExitInvalid, nil
 	}
 	snap := res.Snapshot
@@ -487,6 +565,10 @@ func runValidate(args []string, env Env) (int, error) {
 	if fs.NArg() == 0 {
 		return ExitInvalid, usageError{"validate takes one or more event logs"}
 	}
+	names, err := expandLogs(fs.Args())
+	if err != nil {
+		return ExitInvalid, err
+	}
 	if err := checkFormat(c.format, append([]string{"text", "json"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
 	}
@@ -499,7 +581,7 @@ func runValidate(args []string, env Env) (int, error) {
 	events, invalidFiles := 0, 0
 	var logs []render.Log // for the CI formats: each file is judged on its contract only
 	var checkSeconds []float64
-	for _, name := range fs.Args() {
+	for _, name := range names {
 		if name == "-" {
 			if stdinUsed {
 				return ExitInvalid, usageError{"standard input (-) can be read only once"}
@@ -535,25 +617,29 @@ func runValidate(args []string, env Env) (int, error) {
 			return ExitInvalid, err
 		}
 	}
-	files := len(fs.Args())
+	files := len(names)
 	if !all.Valid {
-		fmt.Fprintf(env.Stderr, "greenlight: %d of %d files invalid, %d contract %s\n", invalidFiles, files, all.ViolationCount, plural(all.ViolationCount, "violation", "violations"))
+		fmt.Fprintf(env.Stderr, "greenlight: %d of %s invalid, %s\n", invalidFiles, words.Count(files, "file"), words.Count(all.ViolationCount, "contract violation"))
 		return ExitInvalid, nil
 	}
 	if c.format == "text" {
-		fmt.Fprintf(env.Stdout, "greenlight: %d %s the event contract (%d events)\n", files, plural(files, "file follows", "files follow"), events)
+		fmt.Fprintf(env.Stdout, "greenlight: %s the event contract (%s)\n", words.Count(files, "file follows"), words.Count(events, "event"))
 	}
 	return ExitOK, nil
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
+// shorten is the first n of names, then "…" when there are more.
+func shorten(names []string, n int) []string {
+	if len(names) <= n {
+		return names
 	}
-	return many
+	return append(names[:n:n], "…")
 }
 
 func runSchema(args []string, env Env) error {
+	if len(args) == 1 && isHelp(args[0]) {
+		return WriteHelp(env.Stdout, "schema", nil)
+	}
 	if len(args) != 1 {
 		return usageError{"schema takes one name: " + strings.Join(schemas.Names, ", ")}
 	}

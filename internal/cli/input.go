@@ -1,15 +1,20 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // The values of --input-format, as checker.Request takes them.
@@ -52,8 +57,8 @@ func checkInput(name string, opts checker.Options, format string, env Env) (*che
 		return nil, err
 	}
 	if s := res.Snapshot; s != nil && s.Source.ReorderedEvents != nil && *s.Source.ReorderedEvents > 0 {
-		fmt.Fprintf(env.Stderr, "greenlight: %s: %d %s put back in eventTime order within their pipeline run\n",
-			render.Terminal(displayName(name)), *s.Source.ReorderedEvents, plural(*s.Source.ReorderedEvents, "event", "events"))
+		fmt.Fprintf(env.Stderr, "greenlight: %s: %s put back in eventTime order within their pipeline run\n",
+			render.Terminal(displayName(name)), words.Count(*s.Source.ReorderedEvents, "event"))
 	}
 	if s := res.Snapshot; s != nil && s.Source.IgnoredEvents != nil && s.Source.IgnoredEvents.Total() > 0 {
 		c := s.Source.IgnoredEvents
@@ -66,8 +71,8 @@ func checkInput(name string, opts checker.Options, format string, env Env) (*che
 				kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.kind))
 			}
 		}
-		fmt.Fprintf(env.Stderr, "greenlight: %s: %d %s no state transition of a run, ignored: %s\n",
-			render.Terminal(displayName(name)), c.Total(), plural(c.Total(), "event is", "events are"), strings.Join(kinds, ", "))
+		fmt.Fprintf(env.Stderr, "greenlight: %s: %s no state transition of a run, ignored: %s\n",
+			render.Terminal(displayName(name)), words.Count(c.Total(), "event is"), strings.Join(kinds, ", "))
 	}
 	return res, nil
 }
@@ -95,4 +100,50 @@ func readEventDir(dir string) ([]openlineage.Document, error) {
 		docs = append(docs, openlineage.Document{Name: path, Data: data})
 	}
 	return docs, nil
+}
+
+// hasGlob reports whether name holds a glob character of doublestar's
+// syntax (* ? [ {).
+func hasGlob(name string) bool {
+	return strings.ContainsAny(name, "*?[{")
+}
+
+// expandLogs turns the event-log arguments into file names, expanding a
+// quoted glob ('logs/*.jsonl', ** for any depth) as the action expands its
+// events input (internal/action): its matches are the regular files it
+// names, sorted, directories passed over, ** not descending into a
+// symbolic link. A glob that matches no file is an error (fail-closed: no
+// log is not a healthy log) that also says why the name is no file. "-", a name without glob characters and a
+// name that exists as it is stay as given; a file named twice is read once.
+func expandLogs(args []string) ([]string, error) {
+	seen := map[string]bool{}
+	var names []string
+	for _, a := range args {
+		matches := []string{a}
+		if _, err := os.Lstat(a); a != "-" && hasGlob(a) && err != nil {
+			var gerr error
+			matches, gerr = doublestar.FilepathGlob(a, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors(), doublestar.WithNoFollow())
+			if errors.Is(gerr, doublestar.ErrBadPattern) {
+				// Not a glob ("red[1.jsonl"): the name as it is.
+				matches, gerr = []string{a}, nil
+			}
+			if gerr != nil && !errors.Is(gerr, os.ErrNotExist) {
+				return nil, fmt.Errorf("%s: %s", render.Terminal(a), osfile.Describe(gerr))
+			}
+			if len(matches) == 0 {
+				// Not a file, nor a glob of any: the open's own error
+				// says which of the two the user meant to miss.
+				_, oerr := osfile.Open(a)
+				return nil, fmt.Errorf("%v, and as a glob it matches no file (fail-closed: no log is not a healthy log)", readError("the event log", oerr))
+			}
+			sort.Strings(matches)
+		}
+		for _, m := range matches {
+			if m == "-" || !seen[m] {
+				seen[m] = true
+				names = append(names, m)
+			}
+		}
+	}
+	return names, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -77,7 +78,7 @@ func runMerge(args []string, env Env) (int, error) {
 				fmt.Fprintf(env.Stderr, "greenlight: %s: %s\n", render.Terminal(p.Snapshot), render.Terminal(*p.Problem))
 			}
 		}
-		fmt.Fprintf(env.Stderr, "greenlight: %d of %d snapshots unusable; the roll-up is unhealthy\n", ru.Counts.Unusable, ru.PipelineCount)
+		fmt.Fprintf(env.Stderr, "greenlight: %d of %s unusable; the roll-up is unhealthy\n", ru.Counts.Unusable, words.Count(ru.PipelineCount, "snapshot"))
 		return ExitInvalid, nil
 	}
 	if *failOnUnhealthy && ru.Verdict != checker.VerdictHealthy {

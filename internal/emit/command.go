@@ -151,17 +151,11 @@ func NewFlagSet(name string) *pflag.FlagSet {
 	return fs
 }
 
-// ParseFlags parses args, printing the usage for --help (pflag.ErrHelp is
-// returned then) and wording other errors as the other commands do.
+// ParseFlags is cli.ParseFlags: --help prints the command's help
+// (pflag.ErrHelp is returned then), other errors are worded as the other
+// commands word them.
 func ParseFlags(fs *pflag.FlagSet, args []string, env cli.Env) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(env.Stdout, "usage of greenlight %s:\n%s", fs.Name(), fs.FlagUsages())
-			return err
-		}
-		return fmt.Errorf("%v (see \"greenlight %s --help\")", err, fs.Name())
-	}
-	return nil
+	return cli.ParseFlags(fs, args, env)
 }
 
 // Failed prints err as greenlight's one-line error (or, for a refusal, the
@@ -180,7 +174,7 @@ func Failed(env cli.Env, err error) int {
 // PrintWarnings prints the checker's warnings about an appended event.
 func PrintWarnings(env cli.Env, a Appended) {
 	for _, w := range a.Warnings {
-		fmt.Fprintf(env.Stderr, "greenlight: warning: %s:%d: %s: %s\n", render.Terminal(w.File), w.Line, w.Rule, render.Terminal(w.Message))
+		fmt.Fprintf(env.Stderr, "greenlight: warning: %s:%d: %s: %s\n", render.Terminal(w.File), w.Line, w.Rule, render.TerminalMessage(w.Message))
 	}
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // TimeLayout is how emit writes timestamp_utc and lease_expires_at: RFC 3339
@@ -116,7 +117,7 @@ type RefusedError struct {
 func (e *RefusedError) Error() string {
 	var b strings.Builder
 	for _, v := range e.Violations {
-		fmt.Fprintf(&b, "%s:%d: %s: %s\n", render.Terminal(v.File), v.Line, v.Rule, render.Terminal(v.Message))
+		fmt.Fprintf(&b, "%s:%d: %s: %s\n", render.Terminal(v.File), v.Line, v.Rule, render.TerminalMessage(v.Message))
 	}
 	fmt.Fprintf(&b, "refused: the event would make %s invalid, so nothing was appended", render.Terminal(e.Path))
 	return b.String()
@@ -138,10 +139,10 @@ func (e *InvalidLogError) Error() string {
 		if i == shownViolations {
 			break
 		}
-		fmt.Fprintf(&b, "%s:%d: %s: %s\n", render.Terminal(v.File), v.Line, v.Rule, render.Terminal(v.Message))
+		fmt.Fprintf(&b, "%s:%d: %s: %s\n", render.Terminal(v.File), v.Line, v.Rule, render.TerminalMessage(v.Message))
 	}
-	fmt.Fprintf(&b, "refused: %s is already invalid (%d contract %s), and greenlight appends only to a valid log; see \"greenlight check\" and fix it first",
-		render.Terminal(e.Path), e.Report.ViolationCount, plural(e.Report.ViolationCount, "violation", "violations"))
+	fmt.Fprintf(&b, "refused: %s is already invalid (%s), and greenlight appends only to a valid log; see \"greenlight check\" and fix it first",
+		render.Terminal(e.Path), words.Count(e.Report.ViolationCount, "contract violation"))
 	return b.String()
 }
 
@@ -423,7 +424,7 @@ func appendLine(path string, text []byte) error {
 	}
 	n, err := writeOnce(f, text)
 	if err == nil && n != len(text) {
-		err = fmt.Errorf("wrote %d of %d bytes", n, len(text))
+		err = fmt.Errorf("wrote %d of %s", n, words.Count(len(text), "byte"))
 	}
 	if err != nil {
 		f.Close()
@@ -454,11 +455,4 @@ func writeOnce(f *os.File, b []byte) (int, error) {
 		return n, err
 	}
 	return n, werr
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

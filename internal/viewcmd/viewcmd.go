@@ -19,6 +19,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
 
@@ -67,7 +68,7 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.stages, "stages", "", "shorthand for a linear pipeline: comma-separated stage `ids`")
 	fs.StringVar(&f.now, "now", "", "judge the log at this RFC 3339 `time`")
 	f.stale = cli.AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate")
-	fs.StringVar(&f.gate, "gate", "all", "which runs the verdict looks at: `all` or latest")
+	fs.StringVar(&f.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&f.inputFormat, "input-format", checker.FormatNative, "event log `format`: native or openlineage (one file of OpenLineage run events)")
 	fs.StringVar(&f.wasmDir, "wasm-dir", "", "`DIR` holding the built greenlight.wasm and wasm_exec.js (default $GREENLIGHT_WASM_DIR, else "+DefaultWasmDir+")")
 }
@@ -76,12 +77,8 @@ func (f *flags) register(fs *pflag.FlagSet) {
 func (f *flags) parse(fs *pflag.FlagSet, args []string, env cli.Env) (string, error) {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprintf(env.Stdout, "usage of greenlight %s:\n%s", fs.Name(), fs.FlagUsages())
-			return "", err
-		}
-		return "", fmt.Errorf("%v (see \"greenlight %s --help\")", err, fs.Name())
+	if err := cli.ParseFlags(fs, args, env); err != nil {
+		return "", err
 	}
 	if fs.NArg() != 1 || fs.Arg(0) == "-" {
 		return "", fmt.Errorf("%s takes exactly one event log file", fs.Name())
@@ -160,7 +157,7 @@ func failed(env cli.Env, err error) int {
 // commands' own output.
 func verdictLine(res *checker.Result) string {
 	if res.Snapshot == nil {
-		return fmt.Sprintf("%s is invalid: %d contract violations", render.Terminal(res.Report.Violations[0].File), res.Report.ViolationCount)
+		return fmt.Sprintf("%s is invalid: %s", render.Terminal(res.Report.Violations[0].File), words.Count(res.Report.ViolationCount, "contract violation"))
 	}
-	return fmt.Sprintf("%s: %d runs", res.Snapshot.Verdict, res.Snapshot.RunCount)
+	return fmt.Sprintf("%s: %s", res.Snapshot.Verdict, words.Count(res.Snapshot.RunCount, "run"))
 }

@@ -28,6 +28,9 @@ import (
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "action" {
+		if len(os.Args) == 3 && (os.Args[2] == "--help" || os.Args[2] == "-h") {
+			os.Exit(cli.Main(os.Args[1:], cli.Env{Stdout: os.Stdout, Stderr: os.Stderr}))
+		}
 		if len(os.Args) > 2 {
 			os.Stderr.WriteString("greenlight: action takes no arguments; it reads its inputs from INPUT_* variables\n")
 			os.Exit(cli.ExitInvalid)

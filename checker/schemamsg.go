@@ -1,0 +1,222 @@
+package checker
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/greenlight-ci/greenlight/internal/words"
+)
+
+// leafSkip is the message of a schema error leaf that another leaf of the
+// same error already explains.
+const leafSkip = "\x00skip"
+
+// friendlyLeaf words one failing leaf of a schema validation for a person
+// (docs/contract.md, "Messages"): which field, the value found, what was
+// expected and the nearest allowed value ("did you mean"). inst is the
+// validated instance (schemas.Instance's form), nil when not known; the
+// values taken from it are Go-quoted, the message as a whole never is. ok
+// is false to keep the validator's own message.
+func friendlyLeaf(e *jsonschema.ValidationError, loc string, inst any) (msg string, ok bool) {
+	kw := e.KeywordLocation
+	switch {
+	case strings.HasSuffix(kw, "/propertyNames/then/enum") || strings.HasSuffix(kw, "/propertyNames/enum"):
+		// A key that differs from a contract field only in case
+		// ("Status"): name the one field it shadows.
+		key := lastToken(loc)
+		allowed, parsed := enumValues(e.Message)
+		if !parsed {
+			return "", false
+		}
+		for _, a := range allowed {
+			if strings.EqualFold(a, key) {
+				return strconv.Quote(key) + " differs from the contract field " + strconv.Quote(a) + " only in case and would shadow it: write " + strconv.Quote(a), true
+			}
+		}
+		if near := words.Nearest(key, allowed); near != "" {
+			return strconv.Quote(key) + " is not a field of the event contract; did you mean " + strconv.Quote(near) + "?", true
+		}
+		return strconv.Quote(key) + " is not a field of the event contract (see \"greenlight schema event\")", true
+	case strings.HasSuffix(kw, "/enum"):
+		allowed, parsed := enumValues(e.Message)
+		if !parsed {
+			return "", false
+		}
+		v, found := lookup(inst, loc)
+		if !found {
+			return "", false
+		}
+		m := "found " + valueText(v) + ", expected " + oneOf(allowed)
+		if s, isString := v.(string); isString {
+			if near := words.Nearest(s, allowed); near != "" {
+				m += "; did you mean " + strconv.Quote(near) + "?"
+			}
+		}
+		return m, true
+	case strings.HasSuffix(kw, "/required"):
+		at, _ := lookup(inst, loc)
+		obj, isObj := at.(map[string]any)
+		missing := quotedNames(e.Message)
+		if !isObj || len(missing) == 0 {
+			return "", false
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		var parts []string
+		explained := 0
+		for _, name := range missing {
+			p := "the required field " + strconv.Quote(name) + " is missing"
+			for _, k := range keys {
+				if strings.EqualFold(k, name) {
+					// The leaf for the key that shadows it says so.
+					p = ""
+					break
+				}
+			}
+			if p == "" {
+				explained++
+				continue
+			}
+			if near := nearestKey(name, keys); near != "" {
+				p += "; the event has " + strconv.Quote(near) + ": did you mean " + strconv.Quote(name) + "?"
+			}
+			parts = append(parts, p)
+		}
+		if explained == len(missing) {
+			return leafSkip, true
+		}
+		return strings.Join(parts, "; "), true
+	}
+	return "", false
+}
+
+// nearestKey is the key of the event closest to the missing field name,
+// "" when none is a likely slip; keys in the contract are no slip.
+func nearestKey(name string, keys []string) string {
+	known := contractFieldNames()
+	var cands []string
+	for _, k := range keys {
+		if !slices.Contains(known[:], k) {
+			cands = append(cands, k)
+		}
+	}
+	// The candidates come from a map: sorted, the answer is the same on
+	// every run.
+	slices.Sort(cands)
+	for _, k := range cands {
+		if words.Nearest(k, []string{name}) != "" {
+			return k
+		}
+	}
+	return ""
+}
+
+// enumValues reads the allowed values out of the validator's enum message
+// (`value must be one of "a", "b"`); parsed is false for another form.
+func enumValues(msg string) (vals []string, parsed bool) {
+	const prefix = "value must be one of "
+	if !strings.HasPrefix(msg, prefix) {
+		return nil, false
+	}
+	for _, part := range strings.Split(strings.TrimPrefix(msg, prefix), ", ") {
+		if part == "<nil>" { // the validator's form of null
+			vals = append(vals, jsonNull)
+			continue
+		}
+		s, err := strconv.Unquote(part)
+		if err != nil {
+			return nil, false
+		}
+		vals = append(vals, s)
+	}
+	return vals, len(vals) > 0
+}
+
+// quotedNames are the names in the validator's required message
+// (`missing properties: 'a', 'b'`).
+func quotedNames(msg string) []string {
+	const prefix = "missing properties: "
+	if !strings.HasPrefix(msg, prefix) {
+		return nil
+	}
+	var names []string
+	for _, part := range strings.Split(strings.TrimPrefix(msg, prefix), ", ") {
+		if len(part) >= 2 && part[0] == '\'' && part[len(part)-1] == '\'' {
+			names = append(names, part[1:len(part)-1])
+		}
+	}
+	return names
+}
+
+// jsonNull stands for null among enumValues' strings.
+const jsonNull = "\x00null"
+
+// oneOf lists the allowed values: `"a", "b" or null`.
+func oneOf(vals []string) string {
+	q := make([]string, len(vals))
+	for i, v := range vals {
+		q[i] = strconv.Quote(v)
+		if v == jsonNull {
+			q[i] = "null"
+		}
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return "one of " + strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// lookup finds the value at the JSON pointer loc in inst.
+func lookup(inst any, loc string) (any, bool) {
+	if inst == nil {
+		return nil, false
+	}
+	v := inst
+	for _, tok := range strings.Split(strings.TrimPrefix(loc, "/"), "/") {
+		if tok == "" {
+			continue
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = obj[unescapeToken(tok)]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func lastToken(loc string) string {
+	return unescapeToken(loc[strings.LastIndex(loc, "/")+1:])
+}
+
+func unescapeToken(tok string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
+
+// valueText shows a value found in the log: a string Go-quoted, a number or
+// literal as written, anything else by its kind.
+func valueText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case json.Number:
+		return x.String()
+	case bool:
+		return strconv.FormatBool(x)
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return "a value"
+}

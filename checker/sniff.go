@@ -1,0 +1,42 @@
+package checker
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// The first bytes of files that are no JSON Lines text.
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+	utf8BOM   = []byte("\xef\xbb\xbf")
+)
+
+// sniff looks at the first bytes of a log before any line is read
+// (docs/rules.md, invalid_json). A gzip or zstd file is no event log: one
+// violation says so and how to read it, and the file is not read further
+// (stop), since every line of it would be a violation of its own. A
+// byte-order mark at the start is one violation, and the first line is then
+// read without it, so its event counts and no violation cascades from the
+// mark. The returned reader gives the rest of the log.
+func (c *contractState) sniff(r io.Reader) (rest io.Reader, stop bool, err error) {
+	head := make([]byte, len(zstdMagic))
+	n, err := io.ReadFull(r, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, false, err
+	}
+	head = head[:n]
+	switch {
+	case bytes.HasPrefix(head, gzipMagic):
+		c.violate(1, RuleInvalidJSON, "this is a gzip file (it starts with the bytes 1f 8b), not a JSON Lines event log: decompress it (gunzip) and check the .jsonl it holds; the rest of the file was not read", nil)
+		return nil, true, nil
+	case bytes.HasPrefix(head, zstdMagic):
+		c.violate(1, RuleInvalidJSON, "this is a zstd file (it starts with the bytes 28 b5 2f fd), not a JSON Lines event log: decompress it (zstd -d) and check the .jsonl it holds; the rest of the file was not read", nil)
+		return nil, true, nil
+	case bytes.HasPrefix(head, utf8BOM):
+		c.violate(1, RuleInvalidJSON, "the file starts with a byte-order mark; write UTF-8 without a BOM (the first line is read without it)", nil)
+		head = head[len(utf8BOM):]
+	}
+	return io.MultiReader(bytes.NewReader(head), r), false, nil
+}
