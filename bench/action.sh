@@ -70,7 +70,8 @@ rm -rf "$cache"
 echo
 echo "== 3. the 1M log ($(wc -l < "$log") events), 3 alternating runs (target: wasm under 6x native)"
 CHECK_VERDICT=unhealthy
-ENVS=(INPUT_EVENTS="$log" INPUT_STAGES=1,2 INPUT_NOW=2026-12-01T00:00:00Z RUNNER_TEMP="$work")
+# The action reads only files inside its workspace.
+ENVS=(GITHUB_WORKSPACE="$work" INPUT_EVENTS="$log" INPUT_STAGES=1,2 INPUT_NOW=2026-12-01T00:00:00Z RUNNER_TEMP="$work")
 : > "$work/w.txt"; : > "$work/n.txt"
 for i in 1 2 3; do
   step node "$root/action/run.mjs" >> "$work/w.txt"
