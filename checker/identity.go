@@ -99,12 +99,6 @@ func (p *people) byKey(key string) (identity, bool) {
 	return identity{}, false
 }
 
-// has reports whether an identity with the key is in the set.
-func (p *people) has(key string) bool {
-	_, ok := p.byKey(key)
-	return ok
-}
-
 // add puts an identity in the set unless its spelling is there already.
 func (p *people) add(id identity) {
 	if p.spelledBefore(id.name) {

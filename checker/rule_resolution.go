@@ -207,8 +207,11 @@ func selfApprovedByResolver(x *lineCheck) string {
 		return fmt.Sprintf("%s was resolved by %q and approved by %q, the same person in another spelling; the approver must be someone else", who, ev.ResolvedBy, ev.ApprovedBy)
 	case ev.RequestedBy != "" && approver == identityKey(ev.RequestedBy):
 		return fmt.Sprintf("%s was approved by %q, who requested the run on the same line%s; the approver must be someone else", who, ev.ApprovedBy, spelledAs(ev.ApprovedBy, identity{name: ev.RequestedBy}))
-	case run.ext != nil && run.ext.requesters.has(approver):
-		r, _ := run.ext.requesters.byKey(approver)
+	}
+	if run.ext == nil {
+		return ""
+	}
+	if r, ok := run.ext.requesters.byKey(approver); ok {
 		return fmt.Sprintf("%s was approved by %q, who requested the run on line %d%s; the approver must be someone else", who, ev.ApprovedBy, r.line, spelledAs(ev.ApprovedBy, r))
 	}
 	return ""
