@@ -60,12 +60,12 @@ func readStream(r io.Reader, file string, max int, h hash.Hash) (*input, error) 
 		if err != nil {
 			return nil, err
 		}
-		in := &input{lines: countLines(data)}
-		if c == '[' {
-			readArray(in, data, file, max)
-			return in, nil
+		if c != '[' {
+			return readDocument(data, file, max)
 		}
-		return readDocument(data, file, max)
+		in := &input{lines: countLines(data)}
+		readArray(in, data, file, max)
+		return in, nil
 	}
 	return readLines(br, file, max)
 }
