@@ -1,6 +1,9 @@
 package checker
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // RuleID is the stable id of a contract rule: the string users see in every
 // output and grep for. The ids and texts live in one table, Rules.
@@ -108,7 +111,7 @@ var checksByStatus = func() (t [2][StatusCancelled + 1][]*Rule) {
 	for in, mask := range []uint8{onLog, onFeed} {
 		for st := StatusStarted; st <= StatusCancelled; st++ {
 			for _, r := range checkingOrder {
-				if r.check != nil && r.on&mask != 0 && (r.Statuses == nil || hasStatus(r.Statuses, st)) {
+				if r.check != nil && r.on&mask != 0 && (r.Statuses == nil || slices.Contains(r.Statuses, st)) {
 					t[in][st] = append(t[in][st], r)
 				}
 			}
@@ -116,15 +119,6 @@ var checksByStatus = func() (t [2][StatusCancelled + 1][]*Rule) {
 	}
 	return t
 }()
-
-func hasStatus(list []Status, s Status) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // lineCheck is one event on its way through the rules: the event, what the
 // checks derived from it so far, and what record is to keep.
