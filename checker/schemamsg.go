@@ -71,18 +71,11 @@ func friendlyLeaf(e *jsonschema.ValidationError, loc string, inst any) (msg stri
 		var parts []string
 		explained := 0
 		for _, name := range missing {
-			p := "the required field " + strconv.Quote(name) + " is missing"
-			for _, k := range keys {
-				if strings.EqualFold(k, name) {
-					// The leaf for the key that shadows it says so.
-					p = ""
-					break
-				}
-			}
-			if p == "" {
-				explained++
+			if slices.ContainsFunc(keys, func(k string) bool { return strings.EqualFold(k, name) }) {
+				explained++ // the leaf for the key that shadows it says so
 				continue
 			}
+			p := "the required field " + strconv.Quote(name) + " is missing"
 			if near := nearestKey(name, keys); near != "" {
 				p += "; the event has " + strconv.Quote(near) + ": did you mean " + strconv.Quote(name) + "?"
 			}
