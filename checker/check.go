@@ -565,20 +565,14 @@ func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
 	if err != nil {
 		return "not valid JSON: " + err.Error(), false
 	}
-	return schemaCheckValue(schema, inst)
+	return schemaCheckValue(schema, inst, nil)
 }
 
 // schemaCheckValue validates a decoded instance (schemas.Instance's form)
 // with the JSON Schema validator and returns its message when it does not
-// match.
-func schemaCheckValue(schema *jsonschema.Schema, inst any) (msg string, ok bool) {
-	return schemaCheckValueHint(schema, inst, nil)
-}
-
-// schemaCheckValueHint is schemaCheckValue; when the instance does not
-// match, hint (if not nil) may add to it what the message should know of
-// the event beyond what was validated.
-func schemaCheckValueHint(schema *jsonschema.Schema, inst any, hint func(any)) (msg string, ok bool) {
+// match; then hint (if not nil) may first add to the instance what the
+// message should know of the event beyond what was validated.
+func schemaCheckValue(schema *jsonschema.Schema, inst any, hint func(any)) (msg string, ok bool) {
 	defer func() {
 		// The validator cannot represent some numbers (an exponent beyond
 		// math/big's limits) and panics; such a number fits no field.

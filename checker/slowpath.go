@@ -191,7 +191,7 @@ const maxOtherKeys = 8
 // event does not match; with more than maxFoldedKeys keys in another letter
 // case, the message says how many more there are.
 func (d *lineDecoder) schemaCheckLine(schema *jsonschema.Schema) (msg string, ok bool) {
-	msg, ok = schemaCheckValueHint(schema, d.schemaInstance(), func(inst any) {
+	msg, ok = schemaCheckValue(schema, d.schemaInstance(), func(inst any) {
 		// The keys outside the contract, for the message only: a
 		// missing field's look-alike ("stauts" for "status").
 		obj, _ := inst.(map[string]any)
