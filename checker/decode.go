@@ -682,7 +682,7 @@ func parseTimestamp(b []byte) (time.Time, bool) {
 // Bounds of an instant greenlight reads or writes, in Unix seconds: from
 // 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z, the instants whose
 // UTC form RFC 3339 can write (four-digit years; year 0000 is left out, as
-// outside review, issue 12 asks). Year 0000 with +01:00 would otherwise
+// the outside review asks). Year 0000 with +01:00 would otherwise
 // become -0001-12-31T23:00:00Z in a snapshot.
 // TestUTCRangeBounds checks them against time.Date.
 const (

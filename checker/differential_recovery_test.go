@@ -57,7 +57,7 @@ func TestFastPathMatchesSchemaRecovery(t *testing.T) {
 
 // blankRunes are the characters of ECMA-262's WhiteSpace and LineTerminator
 // beyond ASCII's \s, each of which once counted as given in Go's \S (outside
-// review of main, issue 12), and look-alikes that are not white space there.
+// review of main), and look-alikes that are not white space there.
 var (
 	blankRunes   = []string{"\u000b", "\u00a0", "\u1680", "\u2000", "\u200a", "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\ufeff", " \u00a0\t\u3000\r\n"}
 	visibleRunes = []string{"\u200b", "\u0085", "\u180e", "\u00ad", "\u2060", "x\u3000"}

@@ -106,7 +106,7 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"SCHEDULED_FOR"`, `"2026-01-01T00:00:00Z"`},
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"scheduled_for "`, `"2026-01-01T00:00:00Z"`},
 		// Objects and arrays in contract fields and beside them, which the
-		// validator sees emptied (outside review, issue 12).
+		// validator sees emptied (outside review).
 		{`"r-1"`, `{"a":[1,{"b":2}]}`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"x"`, `{"run_id":1}`},
 		{`["r-1"]`, `1`, `[1]`, `{"status":"failed"}`, `["2026-01-01T00:00:00Z"]`, `[]`, `{}`, `"STATUS"`, `[{"status":1}]`},
 		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `{"error":"x"}`, `"Error"`, `"x"`},
@@ -121,7 +121,7 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"` + strings.Repeat(` \u3000`, 300) + `"`, ``, ``},
 		{`"r-1"`, `1`, `0`, `"unknown"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"reason"`, `"` + strings.Repeat(`\f`, 100) + `"`},
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"attempt_id"`, `"` + strings.Repeat(` `, 100) + `"`},
-		// The years 0001 to 9999 once in UTC (outside review, issue 12).
+		// The years 0001 to 9999 once in UTC (outside review).
 		{`"r-1"`, `1`, `1`, `"started"`, `"0000-01-01T00:30:00+01:00"`, ``, ``, ``, ``},
 		{`"r-1"`, `1`, `1`, `"started"`, `"0000-02-29T00:00:00Z"`, ``, ``, ``, ``},
 		{`"r-1"`, `1`, `1`, `"started"`, `"0000-12-31T23:00:00-01:00"`, ``, ``, ``, ``},
@@ -154,7 +154,7 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"Lease_Expires_At"`, `"x"`},
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"REQUESTED_BY"`, `"x"`},
 	}
-	// Blank texts (issue 12): ECMA-262 white space beyond ASCII is blank in
+	// Blank texts (outside review): ECMA-262 white space beyond ASCII is blank in
 	// every field the schema asks to be not blank.
 	for _, b := range append(append([]string{}, blankRunes...), visibleRunes...) {
 		q, _ := json.Marshal(b)

@@ -39,7 +39,7 @@ func checkBoth(t *testing.T, log []string) string {
 // TestFourEyesIdentity: the four-eyes rules compare people after white
 // space, invisible characters, Unicode normalization and letter case are
 // taken out, and count every requested_by of the run (outside review of
-// main, issue 12: "ANA@corp.example" or "ana " approved ana@corp.example's
+// main: "ANA@corp.example" or "ana " approved ana@corp.example's
 // own resolution).
 func TestFourEyesIdentity(t *testing.T) {
 	// load is not idempotent: its success resolution needs a second person.
@@ -100,7 +100,7 @@ func TestFourEyesIdentity(t *testing.T) {
 
 // TestBlankEvidence: a text made only of Unicode white space (ECMA-262's
 // \s, what the schema's "not blank" means) counts as missing, on the fast
-// path and in the schema alike (outside review of main, issue 12: a
+// path and in the schema alike (outside review of main: a
 // no-break space, U+3000, U+2028 or a vertical tab counted as given).
 // Characters that are not white space there count as given.
 func TestBlankEvidence(t *testing.T) {

@@ -334,7 +334,7 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 // stages once, in the plan's topological order, so every dependency's state
 // is final when its dependents are looked at: linear in stages plus
 // dependencies (a fixed-point loop over declared order was cubic when the
-// declared order ran against the dependencies, issue 12).
+// declared order ran against the dependencies).
 func markBlocked(rr *RunReport, plan *stagePlan) {
 	for _, i := range plan.order {
 		st := &rr.Stages[i]

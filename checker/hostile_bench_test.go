@@ -10,7 +10,7 @@ import (
 // the default --max-line-bytes, the longest line greenlight reads at all.
 const hostileLineBytes = 1 << 20
 
-// hostileLines are 1 MiB event lines (outside review, issue 12, item 8):
+// hostileLines are 1 MiB event lines (outside review):
 // two valid ones, the baselines, and hostile ones, each refused, that cost
 // the schema validator seconds before it was bounded. Each is padded to
 // hostileLineBytes with an unknown string field where it has room.

@@ -11,7 +11,7 @@ import (
 // identityKey is the form in which the four-eyes rules compare the people a
 // log names (resolved_by, approved_by, requested_by): two spellings are the
 // same person when their keys are equal (docs/recovery.md, "Identities";
-// outside review of main, issue 12). The key is
+// outside review of main). The key is
 //
 //   - white space (hasNonSpace's class, ECMA-262's \s) trimmed at both ends
 //     and each run of it inside made one space;

@@ -26,7 +26,7 @@ const (
 	// JobLogOutOfTime: a job-log record dated before the start of the
 	// attempt it names, or later than now plus the allowed clock skew; it is
 	// not evidence for the attempt, which stays as the event log shows it
-	// (docs/recovery.md, from the outside review of main, issue 12).
+	// (docs/recovery.md, from the outside review of main).
 	JobLogOutOfTime = "JOB_LOG_OUT_OF_TIME"
 )
 

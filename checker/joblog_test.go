@@ -49,7 +49,7 @@ func TestJobLog(t *testing.T) {
 		{"conflicting records are not adopted", stalled, []string{job("ex-1", "SUCCESS", 2), job("ex-1", "FAILED", 3)}, "stalled", "stalled/stalled", 0, "JOB_LOG_CONFLICT@[1 2]", false},
 		{"repeated agreeing records are one adoption", stalled, []string{job("ex-1", "SUCCESS", 2), job("ex-1", "SUCCESS", 3)}, "incomplete", "succeeded/succeeded", 1, "", false},
 		// A record is evidence only from the attempt's start to now plus the
-		// clock skew (issue 12): now is 12:00, the skew 300 s.
+		// clock skew (outside review): now is 12:00, the skew 300 s.
 		{"record at the attempt's start is adopted", stalled, []string{job("ex-1", "SUCCESS", 0)}, "incomplete", "succeeded/succeeded", 1, "", false},
 		{"record at now plus the skew is adopted", stalled, []string{jobAt("ex-1", "SUCCESS", "2026-01-01T12:05:00Z")}, "incomplete", "succeeded/succeeded", 1, "", false},
 		{"record a nanosecond before the start is not adopted", stalled, []string{jobAt("ex-1", "SUCCESS", "2026-01-01T09:59:59.999999999Z")}, "stalled", "stalled/stalled", 0, "JOB_LOG_OUT_OF_TIME@[1]", false},

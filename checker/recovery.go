@@ -44,7 +44,7 @@ type resolutionState struct {
 type recoveryRun struct {
 	// requesters are the requested_by of every event of the run, and
 	// approvers the approved_by of its non-idempotent success resolutions
-	// (issue 12: every requested_by counts, compared by identityKey).
+	// (outside review: every requested_by counts, compared by identityKey).
 	requesters people
 	approvers  people
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// The ranges of the numeric options (outside review, issue 12): each runs
+// The ranges of the numeric options (outside review): each runs
 // from 1 to its limit, and a value outside is an error that names the
 // option, the value and the range, in every shell.
 const (

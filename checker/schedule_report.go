@@ -72,7 +72,7 @@ type LateRun struct {
 
 // EarlyRun is a run whose scheduled_for names a slot its first event came
 // before, by EarlyBySeconds, more than the allowed clock skew: it did not run
-// for that slot, so it fills none (issue 12).
+// for that slot, so it fills none (outside review).
 type EarlyRun struct {
 	ScheduledFor   string  `json:"scheduled_for"`
 	RunID          string  `json:"run_id"`
@@ -246,7 +246,7 @@ func sortBySlot[T any](xs []T, slot func(T) time.Time) {
 // judged slot missed and every run succeeded. Gate latest asks the freshness
 // question: did the latest run of the latest judged slot succeed? Its runs
 // are the one that fills it and its duplicates, so a later failed rerun is
-// never hidden by the run that filled the slot first (issue 12). With no
+// never hidden by the run that filled the slot first (outside review). With no
 // judged slot yet, gate latest falls back to the latest run.
 func (j *scheduleJudgement) healthy(gate Gate, runs []*runState, latest *runState, allSucceeded bool, state func(*runState) string) bool {
 	if gate == GateLatest {

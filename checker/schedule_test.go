@@ -746,7 +746,7 @@ next 2026-12-01T02:00:00Z due 2026-12-01T02:30:00Z
 // TestGateLatestDuplicateTrigger: with every slot filled, --gate latest
 // gives the verdict it gives without a schedule, where the latest run
 // decides; a duplicate trigger that filled the slot first never hides a
-// later failed rerun (issue 12).
+// later failed rerun (outside review).
 func TestGateLatestDuplicateTrigger(t *testing.T) {
 	d := func(s string) time.Time { return at(t, s) }
 	plain, err := checker.ParseDefinition([]byte("stages: [{id: 1}, {id: 2}]\n"))

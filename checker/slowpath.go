@@ -10,7 +10,7 @@ import (
 )
 
 // The bounds below keep the schema validator's work on one line small
-// whatever the line holds (outside review, issue 12): its exact arithmetic
+// whatever the line holds (outside review): its exact arithmetic
 // on a 900,000-digit number took a second, and its property-name check of
 // 60,000 keys a quarter of one.
 

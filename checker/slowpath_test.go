@@ -12,8 +12,8 @@ import (
 // TestLineBounds: a number in a contract field longer than MaxNumberChars
 // is refused before either check of the event schema, whether or not its
 // value is in range, and the validator is shown at most maxFoldedKeys keys
-// in another letter case, the message counting the rest (outside review,
-// issue 12, item 8).
+// in another letter case, the message counting the rest (outside
+// review).
 func TestLineBounds(t *testing.T) {
 	const head = `{"run_id":"r-1","stage":1,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z"`
 	one64 := "1." + strings.Repeat("0", MaxNumberChars-2) // the integer 1, in 64 characters

@@ -14,7 +14,7 @@ import (
 // depends on stage k-1 (the --stages shorthand). Backward, stage k depends
 // on stage k+1 and stage n, declared last, is the root: declared order is
 // then the reverse of the order in which the stages can run, the shape that
-// made blocked propagation cubic (issue 12, item 7).
+// made blocked propagation cubic (outside review).
 func wideDefinition(tb testing.TB, n int, backward bool) *checker.Definition {
 	tb.Helper()
 	if !backward {
@@ -65,7 +65,7 @@ func failedRunsLog(runs int, root int) []byte {
 // BenchmarkBlockedStages checks a 10,000-stage definition with 1,000 failed
 // runs and builds every run report, in which 9,999 stages are blocked: the
 // cost must grow with runs × (stages + dependencies), not with stages
-// squared or cubed per run (issue 12, item 7). bench/run.sh prints it.
+// squared or cubed per run (outside review). bench/run.sh prints it.
 func BenchmarkBlockedStages(b *testing.B) {
 	const stages, runs = 10000, 1000
 	for _, shape := range []struct {

@@ -21,7 +21,7 @@ func TestUTCRangeBounds(t *testing.T) {
 
 // TestTimestampUTCRange: a timestamp whose UTC value falls outside the years
 // 0001 to 9999 is refused by the fast path and by event.schema.json, with
-// the same message whichever path refuses (outside review, issue 12), in
+// the same message whichever path refuses (outside review), in
 // each of the three date-time fields of an event.
 func TestTimestampUTCRange(t *testing.T) {
 	const outside = "the event does not match event.schema.json: at /%s: must lie, once in UTC, in the years 0001 to 9999 (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z)"

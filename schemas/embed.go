@@ -79,7 +79,7 @@ func Instance(doc []byte) (any, error) {
 // UTC, lies in the years 0001 to 9999 (0001-01-01T00:00:00Z to
 // 9999-12-31T23:59:59.999999999Z), the instants whose UTC form RFC 3339 can
 // write. Year 0000 with +01:00 is -0001-12-31T23:00:00Z in UTC, and
-// 9999-12-31T23:00:00-01:00 is in year 10000 (outside review, issue 12).
+// 9999-12-31T23:00:00-01:00 is in year 10000 (outside review).
 // Compile asserts it; a validator that does not know it ignores it, as JSON
 // Schema 2020-12 lets it.
 const FormatUTCRange = "greenlight-utc-range"

@@ -208,8 +208,8 @@ func (ev *event) ignored() string {
 // reads), a number written with more than checker.MaxNumberChars
 // characters, and returns its JSON pointer and literal; "" when there is
 // none. Such a number is refused before the schema validator, whose exact
-// arithmetic on a 900,000-digit try_number took seconds (outside review,
-// issue 12), as a native event's is.
+// arithmetic on a 900,000-digit try_number took seconds (outside
+// review), as a native event's is.
 func longNumber(proj []byte) (ptr, lit string) {
 	dec := jsontext.NewDecoder(bytes.NewReader(proj))
 	for {

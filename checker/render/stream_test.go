@@ -59,7 +59,7 @@ func streamedLog(t *testing.T, log string, def *checker.Definition, now time.Tim
 // TestWriteTextMatchesTabwriter: the streamed text aligns its columns as
 // text/tabwriter did, with run ids of several widths in characters
 // (multi-byte letters, a quoted id, a long one) and missed-slot rows, and is
-// the same for a streamed snapshot (outside review, issue 12, item 9).
+// the same for a streamed snapshot (outside review).
 func TestWriteTextMatchesTabwriter(t *testing.T) {
 	def, err := checker.ParseDefinition([]byte("stages: [{id: 1}]\nschedule:\n  cron: \"0 2 * * *\"\n  lookback_slots: 5\n"))
 	if err != nil {
