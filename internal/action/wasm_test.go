@@ -442,14 +442,9 @@ func nativeRelease(t *testing.T, tampered bool) (root, serverURL string) {
 // returns the exit code, the step log and GITHUB_OUTPUT.
 func runNode(t *testing.T, root string, vars map[string]string) (int, string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	env := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY=" + filepath.Join(dir, "summary")}
-	for _, f := range []string{"output", "summary"} {
-		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for k, v := range vars {
+	step := stepVars(t, vars)
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for k, v := range step {
 		env = append(env, k+"="+v)
 	}
 	cmd := exec.Command("node", filepath.Join(root, "action", "run.mjs"))
@@ -462,11 +457,8 @@ func runNode(t *testing.T, root string, vars map[string]string) (int, string, st
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	output, err := os.ReadFile(filepath.Join(dir, "output"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return code, string(out), string(output)
+	r := stepRun(t, step, code, string(out))
+	return r.exit, r.stdout, r.output
 }
 
 // TestNativeEngine: engine native downloads the release's native binary,
