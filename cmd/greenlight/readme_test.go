@@ -45,14 +45,10 @@ func TestReadmeRunSection(t *testing.T) {
 	}
 }
 
-// TestReadmeOutputs runs, in the repository root with the greenlight under
-// test on PATH, every README command block that is followed by what it
-// prints ("prints" runs the whole block, "The first prints" its first
-// line), outside the run and emit section (TestReadmeRunSection runs that
-// one in an empty directory), and compares the output byte for byte.
-// "go run ./cmd/greenlight" stands for greenlight; a block that reads
-// ../shared is skipped without it.
-func TestReadmeOutputs(t *testing.T) {
+// readmeOutsideRunSection is README.md without its run and emit section
+// (TestReadmeRunSection runs that one on its own).
+func readmeOutsideRunSection(t *testing.T) string {
+	t.Helper()
 	src, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +60,18 @@ func TestReadmeOutputs(t *testing.T) {
 			text = text[:i] + rest[j:]
 		}
 	}
+	return text
+}
+
+// TestReadmeOutputs runs, in the repository root with the greenlight under
+// test on PATH, every README command block that is followed by what it
+// prints ("prints" runs the whole block, "The first prints" its first
+// line), outside the run and emit section (TestReadmeRunSection runs that
+// one in an empty directory), and compares the output byte for byte.
+// "go run ./cmd/greenlight" stands for greenlight; a block that reads
+// ../shared is skipped without it.
+func TestReadmeOutputs(t *testing.T) {
+	text := readmeOutsideRunSection(t)
 	shown := regexp.MustCompile("(?s)^\n\n(The first prints|prints)[^\n]*\n\n```\n(.*?)```")
 	var blocks [][]string // the commands, how they are introduced, the output
 	for _, loc := range regexp.MustCompile("```sh\n([^`]*)```").FindAllStringSubmatchIndex(text, -1) {
@@ -104,17 +112,7 @@ func TestReadmeOutputs(t *testing.T) {
 // and works as written. The browser block (it builds the modules and
 // serves until stopped) is left to the wasm tests.
 func TestReadmeCommandsRun(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(src)
-	if i := strings.Index(text, "\n## Write the evidence: `greenlight run` and `greenlight emit`\n"); i >= 0 {
-		rest := text[i+1:]
-		if j := strings.Index(rest, "\n## "); j >= 0 {
-			text = text[:i] + rest[j:]
-		}
-	}
+	text := readmeOutsideRunSection(t)
 	dir := t.TempDir()
 	events := `{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}

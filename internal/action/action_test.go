@@ -49,6 +49,17 @@ func runAction(t *testing.T, env map[string]string) run {
 func runActionIn(t *testing.T, wd string, env map[string]string) run {
 	t.Helper()
 	t.Chdir(wd)
+	vars := stepVars(t, env)
+	var stdout bytes.Buffer
+	gh := githubactions.New(githubactions.WithWriter(&stdout), githubactions.WithGetenv(func(k string) string { return vars[k] }))
+	code := Main(Env{GH: gh, Now: func() time.Time { return wallClock }, Token: func() (string, error) { return testToken, nil }})
+	return stepRun(t, vars, code, stdout.String())
+}
+
+// stepVars is env over fresh, empty GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
+// files in a test directory; "-" for either in env leaves it unset.
+func stepVars(t *testing.T, env map[string]string) map[string]string {
+	t.Helper()
 	dir := t.TempDir()
 	vars := map[string]string{
 		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
@@ -64,9 +75,14 @@ func runActionIn(t *testing.T, wd string, env map[string]string) run {
 			t.Fatal(err)
 		}
 	}
-	var stdout bytes.Buffer
-	gh := githubactions.New(githubactions.WithWriter(&stdout), githubactions.WithGetenv(func(k string) string { return vars[k] }))
-	code := Main(Env{GH: gh, Now: func() time.Time { return wallClock }, Token: func() (string, error) { return testToken, nil }})
+	return vars
+}
+
+// stepRun is the run with the given exit code and step log, and what the
+// step wrote to the GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files in vars
+// ("" for one that is unset).
+func stepRun(t *testing.T, vars map[string]string, exit int, stdout string) run {
+	t.Helper()
 	read := func(k string) string {
 		if vars[k] == "" {
 			return ""
@@ -77,7 +93,7 @@ func runActionIn(t *testing.T, wd string, env map[string]string) run {
 		}
 		return string(b)
 	}
-	return run{exit: code, stdout: stdout.String(), output: read("GITHUB_OUTPUT"), summary: read("GITHUB_STEP_SUMMARY")}
+	return run{exit: exit, stdout: stdout, output: read("GITHUB_OUTPUT"), summary: read("GITHUB_STEP_SUMMARY")}
 }
 
 // TestGolden runs every scenario in testdata/action/*.txtar. The archive's

@@ -102,21 +102,7 @@ var stopToken = regexp.MustCompile(`(?m)^::stop-commands::([0-9a-f]{32})$`)
 func runWasmAction(t *testing.T, env map[string]string) run {
 	t.Helper()
 	root := releaseLayout(t)
-	dir := t.TempDir()
-	vars := map[string]string{
-		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
-		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
-	}
-	for k, v := range env {
-		vars[k] = v
-	}
-	for _, k := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"} {
-		if vars[k] == "-" {
-			delete(vars, k)
-		} else if err := os.WriteFile(vars[k], nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	vars := stepVars(t, env)
 	args := []string{filepath.Join(root, "action", "run.mjs")}
 	cmdEnv := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_TOKEN=not-for-the-module", "GREENLIGHT_SECRET=not-for-the-module"}
 	if _, ok := vars["INPUT_NOW"]; !ok {
@@ -150,17 +136,7 @@ func runWasmAction(t *testing.T, env map[string]string) run {
 	if m := stopToken.FindStringSubmatch(log); m != nil {
 		log = strings.ReplaceAll(log, m[1], testToken)
 	}
-	read := func(k string) string {
-		if vars[k] == "" {
-			return ""
-		}
-		b, err := os.ReadFile(vars[k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	return run{exit: code, stdout: log, output: read("GITHUB_OUTPUT"), summary: read("GITHUB_STEP_SUMMARY")}
+	return stepRun(t, vars, code, log)
 }
 
 // engines are the two ways the tests run action mode: in-process (the
@@ -466,14 +442,9 @@ func nativeRelease(t *testing.T, tampered bool) (root, serverURL string) {
 // returns the exit code, the step log and GITHUB_OUTPUT.
 func runNode(t *testing.T, root string, vars map[string]string) (int, string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	env := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_OUTPUT=" + filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY=" + filepath.Join(dir, "summary")}
-	for _, f := range []string{"output", "summary"} {
-		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for k, v := range vars {
+	step := stepVars(t, vars)
+	env := []string{"PATH=" + os.Getenv("PATH")}
+	for k, v := range step {
 		env = append(env, k+"="+v)
 	}
 	cmd := exec.Command("node", filepath.Join(root, "action", "run.mjs"))
@@ -486,11 +457,8 @@ func runNode(t *testing.T, root string, vars map[string]string) (int, string, st
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	output, err := os.ReadFile(filepath.Join(dir, "output"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return code, string(out), string(output)
+	r := stepRun(t, step, code, string(out))
+	return r.exit, r.stdout, r.output
 }
 
 // TestNativeEngine: engine native downloads the release's native binary,

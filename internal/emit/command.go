@@ -151,13 +151,6 @@ func NewFlagSet(name string) *pflag.FlagSet {
 	return fs
 }
 
-// ParseFlags is cli.ParseFlags: --help prints the command's help
-// (pflag.ErrHelp is returned then), other errors are worded as the other
-// commands word them.
-func ParseFlags(fs *pflag.FlagSet, args []string, env cli.Env) error {
-	return cli.ParseFlags(fs, args, env)
-}
-
 // Failed prints err as greenlight's one-line error (or, for a refusal, the
 // violations in check's FILE:LINE: rule: message form and then the reason)
 // and returns exit 2; --help is exit 0.
@@ -191,7 +184,7 @@ func Command(args []string, env cli.Env) int {
 	// the range in the message, never wrapped.
 	returncode := cli.AddRangedInt(fs, "returncode", 0, MinReturncode, min(MaxReturncode, math.MaxInt), "the process exit `code` (returncode)")
 	errText := fs.String("error", "", "what went wrong, `TEXT` (error; required, not blank, for failed)")
-	if err := ParseFlags(fs, args, env); err != nil {
+	if err := cli.ParseFlags(fs, args, env); err != nil {
 		return Failed(env, err)
 	}
 	if fs.NArg() != 0 {

@@ -24,7 +24,7 @@ func Command(args []string, env cli.Env) int {
 	fs.Lookup("field").Usage = "an extra field of the started event: `key=value` (a string) or key:=JSON (any JSON value, e.g. rerun_from:=true); repeatable"
 	heartbeat := cli.AddRangedInt(fs, "heartbeat-seconds", DefaultHeartbeatSeconds, 1, MaxHeartbeatSeconds, "`seconds` between heartbeats while the command runs")
 	lease := cli.AddRangedInt(fs, "lease-seconds", 0, 1, MaxLeaseSeconds, "how many `seconds` past each started or heartbeat event the lease reaches (default 3 × --heartbeat-seconds); at least --heartbeat-seconds")
-	if err := emit.ParseFlags(fs, args, env); err != nil {
+	if err := cli.ParseFlags(fs, args, env); err != nil {
 		return emit.Failed(env, err)
 	}
 	if fs.NArg() == 0 {
