@@ -161,8 +161,8 @@ func (env Env) known() []string {
 	var names []string
 	for _, name := range Commands {
 		switch name {
-		case "view", "report", "run", "emit", "action":
-			if _, ok := env.Commands[name]; !ok && name != "action" {
+		case "view", "report", "run", "emit": // only where env runs them
+			if _, ok := env.Commands[name]; !ok {
 				continue
 			}
 		}
