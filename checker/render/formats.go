@@ -1,8 +1,10 @@
 package render
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
@@ -212,6 +214,42 @@ func eachFinding(l *Log, fn func(finding) bool) {
 		}
 		return fn(f)
 	})
+}
+
+// writeFindingArray writes the findings of logs as a JSON array whose
+// elements (what elem makes of each finding) stand one per line after
+// indent, with the closing bracket two spaces less indented, or as [] when
+// there is none. Each element is written as its run is visited, so a
+// streamed snapshot stays streamed.
+func writeFindingArray(bw *bufio.Writer, logs []Log, indent string, elem func(finding) any) error {
+	n := 0
+	var err error
+	for i := range logs {
+		eachFinding(&logs[i], func(f finding) bool {
+			line, e := json.Marshal(elem(f))
+			if e != nil {
+				err = e
+				return false
+			}
+			if n == 0 {
+				bw.WriteString("[\n" + indent)
+			} else {
+				bw.WriteString(",\n" + indent)
+			}
+			bw.Write(line)
+			n++
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		bw.WriteString("[]")
+	} else {
+		bw.WriteString("\n" + indent[2:] + "]")
+	}
+	return nil
 }
 
 // healthOrContractSummary is the one-line summary of a contract rule (from

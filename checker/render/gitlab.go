@@ -2,7 +2,6 @@ package render
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 )
 
@@ -37,45 +36,25 @@ const (
 // line, written as the runs are visited.
 func WriteGitLab(w io.Writer, logs []Log) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	n := 0
-	var err error
-	for i := range logs {
-		eachFinding(&logs[i], func(f finding) bool {
-			is := gitlabIssue{CheckName: f.Rule, Fingerprint: f.fingerprint(), Severity: GitLabSeverityError}
-			is.Description = f.Message
-			if summary, ok := healthOrContractSummary(f.Rule); ok {
-				is.Description = f.Rule + " (" + summary + "): " + f.Message
-			}
-			if f.Warning {
-				is.Severity = GitLabSeverityWarning
-			}
-			is.Location.Path = f.Path
-			if is.Location.Path == "" {
-				is.Location.Path = "-"
-			}
-			is.Location.Lines.Begin = max(f.Line, 1)
-			line, e := json.Marshal(is)
-			if e != nil {
-				err = e
-				return false
-			}
-			if n == 0 {
-				bw.WriteString("[\n  ")
-			} else {
-				bw.WriteString(",\n  ")
-			}
-			bw.Write(line)
-			n++
-			return true
-		})
-		if err != nil {
-			return err
+	err := writeFindingArray(bw, logs, "  ", func(f finding) any {
+		is := gitlabIssue{CheckName: f.Rule, Fingerprint: f.fingerprint(), Severity: GitLabSeverityError}
+		is.Description = f.Message
+		if summary, ok := healthOrContractSummary(f.Rule); ok {
+			is.Description = f.Rule + " (" + summary + "): " + f.Message
 		}
+		if f.Warning {
+			is.Severity = GitLabSeverityWarning
+		}
+		is.Location.Path = f.Path
+		if is.Location.Path == "" {
+			is.Location.Path = "-"
+		}
+		is.Location.Lines.Begin = max(f.Line, 1)
+		return is
+	})
+	if err != nil {
+		return err
 	}
-	if n == 0 {
-		bw.WriteString("[]\n")
-	} else {
-		bw.WriteString("\n]\n")
-	}
+	bw.WriteString("\n")
 	return bw.Flush()
 }

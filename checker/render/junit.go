@@ -17,9 +17,10 @@ import (
 // data: the five markup characters become entities, tab, line feed and
 // carriage return become character references (so an attribute keeps them
 // and no parser normalizes them away), and every character XML 1.0 cannot
-// hold at all (U+0000 to U+001F other than those three, U+FFFE, U+FFFF, and
-// bytes that are not UTF-8) is replaced visibly by its escape \uXXXX (the
-// notation of JSON and Go: ESC becomes \u001b), never dropped.
+// hold at all (U+0000 to U+001F other than those three, U+FFFE, U+FFFF) is
+// replaced visibly by its escape \uXXXX (the notation of JSON and Go: ESC
+// becomes \u001b), and a byte that is not UTF-8 by \xHH (docs/formats.md):
+// nothing is dropped.
 func XML(s string) string { return xmlEscape(s, true) }
 
 // XMLText escapes untrusted text for XML character data as XML does, but

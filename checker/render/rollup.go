@@ -204,18 +204,9 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	if n != s.RunCount {
 		return fmt.Errorf("run_count is %d but the snapshot lists %s", s.RunCount, words.Count(n, "run"))
 	}
-	c := s.StateCounts
-	overdue := 0
-	if c.Overdue != nil {
-		overdue = *c.Overdue
-	}
-	claimed := map[string]int{
-		checker.RunFailed: c.Failed, checker.RunStalled: c.Stalled, checker.RunOverdue: overdue, checker.RunRunning: c.Running,
-		checker.RunIncomplete: c.Incomplete, checker.RunSucceeded: c.Succeeded, checker.RunUnknown: c.Unknown, checker.RunCancelled: c.Cancelled,
-	}
 	for _, state := range runStates {
-		if counts[state] != claimed[state] {
-			return fmt.Errorf("state_counts.%s is %d but %s %s", state, claimed[state], words.Count(counts[state], "run is"), state)
+		if claimed := stateCount(s.StateCounts, state); counts[state] != claimed {
+			return fmt.Errorf("state_counts.%s is %d but %s %s", state, claimed, words.Count(counts[state], "run is"), state)
 		}
 	}
 	if (s.LatestRunID == nil) != (n == 0) || (s.LatestRunID != nil && latestState == "") {

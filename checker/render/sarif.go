@@ -3,7 +3,6 @@ package render
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -134,43 +133,24 @@ func WriteSARIF(w io.Writer, logs []Log) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(doc[:len(doc)-len(tail)])
-	n := 0
-	for i := range logs {
-		eachFinding(&logs[i], func(f finding) bool {
-			res := sarifResult{RuleID: f.Rule, RuleIndex: index[f.Rule], Level: "error", Message: sarifText{f.Message},
-				PartialFingerprints: map[string]string{SARIFFingerprint: f.fingerprint()}}
-			if f.Warning {
-				res.Level = "warning"
-			}
-			if f.Path != "" {
-				var loc sarifLocation
-				loc.PhysicalLocation.ArtifactLocation.URI = (&url.URL{Path: f.Path}).String()
-				loc.PhysicalLocation.ArtifactLocation.URIBaseID = "%SRCROOT%"
-				loc.PhysicalLocation.Region.StartLine = max(f.Line, 1)
-				res.Locations = []sarifLocation{loc}
-			}
-			line, e := json.Marshal(res)
-			if e != nil {
-				err = e
-				return false
-			}
-			if n == 0 {
-				bw.WriteString("[\n        ")
-			} else {
-				bw.WriteString(",\n        ")
-			}
-			bw.Write(line)
-			n++
-			return true
-		})
-		if err != nil {
-			return err
+	err = writeFindingArray(bw, logs, "        ", func(f finding) any {
+		res := sarifResult{RuleID: f.Rule, RuleIndex: index[f.Rule], Level: "error", Message: sarifText{f.Message},
+			PartialFingerprints: map[string]string{SARIFFingerprint: f.fingerprint()}}
+		if f.Warning {
+			res.Level = "warning"
 		}
+		if f.Path != "" {
+			var loc sarifLocation
+			loc.PhysicalLocation.ArtifactLocation.URI = (&url.URL{Path: f.Path}).String()
+			loc.PhysicalLocation.ArtifactLocation.URIBaseID = "%SRCROOT%"
+			loc.PhysicalLocation.Region.StartLine = max(f.Line, 1)
+			res.Locations = []sarifLocation{loc}
+		}
+		return res
+	})
+	if err != nil {
+		return err
 	}
-	if n == 0 {
-		bw.WriteString(tail)
-	} else {
-		bw.WriteString("\n      ]\n    }\n  ]\n}\n")
-	}
+	bw.WriteString(tail[len("[]"):])
 	return bw.Flush()
 }

@@ -283,23 +283,38 @@ func textColumns(s *checker.Snapshot) (run, state int) {
 		run = max(run, utf8.RuneCountInString(Terminal(id)))
 		return true
 	})
-	c := s.StateCounts
-	overdue := 0
-	if c.Overdue != nil {
-		overdue = *c.Overdue
-	}
-	for _, st := range []struct {
-		n    int
-		name string
-	}{
-		{c.Failed, checker.RunFailed}, {c.Stalled, checker.RunStalled}, {overdue, checker.RunOverdue}, {c.Running, checker.RunRunning},
-		{c.Incomplete, checker.RunIncomplete}, {c.Succeeded, checker.RunSucceeded}, {c.Unknown, checker.RunUnknown}, {c.Cancelled, checker.RunCancelled},
-	} {
-		if st.n > 0 {
-			state = max(state, len(st.name))
+	for _, st := range runStates {
+		if stateCount(s.StateCounts, st) > 0 {
+			state = max(state, len(st))
 		}
 	}
 	return run, state
+}
+
+// stateCount is the number of runs in state that c counts (0 for overdue
+// when c has no schedule, or for a name that is no run state).
+func stateCount(c checker.StateCounts, state string) int {
+	switch state {
+	case checker.RunFailed:
+		return c.Failed
+	case checker.RunStalled:
+		return c.Stalled
+	case checker.RunOverdue:
+		if c.Overdue != nil {
+			return *c.Overdue
+		}
+	case checker.RunRunning:
+		return c.Running
+	case checker.RunIncomplete:
+		return c.Incomplete
+	case checker.RunSucceeded:
+		return c.Succeeded
+	case checker.RunUnknown:
+		return c.Unknown
+	case checker.RunCancelled:
+		return c.Cancelled
+	}
+	return 0
 }
 
 // ViolationsText renders violations one per line as FILE:LINE: rule: message,

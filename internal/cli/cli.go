@@ -161,8 +161,8 @@ func (env Env) known() []string {
 	var names []string
 	for _, name := range Commands {
 		switch name {
-		case "view", "report", "run", "emit", "action":
-			if _, ok := env.Commands[name]; !ok && name != "action" {
+		case "view", "report", "run", "emit": // only where env runs them
+			if _, ok := env.Commands[name]; !ok {
 				continue
 			}
 		}
@@ -258,10 +258,6 @@ func newFlagSet(name string, env Env) *pflag.FlagSet {
 	return fs
 }
 
-func parseFlags(fs *pflag.FlagSet, args []string, env Env) error {
-	return ParseFlags(fs, args, env)
-}
-
 // options turns the shared flags into checker options, reading the pipeline
 // definition file; checker.Request does the rest, as in the js module.
 func (c *common) options(env Env) (checker.Options, error) {
@@ -352,7 +348,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	}
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
-	if err := parseFlags(fs, args, env); err != nil {
+	if err := ParseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
 	if fs.NArg() != 1 {
@@ -559,7 +555,7 @@ func runValidate(args []string, env Env) (int, error) {
 	fs := newFlagSet("validate", env)
 	var c common
 	c.register(fs, "text, json, junit, sarif, gitlab or openmetrics")
-	if err := parseFlags(fs, args, env); err != nil {
+	if err := ParseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
 	if fs.NArg() == 0 {

@@ -5,7 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
@@ -17,14 +19,7 @@ import (
 var CIFormats = []string{"junit", "sarif", "gitlab", "openmetrics"}
 
 // IsCIFormat reports whether format is one of CIFormats.
-func IsCIFormat(format string) bool {
-	for _, f := range CIFormats {
-		if f == format {
-			return true
-		}
-	}
-	return false
-}
+func IsCIFormat(format string) bool { return slices.Contains(CIFormats, format) }
 
 // WriteCIFormat writes logs to w in one of CIFormats. checkSeconds are the
 // wall-clock durations of the logs' checks (OpenMetrics only; nil for
@@ -55,7 +50,7 @@ func FormatLog(name string, opts checker.Options, res *checker.Result) render.Lo
 	if def == "" && res != nil && res.Snapshot != nil && res.Snapshot.Options.Pipeline != nil {
 		def = *res.Snapshot.Options.Pipeline
 	}
-	return render.Log{Pipeline: render.PipelineName(def, name), Path: RepoPath(name), JudgedAt: opts.Now.UTC().Format("2006-01-02T15:04:05Z07:00"), Result: res}
+	return render.Log{Pipeline: render.PipelineName(def, name), Path: RepoPath(name), JudgedAt: opts.Now.UTC().Format(time.RFC3339), Result: res}
 }
 
 // RepoPath is a log's name as the CI formats show it: "" for standard

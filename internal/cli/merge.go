@@ -29,7 +29,7 @@ func runMerge(args []string, env Env) (int, error) {
 	now := fs.String("now", "", "judge the snapshots at this RFC 3339 `time` instead of the wall clock")
 	format := fs.String("format", "text", "output `format`: text, json, markdown, junit, sarif, gitlab or openmetrics")
 	failOnUnhealthy := fs.Bool("fail-on-unhealthy", false, "exit 1 when every snapshot is usable but the roll-up is unhealthy")
-	if err := parseFlags(fs, args, env); err != nil {
+	if err := ParseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
 	if fs.NArg() == 0 {
