@@ -240,7 +240,8 @@ func ParseFlags(fs *pflag.FlagSet, args []string, env Env) error {
 		WriteHelp(env.Stdout, fs.Name(), fs)
 		return err
 	}
-	// The flag's name is the user's text: only it is escaped.
+	// pflag's message holds the user's text: it is escaped whole, except
+	// for an unknown flag, whose name alone is the user's and is escaped.
 	msg := render.Terminal(err.Error())
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) && ne.GetSpecifiedName() != "" {
@@ -255,9 +256,11 @@ func ParseFlags(fs *pflag.FlagSet, args []string, env Env) error {
 }
 
 // unknownCommand is the error for a command line whose first word names no
-// command: the nearest command, if one is close, and the known ones.
+// command: the nearest command, if one is close, and the known ones. The
+// name is quoted once with %q, which escapes every control and unprintable
+// character (a bidi override too), so it is safe for a terminal as it is.
 func unknownCommand(name string, known []string) error {
-	msg := fmt.Sprintf("unknown command %q", render.Terminal(name))
+	msg := fmt.Sprintf("unknown command %q", name)
 	if near := words.Nearest(name, known); near != "" {
 		msg += fmt.Sprintf(" (did you mean %s?)", near)
 	}

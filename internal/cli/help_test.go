@@ -40,3 +40,13 @@ func TestHelpExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownCommandQuoting: a command name from the command line is quoted
+// once, its escape sequence and bidi override escaped, never twice.
+func TestUnknownCommandQuoting(t *testing.T) {
+	got := unknownCommand("chek\x1b[31m\u202e", []string{"check"}).Error()
+	want := `unknown command "chek\x1b[31m\u202e"; run "greenlight --help" for the commands`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
