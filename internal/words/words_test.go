@@ -21,6 +21,12 @@ func TestPlural(t *testing.T) {
 		{1, "it is", "1 it is"},
 		{2, "it is", "2 they are"},
 		{2, "inconsistency", "2 inconsistencies"},
+		{2, "status", "2 statuses"},
+		{2, "class", "2 classes"},
+		{3, "box", "3 boxes"},
+		{2, "key", "2 keys"},
+		{2, "branch", "2 branches"},
+		{1, "status", "1 status"},
 	} {
 		if got := Count(c.n, c.phrase); got != c.want {
 			t.Errorf("Count(%d, %q) = %q, want %q", c.n, c.phrase, got, c.want)
@@ -47,10 +53,21 @@ func TestNearest(t *testing.T) {
 }
 
 func TestWrap(t *testing.T) {
-	got := Wrap("one two three four five", 9)
-	want := "one two\nthree\nfour five"
-	if got != want {
-		t.Errorf("Wrap = %q, want %q", got, want)
+	for _, c := range []struct {
+		text  string
+		width int
+		want  string
+	}{
+		{"one two three four five", 9, "one two\nthree\nfour five"},
+		{"", 9, ""},
+		{"  spaced   out  ", 20, "spaced out"},
+		{"a verylongwordindeed b", 5, "a\nverylongwordindeed\nb"},
+		{"über naïve", 5, "über\nnaïve"},
+		{"exactly nine", 7, "exactly\nnine"},
+	} {
+		if got := Wrap(c.text, c.width); got != c.want {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", c.text, c.width, got, c.want)
+		}
 	}
 }
 
