@@ -5,7 +5,7 @@
 #
 # usage: bench/run.sh [RUNS [SECTION...]]
 #   RUNS alternating runs each (default 5); SECTION numbers pick sections
-#   (default all), e.g. bench/run.sh 3 8 9 10
+#   (default all), e.g. bench/run.sh 3 8 9 10 11
 # needs: python3, /usr/bin/time, ../shared/tools/{genlog,refmonitor}.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -175,4 +175,33 @@ done
 act="$work/action"; mkdir -p "$act"; : > "$act/output"; : > "$act/summary"
 read -r _ m x < <(measure env GITHUB_WORKSPACE="$work" GITHUB_OUTPUT="$act/output" GITHUB_STEP_SUMMARY="$act/summary" INPUT_EVENTS="$log" INPUT_STAGES=1,2 INPUT_NOW="$now" "$gl" action)
 awk -v m="$m" -v j="$json_m" -v x="$x" 'BEGIN { printf "%-11s peak RSS %5.0f MB  %.2fx json  exit %d (target <= 1.5x)\n", "action", m/1024, m/j, x }'
+fi
+
+if want 11; then
+echo
+echo "== 11. decoding speed on the 1M log: check and validate vs the jsontext-per-line floor (bench/jsonfloor) and vs main at 09f2a20, $runs alternating runs"
+base=${GREENLIGHT_BENCH_BASE:-09f2a20}
+if [ ! -x "$work/greenlight-$base" ]; then
+  rm -rf "$work/base-src"; mkdir -p "$work/base-src"
+  git archive "$base" | tar -x -C "$work/base-src"
+  go -C "$work/base-src" build -o "$work/greenlight-$base" ./cmd/greenlight
+fi
+go build -o "$work/jsonfloor" ./bench/jsonfloor
+: > "$work/floor.txt"; : > "$work/json.txt"; : > "$work/base.txt"; : > "$work/validate.txt"
+for i in $(seq "$runs"); do
+  measure "$work/jsonfloor" "$log" >> "$work/floor.txt"
+  measure "$gl" check "$log" --stages 1,2 --now "$now" --format json >> "$work/json.txt"
+  measure "$work/greenlight-$base" check "$log" --stages 1,2 --now "$now" --format json >> "$work/base.txt"
+  measure "$gl" validate "$log" --stages 1,2 >> "$work/validate.txt"
+done
+fl=$(cut -d' ' -f1 "$work/floor.txt" | median); js=$(cut -d' ' -f1 "$work/json.txt" | median)
+bs=$(cut -d' ' -f1 "$work/base.txt" | median); va=$(cut -d' ' -f1 "$work/validate.txt" | median)
+awk -v f="$fl" -v j="$js" -v b="$bs" -v v="$va" -v base="$base" 'BEGIN {
+  printf "jsontext per line (floor)   %.2f s\n", f
+  printf "check --format json         %.2f s  %.2fx floor (target <= 1.6x)\n", j, j/f
+  printf "check --format json @%s %.2f s  this tree is %.2fx faster (target >= 1.6x)\n", base, b, b/j
+  printf "validate                    %.2f s  %.2fx floor (target <= 1.3x)\n", v, v/f }'
+# Each run above must have succeeded: a failing run would look fast.
+awk '$3 != 0 { bad = 1 } END { exit bad }' "$work/floor.txt" "$work/json.txt" "$work/base.txt" "$work/validate.txt" ||
+  { echo "a run in section 11 exited non-zero: see $work/*.txt" >&2; exit 1; }
 fi
