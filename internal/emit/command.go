@@ -55,7 +55,9 @@ func (f *Flags) Register(fs *pflag.FlagSet, command string, reserved ...string) 
 }
 
 // Resolve checks the shared flags and returns the log and the event they
-// describe. now is the wall clock, used unless --now is given.
+// describe. now is the wall clock, used unless --now is given; a --now
+// more than checker.DefaultClockSkewSeconds after it is an error, since a
+// check before that time would find the events in its future.
 func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 	if f.Log == "" || f.RunID == "" || f.Stage == "" {
 		return nil, Event{}, fmt.Errorf("%s needs --log FILE, --run-id ID and --stage S", f.command)
@@ -89,6 +91,12 @@ func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 		t, err := checker.ParseTime(f.Now)
 		if err != nil {
 			return nil, Event{}, fmt.Errorf("--now %s: %v", strconv.Quote(f.Now), err)
+		}
+		// Events written later than the wall clock plus the checker's skew
+		// would be timestamp_in_future to every check until then.
+		if wall := now(); t.After(wall.Add(checker.DefaultClockSkewSeconds * time.Second)) {
+			return nil, Event{}, fmt.Errorf("--now %s is %d s after the wall clock (%s), more than the %d s a check allows: a check before then would call the events timestamp_in_future",
+				strconv.Quote(f.Now), t.Unix()-wall.Unix(), wall.UTC().Format(time.RFC3339), checker.DefaultClockSkewSeconds)
 		}
 		clock = func() time.Time { return t }
 	}
