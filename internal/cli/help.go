@@ -46,6 +46,8 @@ var Helps = map[string]Help{
 			"greenlight check events.jsonl --pipeline pipeline.yaml --gate latest --fail-on-unhealthy --snapshot health.json",
 			"# judge at a fixed moment, for a reproducible result",
 			"greenlight check events.jsonl --stages 1,2 --now 2026-01-01T12:00:00Z --format json",
+			"# list every run, not only the unhealthy and the latest ones",
+			"greenlight check events.jsonl --stages 1,2 --all-runs",
 		},
 		Exit: []string{
 			"0  the log is valid (with --fail-on-unhealthy: and healthy)",
