@@ -48,8 +48,8 @@ func (o ListOptions) caps() (unhealthy, latest int) {
 // does not, latest first, so that every one of the latest runs is listed in
 // one of the two. The More counts are the rows listed in neither. A row's
 // time is its run's first event (ties: the later first line is the later
-// run, as for latest_run_id), or a missed slot's scheduled time, which a
-// run starting at that moment follows.
+// run, as for latest_run_id), or a missed slot's scheduled time (a run
+// whose first event is at that very moment is the later).
 type Listing struct {
 	Unhealthy []Row
 	Latest    []Row
