@@ -175,6 +175,16 @@ done
 act="$work/action"; mkdir -p "$act"; : > "$act/output"; : > "$act/summary"
 read -r _ m x < <(measure env GITHUB_WORKSPACE="$work" GITHUB_OUTPUT="$act/output" GITHUB_STEP_SUMMARY="$act/summary" INPUT_EVENTS="$log" INPUT_STAGES=1,2 INPUT_NOW="$now" "$gl" action)
 awk -v m="$m" -v j="$json_m" -v x="$x" 'BEGIN { printf "%-11s peak RSS %5.0f MB  %.2fx json  exit %d (target <= 1.5x)\n", "action", m/1024, m/j, x }'
+# The default text output (a bounded listing, issue 16) against json, in
+# time and peak RSS: medians of $runs alternating runs (issue 18: <= 1.1x).
+: > "$work/json.txt"; : > "$work/text.txt"
+for i in $(seq "$runs"); do
+  measure "$gl" check "$log" --stages 1,2 --now "$now" --format json >> "$work/json.txt"
+  measure "$gl" check "$log" --stages 1,2 --now "$now" >> "$work/text.txt"
+done
+jt=$(cut -d' ' -f1 "$work/json.txt" | median); tt=$(cut -d' ' -f1 "$work/text.txt" | median)
+jm=$(cut -d' ' -f2 "$work/json.txt" | median); tm=$(cut -d' ' -f2 "$work/text.txt" | median)
+awk -v jt="$jt" -v tt="$tt" -v jm="$jm" -v tm="$tm" 'BEGIN { printf "text vs json, medians: %.2f s vs %.2f s (%.2fx), peak RSS %.0f MB vs %.0f MB (%.2fx) (target <= 1.1x)\n", tt, jt, tt/jt, tm/1024, jm/1024, tm/jm }'
 fi
 
 if want 11; then

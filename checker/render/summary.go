@@ -41,8 +41,10 @@ const (
 )
 
 // JobSummary renders the GitHub job summary of one action step: in check
-// mode the verdict headline, the table of runs and the details of each
-// unhealthy run of every log (or its violations when it is invalid), then a
+// mode the verdict headline, the table of runs (the default listing: the
+// latest unhealthy runs and missed slots, then the latest runs, as the text
+// output lists them) and the details of each listed unhealthy run of every
+// log (or its violations when it is invalid), then a
 // Mermaid gantt chart of the latest run's attempts; in validate mode the
 // violations table of all logs. All log text is escaped (Markdown, Mermaid)
 // and cut at MaxSummaryTextRunes characters. The result is at most limit
@@ -51,6 +53,15 @@ const (
 // it would be larger, the tables list fewer rows and say how many they left
 // out.
 func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
+	s, _ := JobSummaryComplete(mode, logs, limit)
+	return s
+}
+
+// JobSummaryComplete is JobSummary, and reports whether the summary lists
+// every row its tables list by default (the default listing of each log's
+// runs, Select's, and every violation each report lists): false when it had
+// to list fewer to stay under the limit.
+func JobSummaryComplete(mode SummaryMode, logs []LogResult, limit int) (string, bool) {
 	if limit <= 0 || limit > JobSummaryLimit-1024 {
 		limit = JobSummaryLimit - 1024
 	}
@@ -58,21 +69,22 @@ func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
 	rows := 0
 	for i, l := range logs {
 		clipped[i] = clipLog(l)
-		if l.Snapshot != nil && l.Snapshot.RunCount > rows {
-			rows = l.Snapshot.RunCount
+		if l.Snapshot != nil {
+			rows = max(rows, min(RowCount(l.Snapshot), DefaultMaxUnhealthy+DefaultLatestRuns))
 		}
-		if l.Report != nil && l.Report.ViolationCount > rows {
-			rows = l.Report.ViolationCount
+		if l.Report != nil {
+			rows = max(rows, len(l.Report.Violations))
 		}
 	}
-	// Halve the rows listed until the summary fits; rowCap 0 lists every row.
-	// Each try is written into a buffer that holds at most limit+1 bytes
-	// and stops the runs' pass once it is full, so that a snapshot of
-	// millions of runs costs no more memory than the summary itself.
+	// Halve the rows listed until the summary fits; rowCap 0 lists the
+	// default rows. Each try is written into a buffer that holds at most
+	// limit+1 bytes and stops writing once it is full, so that a
+	// snapshot of millions of runs costs no more memory than the summary
+	// itself.
 	for rowCap := 0; ; {
 		s, fits := jobSummary(mode, clipped, rowCap, limit)
 		if fits {
-			return s
+			return s, rowCap == 0
 		}
 		switch {
 		case rowCap == 0 && rows > 1:
@@ -80,7 +92,7 @@ func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
 		case rowCap > 1:
 			rowCap /= 2
 		default:
-			return cutSummary(s, limit)
+			return cutSummary(s, limit), false
 		}
 	}
 }

@@ -197,13 +197,19 @@ func Main(env Env) (code int) {
 	for _, msg := range own {
 		gh.Errorf("%s", "greenlight action: "+msg)
 	}
-	annotate(gh, in, logs, code != cli.ExitOK, len(own), gh.Getenv("GITHUB_WORKSPACE"))
+	// The job summary is rendered first, so that the last annotation can
+	// say truly what it lists.
+	summary, complete := "", true
 	if in.summary {
 		mode := render.SummaryCheck
 		if in.mode == ModeValidate {
 			mode = render.SummaryValidate
 		}
-		gh.AddStepSummary(render.JobSummary(mode, logs, 0))
+		summary, complete = render.JobSummaryComplete(mode, logs, 0)
+	}
+	annotate(gh, in, logs, code != cli.ExitOK, len(own), gh.Getenv("GITHUB_WORKSPACE"), complete)
+	if in.summary {
+		gh.AddStepSummary(summary)
 	}
 	setOutputs(gh, outs)
 	return code

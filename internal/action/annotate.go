@@ -217,8 +217,9 @@ func annotationBudget(max int, failing bool) int {
 // annotate emits the error annotations of the logs within the budget, less
 // the reserved errors greenlight has already emitted of its own. When there
 // are more than fit, the last annotation says how many were left out and
-// where they are all listed.
-func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, reserved int, workspace string) {
+// what lists them; complete is whether the job summary lists every row of
+// its default tables (render.JobSummaryComplete).
+func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, reserved int, workspace string, complete bool) {
 	budget := annotationBudget(in.maxAnnotations, failing) - reserved
 	if budget <= 0 {
 		return
@@ -227,14 +228,43 @@ func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, fail
 	if total+unlisted == 0 {
 		return
 	}
-	emit(gh, top, total, unlisted, budget, in.summary, workspace)
+	emit(gh, top, total, unlisted, budget, listedWhere(logs, in.mode, in.summary, complete, unlisted), workspace)
+}
+
+// listedWhere says, for the last annotation, what lists the problems left
+// out, and only what is true: the job summary (or, without one, the step
+// log above) lists every unhealthy run of a log only when the log has at
+// most render.DefaultMaxUnhealthy unhealthy runs and missed slots (else
+// the latest of them), and every violation only when the reports list them
+// all; the job summary lists fewer when it had to fit the runner's limit.
+func listedWhere(logs []render.LogResult, mode string, summary, complete bool, unlisted int) string {
+	sink := "the step log above"
+	if summary {
+		sink = "the job summary"
+	}
+	capped := false // some log has more unhealthy rows than are listed
+	for _, l := range logs {
+		if s := l.Snapshot; s != nil && mode != ModeValidate {
+			missed, _ := render.MissedCount(s)
+			capped = capped || s.RunCount-s.StateCounts.Succeeded+missed > render.DefaultMaxUnhealthy
+		}
+	}
+	switch {
+	case summary && !complete:
+		return sink + " lists as many of them as fit in the runner's 1 MiB limit; greenlight check --format json lists every run"
+	case capped:
+		return fmt.Sprintf("%s lists the latest %d unhealthy runs and missed slots of each log; greenlight check --format json lists every run", sink, render.DefaultMaxUnhealthy)
+	case unlisted > 0:
+		return sink + " lists the violations each log's report lists and counts the rest"
+	}
+	return sink + " lists them all"
 }
 
 // emit writes the annotations within budget (> 0), from top, the first of
 // total. When they do not all fit, or unlisted problems have no annotation
-// of their own, the last one says how many were left out and where they are
-// listed.
-func emit(gh *githubactions.Action, top []annotation, total, unlisted, budget int, summary bool, workspace string) {
+// of their own, the last one says how many were left out and, in where,
+// what lists them.
+func emit(gh *githubactions.Action, top []annotation, total, unlisted, budget int, where string, workspace string) {
 	shown := top
 	if total+unlisted > budget {
 		shown = top[:min(len(top), budget-1)]
@@ -250,10 +280,6 @@ func emit(gh *githubactions.Action, top []annotation, total, unlisted, budget in
 		gh.WithFieldsMap(props).Errorf("%s", a.message)
 	}
 	if rest := total + unlisted - len(shown); rest > 0 {
-		where := "the job summary lists them all"
-		if !summary {
-			where = "the step log above lists them all"
-		}
 		gh.WithFieldsMap(githubactions.CommandProperties{"title": "greenlight: " + words.Count(rest, "more problem")}).
 			Errorf("%s", fmt.Sprintf("%s not annotated: the runner shows at most %d error annotations per step; %s", words.Count(rest, "more problem is"), RunnerErrorAnnotations, where))
 	}

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
 )
 
 // outputNames parses a GITHUB_OUTPUT file the way the runner does (name=value
@@ -114,11 +117,11 @@ func checkHostile(t *testing.T, got run) {
 func TestAnnotationBytes(t *testing.T) {
 	var b strings.Builder
 	gh := githubactions.New(githubactions.WithWriter(&b), githubactions.WithGetenv(func(string) string { return "" }))
-	annotate(gh, inputs{maxAnnotations: 10, summary: true}, nil, false, 0, "")
+	annotate(gh, inputs{maxAnnotations: 10, summary: true}, nil, false, 0, "", true)
 	if b.Len() != 0 {
 		t.Fatalf("no problem, yet annotations: %q", b.String())
 	}
-	emit(gh, []annotation{{file: "logs/a,b:c.jsonl", line: 7, title: "run 50%,x:y\r\nz", message: "50% done\r\n::error::forged, a:b"}}, 1, 0, 10, true, "")
+	emit(gh, []annotation{{file: "logs/a,b:c.jsonl", line: 7, title: "run 50%,x:y\r\nz", message: "50% done\r\n::error::forged, a:b"}}, 1, 0, 10, "the job summary lists them all", "")
 	want := "::error file=logs/a%2Cb%3Ac.jsonl,line=7,title=run 50%25%2Cx%3Ay%0D%0Az::50%25 done%0D%0A::error::forged, a:b\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
@@ -130,10 +133,10 @@ func TestAnnotationBytes(t *testing.T) {
 func TestAnnotationUnlisted(t *testing.T) {
 	var b strings.Builder
 	gh := githubactions.New(githubactions.WithWriter(&b), githubactions.WithGetenv(func(string) string { return "" }))
-	emit(gh, []annotation{{file: "a.jsonl", line: 1, title: "t1", message: "m1"}, {file: "a.jsonl", line: 2, title: "t2", message: "m2"}}, 2, 5, 9, true, "")
+	emit(gh, []annotation{{file: "a.jsonl", line: 1, title: "t1", message: "m1"}, {file: "a.jsonl", line: 2, title: "t2", message: "m2"}}, 2, 5, 9, listedWhere(nil, ModeCheck, true, true, 5), "")
 	want := "::error file=a.jsonl,line=1,title=t1::m1\n" +
 		"::error file=a.jsonl,line=2,title=t2::m2\n" +
-		"::error title=greenlight%3A 5 more problems::5 more problems are not annotated: the runner shows at most 10 error annotations per step; the job summary lists them all\n"
+		"::error title=greenlight%3A 5 more problems::5 more problems are not annotated: the runner shows at most 10 error annotations per step; the job summary lists the violations each log's report lists and counts the rest\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
@@ -313,5 +316,34 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 	}
 	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") || !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
 		t.Errorf("outputs after an unwritable snapshot:\n%s", got.output)
+	}
+}
+
+// TestListedWhere: the closing annotation says what lists the problems
+// left out, and only what is true: every one only when no log has more
+// unhealthy runs and missed slots than the job summary (or step log)
+// lists and the reports list every violation, and the summary was not cut.
+func TestListedWhere(t *testing.T) {
+	snap := func(runs, succeeded int) render.LogResult {
+		return render.LogResult{File: "a.jsonl", Snapshot: &checker.Snapshot{RunCount: runs, StateCounts: checker.StateCounts{Succeeded: succeeded}}}
+	}
+	for _, c := range []struct {
+		name              string
+		logs              []render.LogResult
+		mode              string
+		summary, complete bool
+		unlisted          int
+		want              string
+	}{
+		{"few failures", []render.LogResult{snap(30, 10)}, ModeCheck, true, true, 0, "the job summary lists them all"},
+		{"many failures", []render.LogResult{snap(30, 9)}, ModeCheck, true, true, 0, "the job summary lists the latest 20 unhealthy runs and missed slots of each log; greenlight check --format json lists every run"},
+		{"many failures, no summary", []render.LogResult{snap(30, 9)}, ModeCheck, false, true, 0, "the step log above lists the latest 20 unhealthy runs and missed slots of each log; greenlight check --format json lists every run"},
+		{"summary cut", []render.LogResult{snap(30, 10)}, ModeCheck, true, false, 0, "the job summary lists as many of them as fit in the runner's 1 MiB limit; greenlight check --format json lists every run"},
+		{"violations past the cap", nil, ModeValidate, true, true, 5, "the job summary lists the violations each log's report lists and counts the rest"},
+		{"validate ignores runs", []render.LogResult{snap(30, 0)}, ModeValidate, false, true, 0, "the step log above lists them all"},
+	} {
+		if got := listedWhere(c.logs, c.mode, c.summary, c.complete, c.unlisted); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
 	}
 }

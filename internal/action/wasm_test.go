@@ -213,15 +213,16 @@ func TestWasmMillionEvents(t *testing.T) {
 		"GITHUB_WORKSPACE": filepath.Dir(logPath),
 	}
 	want := runAction(t, env)
-	if want.exit != 1 || len(want.stdout) < 1<<20 {
-		t.Fatalf("native in-process: exit %d and %d bytes of step log, want exit 1 and over 1 MiB", want.exit, len(want.stdout))
+	if want.exit != 1 || len(want.stdout) < 64<<10 {
+		t.Fatalf("native in-process: exit %d and %d bytes of step log, want exit 1 and over the pipe's 64 KiB", want.exit, len(want.stdout))
 	}
 	diffRuns(t, runWasmAction(t, env), want)
 }
 
 // writeMillionLog writes a valid two-stage log of 1,000,000 events: 250,000
 // runs, each stage 1 then stage 2 succeeding, except every 1000th run, whose
-// stage 2 fails, so that the step log lists thousands of failed runs.
+// stage 2 fails with an error of 4.4 KB, so that the step log, which lists
+// the latest 20 failed runs, is well over a pipe's 64 KiB.
 func writeMillionLog(path string) error {
 	var b bytes.Buffer
 	for r := range 250000 {
@@ -234,7 +235,7 @@ func writeMillionLog(path string) error {
 		fmt.Fprintf(&b, `{"run_id":%q,"stage":1,"attempt":1,"status":"succeeded","timestamp_utc":%q}`+"\n", id, ts(1))
 		fmt.Fprintf(&b, `{"run_id":%q,"stage":2,"attempt":1,"status":"started","timestamp_utc":%q}`+"\n", id, ts(2))
 		if r%1000 == 999 {
-			fmt.Fprintf(&b, `{"run_id":%q,"stage":2,"attempt":1,"status":"failed","timestamp_utc":%q,"returncode":1,"error":"disk full"}`+"\n", id, ts(3))
+			fmt.Fprintf(&b, `{"run_id":%q,"stage":2,"attempt":1,"status":"failed","timestamp_utc":%q,"returncode":1,"error":%q}`+"\n", id, ts(3), strings.Repeat("disk full; ", 400))
 		} else {
 			fmt.Fprintf(&b, `{"run_id":%q,"stage":2,"attempt":1,"status":"succeeded","timestamp_utc":%q}`+"\n", id, ts(3))
 		}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -236,6 +237,8 @@ type common struct {
 	inputFormat      string
 	gate             string // check only; checker.Request validates it
 	jobLog           string // check only: the --job-log file
+	progress         *whenFlag
+	progressWhen     string // progress's value, checked by options
 }
 
 func (c *common) register(fs *pflag.FlagSet, formats string) {
@@ -248,6 +251,7 @@ func (c *common) register(fs *pflag.FlagSet, formats string) {
 	fs.BoolVar(&c.strict, "strict", false, "refuse event fields outside the contract")
 	fs.BoolVar(&c.schemaEveryEvent, "schema-every-event", false, "validate every event with the JSON Schema validator (slow reference path)")
 	fs.StringVar(&c.inputFormat, "input-format", formatNative, "event log `format`: native (the event contract) or openlineage (OpenLineage run events; docs/openlineage.md)")
+	c.progress = addWhen(fs, "progress", "when to show reading progress on stderr, `auto|always|never`: auto shows it when stderr is a terminal and the log is 16 MiB or more")
 }
 
 func newFlagSet(name string, env Env) *pflag.FlagSet {
@@ -263,6 +267,9 @@ func newFlagSet(name string, env Env) *pflag.FlagSet {
 func (c *common) options(env Env) (checker.Options, error) {
 	maxLineBytes, err := c.maxLineBytes.Value()
 	if err != nil {
+		return checker.Options{}, err
+	}
+	if c.progressWhen, err = c.progress.Value(); err != nil {
 		return checker.Options{}, err
 	}
 	maxViolations, err := c.maxViolations.Value()
@@ -348,6 +355,8 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	}
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
+	allRuns := fs.BoolP("all-runs", "v", false, fmt.Sprintf("list every run in the log's order (text and markdown; by default they list the latest %d unhealthy runs and missed slots, then the latest %d runs)", render.DefaultMaxUnhealthy, render.DefaultLatestRuns))
+	color := addWhen(fs, "color", "when to colour the verdict, `auto|always|never`: auto colours it when stdout is a terminal and NO_COLOR is unset or empty")
 	if err := ParseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
@@ -369,6 +378,10 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
+	colorWhen, err := color.Value()
+	if err != nil {
+		return ExitInvalid, err
+	}
 	opts, err := c.options(env)
 	if err != nil {
 		return ExitInvalid, err
@@ -384,7 +397,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	name := logs[0]
 	opts.File = name
 	started := time.Now() // the check's own duration, for --format openmetrics
-	res, err := checkInput(name, opts, c.inputFormat, env)
+	res, err := checkInput(name, opts, c.inputFormat, c.progressWhen, env)
 	if err != nil {
 		return ExitInvalid, err
 	}
@@ -437,11 +450,14 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	case c.format == "json":
 		err = render.WriteSnapshotJSON(env.Stdout, snap)
 	case c.format == "markdown":
-		err = render.WriteMarkdownReport(env.Stdout, snap, render.MarkdownOptions{})
+		err = render.WriteMarkdownReport(env.Stdout, snap, render.MarkdownOptions{List: render.ListOptions{All: *allRuns}})
 	case IsCIFormat(c.format):
 		err = WriteCIFormat(env.Stdout, c.format, []render.Log{FormatLog(name, opts, res)}, checkSeconds)
 	default:
-		err = render.WriteText(env.Stdout, snap)
+		err = render.WriteTextOptions(env.Stdout, snap, render.TextOptions{
+			List:  render.ListOptions{All: *allRuns},
+			Color: useColor(colorWhen, isTerminal(env.Stdout), os.Getenv),
+		})
 	}
 	if err != nil {
 		return ExitInvalid, fmt.Errorf("cannot write the output: %s", osfile.Describe(err))
@@ -587,7 +603,7 @@ func runValidate(args []string, env Env) (int, error) {
 		o := opts
 		o.File = name
 		started := time.Now()
-		res, err := checkInput(name, o, c.inputFormat, env)
+		res, err := checkInput(name, o, c.inputFormat, c.progressWhen, env)
 		if err != nil {
 			return ExitInvalid, err
 		}

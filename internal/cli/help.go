@@ -39,13 +39,15 @@ var Helps = map[string]Help{
 			"greenlight check EVENTS.jsonl (--pipeline FILE | --stages IDS) [flags]",
 			"greenlight check --input-format openlineage EVENTS [--pipeline FILE] [flags]",
 		},
-		Description: "check reads one event log (- for standard input), proves that every event follows the event contract, folds the events into runs, stages and attempts, and judges each run at --now (the wall clock by default): healthy, or failed, stalled or unknown with the reason. An invalid log is exit 2 and nothing in it is evidence. A valid but unhealthy log is exit 0 unless --fail-on-unhealthy is given (greenlight gate is check with --fail-on-unhealthy), so a CI step can report without gating. A quoted glob is expanded; it must match exactly one file.",
+		Description: "check reads one event log (- for standard input), proves that every event follows the event contract, folds the events into runs, stages and attempts, and judges each run at --now (the wall clock by default): healthy, or failed, stalled or unknown with the reason. An invalid log is exit 2 and nothing in it is evidence. A valid but unhealthy log is exit 0 unless --fail-on-unhealthy is given (greenlight gate is check with --fail-on-unhealthy), so a CI step can report without gating. Like go test, the text output is quiet on success and loud on failure: the verdict, the latest 20 unhealthy runs and missed slots, the 5 latest runs, each group latest first with a count of the rest, and the verdict again (-v lists every run). A quoted glob is expanded; it must match exactly one file.",
 		Examples: []string{
 			"greenlight check events.jsonl --stages 1,2",
 			"# gate a CI step on the latest run, keeping the snapshot",
 			"greenlight check events.jsonl --pipeline pipeline.yaml --gate latest --fail-on-unhealthy --snapshot health.json",
 			"# judge at a fixed moment, for a reproducible result",
 			"greenlight check events.jsonl --stages 1,2 --now 2026-01-01T12:00:00Z --format json",
+			"# list every run, not only the unhealthy and the latest ones",
+			"greenlight check events.jsonl --stages 1,2 --all-runs",
 		},
 		Exit: []string{
 			"0  the log is valid (with --fail-on-unhealthy: and healthy)",

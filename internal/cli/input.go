@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,13 +29,19 @@ const (
 // byte order of their names (the Python client's file transport names them
 // with a sortable timestamp); names starting with a dot are skipped and any
 // other entry is an error, so no evidence is silently left out.
-func checkInput(name string, opts checker.Options, format string, env Env) (*checker.Result, error) {
+//
+// progress is the --progress value: the log is read through a progress
+// display on stderr (progressFor), which is erased before checkInput
+// returns.
+func checkInput(name string, opts checker.Options, format, progress string, env Env) (*checker.Result, error) {
 	if format != formatOpenLineage {
 		r, done, err := openLog(name, env)
 		if err != nil {
 			return nil, err
 		}
 		defer done()
+		r, finish := progressFor(progress, r, inputSize(r), env.Stderr, nil)
+		defer finish()
 		return checker.Check(r, opts)
 	}
 	var res *checker.Result
@@ -51,7 +58,9 @@ func checkInput(name string, opts checker.Options, format string, env Env) (*che
 			return nil, oerr
 		}
 		defer done()
+		r, finish := progressFor(progress, r, inputSize(r), env.Stderr, nil)
 		res, err = openlineage.Check(r, opts)
+		finish()
 	}
 	if err != nil {
 		return nil, err
@@ -146,4 +155,15 @@ func expandLogs(args []string) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// inputSize is the size in bytes of r when it is a regular file (a named
+// log, or standard input redirected from a file), else -1.
+func inputSize(r io.Reader) int64 {
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return -1
 }
