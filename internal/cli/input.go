@@ -13,6 +13,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
@@ -23,22 +24,29 @@ const (
 	formatOpenLineage = checker.FormatOpenLineage
 )
 
-// checkInput checks one event log in the given format. An OpenLineage log
-// may be a directory: its *.json files, one event each, are read in
-// byte order of their names (the Python client's file transport names them
-// with a sortable timestamp); names starting with a dot are skipped and any
-// other entry is an error, so no evidence is silently left out.
-func checkInput(name string, opts checker.Options, format string, env Env) (*checker.Result, error) {
+// checkInput checks one event log in the given format: a native log is
+// its files read as one log in the order given, each decompressed when it
+// is gzip or zstd (internal/logsource). An OpenLineage log is one file
+// (decompressed likewise) or a directory: its *.json files, one event
+// each, are read in byte order of their names (the Python client's file
+// transport names them with a sortable timestamp); names starting with a
+// dot are skipped and any other entry is an error, so no evidence is
+// silently left out.
+func checkInput(names []string, opts checker.Options, format string, env Env) (*checker.Result, error) {
+	open := func(names []string) ([]*logsource.File, error) {
+		return logsource.Open(names, env.Stdin, osfile.Open, func(err error) error { return readError("the event log", err) })
+	}
 	if format != formatOpenLineage {
-		r, done, err := openLog(name, env)
+		files, err := open(names)
 		if err != nil {
 			return nil, err
 		}
-		defer done()
-		return checker.Check(r, opts)
+		defer logsource.CloseAll(files)
+		return checker.CheckFiles(logsource.Logs(files), opts)
 	}
-	var res *checker.Result
+	name := names[0]
 	var err error
+	var res *checker.Result
 	if st, serr := os.Stat(name); name != "-" && serr == nil && st.IsDir() {
 		docs, derr := readEventDir(name)
 		if derr != nil {
@@ -46,12 +54,12 @@ func checkInput(name string, opts checker.Options, format string, env Env) (*che
 		}
 		res, err = openlineage.CheckDocuments(docs, opts)
 	} else {
-		r, done, oerr := openLog(name, env)
+		files, oerr := open(names[:1])
 		if oerr != nil {
 			return nil, oerr
 		}
-		defer done()
-		res, err = openlineage.Check(r, opts)
+		defer logsource.CloseAll(files)
+		res, err = openlineage.Check(files[0].Log.R, opts)
 	}
 	if err != nil {
 		return nil, err

@@ -51,6 +51,8 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
+	"github.com/greenlight-ci/greenlight/internal/version"
 )
 
 func main() {
@@ -113,7 +115,18 @@ func check(_ js.Value, args []js.Value) any {
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
-	o.SHA256 = digest
+	o.ToolVersion = version.Of("")
+	// A gzip or zstd log is read decompressed (internal/logsource); the
+	// host's digest is of the stored bytes, so then the module hashes the
+	// text itself and source.files records the host's bytes.
+	file, err := logsource.New(req.File, bytes.NewReader(log))
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer file.Close()
+	if file.Log.Stored == nil {
+		o.SHA256 = digest
+	}
 	if hasProgress {
 		o.Progress = func(n int64) { progress.Invoke(float64(n)) }
 	}
@@ -124,12 +137,12 @@ func check(_ js.Value, args []js.Value) any {
 	}
 	var res *checker.Result
 	if req.InputFormat == checker.FormatOpenLineage {
-		res, err = openlineage.Check(bytes.NewReader(log), o)
+		res, err = openlineage.Check(file.Log.R, o)
 		if err == nil && hasProgress {
 			progress.Invoke(float64(len(log)))
 		}
 	} else {
-		res, err = checker.Check(bytes.NewReader(log), o)
+		res, err = checker.CheckFiles([]checker.LogFile{file.Log}, o)
 	}
 	if err != nil {
 		return fail(err.Error())

@@ -59,7 +59,7 @@ func buildModule(t testing.TB, goos, pkg string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(workDir, goos+".wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s", "-o", out, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {
