@@ -24,13 +24,19 @@
 // its state, so that a host shows Go's words rather than deriving its own.
 // error is the one-line message the CLI prints before exiting 2.
 //
+// The log may be gzip or zstd compressed (told by its first bytes, as the
+// CLI tells them, internal/logsource): it is read decompressed, and a
+// truncated or corrupt stream is an invalid_json violation, as in the CLI.
+//
 // Three more options are for hosts that show the result rather than keep
 // it (the viewer):
 //   - sha256: the log's SHA-256 in lowercase hex, computed by the host
 //     (WebCrypto is about 50 times faster than SHA-256 in WebAssembly); the
-//     snapshot records it as given. An OpenLineage log is hashed by the
-//     module, and sha256 is not used.
-//   - progress: a function called with the number of bytes read so far,
+//     snapshot records it as given. An OpenLineage log and a compressed
+//     log are hashed by the module (source.sha256 hashes the text), and
+//     sha256 is not used.
+//   - progress: a function called with the number of bytes read so far
+//     (of the text: for a compressed log, more than the log's length),
 //     about every MiB (checker.ProgressEvery) and once at the end (an
 //     OpenLineage log: once, at the end).
 //   - max_runs_per_state: with a valid log, the result is {view} instead of
