@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -276,4 +277,35 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("a broken stream (%s) gave a valid log", broken.Msg)
 		}
 	})
+}
+
+// BenchmarkRead reads a 4 MB log's text plain, from gzip and from zstd
+// (go test -bench Read ./internal/logsource): the cost of decompression
+// beside the checker's own (bench/run.sh measures the whole check).
+func BenchmarkRead(b *testing.B) {
+	var text []byte
+	for i := 0; len(text) < 4<<20; i++ {
+		text = fmt.Appendf(text, `{"run_id":"run-%08d","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:01:32Z"}`+"\n", i)
+	}
+	for _, c := range []struct {
+		name   string
+		stored []byte
+	}{{"none", text}, {"gzip", gzipped(b, text)}, {"zstd", zstded(b, text)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				f, err := New("x", bytes.NewReader(c.stored))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, f.Log.R); err != nil {
+					b.Fatal(err)
+				}
+				if f.Log.Stored != nil {
+					f.Log.Stored()
+				}
+				f.Close()
+			}
+		})
+	}
 }
