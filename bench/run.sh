@@ -5,7 +5,7 @@
 #
 # usage: bench/run.sh [RUNS [SECTION...]]
 #   RUNS alternating runs each (default 5); SECTION numbers pick sections
-#   (default all), e.g. bench/run.sh 3 8 9 10
+#   (default all), e.g. bench/run.sh 3 8 9 10 11
 # needs: python3, /usr/bin/time, ../shared/tools/{genlog,refmonitor}.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -175,4 +175,27 @@ done
 act="$work/action"; mkdir -p "$act"; : > "$act/output"; : > "$act/summary"
 read -r _ m x < <(measure env GITHUB_WORKSPACE="$work" GITHUB_OUTPUT="$act/output" GITHUB_STEP_SUMMARY="$act/summary" INPUT_EVENTS="$log" INPUT_STAGES=1,2 INPUT_NOW="$now" "$gl" action)
 awk -v m="$m" -v j="$json_m" -v x="$x" 'BEGIN { printf "%-11s peak RSS %5.0f MB  %.2fx json  exit %d (target <= 1.5x)\n", "action", m/1024, m/j, x }'
+fi
+
+if want 11; then
+echo
+echo "== 11. the 1M-event log gzip- and zstd-compressed vs plain (docs/contract.md: a log of several files, compressed or not), $runs alternating runs"
+# gzip -6 and zstd -3 are the tools' defaults; the decompressed text is the
+# same log, so the three checks must agree (same exit status).
+[ -s "$log.gz" ] || gzip -6 -c "$log" > "$log.gz"
+if command -v zstd > /dev/null; then [ -s "$log.zst" ] || zstd -q -3 -c "$log" > "$log.zst"; fi
+kinds="plain gz"; [ -s "$log.zst" ] && kinds="$kinds zst"
+for k in $kinds; do : > "$work/comp-$k.txt"; done
+for i in $(seq "$runs"); do
+  for k in $kinds; do
+    f="$log"; [ "$k" = plain ] || f="$log.$k"
+    measure "$gl" check "$f" --stages 1,2 --now "$now" --format json >> "$work/comp-$k.txt"
+  done
+done
+plain_t=$(cut -d' ' -f1 "$work/comp-plain.txt" | median)
+for k in $kinds; do
+  f="$log"; [ "$k" = plain ] || f="$log.$k"
+  t=$(cut -d' ' -f1 "$work/comp-$k.txt" | median); m=$(cut -d' ' -f2 "$work/comp-$k.txt" | sort -n | tail -1); x=$(cut -d' ' -f3 "$work/comp-$k.txt" | sort -u | tr '\n' ' ')
+  awk -v k="$k" -v t="$t" -v p="$plain_t" -v m="$m" -v s="$(stat -L -c %s "$f")" -v x="$x" 'BEGIN { printf "%-6s %6.1f MB on disk  median %.2f s  %.2fx plain  peak RSS %.0f MB  exit %s\n", k, s/1e6, t, t/p, m/1024, x }'
+done
 fi
