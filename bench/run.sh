@@ -215,3 +215,26 @@ awk -v f="$fl" -v j="$js" -v b="$bs" -v v="$va" -v base="$base" 'BEGIN {
 awk '$3 != 0 { bad = 1 } END { exit bad }' "$work/floor.txt" "$work/json.txt" "$work/base.txt" "$work/validate.txt" ||
   { echo "a run in section 11 exited non-zero: see $work/*.txt" >&2; exit 1; }
 fi
+
+if want 11; then
+echo
+echo "== 11. the 1M-event log gzip- and zstd-compressed vs plain (docs/contract.md: a log of several files, compressed or not), $runs alternating runs"
+# gzip -6 and zstd -3 are the tools' defaults; the decompressed text is the
+# same log, so the three checks must agree (same exit status).
+[ -s "$log.gz" ] || gzip -6 -c "$log" > "$log.gz"
+if command -v zstd > /dev/null; then [ -s "$log.zst" ] || zstd -q -3 -c "$log" > "$log.zst"; fi
+kinds="plain gz"; [ -s "$log.zst" ] && kinds="$kinds zst"
+for k in $kinds; do : > "$work/comp-$k.txt"; done
+for i in $(seq "$runs"); do
+  for k in $kinds; do
+    f="$log"; [ "$k" = plain ] || f="$log.$k"
+    measure "$gl" check "$f" --stages 1,2 --now "$now" --format json >> "$work/comp-$k.txt"
+  done
+done
+plain_t=$(cut -d' ' -f1 "$work/comp-plain.txt" | median)
+for k in $kinds; do
+  f="$log"; [ "$k" = plain ] || f="$log.$k"
+  t=$(cut -d' ' -f1 "$work/comp-$k.txt" | median); m=$(cut -d' ' -f2 "$work/comp-$k.txt" | sort -n | tail -1); x=$(cut -d' ' -f3 "$work/comp-$k.txt" | sort -u | tr '\n' ' ')
+  awk -v k="$k" -v t="$t" -v p="$plain_t" -v m="$m" -v s="$(stat -L -c %s "$f")" -v x="$x" 'BEGIN { printf "%-6s %6.1f MB on disk  median %.2f s  %.2fx plain  peak RSS %.0f MB  exit %s\n", k, s/1e6, t, t/p, m/1024, x }'
+done
+fi

@@ -42,6 +42,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	stale := c.staleAfter()
 	s := &Snapshot{
 		SchemaVersion:  SnapshotVersion,
+		Tool:           toolOf(c.opts),
 		GeneratedAtUTC: formatTime(c.opts.Now),
 		GeneratedAt:    c.opts.Now.UTC(),
 		Source:         src,

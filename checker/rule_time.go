@@ -43,7 +43,7 @@ var conflictingScheduledForRule = Rule{ID: RuleConflictingScheduledFor, Family: 
 	check: func(c *contractState, x *lineCheck) string {
 		ev, run := x.ev, x.run
 		if ev.HasScheduledFor && run.ext != nil && run.ext.hasScheduledFor && !ev.ScheduledFor.Equal(run.ext.scheduledFor) {
-			return fmt.Sprintf("scheduled_for %s differs from %s given on line %d for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(run.ext.scheduledFor), run.ext.scheduledLine, run.id)
+			return fmt.Sprintf("scheduled_for %s differs from %s given on %s for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(run.ext.scheduledFor), c.lineText(run.ext.scheduledLine), run.id)
 		}
 		return ""
 	}}

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -97,6 +101,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"compress": compressCmd,
 			// lines FILE N asserts that FILE (stdout, stderr or a file)
 			// has exactly N lines.
 			"lines": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -120,4 +125,45 @@ func TestScripts(t *testing.T) {
 			return err == nil, nil
 		},
 	})
+}
+
+// compressCmd is the script command "compress gzip|zstd SRC DST [CUT|flip]":
+// it writes SRC compressed to DST, the last CUT bytes cut off when CUT is
+// given (a truncated stream), or with the middle byte's bits inverted for
+// flip (a corrupt stream), so that scripts build their compressed
+// fixtures from text.
+func compressCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: compress gzip|zstd SRC DST [CUT|flip]")
+	}
+	text, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	var b bytes.Buffer
+	switch args[0] {
+	case "gzip":
+		w := gzip.NewWriter(&b)
+		_, err = w.Write(text)
+		if err == nil {
+			err = w.Close()
+		}
+	case "zstd":
+		var w *zstd.Encoder
+		if w, err = zstd.NewWriter(&b); err == nil {
+			if _, err = w.Write(text); err == nil {
+				err = w.Close()
+			}
+		}
+	default:
+		ts.Fatalf("compress: unknown format %q", args[0])
+	}
+	ts.Check(err)
+	out := b.Bytes()
+	if len(args) == 4 && args[3] == "flip" {
+		out[len(out)/2] ^= 0xff
+	} else if len(args) == 4 {
+		cut, err := strconv.Atoi(args[3])
+		ts.Check(err)
+		out = out[:len(out)-cut]
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), out, 0o644))
 }

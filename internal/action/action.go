@@ -32,6 +32,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
@@ -84,11 +85,12 @@ func RandomToken() (string, error) {
 // InputNames are the inputs action mode reads, as action.yml declares them;
 // each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
 // name go-githubactions' GetInput looks up.
-var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age"}
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age", "log-order"}
 
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
 	events          []string // patterns, one per non-empty line
+	logOrder        string   // the log-order input: given or name
 	mode            string
 	gate            checker.Gate
 	stale           int
@@ -133,13 +135,19 @@ func Main(env Env) (code int) {
 	if err == nil {
 		files, err = expand(in.events, gh.Getenv("GITHUB_WORKSPACE"))
 	}
-	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || len(files) != 1) {
-		err = fmt.Errorf("the snapshot input needs mode check and exactly one event log; events matched %s", words.Count(len(files), "file"))
+	if err == nil {
+		err = logsource.Sort(files, in.logOrder)
+	}
+	// In check mode the files of a native log are one log (a rotated log);
+	// otherwise each file is a log of its own.
+	oneLog := in.mode == ModeCheck && in.format == formatNative
+	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
+		err = fmt.Errorf("the snapshot input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
 	}
 	// A job log records the attempts of one event log: beside several, each
 	// would count the others' records as orphans.
-	if err == nil && in.jobLogFile != "" && (in.mode != ModeCheck || len(files) != 1) {
-		err = fmt.Errorf("the job-log input needs mode check and exactly one event log; events matched %s", words.Count(len(files), "file"))
+	if err == nil && in.jobLogFile != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
+		err = fmt.Errorf("the job-log input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
 	}
 	var logs []render.LogResult
 	if err == nil {
@@ -233,6 +241,10 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if in.mode != ModeCheck && in.mode != ModeValidate {
 		return in, fmt.Errorf("mode %q: use check, validate or merge", in.mode)
 	}
+	in.logOrder = orDefault(gh.GetInput("log-order"), logsource.OrderGiven)
+	if in.logOrder != logsource.OrderGiven && in.logOrder != logsource.OrderName {
+		return in, fmt.Errorf("log-order %q: use given or name", in.logOrder)
+	}
 	gate := orDefault(gh.GetInput("gate"), string(checker.GateAll))
 	if gate != string(checker.GateAll) && gate != string(checker.GateLatest) {
 		return in, fmt.Errorf("gate %q: use all or latest", gate)
@@ -297,6 +309,7 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	}
 	in.opts.StaleAfterSeconds = in.stale
 	in.opts.Gate = in.gate
+	in.opts.ToolVersion = cli.ToolVersion()
 	return in, nil
 }
 
@@ -390,27 +403,51 @@ func expand(patterns []string, workspace string) ([]string, error) {
 	return files, nil
 }
 
-// checkAll checks each file as its own log, in the input format, with the
-// job log when one is given.
+// checkAll checks the files: in check mode with the native format as one
+// log, read in the order given (a rotated log, see docs/action.md), else
+// each file as its own log; in the input format, with the job log when
+// one is given. Each file is read through internal/logsource, so gzip and
+// zstd files are decompressed.
 func checkAll(files []string, in inputs) ([]render.LogResult, error) {
-	logs := make([]render.LogResult, 0, len(files))
-	for _, name := range files {
-		f, err := osfile.Open(name)
+	groups := make([][]string, 0, len(files))
+	if in.mode == ModeCheck && in.format == formatNative {
+		groups = append(groups, files)
+	} else {
+		for _, name := range files {
+			groups = append(groups, []string{name})
+		}
+	}
+	logs := make([]render.LogResult, 0, len(groups))
+	for _, group := range groups {
+		names := make([]string, len(group))
+		for i, name := range group {
+			names[i] = filepath.ToSlash(name)
+		}
+		opened, err := logsource.Open(group, nil, osfile.Open, func(err error) error {
+			return fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+		})
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+			return nil, err
 		}
 		o := in.opts
-		o.File = filepath.ToSlash(name)
+		o.File = names[0]
+		if len(names) > 1 {
+			o.File = strings.Join(in.events, " ")
+		}
 		if in.jobLogFile != "" {
 			o.JobLog, o.JobLogFile = bytes.NewReader(in.jobLog), filepath.ToSlash(in.jobLogFile)
 		}
+		logFiles := logsource.Logs(opened)
+		for i := range logFiles {
+			logFiles[i].Path = filepath.ToSlash(logFiles[i].Path)
+		}
 		var res *checker.Result
 		if in.format == formatOpenLineage {
-			res, err = openlineage.Check(f, o)
+			res, err = openlineage.Check(logFiles[0].R, o)
 		} else {
-			res, err = checker.Check(f, o)
+			res, err = checker.CheckFiles(logFiles, o)
 		}
-		f.Close()
+		logsource.CloseAll(opened)
 		if err != nil {
 			return nil, err
 		}

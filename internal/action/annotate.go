@@ -77,16 +77,25 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 			unlisted += l.Report.OmittedCount
 			for _, v := range l.Report.Violations {
 				seq++
-				add(ranked{annotation{l.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
+				add(ranked{annotation{v.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
 			}
 			continue
 		}
 		if mode == ModeValidate {
 			continue
 		}
+		// at is the file and line of a line of the log, which counts lines
+		// across the log's files.
+		at := func(line int) (string, int) {
+			if len(l.Snapshot.Source.Files) > 1 {
+				return l.Snapshot.Source.Locate(line)
+			}
+			return l.File, line
+		}
 		if l.Snapshot.RunCount == 0 {
 			seq++
-			add(ranked{annotation{l.File, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
+			file, _ := at(1)
+			add(ranked{annotation{file, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
 			continue
 		}
 		if sch := l.Snapshot.Schedule; sch != nil && gate != checker.GateLatest {
@@ -94,7 +103,8 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 			// the log file only.
 			for _, m := range sch.Missed {
 				seq++
-				add(ranked{annotation{l.File, 0, "scheduled run missed: slot " + m.ScheduledFor,
+				file, _ := at(1)
+				add(ranked{annotation{file, 0, "scheduled run missed: slot " + m.ScheduledFor,
 					render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, m.Slot, seq})
 			}
 		}
@@ -108,7 +118,7 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 				return true
 			}
 			seq++
-			at := r.FirstEvent
+			first := r.FirstEvent
 			for k := range r.Stages {
 				st := &r.Stages[k]
 				if len(st.Attempts) == 0 {
@@ -124,7 +134,7 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 					if a.Error != nil {
 						msg += ": " + render.Clip(*a.Error, render.MaxSummaryTextRunes)
 					}
-					add(ranked{annotation{l.File, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					add(ranked{located(at, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, seq})
 				case checker.StageStalled:
 					limit := fmt.Sprintf("longer than stale-after-seconds %d", l.Snapshot.Options.StaleAfterSeconds)
 					if sd := l.Snapshot.Options.Stages[k].StaleAfterSeconds; sd != nil {
@@ -135,20 +145,20 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 					}
 					msg := fmt.Sprintf("attempt %d silent for %s since this line, %s: a stall candidate, not proof",
 						a.Attempt, render.Duration(*a.SilentForSeconds), limit)
-					add(ranked{annotation{l.File, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg}, kindStalled, at, seq})
+					add(ranked{located(at, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg), kindStalled, first, seq})
 				case checker.StageUnknown:
 					msg := fmt.Sprintf("attempt %d has an unknown outcome", a.Attempt)
 					if a.Reason != nil {
 						msg += ": " + render.Clip(*a.Reason, render.MaxSummaryTextRunes)
 					}
 					msg += "; adjudicate it with evidence (a resolved event), never rerun it to see if it works"
-					add(ranked{annotation{l.File, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					add(ranked{located(at, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, seq})
 				}
 				// A job log that disagrees with the event log makes the run
 				// unknown whatever the stage's own state.
 				for _, inc := range mismatches[mismatchKey{r.RunID, st.Stage}] {
 					msg := render.Clip(inc.Message, render.MaxSummaryTextRunes) + "; find which record is wrong before rerunning or resolving"
-					add(ranked{annotation{l.File, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					add(ranked{located(at, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, seq})
 				}
 			}
 			return true
@@ -258,6 +268,13 @@ func listedWhere(logs []render.LogResult, mode string, summary, complete bool, u
 		return sink + " lists the violations each log's report lists and counts the rest"
 	}
 	return sink + " lists them all"
+}
+
+// located is the annotation at a line of the log, which at turns into its
+// file and line there.
+func located(at func(int) (string, int), line int, title, message string) annotation {
+	file, n := at(line)
+	return annotation{file, n, title, message}
 }
 
 // emit writes the annotations within budget (> 0), from top, the first of

@@ -2,6 +2,7 @@ package action
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"reflect"
 	"slices"
@@ -201,10 +202,10 @@ func TestInputErrors(t *testing.T) {
 		{"now", map[string]string{"INPUT_NOW": "2026-01-01 12:00"}, `now "2026-01-01 12:00": `},
 		{"both definitions", map[string]string{"INPUT_STAGES": "1,2"}, "give either the pipeline input or the stages input, not both"},
 		{"no definition", map[string]string{"INPUT_PIPELINE": ""}, "no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages"},
-		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 3 files"},
-		{"snapshot in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 1 file"},
-		{"job log of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and exactly one event log; events matched 3 files"},
-		{"job log in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and exactly one event log; events matched 1 file"},
+		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json", "INPUT_INPUT-FORMAT": "openlineage", "INPUT_PIPELINE": ""}, "the snapshot input needs mode check and one event log; events matched 3 files"},
+		{"snapshot in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and one event log; events matched 1 file"},
+		{"job log in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and one event log; events matched 1 file"},
+		{"log order", map[string]string{"INPUT_LOG-ORDER": "time"}, `log-order "time": use given or name`},
 		{"missing job log", map[string]string{"INPUT_JOB-LOG": "testdata/recovery/missing.jsonl"}, "job-log \"testdata/recovery/missing.jsonl\": cannot resolve testdata/recovery/missing.jsonl: lstat"},
 		{"job log on two lines", map[string]string{"INPUT_JOB-LOG": "a.jsonl\nb.jsonl"}, "the job-log input must be one path on one line"},
 		{"job log that breaks its schema", map[string]string{"INPUT_JOB-LOG": "testdata/logs/pipeline.yaml"}, "testdata/logs/pipeline.yaml:1: invalid job log record: "},
@@ -256,6 +257,14 @@ func TestSnapshot(t *testing.T) {
 	}
 }
 
+// readSnapshot reads a snapshot file with its tool version as the golden
+// has it: the release layout's module is stamped v0.0.0-test
+// (scripts/build-dist.sh), the in-process action is a test binary, devel.
+func readSnapshot(path string) ([]byte, error) {
+	doc, err := os.ReadFile(path)
+	return bytes.Replace(doc, []byte(`"version": "v0.0.0-test"`), []byte(`"version": "devel"`), 1), err
+}
+
 // testSnapshot is TestSnapshot with one engine. The snapshots live under
 // RUNNER_TEMP, which the JavaScript action lets the module write.
 func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) run) {
@@ -275,7 +284,7 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 	if got.exit != 0 {
 		t.Fatalf("exit %d:\n%s", got.exit, got.stdout)
 	}
-	if doc, err := os.ReadFile(path); err != nil || string(doc) != string(want) {
+	if doc, err := readSnapshot(path); err != nil || string(doc) != string(want) {
 		t.Errorf("snapshot differs from the golden (err %v):\n%s", err, doc)
 	}
 	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n"+path+"\n") {
@@ -291,7 +300,7 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 	if got.exit != 2 {
 		t.Errorf("invalid log: exit %d, want 2", got.exit)
 	}
-	if doc, _ := os.ReadFile(path); string(doc) != string(want) {
+	if doc, _ := readSnapshot(path); string(doc) != string(want) {
 		t.Errorf("an invalid log changed the snapshot:\n%s", doc)
 	}
 	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {

@@ -329,7 +329,7 @@ func benchEngines(b *testing.B, env map[string]string, want int) {
 	root := releaseLayout(b)
 	native := filepath.Join(tmpRoot, "greenlight-native")
 	if _, err := os.Stat(native); err != nil {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", native, "./cmd/greenlight")
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", native, "./cmd/greenlight")
 		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)

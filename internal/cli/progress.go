@@ -82,11 +82,13 @@ func useColor(when string, stdoutTerminal bool, getenv func(string) string) bool
 // progressFor decides --progress: never shows nothing; always shows
 // progress on stderr from the first byte, terminal or not; auto shows it
 // only when stderr is a terminal, for input of ProgressThreshold bytes or
-// more. It returns the reader to read the log through and a function that
-// ends the display (clearing the line), to call once reading is done.
-func progressFor(when string, r io.Reader, size int64, stderr io.Writer, now func() time.Time) (io.Reader, func()) {
+// more. size is the bytes expected in all (-1 when unknown). It returns a
+// function that wraps each reader of the log so that one display counts
+// them all, and a function that ends the display (clearing the line), to
+// call once reading is done.
+func progressFor(when string, size int64, stderr io.Writer, now func() time.Time) (func(io.Reader) io.Reader, func()) {
 	if when == whenNever || (when == whenAuto && !isTerminal(stderr)) {
-		return r, func() {}
+		return func(r io.Reader) io.Reader { return r }, func() {}
 	}
 	if now == nil {
 		now = time.Now
@@ -97,7 +99,7 @@ func progressFor(when string, r io.Reader, size int64, stderr io.Writer, now fun
 	} else {
 		p.From = ProgressThreshold
 	}
-	return p.Reader(r), p.Done
+	return p.Reader, p.Done
 }
 
 // Progress draws a one-line progress display on a terminal: the bytes

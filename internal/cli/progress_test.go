@@ -92,7 +92,8 @@ func TestProgressFor(t *testing.T) {
 		src := strings.NewReader("{}\n")
 		clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 		tick := func() time.Time { clk.t = clk.t.Add(time.Second); return clk.t } // a slow reader
-		r, done := progressFor(c.when, iotest.OneByteReader(src), 3, &stderr, tick)
+		wrap, done := progressFor(c.when, 3, &stderr, tick)
+		r := wrap(iotest.OneByteReader(src))
 		data, err := io.ReadAll(r)
 		done()
 		if err != nil || string(data) != "{}\n" {

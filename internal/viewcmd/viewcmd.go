@@ -117,6 +117,7 @@ func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Op
 	if err != nil {
 		return p, nil, opts, err
 	}
+	opts.ToolVersion = cli.ToolVersion() // the snapshot's tool.version
 	log, err := osfile.ReadFile(name)
 	if err != nil {
 		return p, nil, opts, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))

@@ -24,13 +24,19 @@
 // its state, so that a host shows Go's words rather than deriving its own.
 // error is the one-line message the CLI prints before exiting 2.
 //
+// The log may be gzip or zstd compressed (told by its first bytes, as the
+// CLI tells them, internal/logsource): it is read decompressed, and a
+// truncated or corrupt stream is an invalid_json violation, as in the CLI.
+//
 // Three more options are for hosts that show the result rather than keep
 // it (the viewer):
 //   - sha256: the log's SHA-256 in lowercase hex, computed by the host
 //     (WebCrypto is about 50 times faster than SHA-256 in WebAssembly); the
-//     snapshot records it as given. An OpenLineage log is hashed by the
-//     module, and sha256 is not used.
-//   - progress: a function called with the number of bytes read so far,
+//     snapshot records it as given. An OpenLineage log and a compressed
+//     log are hashed by the module (source.sha256 hashes the text), and
+//     sha256 is not used.
+//   - progress: a function called with the number of bytes read so far
+//     (of the text: for a compressed log, more than the log's length),
 //     about every MiB (checker.ProgressEvery) and once at the end (an
 //     OpenLineage log: once, at the end).
 //   - max_runs_per_state: with a valid log, the result is {view} instead of
@@ -51,6 +57,8 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
+	"github.com/greenlight-ci/greenlight/internal/version"
 )
 
 func main() {
@@ -113,7 +121,18 @@ func check(_ js.Value, args []js.Value) any {
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
-	o.SHA256 = digest
+	o.ToolVersion = version.Of("")
+	// A gzip or zstd log is read decompressed (internal/logsource); the
+	// host's digest is of the stored bytes, so then the module hashes the
+	// text itself and source.files records the host's bytes.
+	file, err := logsource.New(req.File, bytes.NewReader(log))
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer file.Close()
+	if file.Log.Stored == nil {
+		o.SHA256 = digest
+	}
 	if hasProgress {
 		o.Progress = func(n int64) { progress.Invoke(float64(n)) }
 	}
@@ -124,12 +143,12 @@ func check(_ js.Value, args []js.Value) any {
 	}
 	var res *checker.Result
 	if req.InputFormat == checker.FormatOpenLineage {
-		res, err = openlineage.Check(bytes.NewReader(log), o)
+		res, err = openlineage.Check(file.Log.R, o)
 		if err == nil && hasProgress {
 			progress.Invoke(float64(len(log)))
 		}
 	} else {
-		res, err = checker.Check(bytes.NewReader(log), o)
+		res, err = checker.CheckFiles([]checker.LogFile{file.Log}, o)
 	}
 	if err != nil {
 		return fail(err.Error())

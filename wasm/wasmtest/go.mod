@@ -12,6 +12,7 @@ require (
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.0 // indirect
 	github.com/go-json-experiment/json v1.27.2 // indirect
+	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1 // indirect
 	github.com/spf13/pflag v1.1.0 // indirect
