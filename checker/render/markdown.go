@@ -11,33 +11,6 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
-// stateIcon marks a run or stage state for people scanning a table.
-func stateIcon(state string) string {
-	switch state {
-	case checker.RunSucceeded:
-		return "✅"
-	case checker.RunFailed:
-		return "❌"
-	case checker.RunStalled:
-		return "⏸️"
-	case checker.RunOverdue:
-		return "⌛"
-	case checker.RunRunning:
-		return "⏳"
-	case StateMissed:
-		return "🚫"
-	case checker.RunIncomplete, checker.StagePending:
-		return "⚠️"
-	case checker.RunUnknown:
-		return "❓"
-	case checker.RunCancelled:
-		return "🚫"
-	case checker.StageBlocked:
-		return "⛔"
-	}
-	return "❔"
-}
-
 // MarkdownOptions bound a Markdown rendering. MaxRuns caps the rows of the
 // runs table and the unhealthy-run details (0: no cap). MaxErrorRunes cuts
 // each attempt's error text after that many characters, marking the cut
