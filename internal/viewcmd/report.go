@@ -21,13 +21,16 @@ import (
 )
 
 // runReport is "greenlight report EVENTS.jsonl --html FILE": it writes the
-// self-contained report atomically and exits like check: 0 for a valid log,
-// 2 for an invalid one (the report is written either way, to show why).
+// standalone HTML report (render.WriteHTMLReport) atomically, or with
+// --interactive the viewer with its module and the log in one file, and
+// exits like check: 0 for a valid log, 2 for an invalid one (the report is
+// written either way, to show why).
 func runReport(args []string, env cli.Env) int {
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	var f flags
 	f.register(fs)
-	out := fs.String("html", "", "write the self-contained HTML report to `FILE`")
+	out := fs.String("html", "", "write the HTML report to `FILE`")
+	interactive := fs.Bool("interactive", false, "write the viewer, its WebAssembly module and the log instead, to check again in the page (needs the module: see --wasm-dir)")
 	name, err := f.parse(fs, args, env)
 	if err != nil {
 		return failed(env, err)
@@ -40,22 +43,24 @@ func runReport(args []string, env cli.Env) int {
 	if err != nil {
 		return failed(env, err)
 	}
-	module, wasmExec, err := f.findModule()
+	var mod module
+	if *interactive {
+		if mod, err = f.findModule(func(s string) { fmt.Fprintf(env.Stderr, "greenlight: %s\n", s) }); err != nil {
+			return failed(env, err)
+		}
+	}
+	res, err := checkLog(f.inputFormat, log, opts)
 	if err != nil {
 		return failed(env, err)
 	}
-	var res *checker.Result
-	if f.inputFormat == checker.FormatOpenLineage {
-		res, err = openlineage.Check(bytes.NewReader(log), opts)
+	var page []byte
+	if *interactive {
+		if page, err = Report(p, log, mod.wasm, mod.wasmExec); err != nil {
+			return failed(env, err)
+		}
+		fmt.Fprintf(env.Stderr, "greenlight: the viewer's module: %s\n", mod.from)
 	} else {
-		res, err = checker.Check(bytes.NewReader(log), opts)
-	}
-	if err != nil {
-		return failed(env, err)
-	}
-	page, err := Report(p, log, module, wasmExec)
-	if err != nil {
-		return failed(env, err)
+		page = render.HTMLReport(res, render.DefaultHTMLOptions)
 	}
 	if err := atomicfile.Write(*out, page); err != nil {
 		return failed(env, err)
@@ -65,6 +70,14 @@ func runReport(args []string, env cli.Env) int {
 		return cli.ExitInvalid
 	}
 	return cli.ExitOK
+}
+
+// checkLog checks the log in its format, as check does.
+func checkLog(format string, log []byte, opts checker.Options) (*checker.Result, error) {
+	if format == checker.FormatOpenLineage {
+		return openlineage.Check(bytes.NewReader(log), opts)
+	}
+	return checker.Check(bytes.NewReader(log), opts)
 }
 
 // The lines of index.html that Report replaces with inlined content.

@@ -1,0 +1,16 @@
+// Package greenlight holds greenlight's own source, embedded, so that an
+// installed binary can build the viewer's WebAssembly module (GOOS=js) on
+// demand with the local Go toolchain ("greenlight view", docs/wasm.md):
+// Source is the module's go.mod and go.sum and every package wasm/js is
+// built from. internal/viewcmd tests that it lacks none of them.
+package greenlight
+
+import "embed"
+
+// Source is the source tree the js module is built from, at the paths it
+// has in the repository.
+//
+//go:embed go.mod go.sum
+//go:embed checker/*.go checker/*/*.go checker/*/*/*.go checker/render/*.tmpl
+//go:embed internal/words/*.go schemas/*.go schemas/*.json wasm/js/*.go
+var Source embed.FS
