@@ -30,7 +30,7 @@ var stateMarks = []StateMark{
 	{checker.RunFailed, "❌", "failed", "#cf222e", true, "a stage failed"},
 	{checker.RunUnknown, "❓", "unknown", "#8250df", false, "an outcome nobody could confirm"},
 	{checker.RunCancelled, "⏹️", "cancelled", "#6e7781", false, "a stage was cancelled"},
-	{checker.RunStalled, "⏸️", "stalled", "#bc4c00", false, "silent too long: a stall candidate, not proof"},
+	{checker.RunStalled, "⏸️", "stalled", "#bf8700", false, "silent too long: a stall candidate, not proof"},
 	{checker.RunOverdue, "⌛", "overdue", "#9a6700", false, "in progress past the schedule's max runtime"},
 	{checker.RunRunning, "⏳", "running", "#0969da", false, "in progress, recent evidence"},
 	{checker.RunIncomplete, "⚠️", "incomplete", "#9a6700", false, "nothing failed or in progress, but a stage never succeeded"},
@@ -70,3 +70,7 @@ func LegendMarkdown() string {
 	}
 	return "_States: " + strings.Join(parts, " · ") + "._\n"
 }
+
+// StateCount is the number of runs in a run state that c counts: 0 for
+// overdue without a schedule, or for a name that is no run state.
+func StateCount(c checker.StateCounts, state string) int { return stateCount(c, state) }
