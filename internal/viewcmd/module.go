@@ -72,7 +72,12 @@ func cachedModule(note func(string)) (module, error) {
 	if err != nil {
 		return module{}, errNoToolchain
 	}
-	out, err := exec.Command(gobin, "env", "GOVERSION", "GOROOT").Output()
+	// GOTOOLCHAIN=local: the module must come from the toolchain whose
+	// wasm_exec.js the page gets, not from one go.mod's toolchain line
+	// would fetch.
+	goenv := exec.Command(gobin, "env", "GOVERSION", "GOROOT")
+	goenv.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+	out, err := goenv.Output()
 	if err != nil {
 		return module{}, fmt.Errorf("go env GOVERSION GOROOT: %v", err)
 	}
@@ -132,7 +137,7 @@ func SourceKey(goVersion string) (string, error) {
 
 // buildModule writes the embedded source (without its tests) to a
 // temporary directory beside dir, builds wasm/js there with GOOS=js
-// GOARCH=wasm, copies the toolchain's wasm_exec.js beside it, and renames
+// GOARCH=wasm (the flags of wasm/build.sh), copies the toolchain's wasm_exec.js beside it, and renames
 // the result to dir, so that dir holds a whole module or nothing.
 func buildModule(gobin, goroot, dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -165,9 +170,9 @@ func buildModule(gobin, goroot, dir string) error {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		return err
 	}
-	cmd := exec.Command(gobin, "build", "-trimpath", "-o", filepath.Join(out, viewer.ModuleFile), "./wasm/js")
+	cmd := exec.Command(gobin, "build", "-trimpath", "-ldflags=-s", "-o", filepath.Join(out, viewer.ModuleFile), "./wasm/js") // as wasm/build.sh
 	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=readonly")
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm", "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=readonly", "GOTOOLCHAIN=local")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -603,9 +603,7 @@ func TestViewerRecoveryStates(t *testing.T) {
 	for _, row := range viewerRows(want) {
 		if r := row.Run; r != nil && (r.Recovery.Action != checker.ActionNone || len(r.Recovery.Steps) > 0) {
 			wantRecovery = append(wantRecovery, "action "+r.Recovery.Action)
-			for _, step := range r.Recovery.Steps {
-				wantRecovery = append(wantRecovery, step)
-			}
+			wantRecovery = append(wantRecovery, r.Recovery.Steps...)
 		}
 	}
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs .recovery-action, #runs .recovery-step")].map((e) =>
