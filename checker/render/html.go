@@ -55,6 +55,23 @@ const HTMLReportCSP = "default-src 'none'; style-src 'sha256-%s'; base-uri 'none
 // log text goes through html/template's contextual escaping. The runs are
 // read in one pass (Snapshot.Runs), keeping only the listed ones.
 func WriteHTMLReport(w io.Writer, res *checker.Result, o HTMLOptions) error {
+	page := buildPage(res, withDefaults(o))
+	css := reportCSS()
+	sum := sha256.Sum256([]byte(css))
+	page.CSS = template.CSS(css)
+	page.CSP = fmt.Sprintf(HTMLReportCSP, base64.StdEncoding.EncodeToString(sum[:]))
+	var buf bytes.Buffer
+	if err := reportPage.Execute(&buf, page); err != nil {
+		return err
+	}
+	// The template's definitions follow the page: drop the blank lines
+	// they leave.
+	_, err := w.Write(append(bytes.TrimRight(buf.Bytes(), "\n"), '\n'))
+	return err
+}
+
+// withDefaults fills o's zero bounds from DefaultHTMLOptions.
+func withDefaults(o HTMLOptions) HTMLOptions {
 	def := DefaultHTMLOptions
 	if o.MaxUnhealthy <= 0 {
 		o.MaxUnhealthy = def.MaxUnhealthy
@@ -68,18 +85,24 @@ func WriteHTMLReport(w io.Writer, res *checker.Result, o HTMLOptions) error {
 	if o.MaxErrorRunes <= 0 {
 		o.MaxErrorRunes = def.MaxErrorRunes
 	}
-	page := buildPage(res, o)
-	css := reportCSS()
-	sum := sha256.Sum256([]byte(css))
-	page.CSS = template.CSS(css)
-	page.CSP = fmt.Sprintf(HTMLReportCSP, base64.StdEncoding.EncodeToString(sum[:]))
+	return o
+}
+
+// WriteHTMLReportContent writes the page's content alone (what its body
+// holds), to put into another page: the interactive report shows it when
+// scripts are off. Its style is HTMLReportStyle.
+func WriteHTMLReportContent(w io.Writer, res *checker.Result, o HTMLOptions) error {
 	var buf bytes.Buffer
-	if err := reportPage.Execute(&buf, page); err != nil {
+	if err := reportPage.ExecuteTemplate(&buf, "content", buildPage(res, withDefaults(o))); err != nil {
 		return err
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
 }
+
+// HTMLReportStyle is the style sheet of the report's content; it holds no
+// log text.
+func HTMLReportStyle() string { return reportCSS() }
 
 // HTMLReport returns WriteHTMLReport's bytes.
 func HTMLReport(res *checker.Result, o HTMLOptions) []byte {

@@ -131,7 +131,7 @@ var Helps = map[string]Help{
 		Synopsis: []string{
 			"greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages IDS] [flags]",
 		},
-		Description: "report writes a standalone HTML page rendered by greenlight: the verdict, the unhealthy runs latest first with their errors and recovery steps, the latest runs, the schedule and the timelines, judged at one moment (--now, else the wall clock when it is written), so every open shows the same; it needs no script and no other file. --interactive writes the viewer with its WebAssembly module and the log instead, to check again in the page. The file is written atomically, also for an invalid log, to show why (native binary only).",
+		Description: "report writes a standalone HTML page rendered by greenlight: the verdict, the unhealthy runs latest first with their errors and recovery steps, the latest runs, the schedule and the timelines, judged at one moment (--now, else the wall clock when it is written), so every open shows the same; it needs no script and no other file. --interactive writes the viewer with its WebAssembly module and the log as well, to check again in the page; with scripts off that page shows the static report. The file is written atomically, also for an invalid log, to show why (native binary only).",
 		Examples: []string{
 			"greenlight report events.jsonl --pipeline pipeline.yaml --html health.html",
 			"greenlight report events.jsonl --pipeline pipeline.yaml --html viewer.html --interactive",

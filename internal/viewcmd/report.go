@@ -30,7 +30,7 @@ func runReport(args []string, env cli.Env) int {
 	var f flags
 	f.register(fs)
 	out := fs.String("html", "", "write the HTML report to `FILE`")
-	interactive := fs.Bool("interactive", false, "write the viewer, its WebAssembly module and the log instead, to check again in the page (needs the module: see --wasm-dir)")
+	interactive := fs.Bool("interactive", false, "write the viewer, its WebAssembly module and the log too, to check again in the page (needs the module: see --wasm-dir)")
 	name, err := f.parse(fs, args, env)
 	if err != nil {
 		return failed(env, err)
@@ -55,7 +55,7 @@ func runReport(args []string, env cli.Env) int {
 	}
 	var page []byte
 	if *interactive {
-		if page, err = Report(p, log, mod.wasm, mod.wasmExec); err != nil {
+		if page, err = ReportWithStatic(p, log, mod.wasm, mod.wasmExec, res); err != nil {
 			return failed(env, err)
 		}
 		fmt.Fprintf(env.Stderr, "greenlight: the viewer's module: %s\n", mod.from)
@@ -85,6 +85,7 @@ const (
 	styleLink  = `<link rel="stylesheet" href="viewer.css">`
 	scriptLink = `<script src="viewer.js"></script>`
 	headEnd    = `</head>`
+	mainStart  = `<main>`
 )
 
 // Report returns the viewer as one HTML file that needs no server: the style
@@ -93,6 +94,16 @@ const (
 // Content-Security-Policy allows only those inline scripts (by hash), the
 // WebAssembly module and the Blob worker; no image, frame or request.
 func Report(p Preload, log, module, wasmExec []byte) ([]byte, error) {
+	return ReportWithStatic(p, log, module, wasmExec, nil)
+}
+
+// ReportWithStatic is Report with, when res is not nil, the static report
+// of res (render.WriteHTMLReportContent) in a noscript element before the
+// viewer's main element: with scripts off the page still shows the
+// verdict, the runs, their errors and recovery, the schedule and the
+// timelines, and with scripts on the viewer checks the log again and any
+// other dropped in. The static report's style is allowed by its hash.
+func ReportWithStatic(p Preload, log, module, wasmExec []byte, res *checker.Result) ([]byte, error) {
 	read := func(name string) (string, error) {
 		b, err := viewer.Static.ReadFile(name)
 		return string(b), err
@@ -134,12 +145,29 @@ func Report(p Preload, log, module, wasmExec []byte) ([]byte, error) {
 		fmt.Fprintf(&data, "<script type=\"application/octet-stream\" id=%q data-encoding=\"gzip\">%s</script>\n", d.id, base64.StdEncoding.EncodeToString(z))
 	}
 	fmt.Fprintf(&data, "<script type=\"application/json\" id=\"gl-preload\">%s</script>\n", pre)
-	csp := fmt.Sprintf("default-src 'none'; script-src 'wasm-unsafe-eval' 'sha256-%s'; worker-src blob:; style-src 'sha256-%s'",
-		hash(script), hash(css))
+	styles := "'sha256-" + hash(css) + "'"
+	noscript := ""
+	if res != nil {
+		var content bytes.Buffer
+		if err := render.WriteHTMLReportContent(&content, res, render.DefaultHTMLOptions); err != nil {
+			return nil, err
+		}
+		static := render.HTMLReportStyle()
+		if strings.Contains(strings.ToLower(static+content.String()), "</noscript") {
+			return nil, fmt.Errorf("viewer: the static report contains </noscript, which would end its element early")
+		}
+		styles += " 'sha256-" + hash(static) + "'"
+		noscript = "<noscript>\n<style>" + static + "</style>\n" +
+			`<p class="note">Scripts are off, so the viewer cannot run; this is the report greenlight rendered when it wrote this file.</p>` + "\n" +
+			content.String() + "</noscript>\n"
+	}
+	csp := fmt.Sprintf("default-src 'none'; script-src 'wasm-unsafe-eval' 'sha256-%s'; worker-src blob:; style-src %s",
+		hash(script), styles)
 	replace := []struct{ old, new string }{
 		{styleLink, "<style>" + css + "</style>"},
 		{scriptLink, data.String() + "<script>" + script + "</script>"},
 		{headEnd, `<meta http-equiv="Content-Security-Policy" content="` + csp + `">` + "\n" + headEnd},
+		{mainStart, noscript + mainStart},
 	}
 	for _, r := range replace {
 		if strings.Count(page, r.old) != 1 {

@@ -511,13 +511,14 @@ func TestViewerInBrowser(t *testing.T) {
 		screenshot(t, ctx, filepath.Join(t.TempDir(), "hostile.png"))
 	})
 
-	t.Run("self-contained report from file://", func(t *testing.T) {
+	t.Run("self-contained report from file://, with its static report for scripts off", func(t *testing.T) {
 		module, wasmExec := viewerModule(t)
 		log, err := os.ReadFile(sample)
 		if err != nil {
 			t.Fatal(err)
 		}
-		html, err := viewcmd.Report(samplePreload, log, module, wasmExec)
+		static := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now, File: "campaign_metrics.jsonl"})
+		html, err := viewcmd.ReportWithStatic(samplePreload, log, module, wasmExec, static)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -533,6 +534,20 @@ func TestViewerInBrowser(t *testing.T) {
 		want := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now}).Snapshot
 		if s.Verdict != want.Verdict || len(s.Runs) != want.RunCount+len(want.Schedule.Missed) || s.Error != "" {
 			t.Fatalf("report shows %+v; native: %s, %d runs", s, want.Verdict, want.RunCount)
+		}
+		// With scripts on, the static report in its noscript element is not
+		// part of the page.
+		if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("article.run").length`)); err != nil || n != 0 {
+			t.Errorf("the static report shows beside the viewer: %d run sections (%v)", n, err)
+		}
+		// With scripts off, the same file shows the static report.
+		off := noScriptTab(t, bctx)
+		if err := chromedp.Do(off, chromedp.Navigate("file://"+path), chromedp.WaitReady(chromedp.CSS("article.run"))); err != nil {
+			t.Fatal(err)
+		}
+		if text := pageText(t, off); !strings.Contains(text, "greenlight: unhealthy") || !strings.Contains(text, "Start attempt 3 of stage 2 in run cm-2026-11-27.") ||
+			!strings.Contains(text, "Scripts are off, so the viewer cannot run") {
+			t.Errorf("with scripts off the interactive report does not show the static one:\n%s", text)
 		}
 		screenshot(t, ctx, filepath.Join(t.TempDir(), "report.png"))
 	})
