@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
 
@@ -39,7 +41,8 @@ func runReport(args []string, env cli.Env) int {
 		return failed(env, fmt.Errorf("report needs --html FILE"))
 	}
 	// The report is a record: judged at one moment, the same on every open.
-	p, log, opts, err := f.resolve(name, env.Now().UTC().Format(time.RFC3339))
+	// The static report streams the log; the interactive one carries it.
+	p, log, opts, err := f.resolve(name, env.Now().UTC().Format(time.RFC3339), *interactive)
 	if err != nil {
 		return failed(env, err)
 	}
@@ -49,7 +52,12 @@ func runReport(args []string, env cli.Env) int {
 			return failed(env, err)
 		}
 	}
-	res, err := checkLog(f.inputFormat, log, opts)
+	var res *checker.Result
+	if log != nil {
+		res, err = checkLog(f.inputFormat, bytes.NewReader(log), opts)
+	} else {
+		res, err = checkFile(f.inputFormat, name, opts)
+	}
 	if err != nil {
 		return failed(env, err)
 	}
@@ -73,11 +81,21 @@ func runReport(args []string, env cli.Env) int {
 }
 
 // checkLog checks the log in its format, as check does.
-func checkLog(format string, log []byte, opts checker.Options) (*checker.Result, error) {
+func checkLog(format string, log io.Reader, opts checker.Options) (*checker.Result, error) {
 	if format == checker.FormatOpenLineage {
-		return openlineage.Check(bytes.NewReader(log), opts)
+		return openlineage.Check(log, opts)
 	}
-	return checker.Check(bytes.NewReader(log), opts)
+	return checker.Check(log, opts)
+}
+
+// checkFile checks the log file name, read as a stream.
+func checkFile(format, name string, opts checker.Options) (*checker.Result, error) {
+	fh, err := osfile.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+	}
+	defer fh.Close()
+	return checkLog(format, fh, opts)
 }
 
 // The lines of index.html that Report replaces with inlined content.

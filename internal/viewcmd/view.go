@@ -1,6 +1,7 @@
 package viewcmd
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -36,7 +37,7 @@ func runView(args []string, env cli.Env) int {
 	if err != nil {
 		return failed(env, err)
 	}
-	p, log, opts, err := f.resolve(name, "")
+	p, log, opts, err := f.resolve(name, "", true)
 	if err != nil {
 		return failed(env, err)
 	}
@@ -85,7 +86,7 @@ func viewHandler(f *flags, p Preload, log []byte, opts checker.Options, env cli.
 		if opts.Now.IsZero() {
 			opts.Now = env.Now().UTC().Truncate(time.Second)
 		}
-		res, cerr := checkLog(f.inputFormat, log, opts)
+		res, cerr := checkLog(f.inputFormat, bytes.NewReader(log), opts)
 		if cerr != nil {
 			return nil, cerr
 		}

@@ -83,8 +83,9 @@ func (f *flags) parse(fs *pflag.FlagSet, args []string, env cli.Env) (string, er
 
 // resolve reads the log and the definition and checks the options with the
 // checker's own rules, so a mistake is reported here (exit 2) rather than
-// in the page.
-func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Options, error) {
+// in the page. With readLog false it leaves the log unread (nil) for the
+// caller to stream.
+func (f *flags) resolve(name string, fixNow string, readLog bool) (Preload, []byte, checker.Options, error) {
 	stale, err := f.stale.Value()
 	if err != nil {
 		return Preload{}, nil, checker.Options{}, err
@@ -111,6 +112,9 @@ func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Op
 	opts, err := req.Options()
 	if err != nil {
 		return p, nil, opts, err
+	}
+	if !readLog {
+		return p, nil, opts, nil
 	}
 	log, err := osfile.ReadFile(name)
 	if err != nil {
