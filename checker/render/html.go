@@ -53,7 +53,9 @@ const HTMLReportCSP = "default-src 'none'; style-src 'sha256-%s'; base-uri 'none
 // The page needs no script and no other file: it reads the same with
 // JavaScript off. Its title carries the verdict and the log's name. All
 // log text goes through html/template's contextual escaping. The runs are
-// read in one pass (Snapshot.Runs), keeping only the listed ones.
+// read in two passes (Snapshot.Runs, so a streamed snapshot stays
+// streamed): one picks the listed rows by their moment, one builds them;
+// memory holds only the listed rows.
 func WriteHTMLReport(w io.Writer, res *checker.Result, o HTMLOptions) error {
 	page := buildPage(res, withDefaults(o))
 	css := reportCSS()
@@ -258,51 +260,67 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	p.Title = fmt.Sprintf("greenlight: %s: %s", s.Verdict, baseName(p.File))
 	p.NoRuns = RowCount(s) == 0
 
-	// One pass over the rows: keep the latest MaxUnhealthy unhealthy rows
-	// (with their details) and the latest MaxLatest healthy runs.
-	var bad, good []htmlRow
-	details := map[int]htmlRun{}
+	// A first pass over the rows picks the latest MaxUnhealthy unhealthy
+	// rows and MaxLatest succeeded runs by their moment alone; a second
+	// builds the picked rows and the unhealthy runs' details, so that the
+	// cost of a run's section is paid only for the listed ones.
+	var bad, good []htmlRow // only when and seq set
 	nBad, nGood, seq := 0, 0, 0
 	keep := func(list []htmlRow, max int) []htmlRow {
 		if len(list) < 2*max {
 			return list
 		}
 		sortLatest(list)
-		for _, r := range list[max:] {
-			delete(details, r.seq)
-		}
 		return list[:max]
 	}
 	EachRow(s, func(row Row) bool {
 		seq++
-		if m := row.Missed; m != nil {
+		switch {
+		case row.Missed != nil:
 			nBad++
-			bad = keep(append(bad, htmlRow{Mark: Mark(StateMissed), MissedLabel: NoRun, Detail: MissedSummary(m), FirstEvent: m.ScheduledFor, when: m.Slot, seq: seq}), o.MaxUnhealthy)
-			return true
-		}
-		r := clipErrors(row.Run, o.MaxErrorRunes)
-		hr := runRow(r, now, seq)
-		if r.State == checker.RunSucceeded {
+			bad = keep(append(bad, htmlRow{when: row.Missed.Slot, seq: seq}), o.MaxUnhealthy)
+		case row.Run.State == checker.RunSucceeded:
 			nGood++
-			good = keep(append(good, hr), o.MaxLatest)
-			return true
+			good = keep(append(good, htmlRow{when: rowWhen(row.Run), seq: seq}), o.MaxLatest)
+		default:
+			nBad++
+			bad = keep(append(bad, htmlRow{when: rowWhen(row.Run), seq: seq}), o.MaxUnhealthy)
 		}
-		nBad++
-		details[seq] = runDetails(r, now, hr.Anchor)
-		bad = keep(append(bad, hr), o.MaxUnhealthy)
 		return true
 	})
 	sortLatest(bad)
 	sortLatest(good)
-	if len(bad) > o.MaxUnhealthy {
-		for _, r := range bad[o.MaxUnhealthy:] {
-			delete(details, r.seq)
+	bad, good = bad[:min(len(bad), o.MaxUnhealthy)], good[:min(len(good), o.MaxLatest)]
+	picked := map[int]int{} // seq: its place in bad (>= 0) or good (< 0, -1-index)
+	for i, r := range bad {
+		picked[r.seq] = i
+	}
+	for i, r := range good {
+		picked[r.seq] = -1 - i
+	}
+	details := make([]*htmlRun, len(bad))
+	seq = 0
+	EachRow(s, func(row Row) bool {
+		seq++
+		at, ok := picked[seq]
+		if !ok {
+			return true
 		}
-		bad = bad[:o.MaxUnhealthy]
-	}
-	if len(good) > o.MaxLatest {
-		good = good[:o.MaxLatest]
-	}
+		if m := row.Missed; m != nil {
+			bad[at] = htmlRow{Mark: Mark(StateMissed), MissedLabel: NoRun, Detail: MissedSummary(m), FirstEvent: m.ScheduledFor, when: m.Slot, seq: seq}
+			return true
+		}
+		r := clipErrors(row.Run, o.MaxErrorRunes)
+		hr := runRow(r, now, seq)
+		if at < 0 {
+			good[-1-at] = hr
+			return true
+		}
+		bad[at] = hr
+		d := runDetails(r, now, hr.Anchor)
+		details[at] = &d
+		return true
+	})
 	p.Unhealthy, p.Latest = bad, good
 	if rest := nBad - len(bad); rest > 0 {
 		p.UnhealthyMore = words.Count(rest, "more unhealthy row") + " not listed here: older ones (greenlight check --format json lists every run)."
@@ -310,9 +328,9 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	if rest := nGood - len(good); rest > 0 {
 		p.LatestMore = words.Count(rest, "more succeeded run") + " not listed here: older ones."
 	}
-	for _, r := range bad {
-		if d, ok := details[r.seq]; ok {
-			p.Details = append(p.Details, d)
+	for _, d := range details {
+		if d != nil {
+			p.Details = append(p.Details, *d)
 		}
 	}
 	if lr := s.Latest(); lr != nil {
@@ -349,6 +367,15 @@ func sortLatest(rows []htmlRow) {
 	})
 }
 
+// rowWhen is the moment a run's row is ordered by: the slot it claims,
+// else its first event.
+func rowWhen(r *checker.RunReport) time.Time {
+	if r.ScheduledFor != nil {
+		return r.Slot
+	}
+	return r.FirstEvent
+}
+
 // runAnchor is the id of a run's section: computed from its first line,
 // which is unique to it, never from the run id (log text).
 func runAnchor(r *checker.RunReport) string { return fmt.Sprintf("run-L%d", r.FirstLine) }
@@ -360,12 +387,8 @@ func runRow(r *checker.RunReport, now time.Time, seq int) htmlRow {
 			ok++
 		}
 	}
-	when := r.FirstEvent
-	if r.ScheduledFor != nil {
-		when = r.Slot
-	}
 	row := htmlRow{Mark: Mark(r.State), RunID: r.RunID, FirstEvent: r.FirstEventAt, Duration: Duration(RunSeconds(r, now)),
-		Stages: fmt.Sprintf("%d/%d", ok, len(r.Stages)), when: when, seq: seq}
+		Stages: fmt.Sprintf("%d/%d", ok, len(r.Stages)), when: rowWhen(r), seq: seq}
 	if r.State != checker.RunSucceeded {
 		d := Detail(r)
 		row.Detail = d.Summary

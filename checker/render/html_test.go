@@ -2,6 +2,7 @@ package render_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -116,5 +117,50 @@ func TestHTMLReportTitle(t *testing.T) {
 	}
 	if _, err := os.Stat(root + formatLogs[0].log); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// FuzzHTMLReport: whatever a run id and an error hold, the report holds no
+// markup of the log's (see markup).
+func FuzzHTMLReport(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"r-1", "boom"},
+		{`</script><img src=x onerror=alert(1)>`, `<svg onload=alert(1)>`},
+		{`" onmouseover="x`, "</title><style>*{}</style>"},
+		{"<!--", "]]><![CDATA["},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	opts, err := checker.Request{Stages: "1", Now: "2026-01-01T12:00:00Z", File: "f.jsonl"}.Options()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, runID, errText string) {
+		id, e := jsonString(runID), jsonString(errText)
+		log := `{"run_id":` + id + `,"stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}` + "\n" +
+			`{"run_id":` + id + `,"stage":1,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":` + e + `}` + "\n"
+		res, err := checker.Check(strings.NewReader(log), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := markup(render.HTMLReport(res, render.HTMLOptions{})); m != nil {
+			t.Fatalf("run id %q, error %q: the report holds %q", runID, errText, m)
+		}
+	})
+}
+
+// jsonString is s as a JSON string.
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// BenchmarkHTMLReport renders the report of 10,000 failed runs (50 listed).
+func BenchmarkHTMLReport(b *testing.B) {
+	s := bigSnapshot(10_000, 100)
+	res := &checker.Result{Snapshot: s, Report: checker.NewReport()}
+	b.ReportAllocs()
+	for b.Loop() {
+		render.HTMLReport(res, render.HTMLOptions{})
 	}
 }
