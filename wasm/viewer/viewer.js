@@ -457,9 +457,11 @@
   function fragmentOf(id) { return "#run=" + encodeURIComponent(id); }
 
   // focusFragment opens and scrolls to the run a #run=ID address names,
-  // searching for it when it is not listed.
+  // searching for it when it is not listed; once per address, so that the
+  // reader may clear the search or filter afterwards.
+  let fragmentDone = "";
   function focusFragment() {
-    if (!location.hash.startsWith("#run=")) return;
+    if (!location.hash.startsWith("#run=") || location.hash === fragmentDone) return;
     let id;
     try { id = decodeURIComponent(location.hash.slice(5)); } catch (e) { return; }
     for (const tr of document.querySelectorAll("#runs tr.target")) tr.classList.remove("target");
@@ -467,15 +469,17 @@
     if (!row) {
       const search = $field("run-search");
       if (search.value !== id) { search.value = id; search.dispatchEvent(new Event("input")); }
+      fragmentDone = location.hash;
       return;
     }
+    fragmentDone = location.hash;
     row.classList.add("target");
     const toggle = /** @type {HTMLButtonElement | null} */ (row.querySelector("button.toggle"));
     const detail = /** @type {HTMLElement | null} */ (row.nextElementSibling);
     if (toggle && detail && detail.hidden) toggle.click();
     row.scrollIntoView({ block: "start" });
   }
-  window.addEventListener("hashchange", focusFragment);
+  window.addEventListener("hashchange", () => { fragmentDone = ""; focusFragment(); });
 
   // addRun adds a run's row, with the module's detail words for it, and its
   // timeline row, drawn when first opened.

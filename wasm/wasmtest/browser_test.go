@@ -448,6 +448,18 @@ func TestViewerInBrowser(t *testing.T) {
 		if !slices.Equal(s.Runs, []string{"r-0777"}) || s.States[0] != "failed" || note() != `1 of the 1000 rows this page holds match the run id "r-0777" (it holds the latest 1000 of 1200; greenlight check --format json lists every run)` {
 			t.Fatalf("search r-0777: rows %q, states %q, note %q", s.Runs, s.States, note())
 		}
+		// A link to a held run past the cap searches for it and marks it.
+		linked := tab(t, bctx)
+		if err := chromedp.Do(linked, chromedp.Navigate(serve(t, viewcmd.Preload{File: "many.jsonl", Stages: "1", Now: "2026-01-01T12:00:00Z", Gate: "all"}, log)+"?preload=1#run=r-0300")); err != nil {
+			t.Fatal(err)
+		}
+		if ls := settle(t, linked); !slices.Equal(ls.Runs, []string{"r-0300"}) {
+			t.Errorf("opened at #run=r-0300, the page lists %q", ls.Runs)
+		}
+		target, err := chromedp.Run(linked, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs tr.target")].map((r) => r.dataset.runId)`))
+		if err != nil || !slices.Equal(target, []string{"r-0300"}) {
+			t.Errorf("opened at #run=r-0300, the page marks %q (%v)", target, err)
+		}
 		search("r-0003")
 		if len(s.Runs) != 0 || !strings.HasPrefix(note(), `0 of the 1000 rows this page holds match the run id "r-0003"`) {
 			t.Fatalf("search r-0003: rows %q, note %q", s.Runs, note())
