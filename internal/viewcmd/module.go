@@ -135,7 +135,7 @@ func SourceKey(goVersion string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// buildModule writes the embedded source (without its tests) to a
+// buildModule writes the embedded source (without its tests and testdata) to a
 // temporary directory beside dir, builds wasm/js there with GOOS=js
 // GOARCH=wasm (the flags of wasm/build.sh), copies the toolchain's wasm_exec.js beside it, and renames
 // the result to dir, so that dir holds a whole module or nothing.
@@ -150,8 +150,17 @@ func buildModule(gobin, goroot, dir string) error {
 	defer os.RemoveAll(tmp)
 	src := filepath.Join(tmp, "src")
 	err = fs.WalkDir(greenlight.Source, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasSuffix(path, "_test.go") {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(path, "_test.go") {
+			return nil
 		}
 		b, err := greenlight.Source.ReadFile(path)
 		if err != nil {
