@@ -58,10 +58,8 @@ const HTMLReportCSP = "default-src 'none'; style-src 'sha256-%s'; base-uri 'none
 // memory holds only the listed rows.
 func WriteHTMLReport(w io.Writer, res *checker.Result, o HTMLOptions) error {
 	page := buildPage(res, withDefaults(o))
-	css := reportCSS()
-	sum := sha256.Sum256([]byte(css))
-	page.CSS = template.CSS(css)
-	page.CSP = fmt.Sprintf(HTMLReportCSP, base64.StdEncoding.EncodeToString(sum[:]))
+	page.CSS = template.CSS(reportCSS())
+	page.CSP = HTMLReportPolicy()
 	var buf bytes.Buffer
 	if err := reportPage.Execute(&buf, page); err != nil {
 		return err
@@ -100,6 +98,13 @@ func WriteHTMLReportContent(w io.Writer, res *checker.Result, o HTMLOptions) err
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// HTMLReportPolicy is HTMLReportCSP with the hash of the report's style
+// sheet: the policy the page carries, for a server to send as well.
+func HTMLReportPolicy() string {
+	sum := sha256.Sum256([]byte(reportCSS()))
+	return fmt.Sprintf(HTMLReportCSP, base64.StdEncoding.EncodeToString(sum[:]))
 }
 
 // HTMLReportStyle is the style sheet of the report's content; it holds no

@@ -14,6 +14,7 @@ import (
 
 	greenlight "github.com/greenlight-ci/greenlight"
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 )
 
@@ -87,6 +88,9 @@ func TestViewWithoutToolchain(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+	if got := rec.Header().Get("Content-Security-Policy"); got != render.HTMLReportPolicy() || !strings.HasPrefix(got, "default-src 'none'; style-src 'sha256-") {
+		t.Errorf("served with the policy %q", got)
+	}
 	body, _ := io.ReadAll(rec.Body)
 	for _, want := range []string{"<title>greenlight: unhealthy: r.jsonl</title>", "disk full"} {
 		if !bytes.Contains(body, []byte(want)) {

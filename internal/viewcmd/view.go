@@ -153,7 +153,7 @@ func StaticHandler(page []byte) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+		w.Header().Set("Content-Security-Policy", render.HTMLReportPolicy())
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Write(page)
 	})
