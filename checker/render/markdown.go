@@ -6,37 +6,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
-
-// stateIcon marks a run or stage state for people scanning a table.
-func stateIcon(state string) string {
-	switch state {
-	case checker.RunSucceeded:
-		return "✅"
-	case checker.RunFailed:
-		return "❌"
-	case checker.RunStalled:
-		return "⏸️"
-	case checker.RunOverdue:
-		return "⌛"
-	case checker.RunRunning:
-		return "⏳"
-	case StateMissed:
-		return "🚫"
-	case checker.RunIncomplete, checker.StagePending:
-		return "⚠️"
-	case checker.RunUnknown:
-		return "❓"
-	case checker.RunCancelled:
-		return "🚫"
-	case checker.StageBlocked:
-		return "⛔"
-	}
-	return "❔"
-}
 
 // MarkdownOptions bound a Markdown rendering. List says which rows the
 // runs table lists (the zero value: the default listing, Select's, as the
@@ -95,8 +69,9 @@ func markdownHead(b *bufio.Writer, s *checker.Snapshot) bool {
 }
 
 // writeMarkdownRow writes one row of the runs table; scratch is reused
-// storage for its numbers.
-func writeMarkdownRow(b *bufio.Writer, row Row, maxErrorRunes int, scratch *[]byte) {
+// storage for its numbers. now is the check's now: a run still in progress
+// has lasted until then (RunSeconds), not only until its last event.
+func writeMarkdownRow(b *bufio.Writer, row Row, now time.Time, maxErrorRunes int, scratch *[]byte) {
 	if row.Missed != nil {
 		// The summary holds only slot times greenlight formatted, no log text.
 		fmt.Fprintf(b, "| _no run_ | %s %s | | | | %s |\n", stateIcon(StateMissed), StateMissed, MissedSummary(row.Missed))
@@ -125,7 +100,7 @@ func writeMarkdownRow(b *bufio.Writer, row Row, maxErrorRunes int, scratch *[]by
 	num = strconv.AppendInt(num, int64(attemptCount(r)), 10)
 	*scratch = append(num, " | "...)
 	b.Write(*scratch)
-	b.WriteString(Duration(r.DurationSeconds))
+	b.WriteString(Duration(RunSeconds(r, now)))
 	b.WriteString(" | ")
 	if r.State != checker.RunSucceeded {
 		d := Detail(r)
@@ -151,7 +126,7 @@ func writeMarkdownListing(b *bufio.Writer, s *checker.Snapshot, o MarkdownOption
 	var scratch []byte
 	rows := l.Rows()
 	for _, row := range rows {
-		writeMarkdownRow(b, row, o.MaxErrorRunes, &scratch)
+		writeMarkdownRow(b, row, s.GeneratedAt, o.MaxErrorRunes, &scratch)
 	}
 	var more []string
 	if l.MoreUnhealthy > 0 {
@@ -213,7 +188,7 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 			return false
 		}
 		shown++
-		writeMarkdownRow(b, row, o.MaxErrorRunes, &scratch)
+		writeMarkdownRow(b, row, s.GeneratedAt, o.MaxErrorRunes, &scratch)
 		if r := row.Run; r != nil && held && r.State != checker.RunSucceeded {
 			writeUnhealthyRun(&details, clipErrors(r, o.MaxErrorRunes), unhealthy == 0)
 			unhealthy++

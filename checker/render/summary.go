@@ -193,6 +193,7 @@ func jobSummaryTo(b *cappedBuilder, mode SummaryMode, logs []LogResult, rowCap i
 	if b.full {
 		return
 	}
+	b.WriteString("\n" + LegendMarkdown())
 	if run := LatestRun(logs); run != nil {
 		b.WriteString("\n### Latest run: " + Markdown(run.Run.RunID) + "\n\n")
 		b.WriteString(Gantt(run.Run, run.Now))
@@ -277,14 +278,18 @@ const mermaidTime = "2006-01-02 15:04:05"
 // Gantt renders a run's stage attempts as a Mermaid gantt chart in a fenced
 // code block, times in UTC: one section per stage that has attempts, one bar
 // per attempt from its start to its end (to now, the snapshot's
-// generated_at_utc, while it is in progress). Succeeded bars are done, failed
-// and stalled bars critical, running bars active. Every label is escaped with
-// Mermaid; task ids are computed, never taken from the log.
+// generated_at_utc, while it is in progress). Succeeded bars are done,
+// failed bars (and only they) critical, running bars active; a stall
+// candidate, an unknown or a cancelled attempt is a plain bar, its label
+// saying which. The axis labels show seconds, minutes or dates as the
+// run's span calls for (AxisFormat). Every label is escaped with Mermaid;
+// task ids are computed, never taken from the log.
 func Gantt(r *checker.RunReport, now time.Time) string {
 	var b strings.Builder
 	b.WriteString("```mermaid\ngantt\n")
 	fmt.Fprintf(&b, "    title Run %s: %s (UTC)\n", Mermaid(r.RunID), r.State)
-	b.WriteString("    dateFormat YYYY-MM-DD HH:mm:ss\n    axisFormat %H:%M\n    todayMarker off\n")
+	from, to := RunSpan(r, now)
+	fmt.Fprintf(&b, "    dateFormat YYYY-MM-DD HH:mm:ss\n    axisFormat %s\n    todayMarker off\n", AxisFormat(to.Sub(from)).Mermaid)
 	for i := range r.Stages {
 		st := &r.Stages[i]
 		if len(st.Attempts) == 0 {
@@ -292,19 +297,22 @@ func Gantt(r *checker.RunReport, now time.Time) string {
 		}
 		fmt.Fprintf(&b, "    section %s\n", Mermaid(StageLabel(st)))
 		for _, a := range st.Attempts {
-			start, stop := a.Started, now
-			if a.EndedAt != nil {
-				stop = a.Ended
+			start, stop := AttemptSpan(&a, now)
+			tag := ""
+			switch {
+			case a.Status == checker.StageSucceeded:
+				tag = "done, "
+			case Mark(a.Status).Failure:
+				tag = "crit, "
+			case a.Status == checker.StageRunning:
+				tag = "active, "
 			}
-			tag := "active"
-			switch a.Status {
-			case checker.StageSucceeded:
-				tag = "done"
-			case checker.StageFailed, checker.StageStalled:
-				tag = "crit"
+			label := a.Status
+			if a.Status == checker.StageStalled {
+				label = "stall candidate"
 			}
-			fmt.Fprintf(&b, "    attempt %d %s :%s, s%da%d, %s, %s\n",
-				a.Attempt, a.Status, tag, i+1, a.Attempt, start.UTC().Format(mermaidTime), stop.UTC().Format(mermaidTime))
+			fmt.Fprintf(&b, "    attempt %d %s :%ss%da%d, %s, %s\n",
+				a.Attempt, label, tag, i+1, a.Attempt, start.UTC().Format(mermaidTime), stop.UTC().Format(mermaidTime))
 		}
 	}
 	b.WriteString("```\n")

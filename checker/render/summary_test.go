@@ -92,7 +92,7 @@ func TestGantt(t *testing.T) {
 		"    attempt 1 failed :crit, s1a1, 2026-01-01 10:00:00, 2026-01-01 10:01:30\n" +
 		"    attempt 2 succeeded :done, s1a2, 2026-01-01 10:02:00, 2026-01-01 10:05:00\n" +
 		"    section stage gold\n" +
-		"    attempt 1 stalled :crit, s2a1, 2026-01-01 10:05:00, 2026-01-01 11:05:00\n" +
+		"    attempt 1 stall candidate :s2a1, 2026-01-01 10:05:00, 2026-01-01 11:05:00\n" +
 		"```\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

@@ -40,7 +40,7 @@
 //     about every MiB (checker.ProgressEvery) and once at the end (an
 //     OpenLineage log: once, at the end).
 //   - max_runs_per_state: with a valid log, the result is {view} instead of
-//     {document}: the snapshot document listing, in order, only the first
+//     {document}: the snapshot document listing, in order, only the last
 //     max_runs_per_state runs of each state and the latest run
 //     (render.WriteSnapshotSubset); run_count and state_counts still count
 //     every run.
@@ -153,7 +153,7 @@ func check(_ js.Value, args []js.Value) any {
 	if err != nil {
 		return fail(err.Error())
 	}
-	out := map[string]any{"valid": res.Report.Valid}
+	out := map[string]any{"valid": res.Report.Valid, "marks": marks()}
 	if !res.Report.Valid {
 		out["headline"] = render.InvalidHeadline(res.Report)
 	} else {
@@ -164,11 +164,13 @@ func check(_ js.Value, args []js.Value) any {
 	details := map[string]any{}
 	if perState > 0 && res.Snapshot != nil {
 		var view bytes.Buffer
+		// The last perState runs of each state (the latest, as the viewer
+		// lists them latest first), and the latest run.
 		listed := map[string]int{}
 		latest := res.Snapshot.LatestRunID
 		err := render.WriteSnapshotSubset(&view, res.Snapshot, func(r *checker.RunReport) bool {
 			listed[r.State]++
-			keep := listed[r.State] <= perState || (latest != nil && r.RunID == *latest)
+			keep := listed[r.State] > render.StateCount(res.Snapshot.StateCounts, r.State)-perState || (latest != nil && r.RunID == *latest)
 			if keep {
 				details[r.RunID] = render.Detail(r).Summary
 			}
@@ -190,6 +192,16 @@ func check(_ js.Value, args []js.Value) any {
 		}
 	}
 	out["document"], out["details"] = string(doc), details
+	return out
+}
+
+// marks is render.StateMarks as JavaScript values: the symbol, word and
+// colour of each state, so the viewer draws what every renderer draws.
+func marks() []any {
+	var out []any
+	for _, m := range render.StateMarks() {
+		out = append(out, map[string]any{"state": m.State, "symbol": m.Symbol, "word": m.Word, "colour": m.Colour, "failure": m.Failure, "meaning": m.Meaning})
+	}
 	return out
 }
 
