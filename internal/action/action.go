@@ -95,7 +95,8 @@ type inputs struct {
 	gate            checker.Gate
 	stale           int
 	failOnUnhealthy bool
-	snapshot        string
+	snapshot        string // as given, for the snapshot output
+	snapshotFile    string // the file to write: snapshot, in the module's view (GuestPath)
 	maxAnnotations  int
 	summary         bool
 	format          string // native or openlineage
@@ -185,9 +186,9 @@ func Main(env Env) (code int) {
 	snapshotPath := ""
 	if in.snapshot != "" && logs[0].Snapshot != nil {
 		snap := logs[0].Snapshot
-		err := atomicfile.WriteFunc(in.snapshot, func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) })
+		err := atomicfile.WriteFunc(in.snapshotFile, func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) })
 		if err != nil {
-			own = append(own, err.Error())
+			own = append(own, viewError("write", in.snapshotFile, err.Error))
 		} else {
 			snapshotPath = in.snapshot
 		}
@@ -229,9 +230,10 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 		return readMergeInputs(gh, now)
 	}
 	var in inputs
+	file := hostPaths(gh)
 	for _, line := range strings.Split(gh.GetInput("events"), "\n") {
 		if p := strings.TrimSpace(line); p != "" {
-			in.events = append(in.events, p)
+			in.events = append(in.events, file(p))
 		}
 	}
 	if len(in.events) == 0 {
@@ -272,17 +274,21 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if strings.ContainsAny(in.snapshot, "\r\n") {
 		return in, errors.New("the snapshot input must be one path on one line")
 	}
+	in.snapshotFile = file(in.snapshot)
 	if in.reports, err = parseReports(gh.GetInput("reports")); err != nil {
 		return in, err
+	}
+	for i := range in.reports {
+		in.reports[i].path = file(in.reports[i].path)
 	}
 	in.format = orDefault(gh.GetInput("input-format"), formatNative)
 	if in.format != formatNative && in.format != formatOpenLineage {
 		return in, fmt.Errorf("input-format %q: use native or openlineage", in.format)
 	}
-	if in.opts, err = definitionOptions(gh.GetInput("pipeline"), gh.GetInput("stages"), in.format); err != nil {
+	if in.opts, err = definitionOptions(file(gh.GetInput("pipeline")), gh.GetInput("stages"), in.format); err != nil {
 		return in, err
 	}
-	if in.jobLogFile = gh.GetInput("job-log"); in.jobLogFile != "" {
+	if in.jobLogFile = file(gh.GetInput("job-log")); in.jobLogFile != "" {
 		switch {
 		case strings.ContainsAny(in.jobLogFile, "\r\n"):
 			return in, errors.New("the job-log input must be one path on one line")
@@ -311,6 +317,16 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	in.opts.Gate = in.gate
 	in.opts.ToolVersion = cli.ToolVersion()
 	return in, nil
+}
+
+// hostPaths returns how path inputs map to the files action mode opens:
+// unchanged, or, in the wasip1 module on a Windows runner (HostPathsVar),
+// through GuestPath.
+func hostPaths(gh *githubactions.Action) func(string) string {
+	if gh.Getenv(HostPathsVar) == "windows" {
+		return GuestPath
+	}
+	return func(p string) string { return p }
 }
 
 func orDefault(v, def string) string {
@@ -347,7 +363,9 @@ func definitionOptions(pipeline, stages, format string) (checker.Options, error)
 	case pipeline != "":
 		data, err := osfile.ReadFile(pipeline)
 		if err != nil {
-			return o, fmt.Errorf("cannot read the pipeline definition: %s", osfile.Describe(err))
+			return o, fmt.Errorf("%s", viewError("read", pipeline, func() string {
+				return "cannot read the pipeline definition: " + osfile.Describe(err)
+			}))
 		}
 		if o.Definition, err = checker.ParseDefinition(data); err != nil {
 			return o, fmt.Errorf("%s: %v", pipeline, err)

@@ -108,15 +108,18 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 					render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, m.Slot, seq})
 			}
 		}
-		latest := ""
-		if l.Snapshot.LatestRunID != nil {
-			latest = *l.Snapshot.LatestRunID
-		}
 		mismatches := outcomeMismatches(l.Snapshot)
-		l.Snapshot.EachRun(func(r *checker.RunReport) bool {
-			if gate == checker.GateLatest && r.RunID != latest {
-				return true
+		// With gate latest only the latest run is annotated: build its
+		// report alone rather than every run's.
+		runs := l.Snapshot.EachRun
+		if gate == checker.GateLatest {
+			runs = func(yield func(*checker.RunReport) bool) {
+				if r := l.Snapshot.Latest(); r != nil {
+					yield(r)
+				}
 			}
+		}
+		runs(func(r *checker.RunReport) bool {
 			seq++
 			first := r.FirstEvent
 			for k := range r.Stages {

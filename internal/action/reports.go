@@ -63,7 +63,7 @@ func writeReportLogs(in inputs, formatLogs []render.Log) []string {
 	for _, r := range in.reports {
 		err := atomicfile.WriteFunc(r.path, func(w io.Writer) error { return cli.WriteCIFormat(w, r.format, formatLogs, nil) })
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("cannot write the %s report: %v", r.format, err))
+			errs = append(errs, fmt.Sprintf("cannot write the %s report: %s", r.format, viewError("write", r.path, err.Error)))
 		}
 	}
 	return errs

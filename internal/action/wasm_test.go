@@ -249,7 +249,8 @@ func writeMillionLog(path string) error {
 // else; the
 // preopens are the working directory, the workspace, the file-command
 // directories and RUNNER_TEMP, without one nested in another; Windows paths
-// become slash paths.
+// become slash paths. A Windows runner is simulated with path.win32 on any
+// host: the script's mapping, not node:wasi on Windows, is what this shows.
 func TestRunnerEnvironment(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("SKIP: node is not installed")
@@ -260,7 +261,10 @@ const env = {INPUT_EVENTS: 'a.jsonl', 'INPUT_JOB-LOG': 'j.jsonl', INPUT_ENGINE: 
 console.log(JSON.stringify(m.moduleEnv(env, '/r/w')));
 console.log(JSON.stringify(m.preopens(env, '/r/w')));
 console.log(JSON.stringify(m.preopens({GITHUB_OUTPUT: '/o/out', GITHUB_STEP_SUMMARY: '/s/sum'}, '/r/w')));
-console.log(JSON.stringify(['D:\\a\\repo\\repo', 'c:/x', 'rel\\p'].map((p) => m.guestPath(p, 'win32'))));`
+console.log(JSON.stringify(['D:\\a\\repo\\repo', 'c:/x', 'rel\\p'].map((p) => m.guestPath(p, 'win32'))));
+const win = {INPUT_EVENTS: 'D:\\a\\repo\\repo\\logs\\x.jsonl', GITHUB_WORKSPACE: 'D:\\a\\repo\\repo', GITHUB_OUTPUT: 'D:\\a\\_temp\\_runner_file_commands\\set_output_1', GITHUB_STEP_SUMMARY: 'D:\\a\\_temp\\_runner_file_commands\\step_summary_1', RUNNER_TEMP: 'D:\\a\\_temp'};
+console.log(JSON.stringify(m.moduleEnv(win, 'D:\\a\\repo\\repo', 'win32')));
+console.log(JSON.stringify(m.preopens(win, 'D:\\a\\repo\\repo', 'win32')));`
 	out, err := exec.Command("node", "--input-type=module", "-e", probe, "probe", script).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -269,6 +273,8 @@ console.log(JSON.stringify(['D:\\a\\repo\\repo', 'c:/x', 'rel\\p'].map((p) => m.
 {"/r/w":"/r/w","/r/_temp":"/r/_temp"}
 {"/r/w":"/r/w","/o":"/o","/s":"/s"}
 ["/D/a/repo/repo","/C/x","rel/p"]
+{"INPUT_EVENTS":"D:\\a\\repo\\repo\\logs\\x.jsonl","GITHUB_OUTPUT":"/D/a/_temp/_runner_file_commands/set_output_1","GITHUB_STEP_SUMMARY":"/D/a/_temp/_runner_file_commands/step_summary_1","GITHUB_WORKSPACE":"/D/a/repo/repo","PWD":"/D/a/repo/repo","GOGC":"400","GOMEMLIMIT":"3GiB","GREENLIGHT_HOST_PATHS":"windows"}
+{"/D/a/repo/repo":"D:\\a\\repo\\repo","/D/a/_temp":"D:\\a\\_temp"}
 `
 	if runtime.GOOS == "windows" {
 		t.Skip("the probe's paths are POSIX paths")
