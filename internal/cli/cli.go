@@ -463,14 +463,16 @@ func untouched(snapshot string) string {
 	return "; " + render.Terminal(snapshot) + " left as it was"
 }
 
-// RangedInt is a numeric flag with a documented range (outside review,
-// issue 12): any text is taken at parse time, and Value refuses one that is
-// not a whole number from Min to Max, naming the flag, the value and the
-// range, so a value near the integer limits cannot wrap further on.
+// RangedInt is a numeric flag with a documented range (docs/contract.md):
+// any text is taken at parse time, and Value refuses one that is not a
+// whole number from Min to Max, naming the flag, the value and the range,
+// so a value near the integer limits cannot wrap further on. The range is
+// kept in int64, so a flag whose range passes a 32-bit int (returncode)
+// means the same on every target (AddRangedInt64, Value64).
 type RangedInt struct {
 	Name     string
-	Min, Max int
-	def      int
+	Min, Max int64
+	def      int64
 	text     string
 	set      bool
 }
@@ -478,6 +480,12 @@ type RangedInt struct {
 // AddRangedInt defines the flag --name on fs with a default and a range;
 // the range is added to the usage text.
 func AddRangedInt(fs *pflag.FlagSet, name string, def, min, max int, usage string) *RangedInt {
+	return AddRangedInt64(fs, name, int64(def), int64(min), int64(max), usage)
+}
+
+// AddRangedInt64 is AddRangedInt for a range that may pass a 32-bit int;
+// read its value with Value64.
+func AddRangedInt64(fs *pflag.FlagSet, name string, def, min, max int64, usage string) *RangedInt {
 	f := &RangedInt{Name: name, Min: min, Max: max, def: def}
 	fs.Var(f, name, fmt.Sprintf("%s; %d to %d", usage, min, max))
 	return f
@@ -488,7 +496,7 @@ func (f *RangedInt) String() string {
 	if f.set {
 		return f.text
 	}
-	return strconv.Itoa(f.def)
+	return strconv.FormatInt(f.def, 10)
 }
 
 // Set keeps the text; Value checks it.
@@ -504,12 +512,19 @@ func (f *RangedInt) Type() string { return "int" }
 func (f *RangedInt) Changed() bool { return f.set }
 
 // Value is the flag's value: the default when it was not given, else the
-// given decimal whole number when it lies in the range, else an error.
+// given decimal whole number when it lies in the range, else an error. The
+// flag's range must fit an int (AddRangedInt).
 func (f *RangedInt) Value() (int, error) {
+	n, err := f.Value64()
+	return int(n), err
+}
+
+// Value64 is Value as an int64, for a flag of AddRangedInt64.
+func (f *RangedInt) Value64() (int64, error) {
 	if !f.set {
 		return f.def, nil
 	}
-	n, err := strconv.Atoi(f.text)
+	n, err := strconv.ParseInt(f.text, 10, 64)
 	if err != nil || n < f.Min || n > f.Max {
 		return 0, usageError{fmt.Sprintf("--%s %q: use a whole number from %d to %d", f.Name, f.text, f.Min, f.Max)}
 	}
