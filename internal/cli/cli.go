@@ -30,7 +30,7 @@ const (
 	ExitUnhealthy = 1 // valid log, unhealthy, and --fail-on-unhealthy given
 	ExitInvalid   = 2 // invalid log, unreadable file, bad flags or definition, failed write
 	// The native binary stopped by a signal, as 128 plus its number (a
-	// shell's convention); docs/contract.md, outside review, issue 12.
+	// shell's convention; docs/contract.md).
 	ExitInterrupted = 130 // SIGINT
 	ExitTerminated  = 143 // SIGTERM
 )
@@ -214,7 +214,7 @@ func runVersion(name string, args []string, env Env) error {
 // osfile.Describe); should a character that a terminal would act on still
 // be in the text (an escape sequence in a flag's name, say), the whole line
 // goes through render.Terminal too, so nothing reaches the terminal raw
-// (outside review, issue 12).
+// (docs/contract.md).
 func ErrorLine(err error) string {
 	line := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 	if strings.IndexFunc(line, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
@@ -309,7 +309,7 @@ func (c *common) options(env Env) (checker.Options, error) {
 // openLog opens a log by name; "-" is standard input. Any other name must
 // be a regular file (osfile.Open): a device or FIFO would be read without
 // end or wait for a writer, so it is refused with the reason, and standard
-// input is read as "-" (outside review, issue 12).
+// input is read as "-" (docs/contract.md).
 func openLog(name string, env Env) (io.Reader, func(), error) {
 	if name == "-" {
 		return env.Stdin, func() {}, nil
@@ -405,11 +405,11 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	snap := res.Snapshot
 	// The outputs read the checked state in a pass or two over the runs,
 	// each leaving garbage of about a hundred bytes a run: collecting it
-	// sooner keeps the peak near the check's own (outside review, issue 12).
+	// sooner keeps the peak near the check's own (docs/contract.md).
 	defer debug.SetGCPercent(debug.SetGCPercent(RenderGCPercent))
 	// The snapshot is written before anything is printed: when it cannot
 	// be written, stdout holds no verdict that exit 2 contradicts, and the
-	// reason is the last thing on stderr (outside review, issue 12).
+	// reason is the last thing on stderr (docs/contract.md).
 	if *snapshotPath != "" {
 		write := func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) }
 		if c.format == "json" {
