@@ -108,7 +108,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			id := latest.ID()
 			s.LatestRunID = &id
 		}
-		if judged.healthy(c.opts.Gate, c.runs.Runs(), latest, allSucceeded, func(r *runState) string {
+		if judged.healthy(c.opts.Gate, c.runs.Runs(), latest, allSucceeded, func(r *runState) RunState {
 			return c.scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
 		}) {
 			s.Verdict = VerdictHealthy
@@ -167,9 +167,9 @@ func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
 // started/heartbeat) is more than margin past, or, without a lease, once it
 // has been silent for longer than stale (never for a stream or service fed
 // as never stalling); else its logged status.
-func liveState(a *attemptState, now time.Time, stale, margin time.Duration) string {
+func liveState(a *attemptState, now time.Time, stale, margin time.Duration) StageState {
 	if a.Status() != StatusStarted {
-		return a.Status().String()
+		return StageState(a.Status().String())
 	}
 	stalled := now.Sub(a.LastAt()) > stale && !a.NeverStalls()
 	if lease := a.Recovery().Lease; a.HasRecovery() && !lease.IsZero() && !a.NeverStalls() {
@@ -185,14 +185,14 @@ func liveState(a *attemptState, now time.Time, stale, margin time.Duration) stri
 // without attempts, else its latest attempt's effective outcome (a
 // resolution or a job-log adjudication wins over what the orchestrator
 // logged), else running or stalled.
-func stageState(run *runState, i int, def *Definition, cfg foldConfig) string {
+func stageState(run *runState, i int, def *Definition, cfg foldConfig) StageState {
 	atts := run.Attempts(i)
 	if len(atts) == 0 {
 		return StagePending
 	}
 	last := &atts[len(atts)-1]
 	if o := last.Outcome(); o != StatusStarted {
-		return o.String()
+		return StageState(o.String())
 	}
 	return liveState(last, cfg.now, cfg.staleFor(&def.Stages[i]), cfg.margin)
 }
@@ -202,7 +202,7 @@ func stageState(run *runState, i int, def *Definition, cfg foldConfig) string {
 // 0. It is the one precedence of run states: the fold takes the run's state
 // from it, the recovery advice finds the stage that decided it
 // (decidedBy). A switch, not a map: it is asked once per stage of every run.
-func runRank(st string) int {
+func runRank(st StageState) int {
 	switch st {
 	case StageUnknown:
 		return 5
@@ -222,16 +222,16 @@ func runRank(st string) int {
 // stalled > running that its stages show, else incomplete when a stage has
 // not succeeded, else succeeded. A job-log OUTCOME_MISMATCH (mismatch) makes
 // it unknown.
-func (c *contractState) runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) string {
+func (c *contractState) runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
 	if mismatch {
 		return RunUnknown
 	}
 	def = c.definitionOf(run, def) // a run fed with its own stages (Feed)
-	state, best := RunSucceeded, 0
+	state, best := RunState(RunSucceeded), 0
 	for i := range def.Stages {
 		st := stageState(run, i, def, cfg)
 		if r := runRank(st); r > best {
-			state, best = st, r // a deciding stage state names its run state
+			state, best = RunState(st), r // a deciding stage state names its run state
 		} else if best == 0 && st != StageSucceeded {
 			state = RunIncomplete
 		}
@@ -380,7 +380,7 @@ func (tt *timeTexts) text(t time.Time) string {
 // attemptReport fills ar, a zeroed report, with attempt n; the values ar
 // points at are kept in box, and times are formatted through times.
 func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
-	*ar = AttemptReport{Attempt: n, Status: liveState(a, cfg.now, stale, cfg.margin), StartedAt: times.text(a.StartedAt()), Started: a.StartedAt(), Line: a.LastLine()}
+	*ar = AttemptReport{Attempt: n, Status: string(liveState(a, cfg.now, stale, cfg.margin)), StartedAt: times.text(a.StartedAt()), Started: a.StartedAt(), Line: a.LastLine()}
 	switch x := a.Recovery(); {
 	case x.JobOutcome != 0:
 		ar.Status = x.JobOutcome.String()

@@ -122,9 +122,9 @@ func TestStates(t *testing.T) {
 			}
 			var states []string
 			for _, r := range res.Snapshot.Collect() {
-				states = append(states, r.RunID+"="+r.State)
+				states = append(states, r.RunID+"="+string(r.State))
 			}
-			if fmt.Sprint(states) != fmt.Sprint(tc.states) || res.Snapshot.Verdict != tc.verdict {
+			if fmt.Sprint(states) != fmt.Sprint(tc.states) || string(res.Snapshot.Verdict) != tc.verdict {
 				t.Fatalf("states %v verdict %s, want %v %s", states, res.Snapshot.Verdict, tc.states, tc.verdict)
 			}
 		})

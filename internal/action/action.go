@@ -477,7 +477,7 @@ func outputs(logs []render.LogResult, verdict, snapshot string) map[string]strin
 	}
 	latestID, latestState := "", ""
 	if r := render.LatestRun(logs); r != nil {
-		latestID, latestState = r.Run.RunID, r.Run.State
+		latestID, latestState = r.Run.RunID, string(r.Run.State)
 	}
 	return map[string]string{
 		"verdict":          verdict,
