@@ -32,8 +32,9 @@ func (cfg foldConfig) staleFor(sd *StageDef) time.Duration {
 	return cfg.stale
 }
 
-// snapshot folds the recorded runs into the health snapshot (DESIGN.md §3-4,
-// docs/recovery.md), after reconciling them with the job log when there is
+// snapshot folds the recorded runs into the health snapshot
+// (docs/contract.md, States and Health snapshot; docs/recovery.md), after
+// reconciling them with the job log when there is
 // one. A first pass gives every run its state (for the counts and the
 // verdict) without building reports; the run reports are built one at a
 // time as the Snapshot's readers ask for them (foldedRuns).

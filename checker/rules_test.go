@@ -86,7 +86,7 @@ func TestMessages(t *testing.T) {
 	}
 }
 
-// TestStates walks the state transitions of DESIGN.md §3 and asserts each
+// TestStates walks the state transitions of docs/contract.md (States) and asserts each
 // run's state and the verdict.
 func TestStates(t *testing.T) {
 	ok1 := []string{ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "succeeded", t0(1))}

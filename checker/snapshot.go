@@ -81,7 +81,7 @@ const (
 // Gate says which runs the verdict looks at.
 type Gate string
 
-// The gate scopes: every run, or only the latest (DESIGN.md §3).
+// The gate scopes: every run, or only the latest (docs/contract.md, States).
 const (
 	GateAll    Gate = "all"
 	GateLatest Gate = "latest"
