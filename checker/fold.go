@@ -22,6 +22,18 @@ type foldConfig struct {
 	stale     time.Duration
 	margin    time.Duration
 	threshold int
+	// defs are the runs' own definitions (Feed), numbered from 1 in the
+	// runs' states.
+	defs *[]runDef
+}
+
+// definitionOf returns the run's own expected stages when Feed gave it
+// some, else def.
+func (cfg foldConfig) definitionOf(r *runState, def *Definition) *Definition {
+	if n := r.Definition(); n > 0 {
+		return (*cfg.defs)[n-1].def
+	}
+	return def
 }
 
 // staleFor is the stall threshold of one stage: its own, else the run-wide.
@@ -70,14 +82,14 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.Reconciliation, mismatched = c.reconcile()
 	}
 	cfg := foldConfig{now: c.opts.Now, stale: time.Duration(stale) * time.Second,
-		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold}
+		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs}
 	var latest *runState
 	allSucceeded := true
 	for _, run := range c.runs.Runs() {
 		if latest == nil || !run.FirstAt().Before(latest.FirstAt()) {
 			latest = run // ties go to the later line: c.runs.Runs() is in line order
 		}
-		state := c.scheduledState(run, def, cfg, mismatched[run.ID()] != nil)
+		state := scheduledState(run, def, cfg, mismatched[run.ID()] != nil)
 		if state != RunSucceeded {
 			allSucceeded = false
 		}
@@ -110,7 +122,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.LatestRunID = &id
 		}
 		if judged.healthy(c.opts.Gate, c.runs.Runs(), latest, allSucceeded, func(r *runState) RunState {
-			return c.scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
+			return scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
 		}) {
 			s.Verdict = VerdictHealthy
 		}
@@ -119,7 +131,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.LatestRunID = &id
 		healthy := allSucceeded
 		if c.opts.Gate == GateLatest {
-			healthy = c.runStateOf(latest, def, cfg, mismatched[latest.ID()] != nil) == RunSucceeded
+			healthy = runStateOf(latest, def, cfg, mismatched[latest.ID()] != nil) == RunSucceeded
 		}
 		if healthy {
 			s.Verdict = VerdictHealthy
@@ -152,7 +164,7 @@ func (f *foldedRuns) attempts(i int) int {
 
 func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
 	run := f.c.runs.Runs()[i]
-	rr := f.c.foldRun(run, f.c.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
+	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule
 		f.judged.annotate(&rr, i, run, sched, f.c.opts.Now)
@@ -223,11 +235,11 @@ func runRank(st StageState) int {
 // stalled > running that its stages show, else incomplete when a stage has
 // not succeeded, else succeeded. A job-log OUTCOME_MISMATCH (mismatch) makes
 // it unknown.
-func (c *contractState) runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
+func runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
 	if mismatch {
 		return RunUnknown
 	}
-	def = c.definitionOf(run, def) // a run fed with its own stages (Feed)
+	def = cfg.definitionOf(run, def) // a run fed with its own stages (Feed)
 	state, best := RunState(RunSucceeded), 0
 	for i := range def.Stages {
 		st := stageState(run, i, def, cfg)
@@ -291,7 +303,7 @@ func take[T any](pool *[]T, n int) []T {
 // cancelled or is blocked, else pending), and its recovery action. plan is
 // def's dependencies as stage indexes. With an arena the report lives in the
 // arena's storage (see reportArena).
-func (c *contractState) foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
+func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
 	ar.reset()
 	var stagePool *[]StageReport
 	var attemptPool *[]AttemptReport
@@ -302,7 +314,7 @@ func (c *contractState) foldRun(run *runState, def *Definition, plan *stagePlan,
 	var times timeTexts
 	rr := RunReport{
 		RunID:           run.ID(),
-		State:           c.runStateOf(run, def, cfg, mismatch != nil),
+		State:           runStateOf(run, def, cfg, mismatch != nil),
 		DurationSeconds: run.LastAt().Sub(run.FirstAt()).Seconds(),
 		FirstLine:       run.FirstLine(),
 		Stages:          take(stagePool, len(def.Stages)),

@@ -293,8 +293,8 @@ func overdueBy(run *runState, s *Schedule, now time.Time) (time.Duration, bool) 
 
 // scheduledState is the run's state at now, with overdue (between stalled
 // and running) when the schedule has a max runtime the running run is past.
-func (c *contractState) scheduledState(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
-	st := c.runStateOf(run, def, cfg, mismatch)
+func scheduledState(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
+	st := runStateOf(run, def, cfg, mismatch)
 	if st == RunRunning {
 		if _, over := overdueBy(run, def.Schedule, cfg.now); over {
 			return RunOverdue
