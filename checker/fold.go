@@ -1,6 +1,10 @@
 package checker
 
-import "time"
+import (
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
+)
 
 // staleAfter resolves the stall threshold: the option, else the
 // definition's, else DefaultStaleAfterSeconds (seconds). A stage's own
@@ -185,8 +189,10 @@ func liveState(a *attemptState, now time.Time, stale, margin time.Duration) Stag
 		return StageState(a.Status().String())
 	}
 	stalled := now.Sub(a.LastAt()) > stale && !a.NeverStalls()
-	if lease := a.Recovery().Lease; a.HasRecovery() && !lease.IsZero() && !a.NeverStalls() {
-		stalled = now.After(lease.Add(margin))
+	if a.HasRecovery() && !a.NeverStalls() {
+		if lease := a.Recovery().Lease; !lease.IsZero() {
+			stalled = now.After(lease.Add(margin))
+		}
 	}
 	if stalled {
 		return StageStalled
@@ -394,7 +400,11 @@ func (tt *timeTexts) text(t time.Time) string {
 // points at are kept in box, and times are formatted through times.
 func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
 	*ar = AttemptReport{Attempt: n, Status: string(liveState(a, cfg.now, stale, cfg.margin)), StartedAt: times.text(a.StartedAt()), Started: a.StartedAt(), Line: a.LastLine()}
-	switch x := a.Recovery(); {
+	var x runstore.AttemptRecovery // read once, and only when there is one
+	if a.HasRecovery() {
+		x = a.Recovery()
+	}
+	switch {
 	case x.JobOutcome != 0:
 		ar.Status = x.JobOutcome.String()
 		box.ended, ar.Ended = formatTime(x.JobAt), x.JobAt.UTC()
@@ -427,7 +437,6 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 	if !a.HasRecovery() {
 		return
 	}
-	x := a.Recovery()
 	ar.AttemptID = optString(x.AttemptID)
 	ar.Owner = optString(x.Owner)
 	ar.ErrorCode = optString(x.ErrorCode)
