@@ -6,6 +6,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 )
 
 // identityKey is the form in which the four-eyes rules compare the people a
@@ -13,7 +15,7 @@ import (
 // same person when their keys are equal (docs/recovery.md, "Identities";
 // outside review of main). The key is
 //
-//   - white space (hasNonSpace's class, ECMA-262's \s) trimmed at both ends
+//   - white space (eventline.HasNonSpace's class, ECMA-262's \s) trimmed at both ends
 //     and each run of it inside made one space;
 //   - characters that show nothing removed: controls (Cc), format characters
 //     (Cf: U+200B ZERO WIDTH SPACE, U+00AD SOFT HYPHEN, the bidi controls),
@@ -33,7 +35,7 @@ import (
 func identityKey(s string) string {
 	visible := strings.Map(func(r rune) rune {
 		switch {
-		case isBlankRune(r):
+		case eventline.IsBlankRune(r):
 			return ' '
 		case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point):
 			return -1
@@ -42,83 +44,5 @@ func identityKey(s string) string {
 	}, norm.NFD.String(s))
 	fold := cases.Fold()
 	k := norm.NFKD.String(fold.String(norm.NFKD.String(fold.String(visible))))
-	return strings.Join(strings.FieldsFunc(k, isBlankRune), " ")
-}
-
-// identity is one person named by the log: as spelled, its identityKey and
-// the line that names it.
-type identity struct {
-	name string
-	key  string
-	line int
-}
-
-// people is a set of the identities one run names (its requesters, or its
-// approvers). Most runs name one or two, kept in a short list; past
-// peopleListMax the list is indexed by maps, so that a log that spells a new
-// name on every event costs no square of its length.
-type people struct {
-	list    []identity
-	spelled map[string]bool
-	keys    map[string]int // key -> index in list of its first identity
-}
-
-const peopleListMax = 8
-
-// spelledBefore reports whether name, spelled exactly so, is in the set.
-func (p *people) spelledBefore(name string) bool {
-	if p.spelled != nil {
-		return p.spelled[name]
-	}
-	for _, id := range p.list {
-		if id.name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// byKey returns the first identity with the key; a key "" names nobody and
-// matches none.
-func (p *people) byKey(key string) (identity, bool) {
-	if key == "" {
-		return identity{}, false
-	}
-	if p.keys != nil {
-		i, ok := p.keys[key]
-		if !ok {
-			return identity{}, false
-		}
-		return p.list[i], true
-	}
-	for _, id := range p.list {
-		if id.key == key {
-			return id, true
-		}
-	}
-	return identity{}, false
-}
-
-// add puts an identity in the set unless its spelling is there already.
-func (p *people) add(id identity) {
-	if p.spelledBefore(id.name) {
-		return
-	}
-	p.list = append(p.list, id)
-	if p.spelled == nil && len(p.list) > peopleListMax {
-		p.spelled, p.keys = make(map[string]bool, len(p.list)), make(map[string]int, len(p.list))
-		for i, x := range p.list[:len(p.list)-1] {
-			p.index(i, x)
-		}
-	}
-	if p.spelled != nil {
-		p.index(len(p.list)-1, id)
-	}
-}
-
-func (p *people) index(i int, id identity) {
-	p.spelled[id.name] = true
-	if _, ok := p.keys[id.key]; !ok && id.key != "" {
-		p.keys[id.key] = i
-	}
+	return strings.Join(strings.FieldsFunc(k, eventline.IsBlankRune), " ")
 }

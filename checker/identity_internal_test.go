@@ -1,6 +1,10 @@
 package checker
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+)
 
 // TestIdentityKey pins the key of the four-eyes comparison for each step:
 // white space, invisible characters, normalization and case folding.
@@ -29,29 +33,25 @@ func TestIdentityKey(t *testing.T) {
 	}
 }
 
-// TestPeople: the set answers the same before and after it grows past its
-// short list into maps.
-func TestPeople(t *testing.T) {
-	var p people
-	has := func(key string) bool { _, ok := p.byKey(key); return ok }
-	for i := range 20 {
-		name := string(rune('a'+i)) + "x"
-		p.add(identity{name, identityKey(name), i + 1})
-		p.add(identity{name, identityKey(name), 100}) // a repeat is not added
-		upper := string(rune('A'+i)) + "X"
-		p.add(identity{upper, identityKey(upper), 200 + i}) // same key, new spelling
-		for j := 0; j <= i; j++ {
-			n := string(rune('a'+j)) + "x"
-			if id, ok := p.byKey(n); !ok || id.name != n || id.line != j+1 || !p.spelledBefore(n) || !p.spelledBefore(string(rune('A'+j))+"X") {
-				t.Fatalf("after %d adds: byKey(%q) = %+v, %v", i+1, n, id, ok)
+// TestBlankIdentity: a text the event schema calls blank (eventline's
+// HasNonSpace) names nobody: its identity key is empty, so a blank approver
+// is no approver (resolution_without_approval). Each blank character of
+// ECMA-262's WhiteSpace and LineTerminator is tried alone and all of them
+// together.
+func TestBlankIdentity(t *testing.T) {
+	var all []rune
+	for r := rune(0); r <= 0x10ffff; r++ {
+		if eventline.IsBlankRune(r) {
+			all = append(all, r)
+			if k := identityKey(string(r)); k != "" {
+				t.Errorf("identityKey(%+q) = %+q, want \"\"", string(r), k)
 			}
 		}
-		if has("zz") || has("") || p.spelledBefore("zz") {
-			t.Fatalf("after %d adds: an unknown name is in the set", i+1)
-		}
 	}
-	p.add(identity{" ", "", 300})
-	if !p.spelledBefore(" ") || has("") {
-		t.Fatal("a blank requester is remembered as spelled but names nobody")
+	if len(all) != 25 {
+		t.Errorf("%d blank characters, want 25", len(all))
+	}
+	if s := string(all); eventline.HasNonSpace([]byte(s)) || identityKey(s) != "" {
+		t.Errorf("all blank characters: HasNonSpace %v, identityKey %+q", eventline.HasNonSpace([]byte(s)), identityKey(s))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -106,26 +107,26 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 		name = "the job log"
 	}
 	jl := &jobLog{file: file}
-	dec := newLineDecoder()
+	dec := eventline.NewDecoder()
 	h := sha256.New()
-	lr := newLineReader(r, maxLine, h)
+	lr := eventline.NewLineReader(r, maxLine, h)
 	for {
-		line, err := lr.next()
+		line, err := lr.Next()
 		if err == io.EOF {
-			jl.sha256, jl.bytes = hex.EncodeToString(h.Sum(nil)), lr.bytesRead()
+			jl.sha256, jl.bytes = hex.EncodeToString(h.Sum(nil)), lr.BytesRead()
 			return jl, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", name, err)
 		}
-		bad := func(msg string) error { return fmt.Errorf("%s:%d: invalid job log record: %s", name, lr.line, msg) }
-		if lr.tooLong {
-			return nil, bad(fmt.Sprintf("the line is %d bytes, over the limit of %d", lr.length, maxLine))
+		bad := func(msg string) error { return fmt.Errorf("%s:%d: invalid job log record: %s", name, lr.Line(), msg) }
+		if lr.TooLong() {
+			return nil, bad(fmt.Sprintf("the line is %d bytes, over the limit of %d", lr.Length(), maxLine))
 		}
-		if f := dec.syntax(line, false); f != nil {
-			return nil, bad(f.msg)
+		if f := dec.Syntax(line, false); f != nil {
+			return nil, bad(f.Msg)
 		}
-		if raw := dec.raw[fieldReturncode]; dec.kind[fieldReturncode] == '0' && len(raw) > MaxNumberChars {
+		if raw := dec.Number("returncode"); len(raw) > MaxNumberChars {
 			return nil, bad(fmt.Sprintf("at /returncode: a number is written with at most %d characters, and this one has %d (%.24s…)", MaxNumberChars, len(raw), raw))
 		}
 		inst, err := schemas.Instance(line)
@@ -133,7 +134,7 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 			return nil, bad("not valid JSON: " + err.Error())
 		}
 		if err := validateNoPanic(schema.Validate, inst); err != nil {
-			return nil, bad("it does not match joblog.schema.json: " + SchemaErrorText(err))
+			return nil, bad("it does not match joblog.schema.json: " + eventline.SchemaErrorText(err, nil))
 		}
 		var rec struct {
 			AttemptID string `json:"attempt_id"`
@@ -143,11 +144,11 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return nil, bad(err.Error())
 		}
-		at, ok := parseTimestamp([]byte(rec.Timestamp))
+		at, ok := eventline.ParseTimestamp([]byte(rec.Timestamp))
 		if !ok {
 			return nil, bad("timestamp_utc is not an RFC 3339 date-time with an offset")
 		}
-		jl.records = append(jl.records, jobRecord{attemptID: rec.AttemptID, result: rec.Result, at: at, line: lr.line})
+		jl.records = append(jl.records, jobRecord{attemptID: rec.AttemptID, result: rec.Result, at: at, line: lr.Line()})
 	}
 }
 
@@ -195,10 +196,11 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 		key, known := c.attemptIDs[id]
 		var a *attemptState
 		if known {
-			run := c.runs.findString(key.run, c.order)
-			a = &run.stages[key.stage][key.attempt-1]
-			stage, n, line := c.opts.Definition.Stages[key.stage].ID, key.attempt, a.lastLine
-			inc.RunID, inc.Stage, inc.Attempt, inc.Line = &run.id, &stage, &n, &line
+			run := c.runs.Lookup([]byte(key.run))
+			a = run.Attempt(key.stage, key.attempt)
+			stage, n, line := c.opts.Definition.Stages[key.stage].ID, key.attempt, a.LastLine()
+			runID := run.ID()
+			inc.RunID, inc.Stage, inc.Attempt, inc.Line = &runID, &stage, &n, &line
 		}
 		var late []jobRecord
 		if known && !conflict {
@@ -221,15 +223,14 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 		default:
 			r := recs[0]
 			job := jobOutcome(r.result)
-			logged := a.status
+			logged := a.Status()
 			what := "logged"
-			res := a.rx().resolution
+			res := a.Recovery().Resolution
 			if res != nil {
-				logged, what = res.outcome, "resolved"
+				logged, what = res.Outcome, "resolved"
 			}
 			if logged == StatusStarted || logged == StatusUnknown {
-				x := a.wx()
-				x.jobOutcome, x.jobAt, x.jobLine = job, r.at, r.line
+				a.SetJobOutcome(job, r.at, r.line)
 				rec.AdoptedCount++
 				continue
 			}
@@ -238,7 +239,7 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 			}
 			inc.Code = OutcomeMismatch
 			if res != nil {
-				*inc.Line = res.line
+				*inc.Line = res.Line
 			}
 			inc.Message = fmt.Sprintf("the event log %s attempt %d of stage %s in run %s as %s (line %d), but job log line %d says %s (attempt_id %s)",
 				what, *inc.Attempt, inc.Stage, *inc.RunID, logged, *inc.Line, r.line, r.result, id)
@@ -268,7 +269,7 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 // attempt began, or from the future, proves nothing about that attempt.
 func (c *contractState) outOfTime(a *attemptState, recs []jobRecord) []jobRecord {
 	var late []jobRecord
-	start := a.startedAt()
+	start := a.StartedAt()
 	for _, r := range recs {
 		if r.at.Before(start) || r.at.After(c.horizon) {
 			late = append(late, r)
@@ -282,8 +283,8 @@ func (c *contractState) outOfTime(a *attemptState, recs []jobRecord) []jobRecord
 // which is then adopted.
 func (c *contractState) outOfTimeText(r jobRecord, a *attemptState, attempt int64, stage StageID, run string, others bool) string {
 	var when string
-	if r.at.Before(a.startedAt()) {
-		when = fmt.Sprintf("before attempt %d of stage %s in run %s started (%s, line %d)", attempt, stage, run, formatTime(a.startedAt()), a.startLine)
+	if r.at.Before(a.StartedAt()) {
+		when = fmt.Sprintf("before attempt %d of stage %s in run %s started (%s, line %d)", attempt, stage, run, formatTime(a.StartedAt()), a.StartLine())
 	} else {
 		when = fmt.Sprintf("more than %d s after now (%s), the allowed clock skew", int64(c.skew/time.Second), formatTime(c.opts.Now))
 	}

@@ -8,6 +8,8 @@ import (
 	"hash"
 	"io"
 	"sort"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 )
 
 // ToolName is the snapshot's tool.name.
@@ -185,9 +187,9 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 		r := f.R
 		if f.Stored == nil && len(files) > 1 {
 			own = sha256.New()
-			r = HashingReader(r, own)
+			r = eventline.HashingReader(r, own)
 		}
-		counted := &hashingReader{r: r}
+		counted := &countingReader{r: r}
 		fileLines, err := c.readFile(counted, f.Path, lines, h)
 		if err != nil {
 			return nil, err
@@ -230,19 +232,23 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 // returns how many lines it holds. A broken stream is a violation on the
 // line after the last whole one; any other read error is returned.
 func (c *contractState) readFile(r io.Reader, name string, base int, h hash.Hash) (int, error) {
-	rest, stop, err := c.sniff(r, base+1)
+	rest, fault, stop, err := eventline.Sniff(r)
 	if err != nil {
 		return 0, c.readError(name, base+1, err)
+	}
+	if fault != nil {
+		c.violate(base+1, RuleID(fault.Kind), fault.Msg, nil)
 	}
 	if stop {
 		return 0, nil
 	}
-	lr := newLineReader(rest, c.opts.MaxLineBytes, h)
-	lr.line = base
-	err = c.readAll(lr)
-	n := lr.line - base
+	lr := eventline.NewLineReader(rest, c.opts.MaxLineBytes, h)
+	lr.CountFrom(base)
+	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress}
+	err = eventline.Read(lr, &cfg, c.apply)
+	n := lr.Line() - base
 	if err != nil {
-		if err := c.readError(name, lr.line+1, err); err != nil {
+		if err := c.readError(name, lr.Line()+1, err); err != nil {
 			return 0, err
 		}
 		n++ // the line the text broke off in
@@ -259,4 +265,16 @@ func (c *contractState) readError(name string, line int, err error) error {
 		return nil
 	}
 	return fmt.Errorf("reading %s: %w", displayFile(name), err)
+}
+
+// countingReader counts the bytes read through it: a file's size as read.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

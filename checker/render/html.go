@@ -259,7 +259,7 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	}
 	s := res.Snapshot
 	now := s.GeneratedAt
-	p.Verdict, p.Headline = s.Verdict, Headline(s)
+	p.Verdict, p.Headline = string(s.Verdict), Headline(s)
 	p.File, p.JudgedAt, p.SHA256 = fileName(s.Source.Path), s.GeneratedAtUTC, s.Source.SHA256
 	p.Events = words.Count(s.Source.EventCount, "event")
 	p.Title = fmt.Sprintf("greenlight: %s: %s", s.Verdict, baseName(p.File))
@@ -392,7 +392,7 @@ func runRow(r *checker.RunReport, now time.Time, seq int) htmlRow {
 			ok++
 		}
 	}
-	row := htmlRow{Mark: Mark(r.State), RunID: r.RunID, FirstEvent: r.FirstEventAt, Duration: Duration(RunSeconds(r, now)),
+	row := htmlRow{Mark: Mark(string(r.State)), RunID: r.RunID, FirstEvent: r.FirstEventAt, Duration: Duration(RunSeconds(r, now)),
 		Stages: fmt.Sprintf("%d/%d", ok, len(r.Stages)), when: rowWhen(r), seq: seq}
 	if r.State != checker.RunSucceeded {
 		d := Detail(r)
@@ -406,20 +406,20 @@ func runRow(r *checker.RunReport, now time.Time, seq int) htmlRow {
 // Snapshot.Runs reuses).
 func runDetails(r *checker.RunReport, now time.Time, anchor string) htmlRun {
 	d := Detail(r)
-	h := htmlRun{Anchor: anchor, RunID: r.RunID, State: r.State, Mark: Mark(r.State), Detail: d.Summary, Error: d.Error, HasError: d.HasErr}
+	h := htmlRun{Anchor: anchor, RunID: r.RunID, State: string(r.State), Mark: Mark(string(r.State)), Detail: d.Summary, Error: d.Error, HasError: d.HasErr}
 	if rec := &r.Recovery; rec.Action != checker.ActionNone || len(rec.Steps) > 0 {
-		h.Action, h.ActionIDs = rec.Action, RecoveryIDs(rec)
+		h.Action, h.ActionIDs = string(rec.Action), RecoveryIDs(rec)
 		h.Steps = append([]string(nil), rec.Steps...)
 	}
 	for k := range r.Stages {
 		st := &r.Stages[k]
 		label := StageLabel(st)
 		if len(st.Attempts) == 0 {
-			h.Attempts = append(h.Attempts, htmlAttempt{Stage: label, Mark: Mark(st.State)})
+			h.Attempts = append(h.Attempts, htmlAttempt{Stage: label, Mark: Mark(string(st.State))})
 			continue
 		}
 		for _, a := range st.Attempts {
-			ha := htmlAttempt{Stage: label, Mark: Mark(st.State), Attempt: fmt.Sprint(a.Attempt), Status: a.Status, Started: a.StartedAt}
+			ha := htmlAttempt{Stage: label, Mark: Mark(string(st.State)), Attempt: fmt.Sprint(a.Attempt), Status: a.Status, Started: a.StartedAt}
 			if a.EndedAt != nil {
 				ha.Ended = *a.EndedAt
 			} else if a.SilentForSeconds != nil {
@@ -503,7 +503,7 @@ func htmlScheduleOf(s *checker.Snapshot) *htmlSchedule {
 	if len(states) > 0 {
 		for r := range s.Runs() {
 			if st, ok := states[r.RunID]; ok && st == "" {
-				states[r.RunID] = r.State
+				states[r.RunID] = string(r.State)
 			}
 		}
 	}

@@ -26,7 +26,7 @@ func listingSnapshot(states string, missedAt ...int) *checker.Snapshot {
 			s.StateCounts.Succeeded++
 		}
 		first := base.Add(time.Duration(i) * time.Minute)
-		runs = append(runs, checker.RunReport{RunID: fmt.Sprintf("r-%02d", i), State: st, FirstEventAt: first.Format(time.RFC3339), FirstLine: i + 1, Recovery: checker.Recovery{Action: checker.ActionNone}})
+		runs = append(runs, checker.RunReport{RunID: fmt.Sprintf("r-%02d", i), State: checker.RunState(st), FirstEventAt: first.Format(time.RFC3339), FirstLine: i + 1, Recovery: checker.Recovery{Action: checker.ActionNone}})
 		withTimes(&runs[i])
 	}
 	s.SetRuns(runs)

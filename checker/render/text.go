@@ -230,7 +230,7 @@ func WriteTextOptions(w io.Writer, s *checker.Snapshot, o TextOptions) error {
 	for _, row := range l.Rows() {
 		id, state := NoRun, StateMissed
 		if row.Run != nil {
-			id, state = Terminal(row.Run.RunID), row.Run.State
+			id, state = Terminal(row.Run.RunID), string(row.Run.State)
 		}
 		runWidth = max(runWidth, utf8.RuneCountInString(id))
 		stateWidth = max(stateWidth, len(state))
@@ -278,7 +278,7 @@ func textHeadline(s *checker.Snapshot, color bool) string {
 		if s.Verdict == checker.VerdictHealthy {
 			sgr = "\x1b[1;32m" // bold green
 		}
-		h = sgr + s.Verdict + "\x1b[0m" + strings.TrimPrefix(h, s.Verdict)
+		h = sgr + string(s.Verdict) + "\x1b[0m" + strings.TrimPrefix(h, string(s.Verdict))
 	}
 	return "greenlight: " + h + "\n"
 }
@@ -303,7 +303,7 @@ func writeTextRow(bw *bufio.Writer, row Row, runWidth, stateWidth int) {
 	}
 	r := row.Run
 	pad(Terminal(r.RunID), runWidth)
-	pad(r.State, stateWidth)
+	pad(string(r.State), stateWidth)
 	d := Detail(r)
 	bw.WriteString(Terminal(d.Summary))
 	if d.HasErr {

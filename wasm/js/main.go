@@ -166,11 +166,11 @@ func check(_ js.Value, args []js.Value) any {
 		var view bytes.Buffer
 		// The last perState runs of each state (the latest, as the viewer
 		// lists them latest first), and the latest run.
-		listed := map[string]int{}
+		listed := map[checker.RunState]int{}
 		latest := res.Snapshot.LatestRunID
 		err := render.WriteSnapshotSubset(&view, res.Snapshot, func(r *checker.RunReport) bool {
 			listed[r.State]++
-			keep := listed[r.State] > render.StateCount(res.Snapshot.StateCounts, r.State)-perState || (latest != nil && r.RunID == *latest)
+			keep := listed[r.State] > render.StateCount(res.Snapshot.StateCounts, string(r.State))-perState || (latest != nil && r.RunID == *latest)
 			if keep {
 				details[r.RunID] = render.Detail(r).Summary
 			}

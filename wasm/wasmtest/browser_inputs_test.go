@@ -120,7 +120,7 @@ func runStates(s *checker.Snapshot) (ids, states []string) {
 			continue
 		}
 		ids = append(ids, r.Run.RunID)
-		states = append(states, r.Run.State)
+		states = append(states, string(r.Run.State))
 	}
 	return ids, states
 }
@@ -133,7 +133,7 @@ func sameRuns(t *testing.T, s shown, want *checker.Snapshot) {
 		t.Fatalf("the native check found the log invalid; the page shows %+v", s)
 	}
 	ids, states := runStates(want)
-	if s.Error != "" || s.Verdict != want.Verdict || !slices.Equal(s.Runs, ids) || !slices.Equal(s.States, states) {
+	if s.Error != "" || s.Verdict != string(want.Verdict) || !slices.Equal(s.Runs, ids) || !slices.Equal(s.States, states) {
 		t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, ids, states)
 	}
 }

@@ -269,7 +269,7 @@ func TestViewerInBrowser(t *testing.T) {
 				}
 			}
 		}
-		if s.Verdict != want.Verdict || strings.Join(s.Runs, " ") != strings.Join(wantRuns, " ") ||
+		if s.Verdict != string(want.Verdict) || strings.Join(s.Runs, " ") != strings.Join(wantRuns, " ") ||
 			strings.Join(s.States, " ") != strings.Join(wantStates, " ") {
 			t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, wantRuns, wantStates)
 		}
@@ -544,7 +544,7 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 		s := settle(t, ctx)
 		want := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now}).Snapshot
-		if s.Verdict != want.Verdict || len(s.Runs) != want.RunCount+len(want.Schedule.Missed) || s.Error != "" {
+		if s.Verdict != string(want.Verdict) || len(s.Runs) != want.RunCount+len(want.Schedule.Missed) || s.Error != "" {
 			t.Fatalf("report shows %+v; native: %s, %d runs", s, want.Verdict, want.RunCount)
 		}
 		// With scripts on, the static report in its noscript element is not
@@ -611,7 +611,7 @@ func TestViewerRecoveryStates(t *testing.T) {
 			}
 		}
 	}
-	if s.Verdict != want.Verdict || strings.Join(s.Runs, " ") != strings.Join(runs, " ") || strings.Join(s.States, " ") != strings.Join(states, " ") {
+	if s.Verdict != string(want.Verdict) || strings.Join(s.Runs, " ") != strings.Join(runs, " ") || strings.Join(s.States, " ") != strings.Join(states, " ") {
 		t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, runs, states)
 	}
 	if !contains(s.States, "unknown") || !contains(s.States, "cancelled") || blocked == 0 {
@@ -629,7 +629,7 @@ func TestViewerRecoveryStates(t *testing.T) {
 	var wantRecovery []string
 	for _, row := range viewerRows(want) {
 		if r := row.Run; r != nil && (r.Recovery.Action != checker.ActionNone || len(r.Recovery.Steps) > 0) {
-			wantRecovery = append(wantRecovery, "action "+r.Recovery.Action)
+			wantRecovery = append(wantRecovery, "action "+string(r.Recovery.Action))
 			wantRecovery = append(wantRecovery, r.Recovery.Steps...)
 		}
 	}

@@ -117,11 +117,11 @@ func TestJSModuleUnderNode(t *testing.T) {
 				res := nativeCheck(t, sample, checker.Request{Pipeline: []byte(samplePipeline(t)), Now: sampleNow, File: sample})
 				// The last run of each state (the latest, as the viewer lists
 				// them latest first) and the latest run.
-				seen := map[string]int{}
+				seen := map[checker.RunState]int{}
 				var want bytes.Buffer
 				if err := render.WriteSnapshotSubset(&want, res.Snapshot, func(run *checker.RunReport) bool {
 					seen[run.State]++
-					return seen[run.State] == render.StateCount(res.Snapshot.StateCounts, run.State) || run.RunID == *res.Snapshot.LatestRunID
+					return seen[run.State] == render.StateCount(res.Snapshot.StateCounts, string(run.State)) || run.RunID == *res.Snapshot.LatestRunID
 				}); err != nil {
 					t.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"bytes"
@@ -28,33 +28,32 @@ var binaryFormats = []struct {
 	{[]byte{'7', 'z', 0xbc, 0xaf, 0x27, 0x1c}, "37 7a bc af 27 1c", "7z", "extract it (7z x)"},
 }
 
-// sniffBytes is how many bytes sniff looks at: the longest magic.
+// sniffBytes is how many bytes Sniff looks at: the longest magic.
 const sniffBytes = 6
 
-// sniff looks at the first bytes of a log's file before any line is read
-// (docs/rules.md, invalid_json); line is the file's first line in the log.
-// A compressed or archive file (gzip, zstd, bzip2, xz, zip, 7z) is no event
-// log: one violation says so and how to read it, and the file is not read
-// further (stop), since every line of it would be a violation of its own.
-// A byte-order mark at the start is one violation, and the first line is
-// then read without it, so its event counts and no violation cascades from
-// the mark. The returned reader gives the rest of the file.
-func (c *contractState) sniff(r io.Reader, line int) (rest io.Reader, stop bool, err error) {
+// Sniff looks at the first bytes of a log's file before any line is read
+// (docs/rules.md, invalid_json). A compressed or archive file (gzip, zstd,
+// bzip2, xz, zip, 7z) is no event log: a fault of the file's first line
+// says so and how to read it, and the file is not read further (stop),
+// since every line of it would be a violation of its own. A byte-order
+// mark at the start is a fault of the first line, which is then read
+// without it, so its event counts and no violation cascades from the
+// mark. The returned reader gives the rest of the file.
+func Sniff(r io.Reader) (rest io.Reader, fault *Fault, stop bool, err error) {
 	head := make([]byte, sniffBytes)
 	n, err := io.ReadFull(r, head)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	head = head[:n]
 	for _, f := range binaryFormats {
 		if bytes.HasPrefix(head, f.magic) {
-			c.violate(line, RuleInvalidJSON, fmt.Sprintf("this is a %s file (it starts with the bytes %s), not a JSON Lines event log: %s and check the .jsonl it holds; the rest of the file was not read", f.name, f.hex, f.fix), nil)
-			return nil, true, nil
+			return nil, &Fault{FaultInvalidJSON, fmt.Sprintf("this is a %s file (it starts with the bytes %s), not a JSON Lines event log: %s and check the .jsonl it holds; the rest of the file was not read", f.name, f.hex, f.fix)}, true, nil
 		}
 	}
 	if bytes.HasPrefix(head, utf8BOM) {
-		c.violate(line, RuleInvalidJSON, "the file starts with a byte-order mark; write UTF-8 without a BOM (the first line is read without it)", nil)
+		fault = &Fault{FaultInvalidJSON, "the file starts with a byte-order mark; write UTF-8 without a BOM (the first line is read without it)"}
 		head = head[len(utf8BOM):]
 	}
-	return io.MultiReader(bytes.NewReader(head), r), false, nil
+	return io.MultiReader(bytes.NewReader(head), r), fault, false, nil
 }
