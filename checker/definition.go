@@ -144,7 +144,7 @@ func ParseDefinition(data []byte) (*Definition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the pipeline definition cannot be read as JSON data: %v", err)
 	}
-	if err := schema.Validate(inst); err != nil {
+	if err := schemas.Validate(schema, inst); err != nil {
 		return nil, fmt.Errorf("the pipeline definition does not match pipeline.schema.json: %s", eventline.SchemaErrorText(err, nil))
 	}
 	var raw rawDefinition

@@ -133,7 +133,7 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 		if err != nil {
 			return nil, bad("not valid JSON: " + err.Error())
 		}
-		if err := validateNoPanic(schema.Validate, inst); err != nil {
+		if err := schemas.Validate(schema, inst); err != nil {
 			return nil, bad("it does not match joblog.schema.json: " + eventline.SchemaErrorText(err, nil))
 		}
 		var rec struct {
@@ -150,17 +150,6 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 		}
 		jl.records = append(jl.records, jobRecord{attemptID: rec.AttemptID, result: rec.Result, at: at, line: lr.Line()})
 	}
-}
-
-// validateNoPanic runs a schema validation, turning the validator's panic on
-// an unrepresentable number into an error.
-func validateNoPanic(validate func(any) error, inst any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("a number is outside every range the schema allows")
-		}
-	}()
-	return validate(inst)
 }
 
 // reconcile compares the job log with the recorded attempts: it adjudicates

@@ -13,6 +13,7 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/schemas"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // MaxAgeLimit is the largest --max-age merge takes.
@@ -118,12 +119,9 @@ func ReadSnapshots(names []string) ([]render.RollupInput, error) {
 	return inputs, nil
 }
 
-// snapshotValidator is what readSnapshot needs of the compiled schema.
-type snapshotValidator interface{ Validate(v any) error }
-
 // readSnapshot reads and validates one snapshot file; the problem says why
 // it cannot be used.
-func readSnapshot(name string, schema snapshotValidator) (*checker.Snapshot, string) {
+func readSnapshot(name string, schema *jsonschema.Schema) (*checker.Snapshot, string) {
 	data, err := osfile.ReadFile(name)
 	if err != nil {
 		return nil, "cannot read the snapshot: " + osfile.Describe(err)
@@ -132,7 +130,7 @@ func readSnapshot(name string, schema snapshotValidator) (*checker.Snapshot, str
 	if err != nil {
 		return nil, "not a JSON document: " + err.Error()
 	}
-	if err := schema.Validate(inst); err != nil {
+	if err := schemas.Validate(schema, inst); err != nil {
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 		if len(msg) > 300 {
 			msg = msg[:300] + "…"

@@ -119,14 +119,7 @@ func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
 // match; then hint (if not nil) may first add to the instance what the
 // message should know of the event beyond what was validated.
 func schemaCheckValue(schema *jsonschema.Schema, inst any, hint func(any)) (msg string, ok bool) {
-	defer func() {
-		// The validator cannot represent some numbers (an exponent beyond
-		// math/big's limits) and panics; such a number fits no field.
-		if r := recover(); r != nil {
-			msg, ok = "a number in the event is outside every range the contract allows", false
-		}
-	}()
-	if err := schema.Validate(inst); err != nil {
+	if err := schemas.Validate(schema, inst); err != nil {
 		if hint != nil {
 			hint(inst)
 		}
