@@ -172,7 +172,7 @@ func check(_ js.Value, args []js.Value) any {
 			listed[r.State]++
 			keep := listed[r.State] > render.StateCount(res.Snapshot.StateCounts, string(r.State))-perState || (latest != nil && r.RunID == *latest)
 			if keep {
-				details[r.RunID] = render.Detail(r).Summary
+				details[r.RunID] = render.Detail(&res.Snapshot.Source, r).Summary
 			}
 			return keep
 		})
@@ -188,7 +188,7 @@ func check(_ js.Value, args []js.Value) any {
 	}
 	if res.Snapshot != nil {
 		for r := range res.Snapshot.EachRun {
-			details[r.RunID] = render.Detail(r).Summary
+			details[r.RunID] = render.Detail(&res.Snapshot.Source, r).Summary
 		}
 	}
 	out["document"], out["details"] = string(doc), details
