@@ -262,7 +262,13 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	p.Verdict, p.Headline = string(s.Verdict), Headline(s)
 	p.File, p.JudgedAt, p.SHA256 = fileName(s.Source.Path), s.GeneratedAtUTC, s.Source.SHA256
 	p.Events = words.Count(s.Source.EventCount, "event")
-	p.Title = fmt.Sprintf("greenlight: %s: %s", s.Verdict, baseName(p.File))
+	log := baseName(p.File)
+	if n := len(s.Source.Files); n > 1 {
+		// source.path joins the names given: its base name would be the
+		// last file's alone.
+		log = baseName(s.Source.Files[0].Path) + " and " + words.Count(n-1, "more file")
+	}
+	p.Title = fmt.Sprintf("greenlight: %s: %s", s.Verdict, log)
 	p.NoRuns = RowCount(s) == 0
 
 	// A first pass over the rows picks the latest MaxUnhealthy unhealthy
