@@ -29,6 +29,9 @@ type foldConfig struct {
 	// defs are the runs' own definitions (Feed), numbered from 1 in the
 	// runs' states.
 	defs *[]runDef
+	// lineText names a line of the log in recovery steps
+	// (contractState.lineText).
+	lineText func(int) string
 }
 
 // definitionOf returns the run's own expected stages when Feed gave it
@@ -87,7 +90,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.Reconciliation, mismatched = c.reconcile()
 	}
 	cfg := foldConfig{now: c.opts.Now, stale: time.Duration(stale) * time.Second,
-		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs}
+		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText}
 	var latest *runState
 	allSucceeded := true
 	for _, run := range c.runs.Runs() {
@@ -174,7 +177,7 @@ func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
 		sched := f.def.Schedule
 		f.judged.annotate(&rr, i, run, sched, f.c.opts.Now)
 		if rr.State == RunOverdue {
-			rr.Recovery = recoveryFor(&rr, f.def, nil)
+			rr.Recovery = recoveryFor(&rr, f.def, nil, f.cfg.lineText)
 		}
 	}
 	return rr
@@ -346,7 +349,7 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 	rr.LastEventAt = times.text(last)
 	rr.FirstEvent, rr.LastEvent = first, last
 	markBlocked(&rr, plan)
-	rr.Recovery = recoveryFor(&rr, def, mismatch)
+	rr.Recovery = recoveryFor(&rr, def, mismatch, cfg.lineText)
 	return rr
 }
 

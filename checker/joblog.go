@@ -230,8 +230,8 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 			if res != nil {
 				*inc.Line = res.Line
 			}
-			inc.Message = fmt.Sprintf("the event log %s attempt %d of stage %s in run %s as %s (line %d), but job log line %d says %s (attempt_id %s)",
-				what, *inc.Attempt, inc.Stage, *inc.RunID, logged, *inc.Line, r.line, r.result, id)
+			inc.Message = fmt.Sprintf("the event log %s attempt %d of stage %s in run %s as %s (%s), but job log line %d says %s (attempt_id %s)",
+				what, *inc.Attempt, inc.Stage, *inc.RunID, logged, c.lineText(*inc.Line), r.line, r.result, id)
 		}
 		rec.Inconsistencies = append(rec.Inconsistencies, inc)
 		if inc.Code == OutcomeMismatch && mismatched[key.run] == nil {
@@ -273,7 +273,7 @@ func (c *contractState) outOfTime(a *attemptState, recs []jobRecord) []jobRecord
 func (c *contractState) outOfTimeText(r jobRecord, a *attemptState, attempt int64, stage StageID, run string, others bool) string {
 	var when string
 	if r.at.Before(a.StartedAt()) {
-		when = fmt.Sprintf("before attempt %d of stage %s in run %s started (%s, line %d)", attempt, stage, run, formatTime(a.StartedAt()), a.StartLine())
+		when = fmt.Sprintf("before attempt %d of stage %s in run %s started (%s, %s)", attempt, stage, run, formatTime(a.StartedAt()), c.lineText(a.StartLine()))
 	} else {
 		when = fmt.Sprintf("more than %d s after now (%s), the allowed clock skew", int64(c.skew/time.Second), formatTime(c.opts.Now))
 	}

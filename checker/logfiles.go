@@ -112,13 +112,20 @@ func (c *contractState) locate(line int) (string, int) {
 	return c.files[i].path, line - c.files[i].base
 }
 
-// lineText names a line of the log in a violation's message: "line 6" in a
-// log of one file, "line 6 of FILE" in a log of several.
+// lineText names a line of the log (counted across its files) in the
+// words of a message: "line 6" in a log of one file, "line 6 of FILE" (the
+// line within FILE) in a log of several. Violations, recovery steps and
+// every other message of the core name lines this way.
 func (c *contractState) lineText(line int) string {
 	if len(c.files) <= 1 {
 		return fmt.Sprintf("line %d", line)
 	}
-	file, n := c.locate(line)
+	return lineWords(c.locate(line))
+}
+
+// lineWords is "line N of FILE", the words for line n of a file of a log
+// of several.
+func lineWords(file string, n int) string {
 	return fmt.Sprintf("line %d of %s", n, displayFile(file))
 }
 
@@ -137,6 +144,18 @@ func (s Source) Locate(line int) (path string, fileLine int) {
 		line -= f.LineCount
 	}
 	return s.Files[len(s.Files)-1].Path, line
+}
+
+// LineText names a line of the log the snapshot was made from (counted
+// across its files, as the snapshot's lines are) the way the checker's own
+// messages do: "line 6" for a log of one file, "line 2 of FILE" (its line
+// within FILE, found by Locate) for a log of several. Renderers use it for
+// the lines they name in words; the snapshot's numbers stay as they are.
+func (s Source) LineText(line int) string {
+	if len(s.Files) <= 1 {
+		return fmt.Sprintf("line %d", line)
+	}
+	return lineWords(s.Locate(line))
 }
 
 // CheckFiles is Check of a log made of several files, read one after the

@@ -71,9 +71,13 @@ func TestCheckFilesOneRun(t *testing.T) {
 		line     int
 		file     string
 		fileLine int
-	}{{1, "day1.jsonl.gz", 1}, {2, "day1.jsonl.gz", 2}, {3, "day2.jsonl", 1}, {4, "day2.jsonl", 2}} {
+		text     string
+	}{{1, "day1.jsonl.gz", 1, "line 1 of day1.jsonl.gz"}, {2, "day1.jsonl.gz", 2, "line 2 of day1.jsonl.gz"}, {3, "day2.jsonl", 1, "line 1 of day2.jsonl"}, {4, "day2.jsonl", 2, "line 2 of day2.jsonl"}} {
 		if f, n := s.Source.Locate(c.line); f != c.file || n != c.fileLine {
 			t.Errorf("Locate(%d) = %s:%d, want %s:%d", c.line, f, n, c.file, c.fileLine)
+		}
+		if got := s.Source.LineText(c.line); got != c.text {
+			t.Errorf("LineText(%d) = %q, want %q", c.line, got, c.text)
 		}
 	}
 	var b bytes.Buffer
@@ -153,5 +157,104 @@ func itoa(n int) string {
 		if n /= 10; n == 0 {
 			return string(b)
 		}
+	}
+}
+
+// TestCheckFilesLineWords: in a log of several files, every line the
+// checker and the renderers name in words (violations, recovery steps, a
+// run's detail) is the line within its file, with the file's name, while
+// the snapshot's numbers stay counted across the log; a log of one file
+// names the plain line.
+func TestCheckFilesLineWords(t *testing.T) {
+	const (
+		extract = `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
+`
+		requested = `{"run_id":"r-1","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z","requested_by":"bo"}
+{"run_id":"r-1","stage":"load","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:03:00Z","reason":"result file missing"}
+`
+		approvedByRequester = `{"run_id":"r-1","stage":"load","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:04:00Z","resolution":"succeeded","reason":"checked","resolved_by":"ana","evidence_ref":"INC-7","manual_completion":true,"approved_by":"bo"}
+`
+		approvedByCy = `{"run_id":"r-1","stage":"load","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:04:00Z","resolution":"succeeded","reason":"checked","resolved_by":"ana","evidence_ref":"INC-7","manual_completion":true,"approved_by":"cy"}
+`
+		requestedByCy = `{"run_id":"r-1","stage":"publish","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:05:00Z","requested_by":"cy"}
+`
+		loadFailed = `{"run_id":"r-2","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-2","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
+{"run_id":"r-2","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
+{"run_id":"r-2","stage":"load","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:03:00Z","error":"x"}
+`
+		stalled = `{"run_id":"r-3","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+`
+		unknown = `{"run_id":"r-4","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-4","stage":"extract","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:01:00Z","reason":"lost"}
+`
+	)
+	def, err := checker.ParseDefinition([]byte("stages:\n  - {id: extract}\n  - {id: load, idempotent: false}\n  - {id: publish, depends_on: [load]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type file struct{ path, text string }
+	for _, c := range []struct {
+		name  string
+		files []file
+		want  []string // violations, or each run's detail and recovery steps
+	}{
+		{name: "approved by the requester of an earlier file",
+			files: []file{{"a.jsonl", extract + requested}, {"b.jsonl", approvedByRequester}},
+			want:  []string{`b.jsonl:1: self_approved_resolution: attempt 1 of stage load in run r-1 was approved by "bo", who requested the run on line 3 of a.jsonl; the approver must be someone else`}},
+		{name: "requested by an approver of an earlier file",
+			files: []file{{"a.jsonl", extract + requested}, {"b.jsonl", approvedByCy}, {"c.jsonl", requestedByCy}},
+			want:  []string{`c.jsonl:1: self_approved_resolution: run r-1 was requested by "cy", who approved the resolution on line 1 of b.jsonl; the approver must be someone else`}},
+		{name: "a log of one file names the plain line in a violation",
+			files: []file{{"a.jsonl", extract + requested + approvedByCy + requestedByCy}},
+			want:  []string{`a.jsonl:6: self_approved_resolution: run r-1 was requested by "cy", who approved the resolution on line 5; the approver must be someone else`}},
+		{name: "recovery steps and details name the line within its file",
+			files: []file{{"a.jsonl", loadFailed}, {"b.jsonl", stalled}, {"c.jsonl", unknown}},
+			want: []string{
+				"r-2 (line 1): stage load attempt 1 failed",
+				"r-2 step: Attempt 1 of stage load in run r-2 failed (line 4 of a.jsonl) and the stage is not idempotent: it may have left partial effects.",
+				"r-3 (line 5): stage extract attempt 1 silent for 2h0m0s since line 1 of b.jsonl: a stall candidate, not proof",
+				"r-3 step: Attempt 1 of stage extract in run r-3 has been silent for 2h0m0s since line 1 of b.jsonl: a stall candidate, not proof.",
+				"r-4 (line 6): stage extract attempt 1 outcome unknown (line 2 of c.jsonl)",
+				"r-4 step: Attempt 1 of stage extract in run r-4 has an unknown outcome (line 2 of c.jsonl): lost.",
+			}},
+		{name: "a log of one file names the plain line",
+			files: []file{{"a.jsonl", loadFailed + stalled}},
+			want: []string{
+				"r-2 (line 1): stage load attempt 1 failed",
+				"r-2 step: Attempt 1 of stage load in run r-2 failed (line 4) and the stage is not idempotent: it may have left partial effects.",
+				"r-3 (line 5): stage extract attempt 1 silent for 2h0m0s since line 5: a stall candidate, not proof",
+				"r-3 step: Attempt 1 of stage extract in run r-3 has been silent for 2h0m0s since line 5: a stall candidate, not proof.",
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var files []checker.LogFile
+			for _, f := range c.files {
+				files = append(files, checker.LogFile{Path: f.path, R: strings.NewReader(f.text)})
+			}
+			res, err := checker.CheckFiles(files, checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), File: "the log"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range res.Report.Violations {
+				got = append(got, v.File+":"+itoa(v.Line)+": "+string(v.Rule)+": "+v.Message)
+			}
+			if s := res.Snapshot; s != nil {
+				for r := range s.EachRun {
+					if r.State == checker.RunSucceeded {
+						continue
+					}
+					got = append(got, r.RunID+" (line "+itoa(r.FirstLine)+"): "+render.Detail(&s.Source, r).Summary)
+					for _, step := range r.Recovery.Steps[:1] {
+						got = append(got, r.RunID+" step: "+step)
+					}
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
 	}
 }

@@ -51,8 +51,9 @@ type ResolutionReport struct {
 
 // recoveryFor picks the run's recovery action from its state (docs/recovery.md
 // "Recovery actions"): the decisive stage is the first, in declared order,
-// whose state is the run's.
-func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency) Recovery {
+// whose state is the run's. lineText names a line of the log in the steps
+// (contractState.lineText: the line within its file).
+func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency, lineText func(int) string) Recovery {
 	rec := Recovery{Action: ActionNone, RunID: rr.RunID, Steps: []string{}}
 	if mismatch != nil {
 		rec.Action = ActionInvestigateInconsistency
@@ -107,7 +108,7 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency) Recove
 			jobLog = "the job log record of attempt_id " + *a.AttemptID
 		}
 		rec.Steps = []string{
-			fmt.Sprintf("%s has an unknown outcome (line %d)%s.", who, a.Line, reason),
+			fmt.Sprintf("%s has an unknown outcome (%s)%s.", who, lineText(a.Line), reason),
 			fmt.Sprintf("Compare the business data and %s to learn what the attempt did.", jobLog),
 			"Append a resolved event with resolution, reason, evidence_ref and resolved_by (succeeded also needs manual_completion: true, cancelled needs compensated: true).",
 			"Never rerun an UNKNOWN attempt to see if it works.",
@@ -117,7 +118,7 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency) Recove
 		case !sd.Idempotent && a.Resolution == nil:
 			rec.Action = ActionResolveNonIdempotent
 			rec.Steps = []string{
-				fmt.Sprintf("%s failed (line %d) and the stage is not idempotent: it may have left partial effects.", who, a.Line),
+				fmt.Sprintf("%s failed (%s) and the stage is not idempotent: it may have left partial effects.", who, lineText(a.Line)),
 				"Inspect its effects, then append a resolved event: failed to allow a retry, succeeded with manual_completion: true and a second person's approved_by, or cancelled with compensated: true.",
 				fmt.Sprintf("Only then start attempt %d.", n+1),
 			}
@@ -131,7 +132,7 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency) Recove
 		default:
 			rec.Action = ActionRerun
 			rec.Steps = []string{
-				fmt.Sprintf("%s failed (line %d).", who, a.Line),
+				fmt.Sprintf("%s failed (%s).", who, lineText(a.Line)),
 				fmt.Sprintf("Start attempt %d of %s in run %s.", n+1, label, rr.RunID),
 			}
 		}
@@ -140,11 +141,11 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency) Recove
 		if a.Resolution != nil {
 			line = a.Resolution.Line
 		}
-		rec.Steps = []string{fmt.Sprintf("%s was cancelled (line %d); a cancelled run is not rerun.", who, line)}
+		rec.Steps = []string{fmt.Sprintf("%s was cancelled (%s); a cancelled run is not rerun.", who, lineText(line))}
 	case RunStalled:
 		rec.Action = ActionConfirmStopped
 		rec.Steps = []string{
-			fmt.Sprintf("%s has been silent for %s since line %d: a stall candidate, not proof.", who, secondsText(a.SilentForSeconds), a.Line),
+			fmt.Sprintf("%s has been silent for %s since %s: a stall candidate, not proof.", who, secondsText(a.SilentForSeconds), lineText(a.Line)),
 			fmt.Sprintf("Confirm, with evidence, that %s has stopped before any rerun.", owner),
 			"Then record the attempt's outcome (failed, or unknown when it cannot be confirmed) and follow the action that outcome calls for.",
 		}
@@ -155,13 +156,13 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency) Recove
 			over = *rr.OverdueBySeconds
 		}
 		rec.Steps = []string{
-			fmt.Sprintf("Run %s has been in progress %s longer than the schedule's max_runtime_seconds; %s is still running, its last sign of life %s ago (line %d).", rr.RunID, secondsText(&over), strings.ToLower(who[:1])+who[1:], secondsText(a.SilentForSeconds), a.Line),
+			fmt.Sprintf("Run %s has been in progress %s longer than the schedule's max_runtime_seconds; %s is still running, its last sign of life %s ago (%s).", rr.RunID, secondsText(&over), strings.ToLower(who[:1])+who[1:], secondsText(a.SilentForSeconds), lineText(a.Line)),
 			fmt.Sprintf("Check with %s that it is making progress; do not start another attempt while this one may be alive.", owner),
 		}
 	case RunRunning:
 		rec.Action = ActionWait
 		rec.Steps = []string{
-			fmt.Sprintf("%s is running; its last sign of life was %s ago (line %d).", who, secondsText(a.SilentForSeconds), a.Line),
+			fmt.Sprintf("%s is running; its last sign of life was %s ago (%s).", who, secondsText(a.SilentForSeconds), lineText(a.Line)),
 			"Check again later; do not start another attempt while this one may be alive.",
 		}
 	}

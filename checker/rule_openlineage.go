@@ -32,7 +32,7 @@ var eventAfterTerminalRule = Rule{ID: RuleEventAfterTerminal, Family: familyOpen
 	Statuses: []Status{StatusHeartbeat}, on: onFeed, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if a := x.attempt(); a.Status() != StatusStarted {
-			return fmt.Sprintf("%s sent a heartbeat (RUNNING), but it already %s (line %d)", x.who(), a.Status(), a.LastLine())
+			return fmt.Sprintf("%s sent a heartbeat (RUNNING), but it already %s (%s)", x.who(), a.Status(), c.lineText(a.LastLine()))
 		}
 		return ""
 	}}

@@ -174,34 +174,34 @@ var selfApprovedResolutionRule = Rule{ID: RuleSelfApprovedResolution, Family: fa
 {"run_id":"r-1","stage":"load","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:04:00Z","resolution":"succeeded","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7","manual_completion":true,"approved_by":"ana"}`,
 	on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if msg := selfApprovedByRequester(x.run, x.ev); msg != "" {
+		if msg := selfApprovedByRequester(c, x.run, x.ev); msg != "" {
 			return msg
 		}
 		if x.ev.Status != StatusResolved || !x.fourEyes(c.opts.Definition) {
 			return ""
 		}
-		return selfApprovedByResolver(x)
+		return selfApprovedByResolver(c, x)
 	}}
 
 // selfApprovedByRequester checks self_approved_resolution from the
 // requester's side, on any event: a requested_by that names someone who
 // already approved a non-idempotent success resolution of the run,
 // compared by identityKey.
-func selfApprovedByRequester(run *runState, ev *event) string {
+func selfApprovedByRequester(c *contractState, run *runState, ev *event) string {
 	if ev.RequestedBy == "" || run.Approvers().Len() == 0 || run.Requesters().SpelledBefore(ev.RequestedBy) {
 		// A requested_by spelled as before was compared with every
 		// approval when the approval was made.
 		return ""
 	}
 	if a, ok := run.Approvers().ByKey(identityKey(ev.RequestedBy)); ok {
-		return fmt.Sprintf("run %s was requested by %q, who approved the resolution on line %d%s; the approver must be someone else", run.ID(), ev.RequestedBy, a.Line, spelledAs(ev.RequestedBy, a))
+		return fmt.Sprintf("run %s was requested by %q, who approved the resolution on %s%s; the approver must be someone else", run.ID(), ev.RequestedBy, c.lineText(a.Line), spelledAs(ev.RequestedBy, a))
 	}
 	return ""
 }
 
 // selfApprovedByResolver checks self_approved_resolution on a resolution
 // that needs four eyes: the approver is the resolver, or requested the run.
-func selfApprovedByResolver(x *lineCheck) string {
+func selfApprovedByResolver(c *contractState, x *lineCheck) string {
 	ev, run, who := x.ev, x.run, x.who()
 	approver := identityKey(ev.ApprovedBy)
 	switch {
@@ -214,7 +214,7 @@ func selfApprovedByResolver(x *lineCheck) string {
 		return fmt.Sprintf("%s was approved by %q, who requested the run on the same line%s; the approver must be someone else", who, ev.ApprovedBy, spelledAs(ev.ApprovedBy, runstore.Identity{Name: ev.RequestedBy}))
 	}
 	if r, ok := run.Requesters().ByKey(approver); ok {
-		return fmt.Sprintf("%s was approved by %q, who requested the run on line %d%s; the approver must be someone else", who, ev.ApprovedBy, r.Line, spelledAs(ev.ApprovedBy, r))
+		return fmt.Sprintf("%s was approved by %q, who requested the run on %s%s; the approver must be someone else", who, ev.ApprovedBy, c.lineText(r.Line), spelledAs(ev.ApprovedBy, r))
 	}
 	return ""
 }

@@ -210,7 +210,7 @@ func eachFinding(l *Log, fn func(finding) bool) {
 		if rule == "" {
 			return true
 		}
-		d := Detail(r)
+		d := Detail(&s.Source, r)
 		msg := fmt.Sprintf("run %s %s: %s", r.RunID, r.State, d.Summary)
 		if d.HasErr {
 			msg += ": " + d.Error

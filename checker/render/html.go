@@ -262,7 +262,13 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	p.Verdict, p.Headline = string(s.Verdict), Headline(s)
 	p.File, p.JudgedAt, p.SHA256 = fileName(s.Source.Path), s.GeneratedAtUTC, s.Source.SHA256
 	p.Events = words.Count(s.Source.EventCount, "event")
-	p.Title = fmt.Sprintf("greenlight: %s: %s", s.Verdict, baseName(p.File))
+	log := baseName(p.File)
+	if n := len(s.Source.Files); n > 1 {
+		// source.path joins the names given: its base name would be the
+		// last file's alone.
+		log = baseName(s.Source.Files[0].Path) + " and " + words.Count(n-1, "more file")
+	}
+	p.Title = fmt.Sprintf("greenlight: %s: %s", s.Verdict, log)
 	p.NoRuns = RowCount(s) == 0
 
 	// A first pass over the rows picks the latest MaxUnhealthy unhealthy
@@ -316,13 +322,13 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 			return true
 		}
 		r := clipErrors(row.Run, o.MaxErrorRunes)
-		hr := runRow(r, now, seq)
+		hr := runRow(&s.Source, r, now, seq)
 		if at < 0 {
 			good[-1-at] = hr
 			return true
 		}
 		bad[at] = hr
-		d := runDetails(r, now, hr.Anchor)
+		d := runDetails(&s.Source, r, now, hr.Anchor)
 		details[at] = &d
 		return true
 	})
@@ -339,7 +345,7 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 		}
 	}
 	if lr := s.Latest(); lr != nil {
-		d := runDetails(clipErrors(lr, o.MaxErrorRunes), now, "latest-run")
+		d := runDetails(&s.Source, clipErrors(lr, o.MaxErrorRunes), now, "latest-run")
 		for _, u := range p.Details {
 			if u.Anchor == runAnchor(lr) {
 				d.Listed = u.Anchor
@@ -385,7 +391,7 @@ func rowWhen(r *checker.RunReport) time.Time {
 // which is unique to it, never from the run id (log text).
 func runAnchor(r *checker.RunReport) string { return fmt.Sprintf("run-L%d", r.FirstLine) }
 
-func runRow(r *checker.RunReport, now time.Time, seq int) htmlRow {
+func runRow(src *checker.Source, r *checker.RunReport, now time.Time, seq int) htmlRow {
 	ok := 0
 	for _, st := range r.Stages {
 		if st.State == checker.StageSucceeded {
@@ -395,7 +401,7 @@ func runRow(r *checker.RunReport, now time.Time, seq int) htmlRow {
 	row := htmlRow{Mark: Mark(string(r.State)), RunID: r.RunID, FirstEvent: r.FirstEventAt, Duration: Duration(RunSeconds(r, now)),
 		Stages: fmt.Sprintf("%d/%d", ok, len(r.Stages)), when: rowWhen(r), seq: seq}
 	if r.State != checker.RunSucceeded {
-		d := Detail(r)
+		d := Detail(src, r)
 		row.Detail = d.Summary
 		row.Anchor = runAnchor(r)
 	}
@@ -404,8 +410,8 @@ func runRow(r *checker.RunReport, now time.Time, seq int) htmlRow {
 
 // runDetails copies what a run's section shows out of r (whose storage
 // Snapshot.Runs reuses).
-func runDetails(r *checker.RunReport, now time.Time, anchor string) htmlRun {
-	d := Detail(r)
+func runDetails(src *checker.Source, r *checker.RunReport, now time.Time, anchor string) htmlRun {
+	d := Detail(src, r)
 	h := htmlRun{Anchor: anchor, RunID: r.RunID, State: string(r.State), Mark: Mark(string(r.State)), Detail: d.Summary, Error: d.Error, HasError: d.HasErr}
 	if rec := &r.Recovery; rec.Action != checker.ActionNone || len(rec.Steps) > 0 {
 		h.Action, h.ActionIDs = string(rec.Action), RecoveryIDs(rec)

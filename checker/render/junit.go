@@ -174,7 +174,7 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 			fmt.Fprintf(&out, "warning: %s:%d: %s: %s\n", fileName(v.File), v.Line, v.Rule, v.Message)
 		}
 		forEachRun(s, func(row Row) bool {
-			writeJUnitCase(bw, name, row)
+			writeJUnitCase(bw, &s.Source, name, row)
 			return true
 		})
 	}
@@ -182,7 +182,7 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 }
 
 // writeJUnitCase writes the testcase of one run or missed slot.
-func writeJUnitCase(bw *bufio.Writer, suite string, row Row) {
+func writeJUnitCase(bw *bufio.Writer, src *checker.Source, suite string, row Row) {
 	if m := row.Missed; m != nil {
 		msg := "missed: " + MissedSummary(m)
 		fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <error type=\"%s\" message=\"%s\">%s</error>\n    </testcase>\n",
@@ -196,7 +196,7 @@ func writeJUnitCase(bw *bufio.Writer, suite string, row Row) {
 		bw.WriteString("/>\n")
 		return
 	}
-	d := Detail(r)
+	d := Detail(src, r)
 	msg := d.Summary
 	if d.HasErr {
 		msg += ": " + d.Error
@@ -205,7 +205,7 @@ func writeJUnitCase(bw *bufio.Writer, suite string, row Row) {
 	fmt.Fprintf(&body, "run %s %s: %s\n", r.RunID, r.State, msg)
 	if p := RunProblem(r); p.Stage != nil {
 		a := p.Attempt
-		fmt.Fprintf(&body, "%s, attempt %d, status %s, line %d", StageLabel(p.Stage), a.Attempt, a.Status, a.Line)
+		fmt.Fprintf(&body, "%s, attempt %d, status %s, %s", StageLabel(p.Stage), a.Attempt, a.Status, src.LineText(a.Line))
 		if a.Returncode != nil {
 			fmt.Fprintf(&body, ", returncode %d", *a.Returncode)
 		}

@@ -71,7 +71,7 @@ func markdownHead(b *bufio.Writer, s *checker.Snapshot) bool {
 // writeMarkdownRow writes one row of the runs table; scratch is reused
 // storage for its numbers. now is the check's now: a run still in progress
 // has lasted until then (RunSeconds), not only until its last event.
-func writeMarkdownRow(b *bufio.Writer, row Row, now time.Time, maxErrorRunes int, scratch *[]byte) {
+func writeMarkdownRow(b *bufio.Writer, src *checker.Source, row Row, now time.Time, maxErrorRunes int, scratch *[]byte) {
 	if row.Missed != nil {
 		// The summary holds only slot times greenlight formatted, no log text.
 		fmt.Fprintf(b, "| _no run_ | %s %s | | | | %s |\n", stateIcon(StateMissed), StateMissed, MissedSummary(row.Missed))
@@ -103,7 +103,7 @@ func writeMarkdownRow(b *bufio.Writer, row Row, now time.Time, maxErrorRunes int
 	b.WriteString(Duration(RunSeconds(r, now)))
 	b.WriteString(" | ")
 	if r.State != checker.RunSucceeded {
-		d := Detail(r)
+		d := Detail(src, r)
 		b.WriteString(Markdown(d.Summary))
 		if d.HasErr {
 			b.WriteString(": " + Markdown(d.Error))
@@ -126,7 +126,7 @@ func writeMarkdownListing(b *bufio.Writer, s *checker.Snapshot, o MarkdownOption
 	var scratch []byte
 	rows := l.Rows()
 	for _, row := range rows {
-		writeMarkdownRow(b, row, s.GeneratedAt, o.MaxErrorRunes, &scratch)
+		writeMarkdownRow(b, &s.Source, row, s.GeneratedAt, o.MaxErrorRunes, &scratch)
 	}
 	var more []string
 	if l.MoreUnhealthy > 0 {
@@ -188,7 +188,7 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 			return false
 		}
 		shown++
-		writeMarkdownRow(b, row, s.GeneratedAt, o.MaxErrorRunes, &scratch)
+		writeMarkdownRow(b, &s.Source, row, s.GeneratedAt, o.MaxErrorRunes, &scratch)
 		if r := row.Run; r != nil && held && r.State != checker.RunSucceeded {
 			writeUnhealthyRun(&details, clipErrors(r, o.MaxErrorRunes), unhealthy == 0)
 			unhealthy++

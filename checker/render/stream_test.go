@@ -23,7 +23,7 @@ func tabwriterText(s *checker.Snapshot, rows []render.Row) string {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", render.NoRun, render.StateMissed, render.MissedSummary(row.Missed))
 			continue
 		}
-		d := render.Detail(row.Run)
+		d := render.Detail(&s.Source, row.Run)
 		detail := render.Terminal(d.Summary)
 		if d.HasErr {
 			detail += ": " + render.Terminal(d.Error)

@@ -129,8 +129,10 @@ type RunDetail struct {
 	HasErr  bool
 }
 
-// Detail builds the RunDetail of r.
-func Detail(r *checker.RunReport) RunDetail {
+// Detail builds the RunDetail of r, a run of the snapshot whose Source is
+// src. The lines it names are the log's lines in src.LineText's words: the
+// line within its file, and the file when the log has several.
+func Detail(src *checker.Source, r *checker.RunReport) RunDetail {
 	if rec := &r.Recovery; rec.Action == checker.ActionInvestigateInconsistency && rec.Stage != nil && rec.Attempt != nil {
 		return RunDetail{Summary: fmt.Sprintf("stage %s attempt %d: the job log disagrees with the event log on its outcome", rec.Stage, *rec.Attempt)}
 	}
@@ -144,14 +146,14 @@ func Detail(r *checker.RunReport) RunDetail {
 	a := p.Attempt
 	label := StageLabel(p.Stage)
 	if a.Resolution != nil {
-		return RunDetail{Summary: fmt.Sprintf("%s attempt %d resolved %s by %s (line %d)", label, a.Attempt, a.Resolution.Resolution, a.Resolution.ResolvedBy, a.Resolution.Line)}
+		return RunDetail{Summary: fmt.Sprintf("%s attempt %d resolved %s by %s (%s)", label, a.Attempt, a.Resolution.Resolution, a.Resolution.ResolvedBy, src.LineText(a.Resolution.Line))}
 	}
 	if a.AdjudicatedFrom != nil {
 		return RunDetail{Summary: fmt.Sprintf("%s attempt %d %s per the job log (line %d)", label, a.Attempt, a.Status, *a.JobLogLine)}
 	}
 	switch a.Status {
 	case checker.StageUnknown:
-		d := RunDetail{Summary: fmt.Sprintf("%s attempt %d outcome unknown (line %d)", label, a.Attempt, a.Line)}
+		d := RunDetail{Summary: fmt.Sprintf("%s attempt %d outcome unknown (%s)", label, a.Attempt, src.LineText(a.Line))}
 		if a.Reason != nil {
 			d.Error, d.HasErr = *a.Reason, true
 		}
@@ -166,9 +168,9 @@ func Detail(r *checker.RunReport) RunDetail {
 		}
 		return d
 	case checker.StageStalled:
-		return RunDetail{Summary: fmt.Sprintf("%s attempt %d silent for %s since line %d: a stall candidate, not proof", label, a.Attempt, Duration(*a.SilentForSeconds), a.Line)}
+		return RunDetail{Summary: fmt.Sprintf("%s attempt %d silent for %s since %s: a stall candidate, not proof", label, a.Attempt, Duration(*a.SilentForSeconds), src.LineText(a.Line))}
 	default:
-		d := RunDetail{Summary: fmt.Sprintf("%s attempt %d running, last event %s ago (line %d)", label, a.Attempt, Duration(*a.SilentForSeconds), a.Line)}
+		d := RunDetail{Summary: fmt.Sprintf("%s attempt %d running, last event %s ago (%s)", label, a.Attempt, Duration(*a.SilentForSeconds), src.LineText(a.Line))}
 		if r.State == checker.RunOverdue && r.OverdueBySeconds != nil {
 			d.Summary = fmt.Sprintf("in progress %s past the max runtime; %s", Duration(*r.OverdueBySeconds), d.Summary)
 		}
@@ -236,7 +238,7 @@ func WriteTextOptions(w io.Writer, s *checker.Snapshot, o TextOptions) error {
 		stateWidth = max(stateWidth, len(state))
 	}
 	for _, row := range l.Unhealthy {
-		writeTextRow(bw, row, runWidth, stateWidth)
+		writeTextRow(bw, &s.Source, row, runWidth, stateWidth)
 	}
 	var more []string
 	if l.MoreUnhealthy > 0 {
@@ -249,7 +251,7 @@ func WriteTextOptions(w io.Writer, s *checker.Snapshot, o TextOptions) error {
 		fmt.Fprintf(bw, "  ... %s, see --format json\n", strings.Join(more, " and "))
 	}
 	for _, row := range l.Latest {
-		writeTextRow(bw, row, runWidth, stateWidth)
+		writeTextRow(bw, &s.Source, row, runWidth, stateWidth)
 	}
 	if l.MoreSucceeded > 0 {
 		fmt.Fprintf(bw, "  ... %s, see --all-runs\n", words.Count(l.MoreSucceeded, "more succeeded run"))
@@ -285,7 +287,7 @@ func textHeadline(s *checker.Snapshot, color bool) string {
 
 // writeTextRow writes one row of the runs listing, its run and state cells
 // padded to the widths (characters) and two spaces.
-func writeTextRow(bw *bufio.Writer, row Row, runWidth, stateWidth int) {
+func writeTextRow(bw *bufio.Writer, src *checker.Source, row Row, runWidth, stateWidth int) {
 	const gap = 2 // the padding between columns
 	pad := func(cell string, width int) {
 		bw.WriteString(cell)
@@ -304,7 +306,7 @@ func writeTextRow(bw *bufio.Writer, row Row, runWidth, stateWidth int) {
 	r := row.Run
 	pad(Terminal(r.RunID), runWidth)
 	pad(string(r.State), stateWidth)
-	d := Detail(r)
+	d := Detail(src, r)
 	bw.WriteString(Terminal(d.Summary))
 	if d.HasErr {
 		bw.WriteString(": " + Terminal(d.Error))
@@ -334,7 +336,7 @@ func writeText(w io.Writer, s *checker.Snapshot, maxHeld int, color bool) error 
 	rows := 0
 	EachRow(s, func(row Row) bool {
 		rows++
-		writeTextRow(bw, row, runWidth, stateWidth)
+		writeTextRow(bw, &s.Source, row, runWidth, stateWidth)
 		if r := row.Run; r != nil && held {
 			writeRecovery(&recoveries, r, recoveries.Len() == 0)
 			if recoveries.Len() > maxHeld {

@@ -75,8 +75,8 @@ usage:
   greenlight validate FILE... (--pipeline FILE | --stages IDS) [flags]
   greenlight merge SNAPSHOT... --max-age DURATION [flags]
   greenlight schema NAME
-  greenlight view EVENTS.jsonl [--pipeline FILE | --stages IDS]           (native binary only)
-  greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages IDS]   (native binary only)
+  greenlight view EVENTS.jsonl... [--pipeline FILE | --stages IDS]        (native binary only)
+  greenlight report EVENTS.jsonl... --html FILE [--pipeline FILE | --stages IDS]  (native binary only)
   greenlight run --log FILE --run-id ID --stage S [flags] -- COMMAND [ARGS...]  (native binary only)
   greenlight emit --log FILE --run-id ID --stage S --status STATUS [flags]      (native binary only)
   greenlight action                                    (GitHub Action mode, reads INPUT_*)

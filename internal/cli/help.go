@@ -120,9 +120,9 @@ var Helps = map[string]Help{
 	},
 	"view": {
 		Synopsis: []string{
-			"greenlight view EVENTS.jsonl [--pipeline FILE | --stages IDS] [flags]",
+			"greenlight view EVENTS.jsonl... [--pipeline FILE | --stages IDS] [flags]",
 		},
-		Description: "view serves the viewer on 127.0.0.1, with the log preloaded, and prints its address; it serves until interrupted. Without --now the page judges the log at the browser's clock. The page's WebAssembly module comes from --wasm-dir or $GREENLIGHT_WASM_DIR, else it is built once from the binary's own source with the go command into the user cache directory; stderr says which. Without a Go toolchain it serves the static report of greenlight report instead, and says so (native binary only).",
+		Description: "view serves the viewer on 127.0.0.1, with the log preloaded, and prints its address; it serves until interrupted. Without --now the page judges the log at the browser's clock. The page's WebAssembly module comes from --wasm-dir or $GREENLIGHT_WASM_DIR, else it is built once from the binary's own source with the go command into the user cache directory; stderr says which. The log is read as check reads it (several files as one log, in --log-order; gzip and zstd files decompressed); the page's module reads a log of one file, compressed or not. For a log of several files, or without a Go toolchain, it serves the static report of greenlight report instead, and says so (native binary only).",
 		Examples: []string{
 			"greenlight view events.jsonl --stages 1,2 --now 2026-01-01T12:00:00Z",
 		},
@@ -133,9 +133,9 @@ var Helps = map[string]Help{
 	},
 	"report": {
 		Synopsis: []string{
-			"greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages IDS] [flags]",
+			"greenlight report EVENTS.jsonl... --html FILE [--pipeline FILE | --stages IDS] [flags]",
 		},
-		Description: "report writes a standalone HTML page rendered by greenlight: the verdict, the unhealthy runs latest first with their errors and recovery steps, the latest runs, the schedule and the timelines, judged at one moment (--now, else the wall clock when it is written), so every open shows the same; it needs no script and no other file. --interactive writes the viewer with its WebAssembly module and the log as well, to check again in the page; with scripts off that page shows the static report. The file is written atomically, also for an invalid log, to show why (native binary only).",
+		Description: "report writes a standalone HTML page rendered by greenlight: the verdict, the unhealthy runs latest first with their errors and recovery steps, the latest runs, the schedule and the timelines, judged at one moment (--now, else the wall clock when it is written), so every open shows the same; it needs no script and no other file. The log is read as check reads it: several files as one log, in --log-order, gzip and zstd files decompressed. --interactive writes the viewer with its WebAssembly module and the log as well, to check again in the page (a log of one file, compressed or not: the module reads one); with scripts off that page shows the static report. The file is written atomically, also for an invalid log, to show why (native binary only).",
 		Examples: []string{
 			"greenlight report events.jsonl --pipeline pipeline.yaml --html health.html",
 			"greenlight report events.jsonl --pipeline pipeline.yaml --html viewer.html --interactive",

@@ -38,7 +38,7 @@ const (
 // checkInput returns.
 func checkInput(names []string, opts checker.Options, format, progress string, env Env) (*checker.Result, error) {
 	open := func(names []string) ([]*logsource.File, error) {
-		return logsource.Open(names, env.Stdin, osfile.Open, func(err error) error { return readError("the event log", err) })
+		return OpenLog(names, env.Stdin)
 	}
 	if format != formatOpenLineage {
 		files, err := open(names)

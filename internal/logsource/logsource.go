@@ -68,13 +68,26 @@ type File struct {
 	// Log is what the checker reads.
 	Log     checker.LogFile
 	closers []io.Closer
-	size    int64 // bytes of an uncompressed regular file, else -1
+	size    int64         // bytes of an uncompressed regular file, else -1
+	stored  *storedReader // a compressed file's bytes as stored, else nil
 }
 
 // PlainSize is the size in bytes of an uncompressed regular file, which is
 // the number of bytes the checker will read from it; -1 for standard input,
 // a pipe or a compressed file (its text is larger than the file).
 func (f *File) PlainSize() int64 { return f.size }
+
+// StoredRead is how many bytes of a compressed file, as stored, have been
+// read so far to give the checker its text (the file's size once the text
+// is read to its end): a reading progress that never passes the file's
+// size, where the checker's count of the text does. It is -1 for an
+// uncompressed file, whose text is its bytes as stored.
+func (f *File) StoredRead() int64 {
+	if f.stored == nil {
+		return -1
+	}
+	return f.stored.n
+}
 
 // Close releases the file and its decoder.
 func (f *File) Close() error {
@@ -110,6 +123,7 @@ func New(path string, raw io.Reader) (*File, error) {
 	stored := &storedReader{r: all, h: sha256.New()}
 	d := &decoder{compression: comp, stored: stored, in: bufio.NewReaderSize(stored, 64<<10)}
 	f.closers = append(f.closers, d)
+	f.stored = stored
 	f.Log.R = d
 	f.Log.Stored = func() checker.StoredFile {
 		return checker.StoredFile{SHA256: hex.EncodeToString(stored.h.Sum(nil)), Size: stored.n, Compression: comp}

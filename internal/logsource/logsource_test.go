@@ -82,12 +82,61 @@ func TestNew(t *testing.T) {
 				if f.Log.Stored != nil {
 					t.Errorf("a plain file has Stored")
 				}
+				if n := f.StoredRead(); n != -1 {
+					t.Errorf("a plain file's StoredRead is %d, want -1", n)
+				}
 				return
+			}
+			if n := f.StoredRead(); n != int64(len(c.stored)) {
+				t.Errorf("StoredRead at the end is %d, want the file's %d bytes", n, len(c.stored))
 			}
 			sum := sha256.Sum256(c.stored)
 			want2 := checker.StoredFile{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(c.stored)), Compression: c.compression}
 			if st := f.Log.Stored(); st != want2 {
 				t.Errorf("stored %+v, want %+v", st, want2)
+			}
+		})
+	}
+}
+
+// TestStoredReadProgress: while a compressed file's text is read, its
+// StoredRead grows and never passes the file's size, although the text
+// read soon does; at the end it is the file's size.
+func TestStoredReadProgress(t *testing.T) {
+	text := bytes.Repeat([]byte(twoEvents), 4000) // 784 KB that compress well
+	for _, c := range []struct {
+		name   string
+		stored []byte
+	}{{"gzip", gzipped(t, text)}, {"zstd", zstded(t, text)}} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := New("log", bytes.NewReader(c.stored))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			size := int64(len(c.stored))
+			var read, last int64
+			buf := make([]byte, 4096)
+			for {
+				n, err := f.Log.R.Read(buf)
+				read += int64(n)
+				got := f.StoredRead()
+				if got < last || got > size {
+					t.Fatalf("after %d bytes of text StoredRead is %d (before: %d), want it growing up to %d", read, got, last, size)
+				}
+				last = got
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if read != int64(len(text)) || read <= size {
+				t.Fatalf("read %d bytes of text from %d stored; the case needs a text larger than the file", read, size)
+			}
+			if last != size {
+				t.Errorf("StoredRead at the end is %d, want %d", last, size)
 			}
 		})
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -18,7 +17,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
-	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
 
@@ -33,16 +32,19 @@ func runReport(args []string, env cli.Env) int {
 	f.register(fs)
 	out := fs.String("html", "", "write the HTML report to `FILE`")
 	interactive := fs.Bool("interactive", false, "write the viewer, its WebAssembly module and the log too, to check again in the page (needs the module: see --wasm-dir)")
-	name, err := f.parse(fs, args, env)
+	in, err := f.parse(fs, args, env)
 	if err != nil {
 		return failed(env, err)
 	}
 	if *out == "" {
 		return failed(env, fmt.Errorf("report needs --html FILE"))
 	}
+	if *interactive && len(in.files) > 1 {
+		return failed(env, fmt.Errorf("report --interactive takes a log of one file (compressed or not): the viewer's module reads one, and %s is %d files; without --interactive the report reads them all as one log", render.Terminal(in.name), len(in.files)))
+	}
 	// The report is a record: judged at one moment, the same on every open.
 	// The static report streams the log; the interactive one carries it.
-	p, log, opts, err := f.resolve(name, env.Now().UTC().Format(time.RFC3339), *interactive)
+	p, log, opts, err := f.resolve(in, env.Now().UTC().Format(time.RFC3339), *interactive)
 	if err != nil {
 		return failed(env, err)
 	}
@@ -54,9 +56,9 @@ func runReport(args []string, env cli.Env) int {
 	}
 	var res *checker.Result
 	if log != nil {
-		res, err = checkLog(f.inputFormat, bytes.NewReader(log), opts)
+		res, err = checkStored(f.inputFormat, in.files[0], log, opts)
 	} else {
-		res, err = checkFile(f.inputFormat, name, opts)
+		res, err = checkFiles(f.inputFormat, in.files, opts)
 	}
 	if err != nil {
 		return failed(env, err)
@@ -80,22 +82,37 @@ func runReport(args []string, env cli.Env) int {
 	return cli.ExitOK
 }
 
-// checkLog checks the log in its format, as check does.
-func checkLog(format string, log io.Reader, opts checker.Options) (*checker.Result, error) {
+// checkOpened checks the opened files of a log in its format, as check
+// does: a native log is its files read as one log, an OpenLineage log its
+// one file (parse refuses more).
+func checkOpened(format string, files []*logsource.File, opts checker.Options) (*checker.Result, error) {
 	if format == checker.FormatOpenLineage {
-		return openlineage.Check(log, opts)
+		return openlineage.Check(files[0].Log.R, opts)
 	}
-	return checker.Check(log, opts)
+	return checker.CheckFiles(logsource.Logs(files), opts)
 }
 
-// checkFile checks the log file name, read as a stream.
-func checkFile(format, name string, opts checker.Options) (*checker.Result, error) {
-	fh, err := osfile.Open(name)
+// checkFiles checks the log made of the files named, each read as a
+// stream and decompressed when it is gzip or zstd (cli.OpenLog).
+func checkFiles(format string, names []string, opts checker.Options) (*checker.Result, error) {
+	files, err := cli.OpenLog(names, nil)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+		return nil, err
 	}
-	defer fh.Close()
-	return checkLog(format, fh, opts)
+	defer logsource.CloseAll(files)
+	return checkOpened(format, files, opts)
+}
+
+// checkStored checks the log of one file, given as its bytes as stored
+// (what the page's module is given), decompressed as check decompresses
+// the file itself.
+func checkStored(format, name string, log []byte, opts checker.Options) (*checker.Result, error) {
+	file, err := logsource.New(name, bytes.NewReader(log))
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	return checkOpened(format, []*logsource.File{file}, opts)
 }
 
 // The lines of index.html that Report replaces with inlined content.

@@ -1,7 +1,6 @@
 package viewcmd
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -25,23 +24,24 @@ import (
 	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
 
-// runView is "greenlight view EVENTS.jsonl": it serves the viewer on
+// runView is "greenlight view EVENTS.jsonl...": it serves the viewer on
 // 127.0.0.1 at a free port under a random path (Guard), prints the
 // address, and serves until interrupted (Ctrl-C or SIGTERM). Without --now
-// the page judges the log at the browser's clock.
+// the page judges the log at the browser's clock. A log of several files
+// is served as its static report (viewHandler).
 func runView(args []string, env cli.Env) int {
 	fs := pflag.NewFlagSet("view", pflag.ContinueOnError)
 	var f flags
 	f.register(fs)
-	name, err := f.parse(fs, args, env)
+	in, err := f.parse(fs, args, env)
 	if err != nil {
 		return failed(env, err)
 	}
-	p, log, opts, err := f.resolve(name, "", true)
+	p, log, opts, err := f.resolve(in, "", len(in.files) == 1)
 	if err != nil {
 		return failed(env, err)
 	}
-	h, err := viewHandler(&f, p, log, opts, env)
+	h, err := viewHandler(&f, in, p, log, opts, env)
 	if err != nil {
 		return failed(env, err)
 	}
@@ -70,31 +70,46 @@ func runView(args []string, env cli.Env) int {
 	return cli.ExitOK
 }
 
-// viewHandler is what view serves: the viewer with its module (stderr
-// says where the module came from), or, when no module can be had because
-// there is no Go toolchain or its build failed, the static report judged
-// at --now or the wall clock (stderr says so and why).
-func viewHandler(f *flags, p Preload, log []byte, opts checker.Options, env cli.Env) (http.Handler, error) {
+// viewHandler is what view serves: for a log of one file (log, its bytes
+// as stored, compressed or not: the module decompresses them as check
+// does), the viewer with its module (stderr says where the module came
+// from); else the static report judged at --now or the wall clock (stderr
+// says so and why): when the log has several files, which the module does
+// not read, or when no module can be had because there is no Go toolchain
+// or its build failed.
+func viewHandler(f *flags, in logInput, p Preload, log []byte, opts checker.Options, env cli.Env) (http.Handler, error) {
 	note := func(s string) { fmt.Fprintf(env.Stderr, "greenlight: %s\n", s) }
-	mod, err := f.findModule(note)
-	switch {
-	case err == nil:
-		note("the viewer's module: " + mod.from)
-		return Handler(p, log, mod.wasm, mod.wasmExec)
-	case f.wasmDir == "" && os.Getenv("GREENLIGHT_WASM_DIR") == "":
-		// No module to be had: serve what Go renders, judged once.
-		if opts.Now.IsZero() {
-			opts.Now = env.Now().UTC().Truncate(time.Second)
+	var why string
+	if len(in.files) > 1 {
+		why = fmt.Sprintf("the viewer's module reads a log of one file, and this one is %d files", len(in.files))
+	} else {
+		mod, err := f.findModule(note)
+		switch {
+		case err == nil:
+			note("the viewer's module: " + mod.from)
+			return Handler(p, log, mod.wasm, mod.wasmExec)
+		case f.wasmDir == "" && os.Getenv("GREENLIGHT_WASM_DIR") == "":
+			why = cli.ErrorLine(err)
+		default:
+			return nil, err
 		}
-		res, cerr := checkLog(f.inputFormat, bytes.NewReader(log), opts)
-		if cerr != nil {
-			return nil, cerr
-		}
-		note(fmt.Sprintf("%s; serving the static report instead, judged at %s (the page cannot check a log again)", cli.ErrorLine(err), opts.Now.Format(time.RFC3339)))
-		return StaticHandler(render.HTMLReport(res, render.DefaultHTMLOptions)), nil
-	default:
+	}
+	// No module for this log: serve what Go renders, judged once.
+	if opts.Now.IsZero() {
+		opts.Now = env.Now().UTC().Truncate(time.Second)
+	}
+	var res *checker.Result
+	var err error
+	if log != nil {
+		res, err = checkStored(f.inputFormat, in.files[0], log, opts)
+	} else {
+		res, err = checkFiles(f.inputFormat, in.files, opts)
+	}
+	if err != nil {
 		return nil, err
 	}
+	note(fmt.Sprintf("%s; serving the static report instead, judged at %s (the page cannot check a log again)", why, opts.Now.Format(time.RFC3339)))
+	return StaticHandler(render.HTMLReport(res, render.DefaultHTMLOptions)), nil
 }
 
 // NewToken returns the secret first segment of the viewer's URL: 16 bytes

@@ -2,7 +2,11 @@
 // view" serves the viewer (wasm/viewer) on 127.0.0.1 with a log preloaded,
 // and "greenlight report" writes a standalone HTML report rendered by Go
 // (render.WriteHTMLReport), or with --interactive one file holding the
-// viewer, the WebAssembly module and the log. The viewer's js module comes
+// viewer, the WebAssembly module and the log. Both read their log as check
+// does (internal/logsource: several files as one log, gzip and zstd
+// decompressed); the page's module reads a log of one file, compressed or
+// not, so view serves the static report of a log of several files and
+// report --interactive refuses one (docs/wasm.md). The viewer's js module comes
 // from --wasm-dir or $GREENLIGHT_WASM_DIR when given, else it is built on
 // demand from the binary's embedded source into the user cache directory
 // (findModule); view without a Go toolchain serves the static report.
@@ -19,6 +23,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
@@ -54,8 +59,15 @@ type Preload struct {
 
 // flags are what view and report share.
 type flags struct {
-	pipeline, stages, now, gate, wasmDir, inputFormat string
-	stale                                             *cli.RangedInt
+	pipeline, stages, now, gate, wasmDir, inputFormat, logOrder string
+	stale                                                       *cli.RangedInt
+}
+
+// logInput is the log a command reads: its files in reading order and its
+// name (the snapshot's source.path), as check names it.
+type logInput struct {
+	files []string
+	name  string
 }
 
 func (f *flags) register(fs *pflag.FlagSet) {
@@ -65,27 +77,45 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	f.stale = cli.AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate")
 	fs.StringVar(&f.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&f.inputFormat, "input-format", checker.FormatNative, "event log `format`: native or openlineage (one file of OpenLineage run events)")
+	fs.StringVar(&f.logOrder, "log-order", logsource.OrderGiven, "`order` of a log's files: given (as named; a glob's matches in byte order) or name (all sorted by path, runs of digits as numbers: -9 before -10)")
 	fs.StringVar(&f.wasmDir, "wasm-dir", "", "`DIR` holding a built greenlight.wasm and wasm_exec.js (default $GREENLIGHT_WASM_DIR, else built on demand into the user cache directory)")
 }
 
-// parse reads the command line and returns the log's name.
-func (f *flags) parse(fs *pflag.FlagSet, args []string, env cli.Env) (string, error) {
+// parse reads the command line and returns the log: its files, read as
+// one log in --log-order as check reads them (cli.LogArgs), and its name.
+// Standard input is refused (the page is given a file), and so is an
+// OpenLineage log of several files (check takes one too).
+func (f *flags) parse(fs *pflag.FlagSet, args []string, env cli.Env) (logInput, error) {
 	fs.SetOutput(io.Discard)
 	fs.SortFlags = false
 	if err := cli.ParseFlags(fs, args, env); err != nil {
-		return "", err
+		return logInput{}, err
 	}
-	if fs.NArg() != 1 || fs.Arg(0) == "-" {
-		return "", fmt.Errorf("%s takes exactly one event log file", fs.Name())
+	if fs.NArg() == 0 {
+		return logInput{}, fmt.Errorf("%s needs an event log: one file, or several read as one log", fs.Name())
 	}
-	return fs.Arg(0), nil
+	for _, a := range fs.Args() {
+		if a == "-" {
+			return logInput{}, fmt.Errorf("%s reads event log files, not standard input (-)", fs.Name())
+		}
+	}
+	files, name, err := cli.LogArgs(fs.Args(), f.logOrder)
+	if err != nil {
+		return logInput{}, err
+	}
+	if f.inputFormat == checker.FormatOpenLineage && len(files) > 1 {
+		return logInput{}, fmt.Errorf("%s --input-format openlineage takes one log file, and %s is %d files", fs.Name(), render.Terminal(name), len(files))
+	}
+	return logInput{files: files, name: name}, nil
 }
 
-// resolve reads the log and the definition and checks the options with the
-// checker's own rules, so a mistake is reported here (exit 2) rather than
-// in the page. With readLog false it leaves the log unread (nil) for the
-// caller to stream.
-func (f *flags) resolve(name string, fixNow string, readLog bool) (Preload, []byte, checker.Options, error) {
+// resolve reads the definition and checks the options with the checker's
+// own rules, so a mistake is reported here (exit 2) rather than in the
+// page. With readLog it also reads the log's one file as stored (for the
+// page, whose module decompresses it as check does); else it leaves the
+// log unread (nil) for the caller to stream (checkFiles).
+func (f *flags) resolve(in logInput, fixNow string, readLog bool) (Preload, []byte, checker.Options, error) {
+	name := in.name
 	stale, err := f.stale.Value()
 	if err != nil {
 		return Preload{}, nil, checker.Options{}, err
@@ -117,7 +147,10 @@ func (f *flags) resolve(name string, fixNow string, readLog bool) (Preload, []by
 	if !readLog {
 		return p, nil, opts, nil
 	}
-	log, err := osfile.ReadFile(name)
+	if len(in.files) != 1 {
+		return p, nil, opts, fmt.Errorf("the viewer's module reads a log of one file, and %s is %d files", render.Terminal(name), len(in.files))
+	}
+	log, err := osfile.ReadFile(in.files[0])
 	if err != nil {
 		return p, nil, opts, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
 	}

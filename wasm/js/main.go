@@ -35,10 +35,11 @@
 //     snapshot records it as given. An OpenLineage log and a compressed
 //     log are hashed by the module (source.sha256 hashes the text), and
 //     sha256 is not used.
-//   - progress: a function called with the number of bytes read so far
-//     (of the text: for a compressed log, more than the log's length),
-//     about every MiB (checker.ProgressEvery) and once at the end (an
-//     OpenLineage log: once, at the end).
+//   - progress: a function called with the number of bytes of the log (as
+//     given: for a compressed log, its compressed bytes) read so far, so
+//     that it never passes the log's length and ends at it, about every MiB
+//     of text (checker.ProgressEvery) and once at the end (an OpenLineage
+//     log: once, at the end).
 //   - max_runs_per_state: with a valid log, the result is {view} instead of
 //     {document}: the snapshot document listing, in order, only the last
 //     max_runs_per_state runs of each state and the latest run
@@ -134,7 +135,14 @@ func check(_ js.Value, args []js.Value) any {
 		o.SHA256 = digest
 	}
 	if hasProgress {
-		o.Progress = func(n int64) { progress.Invoke(float64(n)) }
+		// The checker counts the text; a compressed log's progress is
+		// the share of its own bytes the decoder has consumed.
+		o.Progress = func(n int64) {
+			if stored := file.StoredRead(); stored >= 0 {
+				n = stored
+			}
+			progress.Invoke(float64(n))
+		}
 	}
 	if perState > 0 {
 	}
@@ -172,7 +180,7 @@ func check(_ js.Value, args []js.Value) any {
 			listed[r.State]++
 			keep := listed[r.State] > render.StateCount(res.Snapshot.StateCounts, string(r.State))-perState || (latest != nil && r.RunID == *latest)
 			if keep {
-				details[r.RunID] = render.Detail(r).Summary
+				details[r.RunID] = render.Detail(&res.Snapshot.Source, r).Summary
 			}
 			return keep
 		})
@@ -188,7 +196,7 @@ func check(_ js.Value, args []js.Value) any {
 	}
 	if res.Snapshot != nil {
 		for r := range res.Snapshot.EachRun {
-			details[r.RunID] = render.Detail(r).Summary
+			details[r.RunID] = render.Detail(&res.Snapshot.Source, r).Summary
 		}
 	}
 	out["document"], out["details"] = string(doc), details

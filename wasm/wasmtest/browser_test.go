@@ -261,7 +261,7 @@ func TestViewerInBrowser(t *testing.T) {
 			}
 			// The headline and each run's detail are Go's words
 			// (render.Headline, render.Detail), not the page's.
-			wantDetails = append(wantDetails, render.Detail(row.Run).Summary)
+			wantDetails = append(wantDetails, render.Detail(&want.Source, row.Run).Summary)
 			for _, st := range row.Run.Stages {
 				attempts += len(st.Attempts)
 				if st.State == checker.StageFailed {

@@ -60,6 +60,11 @@ func TestJSModuleUnderNode(t *testing.T) {
 	sample := root + "/testdata/sample/campaign_metrics.jsonl"
 	jobLog := root + "/testdata/recovery/orders_daily.joblog.jsonl"
 	notJobLog := root + "/testdata/sample/pipeline.yaml"
+	gzLog := root + "/testdata/compressed/retry_then_success.jsonl.gz"
+	gzPipeline, err := os.ReadFile(root + "/testdata/logs/pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cases = append(cases,
 		nodeCase{name: "stages, gate latest, stale after", log: sample,
 			options: map[string]any{"stages": "1,2", "now": "2026-11-28T02:30:00Z", "gate": "latest", "stale_after_seconds": 600, "file": sample},
@@ -109,6 +114,22 @@ func TestJSModuleUnderNode(t *testing.T) {
 				}
 				if !slices.Equal(r.ProgressCalls, []int64{size.Size()}) {
 					t.Errorf("progress calls %v, want one with the log's size %d", r.ProgressCalls, size.Size())
+				}
+			}},
+		nodeCase{name: "a compressed log's progress counts its own bytes", log: gzLog,
+			options: map[string]any{"pipeline": string(gzPipeline), "now": "2026-01-01T12:00:00Z", "file": gzLog, "progress": "record"},
+			check: func(t *testing.T, r nodeResult) {
+				want := native(t, invocation{args: []string{"check", gzLog, "--pipeline", root + "/testdata/logs/pipeline.yaml", "--now", "2026-01-01T12:00:00Z", "--format", "json"}}).stdout
+				if r.Document == nil || *r.Document != string(want) {
+					t.Fatalf("document is not native's:\n%v", deref(r.Document, r.Error))
+				}
+				size, err := os.Stat(gzLog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The text is longer than the file: counting it would pass 100 %.
+				if !slices.Equal(r.ProgressCalls, []int64{size.Size()}) {
+					t.Errorf("progress calls %v, want one with the compressed log's size %d", r.ProgressCalls, size.Size())
 				}
 			}},
 		nodeCase{name: "a view of one run per state", log: sample,

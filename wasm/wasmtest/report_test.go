@@ -100,7 +100,7 @@ func TestStaticReportWithoutScript(t *testing.T) {
 	if failed == nil || len(failed.Recovery.Steps) == 0 {
 		t.Fatal("the sample no longer has a failed run with recovery steps")
 	}
-	d := render.Detail(failed)
+	d := render.Detail(&want.Source, failed)
 	if !d.HasErr || !strings.Contains(text, d.Error) {
 		t.Errorf("the page does not show the failed run's error %q", d.Error)
 	}
