@@ -102,6 +102,9 @@ type Decoder struct {
 	// recovery says the line has a field of the recovery model (owner and
 	// the fields after it in contractFieldNames).
 	recovery bool
+	// seen are the raw names of the objects the scanner is in, outside the
+	// contract's at the top, for its duplicate check (scan.go).
+	seen [][]byte
 }
 
 // NewDecoder returns a decoder for one goroutine.
@@ -113,25 +116,39 @@ func NewDecoder() *Decoder {
 
 // Syntax reads line as one JSON object and records its contract fields' raw
 // values. It enforces the reading rules: exactly one object, valid UTF-8, no
-// byte-order mark, no duplicate key at any depth. The jsontext decoder
-// validates the whole line in one pass; the members of the validated object
-// are then walked with a small scanner (members.go), and the recorded raw
-// values alias line.
+// byte-order mark, no duplicate key at any depth. The scanner of scan.go
+// validates and records the members in one pass; a line it does not vouch
+// for is read by the jsontext decoder, the reference, which gives the fault
+// (syntaxJSONText). The recorded raw values alias line.
 func (d *Decoder) Syntax(line []byte, keepUnknown bool) *Fault {
-	for i := range d.raw {
-		d.raw[i] = nil
-		d.kind[i] = 0
-	}
-	d.unknown = d.unknown[:0]
-	d.otherKeys = d.otherKeys[:0]
-	d.folded, d.recovery = false, false
-	d.foldedCount = 0
+	d.resetFields()
 	if len(line) == 0 {
 		return &Fault{FaultInvalidJSON, "blank line: every line must hold one JSON object"}
 	}
 	if bytes.HasPrefix(line, []byte("\xef\xbb\xbf")) {
 		return &Fault{FaultInvalidJSON, "the line starts with a byte-order mark; write UTF-8 without a BOM"}
 	}
+	if d.scan(line, keepUnknown) {
+		return nil
+	}
+	d.resetFields()
+	return d.syntaxJSONText(line, keepUnknown)
+}
+
+// resetFields forgets the members recorded from the previous line.
+func (d *Decoder) resetFields() {
+	d.raw = [fieldCount][]byte{}
+	d.kind = [fieldCount]jsontext.Kind{}
+	d.unknown = d.unknown[:0]
+	d.otherKeys = d.otherKeys[:0]
+	d.folded, d.recovery = false, false
+	d.foldedCount = 0
+}
+
+// syntaxJSONText is Syntax with the jsontext decoder: it validates the whole
+// line in one pass, then walks the members of the validated object with a
+// small scanner (members.go). line is neither empty nor starts with a BOM.
+func (d *Decoder) syntaxJSONText(line []byte, keepUnknown bool) *Fault {
 	d.rd.Reset(line)
 	d.dec.Reset(&d.rd)
 	v, err := d.dec.ReadValue()
@@ -163,21 +180,7 @@ func (d *Decoder) Syntax(line []byte, keepUnknown bool) *Fault {
 			d.kind[f] = jsontext.Value(obj[i:valEnd]).Kind()
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
-			d.strBuf = unquote(d.strBuf[:0], rawKey)
-			if d.foldsToField(d.strBuf) {
-				d.folded = true
-				if d.foldedCount < maxFoldedKeys {
-					d.foldedKeys[d.foldedCount] = foldedKey{string(d.strBuf), obj[i:valEnd]}
-				}
-				d.foldedCount++
-			} else {
-				if len(d.otherKeys) < maxOtherKeys {
-					d.otherKeys = append(d.otherKeys, rawKey)
-				}
-				if keepUnknown {
-					d.unknown = append(d.unknown, string(d.strBuf))
-				}
-			}
+			d.other(rawKey, obj[i:valEnd], keepUnknown)
 		}
 		i = skipSpace(obj, valEnd)
 		if obj[i] == ',' {
@@ -185,6 +188,26 @@ func (d *Decoder) Syntax(line []byte, keepUnknown bool) *Fault {
 		}
 	}
 	return nil
+}
+
+// other records a member whose raw (quoted) name is not a contract field's:
+// a name that folds to one, or a key outside the contract.
+func (d *Decoder) other(rawKey, val []byte, keepUnknown bool) {
+	d.strBuf = unquote(d.strBuf[:0], rawKey)
+	if d.foldsToField(d.strBuf) {
+		d.folded = true
+		if d.foldedCount < maxFoldedKeys {
+			d.foldedKeys[d.foldedCount] = foldedKey{string(d.strBuf), val}
+		}
+		d.foldedCount++
+		return
+	}
+	if len(d.otherKeys) < maxOtherKeys {
+		d.otherKeys = append(d.otherKeys, rawKey)
+	}
+	if keepUnknown {
+		d.unknown = append(d.unknown, string(d.strBuf))
+	}
 }
 
 // fieldRaw finds the contract field named by a raw (quoted) key.
