@@ -365,7 +365,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	// stage: integer 1..2^31-1 or a string id.
 	switch d.kind[fieldStage] {
 	case '0':
-		n, ok := JSONInteger(string(d.raw[fieldStage]))
+		n, ok := jsonInteger(d.raw[fieldStage])
 		if !ok || n < 1 || n > MaxStageInt {
 			return false
 		}
@@ -383,7 +383,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldAttempt] != '0' {
 		return false
 	}
-	n, ok := JSONInteger(string(d.raw[fieldAttempt]))
+	n, ok := jsonInteger(d.raw[fieldAttempt])
 	if !ok || n < 1 || n > maxAttempt {
 		return false
 	}
@@ -392,8 +392,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldStatus] != '"' {
 		return false
 	}
-	d.strBuf = unquote(d.strBuf[:0], d.raw[fieldStatus])
-	switch string(d.strBuf) {
+	switch string(d.content(d.raw[fieldStatus])) {
 	case "started":
 		ev.Status = StatusStarted
 	case "succeeded":
@@ -413,8 +412,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldTimestamp] != '"' {
 		return false
 	}
-	d.strBuf = unquote(d.strBuf[:0], d.raw[fieldTimestamp])
-	t, ok := ParseTimestamp(d.strBuf)
+	t, ok := ParseTimestamp(d.content(d.raw[fieldTimestamp]))
 	if !ok {
 		return false
 	}
@@ -424,7 +422,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	switch d.kind[fieldReturncode] {
 	case 0, 'n':
 	case '0':
-		n, ok := JSONInteger(string(d.raw[fieldReturncode]))
+		n, ok := jsonInteger(d.raw[fieldReturncode])
 		if !ok || n < minReturncode || n > maxReturncode {
 			return false
 		}
@@ -453,8 +451,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	switch d.kind[fieldScheduledFor] {
 	case 0, 'n':
 	case '"':
-		d.strBuf = unquote(d.strBuf[:0], d.raw[fieldScheduledFor])
-		t, ok := ParseTimestamp(d.strBuf)
+		t, ok := ParseTimestamp(d.content(d.raw[fieldScheduledFor]))
 		if !ok {
 			return false
 		}
@@ -569,6 +566,33 @@ func (d *Decoder) text(q []byte) []byte {
 	start := len(d.arena)
 	d.arena = unquote(d.arena, q)
 	return d.arena[start:len(d.arena):len(d.arena)]
+}
+
+// content returns the content of the JSON string literal q for a look
+// during this line: q's own bytes when it has no escape, else its unquoted
+// form in strBuf.
+func (d *Decoder) content(q []byte) []byte {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return q[1 : len(q)-1]
+	}
+	d.strBuf = unquote(d.strBuf[:0], q)
+	return d.strBuf
+}
+
+// jsonInteger is JSONInteger of a validated number literal, at once when
+// it is only digits (then, by JSON's grammar, without a leading zero).
+func jsonInteger(lit []byte) (int64, bool) {
+	if len(lit) == 0 || len(lit) > 18 {
+		return JSONInteger(string(lit))
+	}
+	var n int64
+	for _, c := range lit {
+		if c < '0' || c > '9' {
+			return JSONInteger(string(lit))
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // unquote appends the decoded content of the JSON string literal q to dst.
