@@ -341,37 +341,54 @@ func stageWord(s Status) string {
 
 // formatTime is the one layout of times in greenlight's output: RFC 3339 in
 // UTC with the shortest exact fraction, as time.RFC3339Nano lays it out.
-// Years 0 to 9999 are written by hand, a snapshot holds millions of
-// times; TestFormatTime keeps the two equal.
+// The years 0000 (from March) to 9999 are written by hand from the Unix
+// time, without the time package's calendar, as a snapshot holds millions
+// of times; TestFormatTime keeps the two equal.
 func formatTime(t time.Time) string {
-	t = t.UTC()
-	year, month, day := t.Date()
-	if year < 0 || year > 9999 {
-		return t.Format(time.RFC3339Nano)
+	sec := t.Unix()
+	if sec < minFormatUnix || sec > maxFormatUnix {
+		return t.UTC().Format(time.RFC3339Nano)
 	}
-	hour, minute, sec := t.Clock()
+	// Days since 0000-03-01 and the second of the day; a year starts in
+	// March here, so that February's leap day ends it (the civil-from-days
+	// algorithm of Howard Hinnant's "chrono-Compatible Low-Level Date
+	// Algorithms", for days from year 0 on, which are never negative).
+	days, secOfDay := (sec-minFormatUnix)/86400, int((sec-minFormatUnix)%86400)
+	era, doe := days/146097, days%146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	day := int(doy - (153*mp+2)/5 + 1)
+	month := int(mp + 3)
+	if month > 12 {
+		month -= 12
+	}
+	year := int(era*400 + yoe)
+	if month <= 2 {
+		year++
+	}
 	var b [30]byte
-	put := func(i, v, width int) {
-		for k := i + width - 1; k >= i; k-- {
-			b[k] = byte('0' + v%10)
-			v /= 10
-		}
-	}
-	put(0, year, 4)
+	two := func(i, v int) { b[i], b[i+1] = pairs[2*v], pairs[2*v+1] }
+	two(0, year/100)
+	two(2, year%100)
 	b[4] = '-'
-	put(5, int(month), 2)
+	two(5, month)
 	b[7] = '-'
-	put(8, day, 2)
+	two(8, day)
 	b[10] = 'T'
-	put(11, hour, 2)
+	two(11, secOfDay/3600)
 	b[13] = ':'
-	put(14, minute, 2)
+	two(14, secOfDay/60%60)
 	b[16] = ':'
-	put(17, sec, 2)
+	two(17, secOfDay%60)
 	n := 19
 	if ns := t.Nanosecond(); ns != 0 {
 		b[19] = '.'
-		put(20, ns, 9)
+		b[20] = byte('0' + ns/1e8)
+		two(21, ns/1e6%100)
+		two(23, ns/1e4%100)
+		two(25, ns/100%100)
+		two(27, ns%100)
 		n = 29
 		for b[n-1] == '0' {
 			n--
@@ -380,3 +397,12 @@ func formatTime(t time.Time) string {
 	b[n] = 'Z'
 	return string(b[:n+1])
 }
+
+// Bounds of the instants formatTime writes itself, in Unix seconds: from
+// 0000-03-01 to the end of 9999 in UTC (TestFormatTime checks them against
+// the time package), and the two-digit numbers 00 to 99 it writes with.
+const (
+	minFormatUnix = -62162035200 // 0000-03-01T00:00:00Z, day 0 of formatTime's calendar
+	maxFormatUnix = 253402300799 // 9999-12-31T23:59:59Z
+	pairs         = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+)

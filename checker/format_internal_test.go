@@ -22,6 +22,15 @@ func TestFormatTime(t *testing.T) {
 		time.Date(0, 1, 1, 5, 0, 0, 0, east),       // year -1 in UTC
 		time.Date(9999, 12, 31, 20, 0, 0, 0, west), // year 10000 in UTC
 		time.Date(2024, 2, 29, 23, 0, 0, 5, east),
+		// The bounds of formatTime's own calendar, and leap days around
+		// century years.
+		time.Unix(minFormatUnix, 0), time.Unix(minFormatUnix-1, 999999999), time.Unix(maxFormatUnix, 999999999), time.Unix(maxFormatUnix+1, 0),
+		time.Date(0, 2, 29, 12, 0, 0, 0, time.UTC), time.Date(1600, 2, 29, 0, 0, 0, 0, time.UTC), time.Date(1900, 2, 28, 23, 59, 59, 0, time.UTC),
+		time.Date(1900, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2000, 2, 29, 0, 0, 0, 10, time.UTC), time.Date(2100, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(1969, 12, 31, 23, 59, 59, 999999999, time.UTC), time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+	for d := range 146097 { // every day of one 400-year cycle, at a second before its end
+		times = append(times, time.Date(1600, 3, 1+d, 23, 59, 59, d%1000*1000, time.UTC))
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
@@ -32,5 +41,18 @@ func TestFormatTime(t *testing.T) {
 		if got, want := formatTime(tm), tm.UTC().Format(time.RFC3339Nano); got != want {
 			t.Errorf("formatTime(%v) = %q, want %q", tm, got, want)
 		}
+	}
+}
+
+// BenchmarkFormatTime formats the times of a run report: microsecond
+// fractions, as genlog.py writes them, and whole seconds.
+func BenchmarkFormatTime(b *testing.B) {
+	t0 := time.Date(2026, 1, 1, 0, 1, 32, 0, time.UTC)
+	var n int
+	for i := 0; b.Loop(); i++ {
+		n += len(formatTime(t0.Add(time.Duration(i) * 1733 * time.Microsecond)))
+	}
+	if n == 0 {
+		b.Fatal("nothing formatted")
 	}
 }

@@ -102,6 +102,9 @@ type Decoder struct {
 	// recovery says the line has a field of the recovery model (owner and
 	// the fields after it in contractFieldNames).
 	recovery bool
+	// seen are the raw names of the objects the scanner is in, outside the
+	// contract's at the top, for its duplicate check (scan.go).
+	seen [][]byte
 }
 
 // NewDecoder returns a decoder for one goroutine.
@@ -113,25 +116,39 @@ func NewDecoder() *Decoder {
 
 // Syntax reads line as one JSON object and records its contract fields' raw
 // values. It enforces the reading rules: exactly one object, valid UTF-8, no
-// byte-order mark, no duplicate key at any depth. The jsontext decoder
-// validates the whole line in one pass; the members of the validated object
-// are then walked with a small scanner (members.go), and the recorded raw
-// values alias line.
+// byte-order mark, no duplicate key at any depth. The scanner of scan.go
+// validates and records the members in one pass; a line it does not vouch
+// for is read by the jsontext decoder, the reference, which gives the fault
+// (syntaxJSONText). The recorded raw values alias line.
 func (d *Decoder) Syntax(line []byte, keepUnknown bool) *Fault {
-	for i := range d.raw {
-		d.raw[i] = nil
-		d.kind[i] = 0
-	}
-	d.unknown = d.unknown[:0]
-	d.otherKeys = d.otherKeys[:0]
-	d.folded, d.recovery = false, false
-	d.foldedCount = 0
+	d.resetFields()
 	if len(line) == 0 {
 		return &Fault{FaultInvalidJSON, "blank line: every line must hold one JSON object"}
 	}
 	if bytes.HasPrefix(line, []byte("\xef\xbb\xbf")) {
 		return &Fault{FaultInvalidJSON, "the line starts with a byte-order mark; write UTF-8 without a BOM"}
 	}
+	if d.scan(line, keepUnknown) {
+		return nil
+	}
+	d.resetFields()
+	return d.syntaxJSONText(line, keepUnknown)
+}
+
+// resetFields forgets the members recorded from the previous line.
+func (d *Decoder) resetFields() {
+	d.raw = [fieldCount][]byte{}
+	d.kind = [fieldCount]jsontext.Kind{}
+	d.unknown = d.unknown[:0]
+	d.otherKeys = d.otherKeys[:0]
+	d.folded, d.recovery = false, false
+	d.foldedCount = 0
+}
+
+// syntaxJSONText is Syntax with the jsontext decoder: it validates the whole
+// line in one pass, then walks the members of the validated object with a
+// small scanner (members.go). line is neither empty nor starts with a BOM.
+func (d *Decoder) syntaxJSONText(line []byte, keepUnknown bool) *Fault {
 	d.rd.Reset(line)
 	d.dec.Reset(&d.rd)
 	v, err := d.dec.ReadValue()
@@ -163,21 +180,7 @@ func (d *Decoder) Syntax(line []byte, keepUnknown bool) *Fault {
 			d.kind[f] = jsontext.Value(obj[i:valEnd]).Kind()
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
-			d.strBuf = unquote(d.strBuf[:0], rawKey)
-			if d.foldsToField(d.strBuf) {
-				d.folded = true
-				if d.foldedCount < maxFoldedKeys {
-					d.foldedKeys[d.foldedCount] = foldedKey{string(d.strBuf), obj[i:valEnd]}
-				}
-				d.foldedCount++
-			} else {
-				if len(d.otherKeys) < maxOtherKeys {
-					d.otherKeys = append(d.otherKeys, rawKey)
-				}
-				if keepUnknown {
-					d.unknown = append(d.unknown, string(d.strBuf))
-				}
-			}
+			d.other(rawKey, obj[i:valEnd], keepUnknown)
 		}
 		i = skipSpace(obj, valEnd)
 		if obj[i] == ',' {
@@ -185,6 +188,26 @@ func (d *Decoder) Syntax(line []byte, keepUnknown bool) *Fault {
 		}
 	}
 	return nil
+}
+
+// other records a member whose raw (quoted) name is not a contract field's:
+// a name that folds to one, or a key outside the contract.
+func (d *Decoder) other(rawKey, val []byte, keepUnknown bool) {
+	d.strBuf = unquote(d.strBuf[:0], rawKey)
+	if d.foldsToField(d.strBuf) {
+		d.folded = true
+		if d.foldedCount < maxFoldedKeys {
+			d.foldedKeys[d.foldedCount] = foldedKey{string(d.strBuf), val}
+		}
+		d.foldedCount++
+		return
+	}
+	if len(d.otherKeys) < maxOtherKeys {
+		d.otherKeys = append(d.otherKeys, rawKey)
+	}
+	if keepUnknown {
+		d.unknown = append(d.unknown, string(d.strBuf))
+	}
 }
 
 // fieldRaw finds the contract field named by a raw (quoted) key.
@@ -342,7 +365,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	// stage: integer 1..2^31-1 or a string id.
 	switch d.kind[fieldStage] {
 	case '0':
-		n, ok := JSONInteger(string(d.raw[fieldStage]))
+		n, ok := jsonInteger(d.raw[fieldStage])
 		if !ok || n < 1 || n > MaxStageInt {
 			return false
 		}
@@ -360,7 +383,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldAttempt] != '0' {
 		return false
 	}
-	n, ok := JSONInteger(string(d.raw[fieldAttempt]))
+	n, ok := jsonInteger(d.raw[fieldAttempt])
 	if !ok || n < 1 || n > maxAttempt {
 		return false
 	}
@@ -369,8 +392,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldStatus] != '"' {
 		return false
 	}
-	d.strBuf = unquote(d.strBuf[:0], d.raw[fieldStatus])
-	switch string(d.strBuf) {
+	switch string(d.content(d.raw[fieldStatus])) {
 	case "started":
 		ev.Status = StatusStarted
 	case "succeeded":
@@ -390,8 +412,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldTimestamp] != '"' {
 		return false
 	}
-	d.strBuf = unquote(d.strBuf[:0], d.raw[fieldTimestamp])
-	t, ok := ParseTimestamp(d.strBuf)
+	t, ok := ParseTimestamp(d.content(d.raw[fieldTimestamp]))
 	if !ok {
 		return false
 	}
@@ -401,7 +422,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	switch d.kind[fieldReturncode] {
 	case 0, 'n':
 	case '0':
-		n, ok := JSONInteger(string(d.raw[fieldReturncode]))
+		n, ok := jsonInteger(d.raw[fieldReturncode])
 		if !ok || n < minReturncode || n > maxReturncode {
 			return false
 		}
@@ -430,8 +451,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	switch d.kind[fieldScheduledFor] {
 	case 0, 'n':
 	case '"':
-		d.strBuf = unquote(d.strBuf[:0], d.raw[fieldScheduledFor])
-		t, ok := ParseTimestamp(d.strBuf)
+		t, ok := ParseTimestamp(d.content(d.raw[fieldScheduledFor]))
 		if !ok {
 			return false
 		}
@@ -546,6 +566,33 @@ func (d *Decoder) text(q []byte) []byte {
 	start := len(d.arena)
 	d.arena = unquote(d.arena, q)
 	return d.arena[start:len(d.arena):len(d.arena)]
+}
+
+// content returns the content of the JSON string literal q for a look
+// during this line: q's own bytes when it has no escape, else its unquoted
+// form in strBuf.
+func (d *Decoder) content(q []byte) []byte {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return q[1 : len(q)-1]
+	}
+	d.strBuf = unquote(d.strBuf[:0], q)
+	return d.strBuf
+}
+
+// jsonInteger is JSONInteger of a validated number literal, at once when
+// it is only digits (then, by JSON's grammar, without a leading zero).
+func jsonInteger(lit []byte) (int64, bool) {
+	if len(lit) == 0 || len(lit) > 18 {
+		return JSONInteger(string(lit))
+	}
+	var n int64
+	for _, c := range lit {
+		if c < '0' || c > '9' {
+			return JSONInteger(string(lit))
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // unquote appends the decoded content of the JSON string literal q to dst.

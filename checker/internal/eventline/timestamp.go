@@ -1,6 +1,7 @@
 package eventline
 
 import (
+	"encoding/binary"
 	"fmt"
 	"time"
 )
@@ -59,12 +60,7 @@ func parseTimestampAnyYear(b []byte) (time.Time, bool) {
 	}
 	digit := func(i int) bool { return b[i] >= '0' && b[i] <= '9' }
 	num2 := func(i int) int { return int(b[i]-'0')*10 + int(b[i+1]-'0') }
-	for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
-		if !digit(i) {
-			return time.Time{}, false
-		}
-	}
-	if b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+	if !dateTimeShape(b) {
 		return time.Time{}, false
 	}
 	year := int(b[0]-'0')*1000 + int(b[1]-'0')*100 + num2(2)
@@ -123,6 +119,33 @@ func parseTimestampAnyYear(b []byte) (time.Time, bool) {
 	}
 	unix := daysSinceEpoch(year, month, day)*86400 + int64(hour*3600+minute*60+sec-offset)
 	return time.Unix(unix, int64(nsec)).UTC(), true
+}
+
+// dateTimeShape reports whether b, of at least 19 bytes, starts with
+// "dddd-dd-ddTdd:dd:dd" where each d is an ASCII digit. It reads eight bytes
+// at a time (b[0:8], b[8:16], b[11:19]), XORed with the shape where every d
+// is '0': a digit becomes 0 to 9 and a matching separator 0. A word passes
+// when none of its bytes is 10 or more (adding 0x76 to a byte below 0x80
+// sets its high bit exactly when it is 10 or more, with no carry) and its
+// separator bytes are 0. TestDateTimeShape compares it with a byte loop.
+func dateTimeShape(b []byte) bool {
+	const (
+		highs = 0x8080808080808080
+		nines = 0x7676767676767676
+		// The shapes "0000-00-", "00T00:00" and "00:00:00" as little-endian
+		// words, and masks of their separator bytes.
+		shape0, sep0 = 0x2d30302d30303030, 0xff0000ff00000000
+		shape1, sep1 = 0x30303a3030543030, 0x0000ff0000ff0000
+		shape2, sep2 = 0x30303a30303a3030, 0x0000ff0000ff0000
+	)
+	word := func(w, shape, sep uint64) bool {
+		x := w ^ shape
+		return (x|(x+nines))&highs == 0 && x&sep == 0
+	}
+	_ = b[18]
+	return word(binary.LittleEndian.Uint64(b[0:]), shape0, sep0) &&
+		word(binary.LittleEndian.Uint64(b[8:]), shape1, sep1) &&
+		word(binary.LittleEndian.Uint64(b[11:]), shape2, sep2)
 }
 
 // daysSinceEpoch is the number of days from 1970-01-01 to the proleptic

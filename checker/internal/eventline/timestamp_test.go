@@ -109,3 +109,45 @@ func TestParseTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// TestDateTimeShape compares the word-at-a-time shape check with a byte
+// loop, on random strings over digits, the separators and near misses, and
+// on every single-byte change of a valid timestamp.
+func TestDateTimeShape(t *testing.T) {
+	slow := func(b []byte) bool {
+		for i, want := range []byte("0000-00-00T00:00:00") {
+			if want == '0' {
+				if b[i] < '0' || b[i] > '9' {
+					return false
+				}
+			} else if b[i] != want {
+				return false
+			}
+		}
+		return true
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	alphabet := []byte("0123456789-T:/;@Zt\x00\x80\xb0\xff")
+	b := make([]byte, 19)
+	for range 200000 {
+		for i := range b {
+			if r.IntN(3) == 0 {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			} else {
+				b[i] = "2026-01-02T03:04:05"[i]
+			}
+		}
+		if got, want := dateTimeShape(b), slow(b); got != want {
+			t.Fatalf("dateTimeShape(%q) = %v, want %v", b, got, want)
+		}
+	}
+	for i := range 19 {
+		for c := range 256 {
+			copy(b, "2026-01-02T03:04:05")
+			b[i] = byte(c)
+			if got, want := dateTimeShape(b), slow(b); got != want {
+				t.Fatalf("dateTimeShape(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package eventline
+
+import (
+	"reflect"
+	"testing"
+)
+
+// syntaxState is what Syntax records of a line, for comparing two decoders.
+type syntaxState struct {
+	Fault       *Fault
+	Raw         [fieldCount]string
+	Kind        [fieldCount]byte
+	Unknown     []string
+	OtherKeys   []string
+	Folded      bool
+	FoldedKeys  []string
+	FoldedCount int
+	Recovery    bool
+}
+
+func stateOf(d *Decoder, f *Fault) syntaxState {
+	s := syntaxState{Fault: f, Unknown: append([]string{}, d.unknown...), Folded: d.folded, FoldedCount: d.foldedCount, Recovery: d.recovery}
+	for i := range d.raw {
+		if d.raw[i] != nil {
+			s.Raw[i] = "<" + string(d.raw[i]) + ">"
+		}
+		s.Kind[i] = byte(d.kind[i])
+	}
+	for _, k := range d.otherKeys {
+		s.OtherKeys = append(s.OtherKeys, string(k))
+	}
+	for _, k := range d.foldedKeys[:min(d.foldedCount, maxFoldedKeys)] {
+		s.FoldedKeys = append(s.FoldedKeys, k.name+"="+string(k.raw))
+	}
+	return s
+}
+
+// referenceSyntax is Syntax with jsontext alone, the behaviour before the
+// one-pass scanner.
+func referenceSyntax(d *Decoder, line []byte, keepUnknown bool) *Fault {
+	d.resetFields()
+	if len(line) == 0 || len(line) >= 3 && string(line[:3]) == "\xef\xbb\xbf" {
+		return d.Syntax(line, keepUnknown) // the checks before either reader
+	}
+	return d.syntaxJSONText(line, keepUnknown)
+}
+
+// scanSeeds are lines the scanner must vouch for (TestScanVouches) and the
+// seed corpus of FuzzScanMatchesJSONText, with lines it must leave to
+// jsontext after them.
+var scanSeeds = []string{
+	`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`,
+	` { "run_id" : "r\u002d1 \u00e9 \n\t\"\\\/\b\f\r" , "stage" : "silver" , "attempt" : 1.0e+2 , "status" : "failed" } ` + "\t\r",
+	`{}`,
+	`{"x":[],"y":{},"z":[1,-0,0.5,1E5,-12.25e-3,true,false,null,"s",[{"a":{"a":1}},{"a":2}]],"Run_ID":"folded","host":"h","ſtage":1}`,
+	`{"owner":"o","error":"héllo wörld ☃ 𝄞 very long text that goes past eight bytes","returncode":null,"a":{"b":1,"c":{"b":2}}}`,
+	`{"status":"\u0000\uffff\uD7FF\uE000"}`,
+	// The scanner leaves these to jsontext.
+	`{"k\u0041":1}`,
+	`{"a":"\ud83d\ude00"}`,
+	`{"a":1,"a":2}`,
+	`{"run_id":"a","run_id":"a"}`,
+	`{"x":{"a":1,"a":1}}`,
+	`{"x":[{"a":1},{"a":1,"b":{"c":1,"c":2}}]}`,
+	`{"a":01}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":-}`, `{"a":+1}`, `{"a":tru}`, `{"a":nul}`, `{"a":truex}`,
+	`{"a":"b"} x`, `{"a":"b"}{}`, `[1]`, `"s"`, `{"a" "b"}`, `{"a":1,}`, `{,}`, `{"a":1`, `{"a":"b`, `{"a":"b\`,
+	"{\"a\":\"\x01\"}", "{\"a\":\"\xff\"}", "{\"a\":\"\xed\xa0\x80\"}", "{\"a\":\"\xc0\xaf\"}", `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"\u12g4"}`,
+	`{"a":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
+	"{\"a\":1}\x00", " ", "\xef\xbb\xbf{}",
+}
+
+// TestScanVouches: the scanner reads the common lines itself, so the one
+// pass is what Check runs, and gives the same record as jsontext's path.
+func TestScanVouches(t *testing.T) {
+	d, ref := NewDecoder(), NewDecoder()
+	for _, line := range scanSeeds[:6] {
+		d.resetFields()
+		if !d.scan([]byte(line), true) {
+			t.Errorf("the scanner does not vouch for %q", line)
+			continue
+		}
+		got := stateOf(d, nil)
+		want := stateOf(ref, referenceSyntax(ref, []byte(line), true))
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: scanner records\n%+v\njsontext's path\n%+v", line, got, want)
+		}
+	}
+	for _, line := range scanSeeds[6:] {
+		d.resetFields()
+		if d.scan([]byte(line), true) {
+			t.Errorf("the scanner vouches for %q, which it must leave to jsontext", line)
+		}
+	}
+}
+
+// FuzzScanMatchesJSONText is the differential test of the one-pass scanner:
+// for any line, Syntax gives exactly the fault (kind and text) and records
+// exactly the members that jsontext's path does, and a line the scanner
+// vouches for is one jsontext accepts. go test -fuzz=FuzzScanMatchesJSONText
+// ./checker/internal/eventline explores.
+func FuzzScanMatchesJSONText(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add([]byte(s), true)
+	}
+	d, ref := NewDecoder(), NewDecoder()
+	f.Fuzz(func(t *testing.T, line []byte, keepUnknown bool) {
+		d.resetFields()
+		vouched := d.scan(line, keepUnknown)
+		got := stateOf(d, d.Syntax(line, keepUnknown))
+		want := stateOf(ref, referenceSyntax(ref, line, keepUnknown))
+		if vouched && want.Fault != nil {
+			t.Fatalf("the scanner vouches for %q, jsontext refuses it: %v", line, want.Fault)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: Syntax records\n%+v\njsontext's path\n%+v", line, got, want)
+		}
+	})
+}
