@@ -78,6 +78,13 @@ type Options struct {
 	// read so far, from the goroutine that called Check, about every
 	// ProgressEvery bytes and once when reading ends.
 	Progress func(bytesRead int64)
+	// Resume, when not nil, is the checkpoint of an earlier check of the
+	// same log (docs/state.md): Check verifies that the log starts with
+	// the bytes it read (a *StateMismatchError when not), loads its state
+	// and decodes only the bytes after it.
+	Resume *Checkpoint
+	// Checkpoint asks for Result.Checkpoint when the log is valid.
+	Checkpoint bool
 }
 
 // normalized is opts with every zero that means a default replaced by it,
@@ -114,6 +121,11 @@ const ProgressEvery = 1 << 20
 type Result struct {
 	Report   *Report
 	Snapshot *Snapshot
+	// Checkpoint, with Options.Checkpoint and a valid log, is the state
+	// for the next check of the log; nil with the reason in NoCheckpoint
+	// when the state could not be resumed exactly.
+	Checkpoint   *Checkpoint
+	NoCheckpoint string
 }
 
 // Check reads the whole log from r, checks every line against the contract
@@ -141,14 +153,32 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 	} else if !isSHA256Hex(opts.SHA256) {
 		return nil, fmt.Errorf("checker: Options.SHA256 %q is not 64 lowercase hex digits", opts.SHA256)
 	}
-	r, stop, err := c.sniff(r)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
+	var offset int64
+	var lines int
+	if opts.Resume != nil || opts.Checkpoint {
+		if h == nil {
+			return nil, errors.New("checker: a checkpoint needs the log's SHA-256 computed by Check, not Options.SHA256")
+		}
+		if opts.Resume != nil {
+			if offset, lines, err = c.resume(opts.Resume, r, h); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if stop {
-		return &Result{Report: c.report}, nil
+	tail := &tailReader{r: r, newline: offset > 0}
+	r = tail
+	if offset == 0 {
+		var stop bool
+		r, stop, err = c.sniff(r)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
+		}
+		if stop {
+			return &Result{Report: c.report}, nil
+		}
 	}
 	lr := newLineReader(r, opts.MaxLineBytes, h)
+	lr.line = lines
 	if err := c.readAll(lr); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
 	}
@@ -159,6 +189,11 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 	res := &Result{Report: c.report}
 	if !c.report.Valid {
 		return res, nil
+	}
+	if opts.Checkpoint {
+		if res.Checkpoint, res.NoCheckpoint, err = c.checkpointOf(offset+lr.bytesRead(), lr.line, h, tail.newline); err != nil {
+			return nil, err
+		}
 	}
 	res.Snapshot = c.snapshot(Source{
 		Path:       opts.File,
