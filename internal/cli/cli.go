@@ -348,6 +348,8 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	}
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
+	var state stateFlags
+	state.register(fs)
 	if err := ParseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
@@ -383,8 +385,11 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	}
 	name := logs[0]
 	opts.File = name
+	if err := state.validate(name, c.inputFormat, fs.Changed("state-mismatch")); err != nil {
+		return ExitInvalid, err
+	}
 	started := time.Now() // the check's own duration, for --format openmetrics
-	res, err := checkInput(name, opts, c.inputFormat, env)
+	res, err := state.check(name, opts, c.inputFormat, env)
 	if err != nil {
 		return ExitInvalid, err
 	}
@@ -407,6 +412,9 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	// each leaving garbage of about a hundred bytes a run: collecting it
 	// sooner keeps the peak near the check's own (outside review, issue 12).
 	defer debug.SetGCPercent(debug.SetGCPercent(RenderGCPercent))
+	if err := state.write(res, env); err != nil {
+		return ExitInvalid, err
+	}
 	// The snapshot is written before anything is printed: when it cannot
 	// be written, stdout holds no verdict that exit 2 contradicts, and the
 	// reason is the last thing on stderr (outside review, issue 12).
