@@ -149,7 +149,7 @@ fi
 if want 9; then
 echo
 echo "== 9. hostile 1 MiB lines vs valid ones (docs/contract.md: bounded validator work): go test -bench HostileLine, 5 runs each"
-go test ./checker -run XXX -bench HostileLine -benchtime 5x | awk '
+go test ./checker/internal/eventline -run XXX -bench HostileLine -benchtime 5x | awk '
   /^BenchmarkHostileLine\// { name = $1; sub(/^BenchmarkHostileLine\//, "", name); sub(/-[0-9]+$/, "", name); ns[name] = $3; order[++n] = name }
   END {
     printf "%-32s %8s  %-17s %7s  %s\n", "line", "ms", "valid line alike", "ratio", "x valid/long-string"

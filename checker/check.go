@@ -1,6 +1,6 @@
 // Package checker is greenlight's pure core: it reads an event log, checks it
 // against the event contract (schemas/event.schema.json and the sequence
-// rules of DESIGN.md §2), folds valid events into run, stage and attempt
+// rules of docs/rules.md), folds valid events into run, stage and attempt
 // states, and builds the health snapshot. It does no file or network I/O,
 // reads no clock and keeps no global state: the caller passes the log as an
 // io.Reader and "now" as a value, so every shell gives the same bytes.
@@ -14,12 +14,9 @@ import (
 	"hash"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
-	"github.com/greenlight-ci/greenlight/schemas"
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 )
 
 // isSHA256Hex tells whether s is a SHA-256 digest in lowercase hex.
@@ -114,7 +111,18 @@ func (opts Options) normalized() (Options, error) {
 
 // ProgressEvery is how many bytes (1 MiB) Options.Progress lets pass
 // between calls.
-const ProgressEvery = 1 << 20
+const ProgressEvery = eventline.ProgressEvery
+
+// DefaultMaxLineBytes is the longest line read by default (1 MiB).
+const DefaultMaxLineBytes = 1 << 20
+
+// MaxNumberChars is the longest a number in a contract field may be
+// written, in characters (bytes: a JSON number is ASCII). No value in the
+// event schema's ranges needs more (4294967295 has 10 digits), and a longer
+// literal would cost the validator's exact arithmetic time that grows faster
+// than the line. A longer one is a schema violation, refused before either
+// check of the event schema runs, on every line: docs/contract.md.
+const MaxNumberChars = eventline.MaxNumberChars
 
 // Result is the outcome of a Check: Report always (Valid false when any rule
 // was broken), and Snapshot only when the log is valid.
@@ -168,18 +176,23 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 	tail := &tailReader{r: r, newline: offset > 0}
 	r = tail
 	if offset == 0 {
+		var fault *eventline.Fault
 		var stop bool
-		r, stop, err = c.sniff(r)
+		r, fault, stop, err = eventline.Sniff(r)
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
+		}
+		if fault != nil {
+			c.violate(1, RuleID(fault.Kind), fault.Msg, nil)
 		}
 		if stop {
 			return &Result{Report: c.report}, nil
 		}
 	}
-	lr := newLineReader(r, opts.MaxLineBytes, h)
-	lr.line = lines
-	if err := c.readAll(lr); err != nil {
+	lr := eventline.NewLineReader(r, opts.MaxLineBytes, h)
+	lr.CountFrom(lines)
+	cfg := eventline.Config{MaxLineBytes: opts.MaxLineBytes, Strict: opts.Strict, SchemaEveryEvent: opts.SchemaEveryEvent, Progress: opts.Progress}
+	if err := eventline.Read(lr, &cfg, c.apply); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
 	}
 	digest := opts.SHA256
@@ -191,7 +204,7 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 		return res, nil
 	}
 	if opts.Checkpoint {
-		if res.Checkpoint, res.NoCheckpoint, err = c.checkpointOf(offset+lr.bytesRead(), lr.line, h, tail.newline); err != nil {
+		if res.Checkpoint, res.NoCheckpoint, err = c.checkpointOf(offset+lr.BytesRead(), lr.Line(), h, tail.newline); err != nil {
 			return nil, err
 		}
 	}
@@ -199,7 +212,7 @@ func Check(r io.Reader, opts Options) (*Result, error) {
 		Path:       opts.File,
 		SHA256:     digest,
 		EventCount: c.events,
-		LineCount:  lr.line,
+		LineCount:  lr.Line(),
 	})
 	return res, nil
 }
@@ -354,7 +367,6 @@ func (s *slabs) firstAttempt(a attemptState) []attemptState {
 // contractState carries the sequence rules across lines.
 type contractState struct {
 	opts       Options
-	schema     lazySchema
 	stageIndex map[StageID]int
 	// plan is the definition's dependencies as stage indexes.
 	plan *stagePlan
@@ -473,94 +485,24 @@ func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef
 	c.report.Add(v, c.opts.MaxViolations)
 }
 
-// decoded is one line after reading and the event schema: a fault (a
-// reading or schema violation), or the event with, under --strict, the first
-// field outside the contract.
-type decoded struct {
-	line    int
-	fault   *decodeFault
-	ev      Event
-	unknown string
-}
-
-// decodeLine reads one line into out: the rules that need no other line
-// (invalid_json, duplicate_key, schema). It runs on the decoding goroutines;
-// schema is the compiled event schema for the slow path.
-func (d *lineDecoder) decodeLine(out *decoded, n int, raw []byte, lazy *lazySchema, opts *Options) {
-	*out = decoded{line: n}
-	if isBlank(raw) {
-		out.fault = &decodeFault{RuleInvalidJSON, "blank line: every line must hold one JSON object"}
-		return
-	}
-	if f := d.syntax(raw, opts.Strict); f != nil {
-		out.fault = f
-		return
-	}
-	if field, lit := d.longNumber(); field != "" {
-		out.fault = longNumberFault(field, lit)
-		return
-	}
-	ev := &out.ev
-	ev.Line = n
-	fast := d.fastSchema(ev)
-	if !fast {
-		// A number like 1e999999 in a contract field would cost the
-		// validator (math/big) tens of milliseconds a line: a hostile log
-		// could stall a gate. No such number is in any range the contract
-		// allows, so the message is ours.
-		if field, lit := d.hugeNumber(); field != "" {
-			out.fault = &decodeFault{RuleSchema, fmt.Sprintf("the event does not match event.schema.json: at /%s: the number %.40s is far outside every range the contract allows", field, lit)}
-			return
-		}
-	}
-	if !fast || opts.SchemaEveryEvent {
-		schema, err := lazy.get()
-		if err != nil {
-			out.fault = &decodeFault{RuleSchema, "the event schema cannot be compiled: " + err.Error()}
-			return
-		}
-		if msg, ok := d.schemaCheckLine(schema); !ok {
-			out.fault = &decodeFault{RuleSchema, msg}
-			return
-		} else if !fast {
-			// The validator accepts what the compiled path refused: fail
-			// closed, and let the differential fuzz test find the gap.
-			out.fault = &decodeFault{RuleSchema, "the event was refused by the compiled contract check"}
-			return
-		}
-	}
-	if opts.Strict && len(d.unknown) > 0 {
-		out.unknown = d.unknown[0]
-	}
-}
-
 // apply checks a decoded line against the rules in checking order
 // (rules.go) and, when it breaks none, records it. At most one violation is
 // reported per line: the first rule it breaks.
-func (c *contractState) apply(dl *decoded) {
-	n := dl.line
-	if dl.fault != nil {
-		c.violate(n, dl.fault.rule, dl.fault.msg, nil)
+func (c *contractState) apply(dl *eventline.Decoded) {
+	n := dl.Line
+	if dl.Fault != nil {
+		c.violate(n, RuleID(dl.Fault.Kind), dl.Fault.Msg, nil)
 		return
 	}
-	ev := &dl.ev
+	ev := &dl.Event
 	c.events++
 	x := &c.line // reused: a lineCheck passed to the checks would escape
-	*x = lineCheck{ev: ev, unknown: dl.unknown}
+	*x = lineCheck{ev: ev, unknown: dl.Unknown}
 	if rule, msg := c.check(x); rule != "" {
 		c.violate(n, rule, msg, &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt})
 		return
 	}
 	c.record(x)
-}
-
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\r' {
-			return false
-		}
-	}
-	return true
 }
 
 // declared lists the declared stage ids for an unknown_stage message. It is
@@ -578,50 +520,6 @@ func (c *contractState) declared() string {
 		c.declaredList = b.String()
 	}
 	return c.declaredList
-}
-
-// lazySchema compiles the event schema the first time a line needs the
-// validator: a log the compiled fast path accepts whole never pays for it.
-type lazySchema struct {
-	once   sync.Once
-	schema *jsonschema.Schema
-	err    error
-}
-
-func (l *lazySchema) get() (*jsonschema.Schema, error) {
-	l.once.Do(func() { l.schema, l.err = schemas.Compile("event") })
-	return l.schema, l.err
-}
-
-// schemaCheck validates one line with the JSON Schema validator and returns
-// its message when the event does not match.
-func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
-	inst, err := schemas.Instance(raw)
-	if err != nil {
-		return "not valid JSON: " + err.Error(), false
-	}
-	return schemaCheckValue(schema, inst, nil)
-}
-
-// schemaCheckValue validates a decoded instance (schemas.Instance's form)
-// with the JSON Schema validator and returns its message when it does not
-// match; then hint (if not nil) may first add to the instance what the
-// message should know of the event beyond what was validated.
-func schemaCheckValue(schema *jsonschema.Schema, inst any, hint func(any)) (msg string, ok bool) {
-	defer func() {
-		// The validator cannot represent some numbers (an exponent beyond
-		// math/big's limits) and panics; such a number fits no field.
-		if r := recover(); r != nil {
-			msg, ok = "a number in the event is outside every range the contract allows", false
-		}
-	}()
-	if err := schema.Validate(inst); err != nil {
-		if hint != nil {
-			hint(inst)
-		}
-		return "the event does not match event.schema.json: " + SchemaErrorTextFor(err, inst), false
-	}
-	return "", true
 }
 
 func attemptOutcome(a attemptState) string {

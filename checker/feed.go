@@ -102,7 +102,7 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 	f.runID, f.runDef, f.run = id, def, nil
 	for i := range events {
 		e := &events[i]
-		ev := Event{Line: e.Pos, Stage: e.Stage, Attempt: e.Attempt, Status: e.Status, Time: e.Time, HasError: e.HasError, Error: []byte(e.Error)}
+		ev := event{Line: e.Pos, Stage: e.Stage, Attempt: e.Attempt, Status: e.Status, Time: e.Time, HasError: e.HasError, Error: []byte(e.Error)}
 		if e.Heartbeat {
 			ev.Status = StatusHeartbeat
 		}

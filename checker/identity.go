@@ -6,6 +6,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 )
 
 // identityKey is the form in which the four-eyes rules compare the people a
@@ -13,7 +15,7 @@ import (
 // same person when their keys are equal (docs/recovery.md, "Identities";
 // outside review of main). The key is
 //
-//   - white space (hasNonSpace's class, ECMA-262's \s) trimmed at both ends
+//   - white space (eventline.HasNonSpace's class, ECMA-262's \s) trimmed at both ends
 //     and each run of it inside made one space;
 //   - characters that show nothing removed: controls (Cc), format characters
 //     (Cf: U+200B ZERO WIDTH SPACE, U+00AD SOFT HYPHEN, the bidi controls),
@@ -33,7 +35,7 @@ import (
 func identityKey(s string) string {
 	visible := strings.Map(func(r rune) rune {
 		switch {
-		case isBlankRune(r):
+		case eventline.IsBlankRune(r):
 			return ' '
 		case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point):
 			return -1
@@ -42,7 +44,7 @@ func identityKey(s string) string {
 	}, norm.NFD.String(s))
 	fold := cases.Fold()
 	k := norm.NFKD.String(fold.String(norm.NFKD.String(fold.String(visible))))
-	return strings.Join(strings.FieldsFunc(k, isBlankRune), " ")
+	return strings.Join(strings.FieldsFunc(k, eventline.IsBlankRune), " ")
 }
 
 // identity is one person named by the log: as spelled, its identityKey and

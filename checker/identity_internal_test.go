@@ -1,6 +1,10 @@
 package checker
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+)
 
 // TestIdentityKey pins the key of the four-eyes comparison for each step:
 // white space, invisible characters, normalization and case folding.
@@ -53,5 +57,28 @@ func TestPeople(t *testing.T) {
 	p.add(identity{" ", "", 300})
 	if !p.spelledBefore(" ") || has("") {
 		t.Fatal("a blank requester is remembered as spelled but names nobody")
+	}
+}
+
+// TestBlankIdentity: a text the event schema calls blank (eventline's
+// HasNonSpace) names nobody: its identity key is empty, so a blank approver
+// is no approver (resolution_without_approval). Each blank character of
+// ECMA-262's WhiteSpace and LineTerminator is tried alone and all of them
+// together.
+func TestBlankIdentity(t *testing.T) {
+	var all []rune
+	for r := rune(0); r <= 0x10ffff; r++ {
+		if eventline.IsBlankRune(r) {
+			all = append(all, r)
+			if k := identityKey(string(r)); k != "" {
+				t.Errorf("identityKey(%+q) = %+q, want \"\"", string(r), k)
+			}
+		}
+	}
+	if len(all) != 25 {
+		t.Errorf("%d blank characters, want 25", len(all))
+	}
+	if s := string(all); eventline.HasNonSpace([]byte(s)) || identityKey(s) != "" {
+		t.Errorf("all blank characters: HasNonSpace %v, identityKey %+q", eventline.HasNonSpace([]byte(s)), identityKey(s))
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -106,26 +107,26 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 		name = "the job log"
 	}
 	jl := &jobLog{file: file}
-	dec := newLineDecoder()
+	dec := eventline.NewDecoder()
 	h := sha256.New()
-	lr := newLineReader(r, maxLine, h)
+	lr := eventline.NewLineReader(r, maxLine, h)
 	for {
-		line, err := lr.next()
+		line, err := lr.Next()
 		if err == io.EOF {
-			jl.sha256, jl.bytes = hex.EncodeToString(h.Sum(nil)), lr.bytesRead()
+			jl.sha256, jl.bytes = hex.EncodeToString(h.Sum(nil)), lr.BytesRead()
 			return jl, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", name, err)
 		}
-		bad := func(msg string) error { return fmt.Errorf("%s:%d: invalid job log record: %s", name, lr.line, msg) }
-		if lr.tooLong {
-			return nil, bad(fmt.Sprintf("the line is %d bytes, over the limit of %d", lr.length, maxLine))
+		bad := func(msg string) error { return fmt.Errorf("%s:%d: invalid job log record: %s", name, lr.Line(), msg) }
+		if lr.TooLong() {
+			return nil, bad(fmt.Sprintf("the line is %d bytes, over the limit of %d", lr.Length(), maxLine))
 		}
-		if f := dec.syntax(line, false); f != nil {
-			return nil, bad(f.msg)
+		if f := dec.Syntax(line, false); f != nil {
+			return nil, bad(f.Msg)
 		}
-		if raw := dec.raw[fieldReturncode]; dec.kind[fieldReturncode] == '0' && len(raw) > MaxNumberChars {
+		if raw := dec.Number("returncode"); len(raw) > MaxNumberChars {
 			return nil, bad(fmt.Sprintf("at /returncode: a number is written with at most %d characters, and this one has %d (%.24s…)", MaxNumberChars, len(raw), raw))
 		}
 		inst, err := schemas.Instance(line)
@@ -133,7 +134,7 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 			return nil, bad("not valid JSON: " + err.Error())
 		}
 		if err := validateNoPanic(schema.Validate, inst); err != nil {
-			return nil, bad("it does not match joblog.schema.json: " + SchemaErrorText(err))
+			return nil, bad("it does not match joblog.schema.json: " + eventline.SchemaErrorText(err, nil))
 		}
 		var rec struct {
 			AttemptID string `json:"attempt_id"`
@@ -143,11 +144,11 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return nil, bad(err.Error())
 		}
-		at, ok := parseTimestamp([]byte(rec.Timestamp))
+		at, ok := eventline.ParseTimestamp([]byte(rec.Timestamp))
 		if !ok {
 			return nil, bad("timestamp_utc is not an RFC 3339 date-time with an offset")
 		}
-		jl.records = append(jl.records, jobRecord{attemptID: rec.AttemptID, result: rec.Result, at: at, line: lr.line})
+		jl.records = append(jl.records, jobRecord{attemptID: rec.AttemptID, result: rec.Result, at: at, line: lr.Line()})
 	}
 }
 

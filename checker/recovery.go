@@ -180,7 +180,7 @@ func brakeTrip(atts []attemptState, threshold int) *BrakeTrip {
 }
 
 // recordRecovery keeps the recovery fields of an event that broke no rule.
-func (c *contractState) recordRecovery(run *runState, si int, ev *Event) {
+func (c *contractState) recordRecovery(run *runState, si int, ev *event) {
 	if ev.RequestedBy != "" && (run.ext == nil || !run.ext.requesters.spelledBefore(ev.RequestedBy)) {
 		run.wx().requesters.add(identity{ev.RequestedBy, identityKey(ev.RequestedBy), ev.Line})
 	}

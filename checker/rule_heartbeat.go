@@ -38,7 +38,7 @@ var heartbeatAfterTerminalRule = Rule{ID: RuleHeartbeatAfterTerminal, Family: fa
 
 // recordHeartbeat keeps a heartbeat as attempt a's latest evidence of life,
 // with its lease and owner.
-func recordHeartbeat(a *attemptState, ev *Event) {
+func recordHeartbeat(a *attemptState, ev *event) {
 	a.touch(ev.Time, ev.Line)
 	if a.x != nil || !ev.LeaseExpiresAt.IsZero() || ev.Owner != "" {
 		x := a.wx()

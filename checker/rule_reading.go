@@ -1,14 +1,19 @@
 package checker
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+)
 
 // The rules of one line alone: the decoder finds all but unknown_field
-// (checker/decode.go, checker/reader.go) before the line is an event.
+// (checker/internal/eventline) before the line is an event, and names
+// them by its fault kinds, whose values are these ids.
 const (
-	RuleInvalidJSON  RuleID = "invalid_json"
-	RuleLineTooLong  RuleID = "line_too_long"
-	RuleDuplicateKey RuleID = "duplicate_key"
-	RuleSchema       RuleID = "schema"
+	RuleInvalidJSON  RuleID = RuleID(eventline.FaultInvalidJSON)
+	RuleLineTooLong  RuleID = RuleID(eventline.FaultLineTooLong)
+	RuleDuplicateKey RuleID = RuleID(eventline.FaultDuplicateKey)
+	RuleSchema       RuleID = RuleID(eventline.FaultSchema)
 	RuleUnknownField RuleID = "unknown_field"
 )
 

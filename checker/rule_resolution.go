@@ -1,6 +1,10 @@
 package checker
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+)
 
 // The rules of a resolution: a person's adjudication of an attempt
 // (docs/recovery.md), and the four eyes of a non-idempotent success.
@@ -103,7 +107,7 @@ var resolutionWithoutEvidenceRule = resolutionRule(Rule{ID: RuleResolutionWithou
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		switch ref := x.ev.EvidenceRef; {
-		case hasNonSpace([]byte(ref)):
+		case eventline.HasNonSpace([]byte(ref)):
 			return ""
 		case ref != "":
 			return fmt.Sprintf("%s was resolved with evidence_ref %+q, which is only white space; a resolution names its evidence", x.who(), ref)
@@ -182,7 +186,7 @@ var selfApprovedResolutionRule = Rule{ID: RuleSelfApprovedResolution, Family: fa
 // requester's side, on any event: a requested_by that names someone who
 // already approved a non-idempotent success resolution of the run,
 // compared by identityKey.
-func selfApprovedByRequester(run *runState, ev *Event) string {
+func selfApprovedByRequester(run *runState, ev *event) string {
 	if ev.RequestedBy == "" || run.ext == nil || len(run.ext.approvers.list) == 0 || run.ext.requesters.spelledBefore(ev.RequestedBy) {
 		// A requested_by spelled as before was compared with every
 		// approval when the approval was made.
@@ -219,7 +223,7 @@ func selfApprovedByResolver(x *lineCheck) string {
 
 // recordResolution keeps a resolution of attempt a and, when it needed four
 // eyes, its approver.
-func recordResolution(run *runState, a *attemptState, ev *Event, idempotent bool) {
+func recordResolution(run *runState, a *attemptState, ev *event, idempotent bool) {
 	a.wx().resolution = &resolutionState{
 		outcome: ev.Resolution, reason: ev.Reason, evidenceRef: ev.EvidenceRef, resolvedBy: ev.ResolvedBy, approvedBy: ev.ApprovedBy,
 		manualCompletion: ev.ManualCompletion, compensated: ev.Compensated, at: ev.Time, line: ev.Line,

@@ -123,7 +123,7 @@ var checksByStatus = func() (t [2][StatusCancelled + 1][]*Rule) {
 // lineCheck is one event on its way through the rules: the event, what the
 // checks derived from it so far, and what record is to keep.
 type lineCheck struct {
-	ev *Event
+	ev *event
 	// unknown is the first field outside the contract, under --strict.
 	unknown string
 	// si is the index of the event's stage in the definition (set by

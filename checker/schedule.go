@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 )
 
 // Schedule defaults (docs/schedule.md).
@@ -102,7 +104,7 @@ func parseSchedule(raw *rawSchedule) (*Schedule, error) {
 	}
 	s.loc = loc
 	if raw.Since != "" {
-		t, ok := parseTimestamp([]byte(raw.Since))
+		t, ok := eventline.ParseTimestamp([]byte(raw.Since))
 		if !ok {
 			return nil, fmt.Errorf("schedule.since %q is not an RFC 3339 date-time with an offset", raw.Since)
 		}

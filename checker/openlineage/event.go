@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -239,7 +240,7 @@ func validate(schema *jsonschema.Schema, inst any) (msg string, ok bool) {
 		}
 	}()
 	if err := schema.Validate(inst); err != nil {
-		return checker.SchemaErrorTextFor(err, inst), false
+		return eventline.SchemaErrorText(err, inst), false
 	}
 	return "", true
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 )
 
 // rawEvent is the text of one event and where it is: File and Line for
@@ -47,7 +48,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\
 // starts is not a whole JSON value, one JSON document over many lines (a
 // pretty-printed event), see readDocument.
 func readStream(r io.Reader, file string, max int, h hash.Hash) (*input, error) {
-	br := bufio.NewReaderSize(checker.HashingReader(r, h), 64<<10)
+	br := bufio.NewReaderSize(eventline.HashingReader(r, h), 64<<10)
 	head, _ := br.Peek(br.Size())
 	for i, c := range head {
 		if isSpace(c) {
@@ -276,7 +277,7 @@ func readEvent(raw []byte, k keep) ([]byte, checker.RuleID, string) {
 	if kind := dec.PeekKind(); kind != '{' {
 		var v jsontext.Value
 		if v, err = dec.ReadValue(); err == nil {
-			return nil, checker.RuleInvalidJSON, "the event is a JSON " + checker.JSONKindName(v.Kind()) + ", not an object"
+			return nil, checker.RuleInvalidJSON, "the event is a JSON " + eventline.JSONKindName(v.Kind()) + ", not an object"
 		}
 	} else if out, err = project(dec, k, nil); err == nil {
 		if _, err = dec.ReadToken(); err == io.EOF {
@@ -285,8 +286,8 @@ func readEvent(raw []byte, k keep) ([]byte, checker.RuleID, string) {
 			return nil, checker.RuleInvalidJSON, "trailing data after the JSON object"
 		}
 	}
-	rule, msg := checker.JSONErrorRule(err)
-	return nil, rule, msg
+	kind, msg := eventline.JSONError(err)
+	return nil, checker.RuleID(kind), msg
 }
 
 // project reads the object at the decoder and appends the members k keeps,

@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"encoding/json"
@@ -37,17 +37,17 @@ func TestLineBounds(t *testing.T) {
 		{"ten keys in another letter case", head + `,"attempt":1` + folded.String() + `}`,
 			`the event does not match event.schema.json: ` + foldedParts() + `; and 2 more keys equal to a contract field in another letter case`},
 	}
-	lazy := &lazySchema{}
-	dec := newLineDecoder()
+	lazy := &Schema{}
+	dec := NewDecoder()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var out decoded
-			dec.decodeLine(&out, 1, []byte(tc.line), lazy, &Options{})
+			var out Decoded
+			dec.Decode(&out, 1, []byte(tc.line), lazy, &Config{})
 			got := ""
-			if out.fault != nil {
-				got = out.fault.msg
-				if out.fault.rule != RuleSchema {
-					t.Errorf("rule %s, want schema", out.fault.rule)
+			if out.Fault != nil {
+				got = out.Fault.Msg
+				if out.Fault.Kind != FaultSchema {
+					t.Errorf("rule %s, want schema", out.Fault.Kind)
 				}
 			}
 			if got != tc.want {
@@ -133,26 +133,26 @@ func TestClassPatternFields(t *testing.T) {
 // of the whole line (the ones of many keys at the top level are left out:
 // the whole-line validation of those is what took seconds).
 func TestHostileLinesMessages(t *testing.T) {
-	schema, err := (&lazySchema{}).get()
+	schema, err := (&Schema{}).Get()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lazy := &lazySchema{}
-	dec := newLineDecoder()
+	lazy := &Schema{}
+	dec := NewDecoder()
 	for _, tc := range hostileLines() {
 		switch tc.name {
 		case "hostile/blank-error", "hostile/long-run-id", "hostile/many-keys-in-stage":
 		default:
 			continue
 		}
-		var out decoded
-		dec.decodeLine(&out, 1, []byte(tc.line), lazy, &Options{})
+		var out Decoded
+		dec.Decode(&out, 1, []byte(tc.line), lazy, &Config{})
 		want, ok := schemaCheck(schema, []byte(tc.line))
-		if ok || out.fault == nil {
-			t.Fatalf("%s: accepted (%v, %v)", tc.name, ok, out.fault)
+		if ok || out.Fault == nil {
+			t.Fatalf("%s: accepted (%v, %v)", tc.name, ok, out.Fault)
 		}
-		if out.fault.msg != want {
-			t.Errorf("%s:\n%s\nwhole line:\n%s", tc.name, out.fault.msg, want)
+		if out.Fault.Msg != want {
+			t.Errorf("%s:\n%s\nwhole line:\n%s", tc.name, out.Fault.Msg, want)
 		}
 	}
 }

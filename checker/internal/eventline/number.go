@@ -1,23 +1,23 @@
-package checker
+package eventline
 
 import "bytes"
 
 // Bounds of the integer fields, as schemas/event.schema.json states them.
 const (
-	maxStageInt    = 2147483647
+	MaxStageInt    = 2147483647
 	maxAttempt     = 2147483647
 	minReturncode  = -2147483648
 	maxReturncode  = 4294967295
 	maxExactDigits = 18 // any integer of at most 18 digits fits an int64
 )
 
-// jsonInteger reads a JSON number literal (RFC 8259 grammar, assumed valid)
+// JSONInteger reads a JSON number literal (RFC 8259 grammar, assumed valid)
 // and reports its value when it is mathematically an integer that fits an
 // int64 with at most 18 significant digits, as JSON Schema's "integer" type
 // counts integers: 1.0, 1e2 and 100e-2 are integers, 1.5 is not. A value too
 // large to represent is reported as not ok; callers treat it as out of range,
 // which the schema's minimum/maximum also reject.
-func jsonInteger(lit string) (int64, bool) {
+func JSONInteger(lit string) (int64, bool) {
 	i := 0
 	neg := false
 	if i < len(lit) && lit[i] == '-' {
@@ -111,7 +111,7 @@ func jsonInteger(lit string) (int64, bool) {
 // decimal exponent beyond ±400 and returns the field's name and the literal;
 // "" when there is none. Such numbers are outside every range of the event
 // schema, and checking them with math/big is slow.
-func (d *lineDecoder) hugeNumber() (field, lit string) {
+func (d *Decoder) hugeNumber() (field, lit string) {
 	for f := range d.raw {
 		if d.kind[f] != '0' {
 			continue

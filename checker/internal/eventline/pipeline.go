@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"fmt"
@@ -30,16 +30,19 @@ type lineRef struct {
 type batch struct {
 	raw   []byte
 	refs  []lineRef
-	out   []decoded
+	out   []Decoded
 	arena []byte
 	err   error // a read error after the last line of the batch
 	read  int64 // bytes of the log read when the batch closed
 	done  chan struct{}
 }
 
-// readAll runs the pipeline over the whole log and applies every line. It
-// returns the first read error.
-func (c *contractState) readAll(lr *lineReader) error {
+// Read runs the pipeline over the whole log and calls apply with every
+// line, in line order, from the calling goroutine. A Decoded and what its
+// event aliases are valid only during the call. Read returns the first read
+// error.
+func Read(lr *LineReader, cfg *Config, apply func(*Decoded)) error {
+	var schema Schema
 	jobs := make(chan *batch, batchesAhead)
 	order := make(chan *batch, batchesAhead)
 	free := make(chan *batch, 2*batchesAhead+decodeWorkers+1)
@@ -57,7 +60,7 @@ func (c *contractState) readAll(lr *lineReader) error {
 			b.done = make(chan struct{})
 			eof := false
 			for len(b.refs) < batchLines && len(b.raw) < batchBytes {
-				line, err := lr.next()
+				line, err := lr.Next()
 				if err == io.EOF {
 					eof = true
 					break
@@ -71,7 +74,7 @@ func (c *contractState) readAll(lr *lineReader) error {
 				b.raw = append(b.raw, line...)
 				b.refs = append(b.refs, lineRef{n: lr.line, start: start, end: len(b.raw), tooLong: lr.tooLong, length: lr.length})
 			}
-			b.read = lr.bytesRead()
+			b.read = lr.BytesRead()
 			if len(b.refs) > 0 || b.err != nil {
 				order <- b
 				jobs <- b
@@ -83,11 +86,11 @@ func (c *contractState) readAll(lr *lineReader) error {
 	}()
 	for i := 0; i < decodeWorkers; i++ {
 		go func() {
-			dec := newLineDecoder()
+			dec := NewDecoder()
 			for b := range jobs {
 				// The workers share the compiled schema: validation only
 				// reads it (go test -race runs the slow path on the corpus).
-				c.decodeBatch(dec, &c.schema, b)
+				decodeBatch(dec, &schema, cfg, b)
 				close(b.done)
 			}
 		}()
@@ -97,10 +100,10 @@ func (c *contractState) readAll(lr *lineReader) error {
 	for b := range order {
 		<-b.done
 		for i := range b.out {
-			c.apply(&b.out[i])
+			apply(&b.out[i])
 		}
-		if c.opts.Progress != nil && b.read-reported >= ProgressEvery {
-			c.opts.Progress(b.read)
+		if cfg.Progress != nil && b.read-reported >= ProgressEvery {
+			cfg.Progress(b.read)
 			reported = b.read
 		}
 		if b.err != nil && readErr == nil {
@@ -111,27 +114,27 @@ func (c *contractState) readAll(lr *lineReader) error {
 		default:
 		}
 	}
-	if c.opts.Progress != nil {
-		c.opts.Progress(lr.bytesRead())
+	if cfg.Progress != nil {
+		cfg.Progress(lr.BytesRead())
 	}
 	return readErr
 }
 
 // decodeBatch decodes every line of b into b.out.
-func (c *contractState) decodeBatch(dec *lineDecoder, schema *lazySchema, b *batch) {
+func decodeBatch(dec *Decoder, schema *Schema, cfg *Config, b *batch) {
 	if cap(b.out) < len(b.refs) {
-		b.out = make([]decoded, len(b.refs))
+		b.out = make([]Decoded, len(b.refs))
 	}
 	b.out = b.out[:len(b.refs)]
 	dec.arena = b.arena[:0]
 	for i, ref := range b.refs {
 		out := &b.out[i]
 		if ref.tooLong {
-			*out = decoded{line: ref.n, fault: &decodeFault{RuleLineTooLong,
-				fmt.Sprintf("the line is %d bytes, over the limit of %d (raise it with --max-line-bytes)", ref.length, c.opts.MaxLineBytes)}}
+			*out = Decoded{Line: ref.n, Fault: &Fault{FaultLineTooLong,
+				fmt.Sprintf("the line is %d bytes, over the limit of %d (raise it with --max-line-bytes)", ref.length, cfg.MaxLineBytes)}}
 			continue
 		}
-		dec.decodeLine(out, ref.n, b.raw[ref.start:ref.end], schema, &c.opts)
+		dec.Decode(out, ref.n, b.raw[ref.start:ref.end], schema, cfg)
 	}
 	b.arena = dec.arena
 }

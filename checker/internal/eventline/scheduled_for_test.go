@@ -1,7 +1,8 @@
-package checker
+package eventline
 
 import (
 	"testing"
+	"time"
 
 	"github.com/greenlight-ci/greenlight/schemas"
 )
@@ -38,11 +39,11 @@ func TestScheduledForFastPathMatchesSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := newLineDecoder()
+	dec := NewDecoder()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if f := dec.syntax([]byte(tc.line), false); f != nil {
-				t.Fatalf("syntax: %s", f.msg)
+			if f := dec.Syntax([]byte(tc.line), false); f != nil {
+				t.Fatalf("syntax: %s", f.Msg)
 			}
 			var ev Event
 			fast := dec.fastSchema(&ev)
@@ -52,7 +53,7 @@ func TestScheduledForFastPathMatchesSchema(t *testing.T) {
 			}
 			got := ""
 			if ev.HasScheduledFor {
-				got = formatTime(ev.ScheduledFor)
+				got = ev.ScheduledFor.Format(time.RFC3339Nano)
 			}
 			if fast && got != tc.utc {
 				t.Errorf("scheduled_for read as %q, want %q", got, tc.utc)

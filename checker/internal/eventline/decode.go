@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"bytes"
@@ -11,43 +11,6 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 )
-
-// Status is what an event says happened to an attempt.
-type Status uint8
-
-// The statuses of the event contract: the core three, then the recovery
-// model's (docs/recovery.md). StatusCancelled is never written as an event
-// status; it is the outcome of a cancelled resolution or job-log record.
-const (
-	StatusStarted Status = iota + 1
-	StatusSucceeded
-	StatusFailed
-	StatusHeartbeat
-	StatusUnknown
-	StatusResolved
-	StatusCancelled
-)
-
-// String returns the status as the log writes it.
-func (s Status) String() string {
-	switch s {
-	case StatusStarted:
-		return "started"
-	case StatusSucceeded:
-		return "succeeded"
-	case StatusFailed:
-		return "failed"
-	case StatusHeartbeat:
-		return "heartbeat"
-	case StatusUnknown:
-		return "unknown"
-	case StatusResolved:
-		return "resolved"
-	case StatusCancelled:
-		return "cancelled"
-	}
-	return "invalid"
-}
 
 // contractFields are the event keys of schemas/event.schema.json; a key equal
 // to one of them in another letter case is refused (see propertyNames there).
@@ -117,9 +80,9 @@ type Event struct {
 	RerunFrom        bool
 }
 
-// lineDecoder decodes lines into events with one reused jsontext.Decoder and
+// Decoder decodes lines into events with one reused jsontext.Decoder and
 // scratch buffers, so that the hot path allocates little.
-type lineDecoder struct {
+type Decoder struct {
 	rd      bytes.Reader
 	dec     *jsontext.Decoder
 	names   [fieldCount]string
@@ -141,25 +104,20 @@ type lineDecoder struct {
 	recovery bool
 }
 
-func newLineDecoder() *lineDecoder {
-	d := &lineDecoder{names: contractFieldNames()}
+// NewDecoder returns a decoder for one goroutine.
+func NewDecoder() *Decoder {
+	d := &Decoder{names: contractFieldNames()}
 	d.dec = jsontext.NewDecoder(&d.rd)
 	return d
 }
 
-// decodeFault is why a line could not become an event: the rule and message.
-type decodeFault struct {
-	rule RuleID
-	msg  string
-}
-
-// syntax reads line as one JSON object and records its contract fields' raw
+// Syntax reads line as one JSON object and records its contract fields' raw
 // values. It enforces the reading rules: exactly one object, valid UTF-8, no
 // byte-order mark, no duplicate key at any depth. The jsontext decoder
 // validates the whole line in one pass; the members of the validated object
 // are then walked with a small scanner (members.go), and the recorded raw
 // values alias line.
-func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
+func (d *Decoder) Syntax(line []byte, keepUnknown bool) *Fault {
 	for i := range d.raw {
 		d.raw[i] = nil
 		d.kind[i] = 0
@@ -169,10 +127,10 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 	d.folded, d.recovery = false, false
 	d.foldedCount = 0
 	if len(line) == 0 {
-		return &decodeFault{RuleInvalidJSON, "blank line: every line must hold one JSON object"}
+		return &Fault{FaultInvalidJSON, "blank line: every line must hold one JSON object"}
 	}
 	if bytes.HasPrefix(line, []byte("\xef\xbb\xbf")) {
-		return &decodeFault{RuleInvalidJSON, "the line starts with a byte-order mark; write UTF-8 without a BOM"}
+		return &Fault{FaultInvalidJSON, "the line starts with a byte-order mark; write UTF-8 without a BOM"}
 	}
 	d.rd.Reset(line)
 	d.dec.Reset(&d.rd)
@@ -181,13 +139,13 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 		return jsonFault(err)
 	}
 	if k := v.Kind(); k != '{' {
-		return &decodeFault{RuleInvalidJSON, fmt.Sprintf("the line holds a JSON %s, not an object", JSONKindName(k))}
+		return &Fault{FaultInvalidJSON, fmt.Sprintf("the line holds a JSON %s, not an object", JSONKindName(k))}
 	}
 	if rest := int(d.dec.InputOffset()); skipSpace(line, rest) == len(line) {
 		// Only whitespace follows the object: nothing more to ask jsontext.
 	} else if _, err := d.dec.ReadToken(); err != io.EOF {
 		if err == nil {
-			return &decodeFault{RuleInvalidJSON, "trailing data after the JSON object on the same line"}
+			return &Fault{FaultInvalidJSON, "trailing data after the JSON object on the same line"}
 		}
 		return jsonFault(err)
 	}
@@ -230,7 +188,7 @@ func (d *lineDecoder) syntax(line []byte, keepUnknown bool) *decodeFault {
 }
 
 // fieldRaw finds the contract field named by a raw (quoted) key.
-func (d *lineDecoder) fieldRaw(rawKey []byte) int {
+func (d *Decoder) fieldRaw(rawKey []byte) int {
 	inner := rawKey[1 : len(rawKey)-1]
 	if bytes.IndexByte(inner, '\\') >= 0 {
 		return d.field(unquote(nil, rawKey))
@@ -242,7 +200,7 @@ func (d *lineDecoder) fieldRaw(rawKey []byte) int {
 // string(key) neither allocates nor copies, and the switch compiles to a
 // search by length and bytes. TestFieldNames keeps it equal to
 // contractFieldNames.
-func (d *lineDecoder) field(key []byte) int {
+func (d *Decoder) field(key []byte) int {
 	switch string(key) {
 	case "run_id":
 		return fieldRunID
@@ -294,7 +252,7 @@ func (d *lineDecoder) field(key []byte) int {
 // Unicode simple case folding. An ASCII key can only fold to a name of its
 // own length (the contract's names are ASCII, and only the non-ASCII ſ and
 // the Kelvin sign fold to ASCII letters), so the other names are skipped.
-func (d *lineDecoder) foldsToField(key []byte) bool {
+func (d *Decoder) foldsToField(key []byte) bool {
 	ascii := true
 	for _, c := range key {
 		if c >= utf8.RuneSelf {
@@ -333,18 +291,18 @@ func JSONKindName(k jsontext.Kind) string {
 	return "value"
 }
 
-// jsonFault classifies a jsontext error of one line (JSONErrorRule).
-func jsonFault(err error) *decodeFault {
-	rule, msg := JSONErrorRule(err)
-	return &decodeFault{rule, msg}
+// jsonFault classifies a jsontext error of one line (JSONError).
+func jsonFault(err error) *Fault {
+	kind, msg := JSONError(err)
+	return &Fault{kind, msg}
 }
 
-// JSONErrorRule classifies an error of the jsontext decoder for a violation:
+// JSONError classifies an error of the jsontext decoder for a violation:
 // a repeated name is duplicate_key (the message names its JSON pointer), an
 // object that ends too early is a truncated invalid_json, anything else
 // invalid_json with the decoder's words. The native and the OpenLineage
 // readers share it, so a fault reads the same in both.
-func JSONErrorRule(err error) (RuleID, string) {
+func JSONError(err error) (FaultKind, string) {
 	switch {
 	case errors.Is(err, jsontext.ErrDuplicateName):
 		var se *jsontext.SyntacticError
@@ -352,11 +310,11 @@ func JSONErrorRule(err error) (RuleID, string) {
 		if errors.As(err, &se) {
 			name = string(se.JSONPointer)
 		}
-		return RuleDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", name)
+		return FaultDuplicateKey, fmt.Sprintf("duplicate key %s: JSON readers disagree on which value wins", name)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return RuleInvalidJSON, "truncated JSON: the object ends before it is closed (a raw line break inside a string splits an event in two: write it as \\n)"
+		return FaultInvalidJSON, "truncated JSON: the object ends before it is closed (a raw line break inside a string splits an event in two: write it as \\n)"
 	}
-	return RuleInvalidJSON, "not valid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
+	return FaultInvalidJSON, "not valid JSON: " + strings.TrimPrefix(err.Error(), "jsontext: ")
 }
 
 // fastSchema checks the recorded fields against schemas/event.schema.json
@@ -364,7 +322,7 @@ func JSONErrorRule(err error) (RuleID, string) {
 // match the schema; the caller then asks the schema validator for the exact
 // message. The differential fuzz test FuzzFastPathMatchesSchema proves the two
 // accept exactly the same events.
-func (d *lineDecoder) fastSchema(ev *Event) bool {
+func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.folded {
 		return false
 	}
@@ -384,14 +342,14 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 	// stage: integer 1..2^31-1 or a string id.
 	switch d.kind[fieldStage] {
 	case '0':
-		n, ok := jsonInteger(string(d.raw[fieldStage]))
-		if !ok || n < 1 || n > maxStageInt {
+		n, ok := JSONInteger(string(d.raw[fieldStage]))
+		if !ok || n < 1 || n > MaxStageInt {
 			return false
 		}
 		ev.Stage = StageID{Int: n}
 	case '"':
 		d.strBuf = unquote(d.strBuf[:0], d.raw[fieldStage])
-		if !validStageString(string(d.strBuf)) {
+		if !ValidStageString(string(d.strBuf)) {
 			return false
 		}
 		ev.Stage = StageID{Str: string(d.strBuf)}
@@ -402,7 +360,7 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldAttempt] != '0' {
 		return false
 	}
-	n, ok := jsonInteger(string(d.raw[fieldAttempt]))
+	n, ok := JSONInteger(string(d.raw[fieldAttempt]))
 	if !ok || n < 1 || n > maxAttempt {
 		return false
 	}
@@ -433,7 +391,7 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 		return false
 	}
 	d.strBuf = unquote(d.strBuf[:0], d.raw[fieldTimestamp])
-	t, ok := parseTimestamp(d.strBuf)
+	t, ok := ParseTimestamp(d.strBuf)
 	if !ok {
 		return false
 	}
@@ -443,7 +401,7 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 	switch d.kind[fieldReturncode] {
 	case 0, 'n':
 	case '0':
-		n, ok := jsonInteger(string(d.raw[fieldReturncode]))
+		n, ok := JSONInteger(string(d.raw[fieldReturncode]))
 		if !ok || n < minReturncode || n > maxReturncode {
 			return false
 		}
@@ -460,7 +418,7 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 		}
 	case '"':
 		ev.Error = d.text(d.raw[fieldError])
-		if ev.Status == StatusFailed && !hasNonSpace(ev.Error) {
+		if ev.Status == StatusFailed && !HasNonSpace(ev.Error) {
 			return false
 		}
 		ev.HasError = true
@@ -473,7 +431,7 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 	case 0, 'n':
 	case '"':
 		d.strBuf = unquote(d.strBuf[:0], d.raw[fieldScheduledFor])
-		t, ok := parseTimestamp(d.strBuf)
+		t, ok := ParseTimestamp(d.strBuf)
 		if !ok {
 			return false
 		}
@@ -488,7 +446,7 @@ func (d *lineDecoder) fastSchema(ev *Event) bool {
 // (version 2) and fills them into ev: optional strings, the lease time, the
 // resolution enum, the flags, and the conditional requirements of unknown
 // and resolved events.
-func (d *lineDecoder) fastRecovery(ev *Event) bool {
+func (d *Decoder) fastRecovery(ev *Event) bool {
 	// Most events carry none of the recovery model's fields: then only the
 	// statuses that require some (unknown, resolved) need the checks below,
 	// which would find every field absent.
@@ -533,7 +491,7 @@ func (d *lineDecoder) fastRecovery(ev *Event) bool {
 		return false
 	}
 	// attempt_id: when a string, it is not blank.
-	if present(fieldAttemptID) && !hasNonSpace([]byte(ev.AttemptID)) {
+	if present(fieldAttemptID) && !HasNonSpace([]byte(ev.AttemptID)) {
 		return false
 	}
 	// lease_expires_at: null or a timestamp like timestamp_utc.
@@ -542,7 +500,7 @@ func (d *lineDecoder) fastRecovery(ev *Event) bool {
 	case 0, 'n':
 	case '"':
 		d.strBuf = unquote(d.strBuf[:0], d.raw[fieldLeaseExpiresAt])
-		if ev.LeaseExpiresAt, ok = parseTimestamp(d.strBuf); !ok {
+		if ev.LeaseExpiresAt, ok = ParseTimestamp(d.strBuf); !ok {
 			return false
 		}
 	default:
@@ -567,7 +525,7 @@ func (d *lineDecoder) fastRecovery(ev *Event) bool {
 	default:
 		return false
 	}
-	nonBlank := func(f int, v string) bool { return d.kind[f] == '"' && hasNonSpace([]byte(v)) }
+	nonBlank := func(f int, v string) bool { return d.kind[f] == '"' && HasNonSpace([]byte(v)) }
 	switch ev.Status {
 	case StatusUnknown:
 		return nonBlank(fieldReason, ev.Reason)
@@ -581,7 +539,7 @@ func (d *lineDecoder) fastRecovery(ev *Event) bool {
 // keep: q's own bytes when it has no escape, else its unquoted form appended
 // to the arena. Either way the result lives as long as the line and the
 // arena do: the decoder never writes over bytes it has handed out.
-func (d *lineDecoder) text(q []byte) []byte {
+func (d *Decoder) text(q []byte) []byte {
 	if bytes.IndexByte(q, '\\') < 0 {
 		return q[1 : len(q)-1]
 	}
@@ -627,7 +585,7 @@ func validRunID(b []byte) bool {
 	return count >= 1
 }
 
-// hasNonSpace reports whether b holds a character that is not white space
+// HasNonSpace reports whether b holds a character that is not white space
 // as the schema's "\S" means it in ECMA-262, the regular expressions of
 // JSON Schema: WhiteSpace and LineTerminator, that is U+0009..U+000D,
 // U+0020, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F,
@@ -635,7 +593,7 @@ func validRunID(b []byte) bool {
 // schema spells the class out ($defs/nonBlank in schemas/event.schema.json) and
 // this function keeps to it; a value made only of these characters is
 // blank, as if absent (docs/contract.md, "Blank text").
-func hasNonSpace(b []byte) bool {
+func HasNonSpace(b []byte) bool {
 	for i := 0; i < len(b); {
 		c := b[i]
 		if c < utf8.RuneSelf {
@@ -646,7 +604,7 @@ func hasNonSpace(b []byte) bool {
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		if !isBlankRune(r) {
+		if !IsBlankRune(r) {
 			return true
 		}
 		i += size
@@ -654,9 +612,9 @@ func hasNonSpace(b []byte) bool {
 	return false
 }
 
-// isBlankRune reports whether r is one of ECMA-262's WhiteSpace and
-// LineTerminator characters (see hasNonSpace).
-func isBlankRune(r rune) bool {
+// IsBlankRune reports whether r is one of ECMA-262's WhiteSpace and
+// LineTerminator characters (see HasNonSpace).
+func IsBlankRune(r rune) bool {
 	switch {
 	case r >= '\t' && r <= '\r', r == ' ', r == 0x00a0, r == 0x1680, r >= 0x2000 && r <= 0x200a, r == 0x2028, r == 0x2029,
 		r == 0x202f, r == 0x205f, r == 0x3000, r == 0xfeff:
@@ -665,145 +623,11 @@ func isBlankRune(r rune) bool {
 	return false
 }
 
-// parseTimestamp checks b against the timestamp_utc pattern of
-// schemas/event.schema.json,
-// ^[0-9]{4}-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$,
-// that the date exists (the schema's "date-time" format) and that the
-// instant lies, in UTC, in the years 0001 to 9999 (the schema's
-// "greenlight-utc-range" format), and returns the instant in UTC.
-func parseTimestamp(b []byte) (time.Time, bool) {
-	t, ok := parseTimestampAnyYear(b)
-	if !ok || !inUTCRange(t) {
-		return time.Time{}, false
+// Number returns the raw literal of the contract field name in the line
+// Syntax last read when its value is a number, else nil.
+func (d *Decoder) Number(name string) []byte {
+	if f := d.field([]byte(name)); f >= 0 && d.kind[f] == '0' {
+		return d.raw[f]
 	}
-	return t, true
-}
-
-// Bounds of an instant greenlight reads or writes, in Unix seconds: from
-// 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z, the instants whose
-// UTC form RFC 3339 can write (four-digit years; year 0000 is left out, as
-// the outside review asks). Year 0000 with +01:00 would otherwise
-// become -0001-12-31T23:00:00Z in a snapshot.
-// TestUTCRangeBounds checks them against time.Date.
-const (
-	minUnixUTC = -62135596800 // 0001-01-01T00:00:00Z
-	maxUnixUTC = 253402300799 // 9999-12-31T23:59:59Z; any fraction of that second is in range
-)
-
-// inUTCRange reports whether t lies in the years 0001 to 9999 in UTC.
-func inUTCRange(t time.Time) bool {
-	u := t.Unix()
-	return u >= minUnixUTC && u <= maxUnixUTC
-}
-
-// parseTimestampAnyYear is parseTimestamp without the bound on the UTC
-// year.
-func parseTimestampAnyYear(b []byte) (time.Time, bool) {
-	if len(b) < 20 {
-		return time.Time{}, false
-	}
-	digit := func(i int) bool { return b[i] >= '0' && b[i] <= '9' }
-	num2 := func(i int) int { return int(b[i]-'0')*10 + int(b[i+1]-'0') }
-	for _, i := range []int{0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18} {
-		if !digit(i) {
-			return time.Time{}, false
-		}
-	}
-	if b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
-		return time.Time{}, false
-	}
-	year := int(b[0]-'0')*1000 + int(b[1]-'0')*100 + num2(2)
-	month, day := num2(5), num2(8)
-	hour, minute, sec := num2(11), num2(14), num2(17)
-	if hour > 23 || minute > 59 || sec > 59 {
-		return time.Time{}, false
-	}
-	i := 19
-	nsec := 0
-	if b[i] == '.' {
-		i++
-		start := i
-		for i < len(b) && digit(i) {
-			i++
-		}
-		nd := i - start
-		if nd < 1 || nd > 9 {
-			return time.Time{}, false
-		}
-		for k := start; k < i; k++ {
-			nsec = nsec*10 + int(b[k]-'0')
-		}
-		for k := nd; k < 9; k++ {
-			nsec *= 10
-		}
-	}
-	if i >= len(b) {
-		return time.Time{}, false
-	}
-	offset := 0
-	switch b[i] {
-	case 'Z':
-		i++
-	case '+', '-':
-		if len(b)-i != 6 || !digit(i+1) || !digit(i+2) || b[i+3] != ':' || !digit(i+4) || !digit(i+5) {
-			return time.Time{}, false
-		}
-		oh, om := num2(i+1), num2(i+4)
-		if oh > 23 || om > 59 {
-			return time.Time{}, false
-		}
-		offset = (oh*60 + om) * 60
-		if b[i] == '-' {
-			offset = -offset
-		}
-		i += 6
-	default:
-		return time.Time{}, false
-	}
-	if i != len(b) {
-		return time.Time{}, false
-	}
-	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
-		return time.Time{}, false
-	}
-	unix := daysSinceEpoch(year, month, day)*86400 + int64(hour*3600+minute*60+sec-offset)
-	return time.Unix(unix, int64(nsec)).UTC(), true
-}
-
-// daysSinceEpoch is the number of days from 1970-01-01 to the proleptic
-// Gregorian date year-month-day (negative before it): the days-from-civil
-// algorithm of Howard Hinnant's "chrono-Compatible Low-Level Date
-// Algorithms". It is cheaper than time.Date, which also normalizes.
-func daysSinceEpoch(year, month, day int) int64 {
-	y := int64(year)
-	if month <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 && y%400 != 0 {
-		era-- // floor division
-	}
-	yoe := y - era*400
-	m := int64(month)
-	if m > 2 {
-		m -= 3
-	} else {
-		m += 9
-	}
-	doy := (153*m+2)/5 + int64(day) - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return nil
 }

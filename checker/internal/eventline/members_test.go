@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"math/rand/v2"

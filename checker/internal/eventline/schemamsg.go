@@ -1,7 +1,8 @@
-package checker
+package eventline
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/greenlight-ci/greenlight/internal/words"
+	"github.com/greenlight-ci/greenlight/schemas"
 )
 
 // leafSkip is the message of a schema error leaf that another leaf of the
@@ -212,4 +214,77 @@ func valueText(v any) string {
 		return "an array"
 	}
 	return "a value"
+}
+
+// SchemaErrorText turns a jsonschema validation error into one line: each
+// failing leaf as "at <JSON pointer>: <message>", sorted and joined with
+// "; ". Other errors are returned as their text. inst, when not nil, is the
+// instance that was validated (schemas.Instance's form): an enum leaf then
+// shows the value found and the nearest allowed one, a missing field the
+// key that looks like it (friendlyLeaf). Every schema of greenlight (event,
+// pipeline, job log, OpenLineage) words its violations with it.
+func SchemaErrorText(err error, inst any) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var parts []string
+	seen := map[string]bool{}
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := e.InstanceLocation
+			if loc == "" {
+				loc = "/"
+			}
+			msg := e.Message
+			if m, ok := friendlyLeaf(e, loc, inst); ok {
+				if m == leafSkip {
+					return
+				}
+				msg = m
+			}
+			if strings.HasSuffix(e.KeywordLocation, "/pattern") {
+				if hint := patternHint(loc[strings.LastIndex(loc, "/")+1:]); hint != "" {
+					msg = hint
+				}
+			}
+			if strings.HasSuffix(e.KeywordLocation, "/maxLength") && loc == "/run_id" {
+				msg = "must be at most 256 characters" // the length itself is left out: the validator may see a shortened run_id
+			}
+			if strings.HasSuffix(e.KeywordLocation, "/format") && strings.HasSuffix(e.Message, "'"+schemas.FormatUTCRange+"'") {
+				msg = "must lie, once in UTC, in the years 0001 to 9999 (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z)"
+			}
+			p := "at " + loc + ": " + msg
+			if !seen[p] {
+				seen[p] = true
+				parts = append(parts, p)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	// The validator reports the properties of an object in map order, which
+	// changes from run to run: sorted, the same line gives the same text.
+	slices.Sort(parts)
+	return strings.Join(parts, "; ")
+}
+
+// patternHint says in words what a field's schema pattern asks, for the
+// fields whose patterns people meet; "" leaves the validator's message.
+func patternHint(field string) string {
+	switch field {
+	case "error", "reason", "resolved_by", "attempt_id":
+		return "must hold a character other than white space"
+	case "run_id":
+		return "must hold no control character (U+0000-U+001F, U+007F-U+009F)"
+	case "timestamp_utc", "scheduled_for", "lease_expires_at", "since":
+		return "must be an RFC 3339 date-time with an offset, uppercase T and Z, at most 9 fraction digits and no leap second, e.g. 2026-01-01T02:00:00Z or 2026-01-01T04:00:00+02:00"
+	case "stage", "id":
+		return "a string stage id starts with a letter and holds only letters, digits, _ . - (at most 128 characters)"
+	}
+	return ""
 }

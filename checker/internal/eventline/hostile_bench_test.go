@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"fmt"
@@ -66,24 +66,24 @@ func hostileLines() []struct{ name, line string } {
 // line's cost as a multiple of the valid/long-string line's; the target is
 // at most 10x.
 func BenchmarkHostileLine(b *testing.B) {
-	lazy := &lazySchema{}
-	if _, err := lazy.get(); err != nil {
+	lazy := &Schema{}
+	if _, err := lazy.Get(); err != nil {
 		b.Fatal(err)
 	}
-	opts := &Options{}
+	opts := &Config{}
 	for _, tc := range hostileLines() {
 		b.Run(tc.name, func(b *testing.B) {
-			dec := newLineDecoder()
+			dec := NewDecoder()
 			line := []byte(tc.line)
 			b.SetBytes(int64(len(line)))
-			var out decoded
+			var out Decoded
 			for b.Loop() {
 				dec.arena = dec.arena[:0]
-				dec.decodeLine(&out, 1, line, lazy, opts)
+				dec.Decode(&out, 1, line, lazy, opts)
 			}
 			valid := strings.HasPrefix(tc.name, "valid/")
-			if (out.fault == nil) != valid {
-				b.Fatalf("%s: fault %v", tc.name, out.fault)
+			if (out.Fault == nil) != valid {
+				b.Fatalf("%s: fault %v", tc.name, out.Fault)
 			}
 		})
 	}

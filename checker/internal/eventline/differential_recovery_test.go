@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"encoding/json"
@@ -40,11 +40,11 @@ func TestFastPathMatchesSchemaRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := newLineDecoder()
+	dec := NewDecoder()
 	for _, tc := range cases {
 		line := []byte(head + tc.rest)
-		if f := dec.syntax(line, false); f != nil {
-			t.Fatalf("%s: %s", line, f.msg)
+		if f := dec.Syntax(line, false); f != nil {
+			t.Fatalf("%s: %s", line, f.Msg)
 		}
 		var ev Event
 		fast := dec.fastSchema(&ev)
@@ -71,7 +71,7 @@ func ecmaSpace(r rune) bool {
 }
 
 // TestBlankClass: for every code point, the fast path's notion of white
-// space (isBlankRune, hasNonSpace) is ECMA-262's \s, and the schemas'
+// space (IsBlankRune, HasNonSpace) is ECMA-262's \s, and the schemas'
 // spelled-out class, as Go's regexp (the validator's) reads it, agrees.
 func TestBlankClass(t *testing.T) {
 	src, err := schemas.Source("event")
@@ -109,8 +109,8 @@ func TestBlankClass(t *testing.T) {
 		}
 		s := string(r)
 		want := ecmaSpace(r)
-		if isBlankRune(r) != want || hasNonSpace([]byte(s)) == want || re.MatchString(s) == want {
-			t.Fatalf("U+%04X: ECMA-262 white space %v, isBlankRune %v, hasNonSpace %v, schema pattern matches %v", r, want, isBlankRune(r), hasNonSpace([]byte(s)), re.MatchString(s))
+		if IsBlankRune(r) != want || HasNonSpace([]byte(s)) == want || re.MatchString(s) == want {
+			t.Fatalf("U+%04X: ECMA-262 white space %v, IsBlankRune %v, HasNonSpace %v, schema pattern matches %v", r, want, IsBlankRune(r), HasNonSpace([]byte(s)), re.MatchString(s))
 		}
 	}
 }
@@ -118,8 +118,9 @@ func TestBlankClass(t *testing.T) {
 // FuzzResolvedText is the differential test for the texts of a resolved
 // event, which FuzzFastPathMatchesSchema's one extra member cannot build:
 // the fast path and event.schema.json agree on the event, the rules' own
-// blank check of evidence_ref and approved_by (hasNonSpace) agrees with the
-// schema's nonBlank class, and a blank approver has no identity key.
+// blank check of evidence_ref and approved_by (HasNonSpace) agrees with the
+// schema's nonBlank class (TestBlankIdentity in package checker: a blank
+// approver has no identity key).
 func FuzzResolvedText(f *testing.F) {
 	f.Add("succeeded", "checked", "ana", "INC-1", "bo")
 	for _, b := range append(append([]string{}, blankRunes...), visibleRunes...) {
@@ -145,7 +146,7 @@ func FuzzResolvedText(f *testing.F) {
 		f.Fatal(err)
 	}
 	nonBlank := regexp.MustCompile(doc.Defs.NonBlank.Pattern)
-	dec := newLineDecoder()
+	dec := NewDecoder()
 	f.Fuzz(func(t *testing.T, resolution, reason, resolvedBy, evidenceRef, approvedBy string) {
 		for _, s := range []string{resolution, reason, resolvedBy, evidenceRef, approvedBy} {
 			if !utf8.ValidString(s) {
@@ -155,8 +156,8 @@ func FuzzResolvedText(f *testing.F) {
 		q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 		line := []byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T00:00:00Z","resolution":` + q(resolution) +
 			`,"reason":` + q(reason) + `,"resolved_by":` + q(resolvedBy) + `,"evidence_ref":` + q(evidenceRef) + `,"approved_by":` + q(approvedBy) + `}`)
-		if fault := dec.syntax(line, false); fault != nil {
-			t.Fatalf("not one JSON object: %s: %s", fault.msg, line)
+		if fault := dec.Syntax(line, false); fault != nil {
+			t.Fatalf("not one JSON object: %s: %s", fault.Msg, line)
 		}
 		var ev Event
 		fast := dec.fastSchema(&ev)
@@ -165,13 +166,9 @@ func FuzzResolvedText(f *testing.F) {
 			t.Fatalf("fast path says %v, event.schema.json says %v, for %s", fast, slow, line)
 		}
 		for _, s := range []string{evidenceRef, approvedBy} {
-			if hasNonSpace([]byte(s)) != nonBlank.MatchString(s) {
-				t.Fatalf("hasNonSpace(%q) = %v, the schema's nonBlank class says %v", s, hasNonSpace([]byte(s)), nonBlank.MatchString(s))
+			if HasNonSpace([]byte(s)) != nonBlank.MatchString(s) {
+				t.Fatalf("HasNonSpace(%q) = %v, the schema's nonBlank class says %v", s, HasNonSpace([]byte(s)), nonBlank.MatchString(s))
 			}
-		}
-		// A blank approver names nobody (resolution_without_approval).
-		if !hasNonSpace([]byte(approvedBy)) && identityKey(approvedBy) != "" {
-			t.Fatalf("approved_by %+q is blank but its identity key is %+q", approvedBy, identityKey(approvedBy))
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"bufio"
@@ -8,14 +8,11 @@ import (
 	"io"
 )
 
-// DefaultMaxLineBytes is the longest line read by default (1 MiB).
-const DefaultMaxLineBytes = 1 << 20
-
-// lineReader yields the lines of a log one at a time, each without its LF or
+// LineReader yields the lines of a log one at a time, each without its LF or
 // CRLF ending, counting them from 1 and hashing every byte read. A line longer
 // than max is reported as too long and skipped to its end, never truncated
 // and never a reason to stop reading.
-type lineReader struct {
+type LineReader struct {
 	br      *bufio.Reader
 	max     int
 	buf     []byte
@@ -44,19 +41,32 @@ func (h *hashingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// newLineReader reads r, hashing every byte with h unless h is nil.
-func newLineReader(r io.Reader, max int, h hash.Hash) *lineReader {
+// NewLineReader reads r, with lines of at most max bytes, hashing every
+// byte with h unless h is nil.
+func NewLineReader(r io.Reader, max int, h hash.Hash) *LineReader {
 	src := &hashingReader{r: r, h: h}
-	return &lineReader{br: bufio.NewReaderSize(src, 256<<10), max: max, src: src}
+	return &LineReader{br: bufio.NewReaderSize(src, 256<<10), max: max, src: src}
 }
 
-// bytesRead is how many bytes of the log have been read so far (lines
+// BytesRead is how many bytes of the log have been read so far (lines
 // handed out and up to one buffer ahead of them).
-func (lr *lineReader) bytesRead() int64 { return lr.src.n }
+func (lr *LineReader) BytesRead() int64 { return lr.src.n }
 
-// next returns the next line, io.EOF after the last one, or the read error.
+// Line is the number of the line Next last returned, from 1; after the
+// last line, the number of lines.
+func (lr *LineReader) Line() int { return lr.line }
+
+// TooLong says the line Next last returned is longer than max; Next then
+// returned nil or its first bytes, never a line to decode.
+func (lr *LineReader) TooLong() bool { return lr.tooLong }
+
+// Length is the full length in bytes of the line Next last returned, with
+// its line ending, for messages.
+func (lr *LineReader) Length() int { return lr.length }
+
+// Next returns the next line, io.EOF after the last one, or the read error.
 // The slice is valid until the following call.
-func (lr *lineReader) next() ([]byte, error) {
+func (lr *LineReader) Next() ([]byte, error) {
 	lr.tooLong = false
 	lr.length = 0
 	chunk, err := lr.br.ReadSlice('\n')

@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"encoding/json"
@@ -42,10 +42,10 @@ func buildLine(runID, stage, attempt, status, ts, rc, errv, extraKey, extraVal s
 
 // FuzzFastPathMatchesSchema is the differential test of the compiled
 // contract check: for every event line that is one valid JSON object, the
-// fast path (lineDecoder.fastSchema) accepts it exactly when the JSON Schema
+// fast path (Decoder.fastSchema) accepts it exactly when the JSON Schema
 // validator with schemas/event.schema.json does, and the validator gives the
 // same answer and message on the line's contract members alone
-// (lineDecoder.schemaInstance, what Check hands it) as on the whole line. Its seed corpus runs in
+// (Decoder.schemaInstance, what Check hands it) as on the whole line. Its seed corpus runs in
 // every go test; go test -fuzz=FuzzFastPathMatchesSchema ./checker explores.
 func FuzzFastPathMatchesSchema(f *testing.F) {
 	seeds := [][9]string{
@@ -170,10 +170,10 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	dec := newLineDecoder()
+	dec := NewDecoder()
 	f.Fuzz(func(t *testing.T, runID, stage, attempt, status, ts, rc, errv, extraKey, extraVal string) {
 		line := buildLine(runID, stage, attempt, status, ts, rc, errv, extraKey, extraVal)
-		if fault := dec.syntax(line, false); fault != nil {
+		if fault := dec.Syntax(line, false); fault != nil {
 			return // not one valid JSON object: the schema is never asked
 		}
 		if field, _ := dec.longNumber(); field != "" {
@@ -212,19 +212,19 @@ func FuzzDecodeLine(f *testing.F) {
 	f.Add([]byte(`{"":"","e":2,"x":[1,{"a":"\"}"}],"y":true}`))
 	f.Add([]byte(" { \"run_id\" : \"\\u0041\" , \"k\\\"\" : null } "))
 	f.Add([]byte(`{"run_id":"r\u002d1 \u00e9","stage":"a","attempt":1.0,"status":"failed","timestamp_utc":"2026-01-01T10:00:00+02:00","error":"x"}`))
-	lazy := &lazySchema{}
-	schema, err := lazy.get()
+	lazy := &Schema{}
+	schema, err := lazy.Get()
 	if err != nil {
 		f.Fatal(err)
 	}
-	opts := &Options{Strict: true}
-	dec := newLineDecoder()
+	opts := &Config{Strict: true}
+	dec := NewDecoder()
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var out decoded
+		var out Decoded
 		dec.arena = dec.arena[:0]
-		dec.decodeLine(&out, 1, line, lazy, opts)
-		if out.fault != nil {
-			if strings.Contains(out.fault.msg, "refused by the compiled contract check") {
+		dec.Decode(&out, 1, line, lazy, opts)
+		if out.Fault != nil {
+			if strings.Contains(out.Fault.Msg, "refused by the compiled contract check") {
 				t.Fatalf("the fast path and the schema disagree on %q", line)
 			}
 			return
@@ -237,8 +237,8 @@ func FuzzDecodeLine(f *testing.F) {
 		var ref struct {
 			RunID string `json:"run_id"`
 		}
-		if err := json.Unmarshal(line, &ref); err != nil || ref.RunID != string(out.ev.RunID) {
-			t.Fatalf("run id %q, encoding/json reads %q (%v), in %q", out.ev.RunID, ref.RunID, err, line)
+		if err := json.Unmarshal(line, &ref); err != nil || ref.RunID != string(out.Event.RunID) {
+			t.Fatalf("run id %q, encoding/json reads %q (%v), in %q", out.Event.RunID, ref.RunID, err, line)
 		}
 	})
 }
@@ -246,7 +246,7 @@ func FuzzDecodeLine(f *testing.F) {
 // TestFieldNames: the field switch knows every contract field name at its
 // index, and nothing else.
 func TestFieldNames(t *testing.T) {
-	d := newLineDecoder()
+	d := NewDecoder()
 	for i, n := range contractFieldNames() {
 		if got := d.field([]byte(n)); got != i {
 			t.Errorf("field(%q) = %d, want %d", n, got, i)

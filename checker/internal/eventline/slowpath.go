@@ -1,4 +1,4 @@
-package checker
+package eventline
 
 import (
 	"encoding/json"
@@ -36,7 +36,7 @@ type foldedKey struct {
 // longNumber finds a contract field whose value is a number written with
 // more than MaxNumberChars characters, and returns its name and literal; ""
 // when there is none.
-func (d *lineDecoder) longNumber() (field, lit string) {
+func (d *Decoder) longNumber() (field, lit string) {
 	for f := range d.raw {
 		if d.kind[f] == '0' && len(d.raw[f]) > MaxNumberChars {
 			return d.names[f], string(d.raw[f])
@@ -46,8 +46,8 @@ func (d *lineDecoder) longNumber() (field, lit string) {
 }
 
 // longNumberFault is the violation of a number over MaxNumberChars.
-func longNumberFault(field, lit string) *decodeFault {
-	return &decodeFault{RuleSchema, fmt.Sprintf("the event breaks the event contract: at /%s: a number in a contract field is written with at most %d characters, and this one has %d (%.24s…)", field, MaxNumberChars, len(lit), lit)}
+func longNumberFault(field, lit string) *Fault {
+	return &Fault{FaultSchema, fmt.Sprintf("the event breaks the event contract: at /%s: a number in a contract field is written with at most %d characters, and this one has %d (%.24s…)", field, MaxNumberChars, len(lit), lit)}
 }
 
 // schemaInstance is what the schema validator checks for the line that
@@ -70,7 +70,7 @@ func longNumberFault(field, lit string) *decodeFault {
 // only a type and a "holds a character of this class" pattern (\S) becomes
 // its distinct characters in order of first appearance, for such a pattern
 // matches a string exactly when it matches that one.
-func (d *lineDecoder) schemaInstance() map[string]any {
+func (d *Decoder) schemaInstance() map[string]any {
 	inst := make(map[string]any, fieldCount+maxFoldedKeys)
 	for f := range d.raw {
 		if d.raw[f] == nil {
@@ -190,7 +190,7 @@ const maxOtherKeys = 8
 // Schema validator, on schemaInstance, and returns its message when the
 // event does not match; with more than maxFoldedKeys keys in another letter
 // case, the message says how many more there are.
-func (d *lineDecoder) schemaCheckLine(schema *jsonschema.Schema) (msg string, ok bool) {
+func (d *Decoder) schemaCheckLine(schema *jsonschema.Schema) (msg string, ok bool) {
 	msg, ok = schemaCheckValue(schema, d.schemaInstance(), func(inst any) {
 		// The keys outside the contract, for the message only: a
 		// missing field's look-alike ("stauts" for "status").

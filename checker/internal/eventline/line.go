@@ -1,0 +1,136 @@
+package eventline
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/greenlight-ci/greenlight/schemas"
+)
+
+// Config is how lines are read and checked.
+type Config struct {
+	// MaxLineBytes is the longest accepted line, in bytes (> 0).
+	MaxLineBytes int
+	// Strict keeps the first field outside the contract of each event, in
+	// Decoded.Unknown.
+	Strict bool
+	// SchemaEveryEvent validates every event with the JSON Schema validator
+	// too, not only those the compiled fast path refuses.
+	SchemaEveryEvent bool
+	// Progress, when not nil, is called with the number of bytes read so
+	// far, from the goroutine that called Read, about every ProgressEvery
+	// bytes and once when reading ends.
+	Progress func(bytesRead int64)
+}
+
+// ProgressEvery is how many bytes (1 MiB) Config.Progress lets pass between
+// calls.
+const ProgressEvery = 1 << 20
+
+// Decode reads line n, raw, into out: the rules that need no other line
+// (invalid_json, duplicate_key, schema). lazy is the event schema for the
+// validator; out.Event aliases raw and the decoder's arena.
+func (d *Decoder) Decode(out *Decoded, n int, raw []byte, lazy *Schema, cfg *Config) {
+	*out = Decoded{Line: n}
+	if isBlank(raw) {
+		out.Fault = &Fault{FaultInvalidJSON, "blank line: every line must hold one JSON object"}
+		return
+	}
+	if f := d.Syntax(raw, cfg.Strict); f != nil {
+		out.Fault = f
+		return
+	}
+	if field, lit := d.longNumber(); field != "" {
+		out.Fault = longNumberFault(field, lit)
+		return
+	}
+	ev := &out.Event
+	ev.Line = n
+	fast := d.fastSchema(ev)
+	if !fast {
+		// A number like 1e999999 in a contract field would cost the
+		// validator (math/big) tens of milliseconds a line: a hostile log
+		// could stall a gate. No such number is in any range the contract
+		// allows, so the message is ours.
+		if field, lit := d.hugeNumber(); field != "" {
+			out.Fault = &Fault{FaultSchema, fmt.Sprintf("the event does not match event.schema.json: at /%s: the number %.40s is far outside every range the contract allows", field, lit)}
+			return
+		}
+	}
+	if !fast || cfg.SchemaEveryEvent {
+		schema, err := lazy.Get()
+		if err != nil {
+			out.Fault = &Fault{FaultSchema, "the event schema cannot be compiled: " + err.Error()}
+			return
+		}
+		if msg, ok := d.schemaCheckLine(schema); !ok {
+			out.Fault = &Fault{FaultSchema, msg}
+			return
+		} else if !fast {
+			// The validator accepts what the compiled path refused: fail
+			// closed, and let the differential fuzz test find the gap.
+			out.Fault = &Fault{FaultSchema, "the event was refused by the compiled contract check"}
+			return
+		}
+	}
+	if cfg.Strict && len(d.unknown) > 0 {
+		out.Unknown = d.unknown[0]
+	}
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// Schema is the event schema, compiled the first time a line needs the
+// validator: a log the compiled fast path accepts whole never pays for it.
+// The zero Schema is ready to use; the decoding goroutines share one.
+type Schema struct {
+	once   sync.Once
+	schema *jsonschema.Schema
+	err    error
+}
+
+// Get returns the compiled event schema.
+func (l *Schema) Get() (*jsonschema.Schema, error) {
+	l.once.Do(func() { l.schema, l.err = schemas.Compile("event") })
+	return l.schema, l.err
+}
+
+// schemaCheck validates one line with the JSON Schema validator and returns
+// its message when the event does not match.
+func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
+	inst, err := schemas.Instance(raw)
+	if err != nil {
+		return "not valid JSON: " + err.Error(), false
+	}
+	return schemaCheckValue(schema, inst, nil)
+}
+
+// schemaCheckValue validates a decoded instance (schemas.Instance's form)
+// with the JSON Schema validator and returns its message when it does not
+// match; then hint (if not nil) may first add to the instance what the
+// message should know of the event beyond what was validated.
+func schemaCheckValue(schema *jsonschema.Schema, inst any, hint func(any)) (msg string, ok bool) {
+	defer func() {
+		// The validator cannot represent some numbers (an exponent beyond
+		// math/big's limits) and panics; such a number fits no field.
+		if r := recover(); r != nil {
+			msg, ok = "a number in the event is outside every range the contract allows", false
+		}
+	}()
+	if err := schema.Validate(inst); err != nil {
+		if hint != nil {
+			hint(inst)
+		}
+		return "the event does not match event.schema.json: " + SchemaErrorText(err, inst), false
+	}
+	return "", true
+}
