@@ -1,6 +1,9 @@
 package checker
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestBrakeLimit: deciding whether the brake tripped reads at most the
 // threshold's attempts, so a stage retried thousands of times stays linear;
@@ -8,7 +11,8 @@ import "testing"
 func TestBrakeLimit(t *testing.T) {
 	atts := make([]attemptState, 5000)
 	for i := range atts {
-		atts[i] = attemptState{status: StatusFailed, hasCode: true, returncode: 1}
+		atts[i].SetStart(time.Unix(0, 0), 1, false)
+		atts[i].SetOutcome(StatusFailed, time.Unix(1, 0), 2, true, 1)
 	}
 	if _, n := brake(atts, 3); n != 3 {
 		t.Errorf("brake with limit 3 counted %d", n)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // isSHA256Hex tells whether s is a SHA-256 digest in lowercase hex.
@@ -224,144 +225,17 @@ func displayFile(f string) string {
 	return f
 }
 
-// A log holds one attemptState per try and one runState per run, for the
-// whole check: they are what memory grows with (issue 7 asks for a quarter
-// of the Python peer's). So times are kept as Unix seconds and nanoseconds
-// in separate fields (time.Time is 24 bytes with its location pointer; a
-// seconds/nanoseconds pair packs into 12), an attempt keeps no end time
-// of its own (an outcome is its last event: nothing may follow it), and a
-// run's rarely used fields sit behind one pointer.
+// The state of runs and attempts lives in checker/internal/runstore: the
+// rules read and change it through its accessors only.
+type (
+	runState     = runstore.Run
+	attemptState = runstore.Attempt
+)
 
-// attemptState is what the log has shown of one attempt: 80 bytes.
-type attemptState struct {
-	startSec   int64 // started event, Unix seconds
-	lastSec    int64 // latest event (the outcome once there is one), Unix seconds
-	startLine  int
-	lastLine   int
-	returncode int64
-	err        string
-	// x holds the recovery model's fields; nil while no event of the attempt
-	// carried one, so that core-contract logs pay nothing for them.
-	x *recoveryAttempt
-	// The small fields come last, together, so the struct has no padding
-	// between them.
-	startNsec int32
-	lastNsec  int32
-	status    Status // StatusStarted while in progress
-	hasCode   bool
-	hasError  bool
-	// neverStalls marks a stream or service (set by Feed): while in
-	// progress it is running however long it is silent.
-	neverStalls bool
-}
-
-// startedAt is the time of the attempt's started event (UTC).
-func (a *attemptState) startedAt() time.Time { return unixTime(a.startSec, a.startNsec) }
-
-// lastAt is the time of the attempt's latest event (UTC); once the attempt
-// has an outcome it is the outcome's time, its end.
-func (a *attemptState) lastAt() time.Time { return unixTime(a.lastSec, a.lastNsec) }
-
-// touch records line n at t as the attempt's latest event.
-func (a *attemptState) touch(t time.Time, n int) {
-	a.lastSec, a.lastNsec, a.lastLine = t.Unix(), int32(t.Nanosecond()), n
-}
-
-// unixTime is the UTC time sec seconds and nsec nanoseconds after the Unix
-// epoch; it gives back exactly the time.Time that was split.
-func unixTime(sec int64, nsec int32) time.Time { return time.Unix(sec, int64(nsec)).UTC() }
-
-// runState is what the log has shown of one run: 80 bytes. stages is
-// indexed like the definition's stages and stages[i][k] is attempt k+1.
-type runState struct {
-	id        string
-	firstLine int
-	firstSec  int64 // first event, Unix seconds
-	lastSec   int64 // latest event, Unix seconds
-	stages    [][]attemptState
-	// ext holds what few runs have; nil until one of its fields is set.
-	ext       *runExt
-	firstNsec int32
-	lastNsec  int32
-}
-
-// runExt is the part of a run's state that only schedules, OpenLineage
-// feeds and the recovery model use.
-type runExt struct {
-	// scheduledFor is the slot the run's events name (scheduled_for), from
-	// the first event that names one; hasScheduledFor says there is one.
-	hasScheduledFor bool
-	scheduledFor    time.Time
-	scheduledLine   int
-	// def, set by Feed, is this run's own list of expected stages; nil
-	// means Options.Definition. plan is def's stage plan.
+// runDef is a run's own definition (given by Feed) with its stage plan.
+type runDef struct {
 	def  *Definition
 	plan *stagePlan
-	recoveryRun
-}
-
-// firstAt and lastAt are the times of the run's first and latest events (UTC).
-func (r *runState) firstAt() time.Time { return unixTime(r.firstSec, r.firstNsec) }
-func (r *runState) lastAt() time.Time  { return unixTime(r.lastSec, r.lastNsec) }
-
-// setLast records t as the time of the run's latest event.
-func (r *runState) setLast(t time.Time) { r.lastSec, r.lastNsec = t.Unix(), int32(t.Nanosecond()) }
-
-// x returns the run's rare fields for reading: the zero value when it has
-// none.
-func (r *runState) x() runExt {
-	if r.ext == nil {
-		return runExt{}
-	}
-	return *r.ext
-}
-
-// wx returns the run's rare fields for writing, allocating them on first use.
-func (r *runState) wx() *runExt {
-	if r.ext == nil {
-		r.ext = &runExt{}
-	}
-	return r.ext
-}
-
-// slabSize is how many states one slab allocation holds.
-const slabSize = 1024
-
-// slabs hand out run and attempt states from large allocations, so that
-// each costs its exact size (no size-class rounding, no per-object
-// allocation) and the garbage collector sees a few large objects.
-type slabs struct {
-	runs     []runState
-	stages   [][]attemptState
-	attempts []attemptState
-}
-
-// newRun returns a run's state, its first event on line n at t, with
-// room for the attempts of stages stages.
-func (s *slabs) newRun(id string, n int, t time.Time, stages int) *runState {
-	if len(s.runs) == cap(s.runs) {
-		s.runs = make([]runState, 0, slabSize)
-	}
-	if cap(s.stages)-len(s.stages) < stages {
-		s.stages = make([][]attemptState, 0, max(slabSize, stages))
-	}
-	s.runs = s.runs[:len(s.runs)+1]
-	run := &s.runs[len(s.runs)-1]
-	sec, nsec := t.Unix(), int32(t.Nanosecond())
-	*run = runState{id: id, firstLine: n, firstSec: sec, lastSec: sec, firstNsec: nsec, lastNsec: nsec,
-		stages: s.stages[len(s.stages) : len(s.stages)+stages : len(s.stages)+stages]}
-	s.stages = s.stages[:len(s.stages)+stages]
-	return run
-}
-
-// firstAttempt returns a slice holding a, with capacity 1: most stages have
-// one attempt; a retry moves the stage's attempts to a slice of its own.
-func (s *slabs) firstAttempt(a attemptState) []attemptState {
-	if len(s.attempts) == cap(s.attempts) {
-		s.attempts = make([]attemptState, 0, slabSize)
-	}
-	s.attempts = append(s.attempts, a)
-	return s.attempts[len(s.attempts)-1 : len(s.attempts) : len(s.attempts)]
 }
 
 // contractState carries the sequence rules across lines.
@@ -377,11 +251,12 @@ type contractState struct {
 	// stages, and a slice index is cheaper than hashing a StageID.
 	smallStages []int
 	report      *Report
-	runs        runIndex // finds a run in order by its id
-	// last is the run of the latest applied event: most events follow
-	// one of the same run, and then the runs map is not consulted.
-	last   *runState
-	order  []*runState // in order of first line
+	// runs holds every run's state, in order of first line; shared with
+	// the per-run states of a Feed.
+	runs *runstore.Store
+	// defs are the runs' own definitions (Feed), numbered from 1 in the
+	// runs' states; shared with the per-run states of a Feed.
+	defs   *[]runDef
 	events int
 	skew   time.Duration
 	// horizon is now plus skew: a later timestamp is in the future.
@@ -391,7 +266,6 @@ type contractState struct {
 	attemptIDs map[string]attemptKey
 	warnings   []Violation
 	jobLog     *jobLog
-	slabs      *slabs // shared with the per-run states of a Feed
 	// line is the event being checked (apply, Feed.Run).
 	line lineCheck
 }
@@ -401,8 +275,8 @@ func newContractState(opts Options) *contractState {
 		opts:       opts,
 		stageIndex: make(map[StageID]int, len(opts.Definition.Stages)),
 		report:     NewReport(),
-		runs:       newRunIndex(),
-		slabs:      &slabs{},
+		runs:       runstore.New(),
+		defs:       &[]runDef{},
 		errorTexts: make(map[string]string),
 		attemptIDs: make(map[string]attemptKey),
 		skew:       DefaultClockSkewSeconds * time.Second,
@@ -424,8 +298,8 @@ func newContractState(opts Options) *contractState {
 // planOf returns the stage plan of run's definition: its own when it was fed
 // with its own stages (Feed), else the check's.
 func (c *contractState) planOf(run *runState) *stagePlan {
-	if run.ext != nil && run.ext.plan != nil {
-		return run.ext.plan
+	if n := run.Definition(); n > 0 {
+		return (*c.defs)[n-1].plan
 	}
 	return c.plan
 }
@@ -523,10 +397,10 @@ func (c *contractState) declared() string {
 }
 
 func attemptOutcome(a attemptState) string {
-	if r := a.rx().resolution; r != nil {
-		return "was resolved " + r.outcome.String()
+	if r := a.Recovery().Resolution; r != nil {
+		return "was resolved " + r.Outcome.String()
 	}
-	switch a.status {
+	switch a.Status() {
 	case StatusStarted:
 		return "is still running"
 	case StatusSucceeded:
@@ -534,7 +408,7 @@ func attemptOutcome(a attemptState) string {
 	case StatusUnknown:
 		return "has an unknown outcome that nobody resolved"
 	}
-	return a.status.String()
+	return a.Status().String()
 }
 
 func stageWord(s Status) string {

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // A checkpoint (docs/state.md) lets a check of a log that only grew since
@@ -157,59 +158,61 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	if got := sha256.Sum256(data[:len(data)-sha256.Size]); !bytes.Equal(got[:], sum) {
 		return bad("its SHA-256 trailer does not match its contents (truncated or damaged)")
 	}
-	d := &stateDecoder{b: body}
+	d := runstore.NewDecoder(body)
 	cp := &Checkpoint{}
-	d.readSettings(&cp.settings)
-	n := d.count()
+	readSettings(d, &cp.settings)
+	n := d.Count()
 	for range n {
-		f := CheckpointFile{File: d.str(), Offset: int64(d.uvarint()), Lines: int(d.uvarint()), hashState: []byte(d.str())}
+		f := CheckpointFile{File: d.String()}
+		f.Offset, f.Lines = int64(d.Uvarint()), int(d.Uvarint())
+		f.hashState = []byte(d.String())
 		if f.Offset < 0 || f.Lines < 0 {
-			d.fail("a file offset out of range")
+			d.Fail("a file offset out of range")
 		}
 		cp.files = append(cp.files, f)
 	}
-	cp.events = int(d.uvarint())
-	if d.byte() == 1 {
-		cp.maxEvent = d.time()
+	cp.events = int(d.Uvarint())
+	if d.Bool() {
+		cp.maxEvent = d.Time()
 	}
-	if d.err != nil {
-		return nil, d.err
+	if d.Fault() != "" {
+		return nil, damaged(d.Fault())
 	}
 	if len(cp.files) != 1 {
 		return bad("it lists %d files; this greenlight checks one", len(cp.files))
 	}
-	cp.fold = d.b
+	cp.fold = d.Rest()
 	return cp, nil
 }
 
 // WriteTo writes the checkpoint file: for a checkpoint built by Check its
 // encoding, for a parsed one the bytes it was parsed from.
 func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
-	e := &stateEncoder{}
-	e.b = append(e.b, checkpointMagic...)
-	e.writeSettings(cp.settings)
-	e.uvarint(uint64(len(cp.files)))
+	e := &runstore.Encoder{B: make([]byte, 0, cp.sizeHint())}
+	e.B = append(e.B, checkpointMagic...)
+	writeSettings(e, cp.settings)
+	e.Uvarint(uint64(len(cp.files)))
 	for _, f := range cp.files {
-		e.str(f.File)
-		e.uvarint(uint64(f.Offset))
-		e.uvarint(uint64(f.Lines))
-		e.str(string(f.hashState))
+		e.String(f.File)
+		e.Uvarint(uint64(f.Offset))
+		e.Uvarint(uint64(f.Lines))
+		e.String(string(f.hashState))
 	}
-	e.uvarint(uint64(cp.events))
-	if cp.maxEvent.IsZero() {
-		e.byte(0)
-	} else {
-		e.byte(1)
-		e.time(cp.maxEvent)
+	e.Uvarint(uint64(cp.events))
+	e.Bool(!cp.maxEvent.IsZero())
+	if !cp.maxEvent.IsZero() {
+		e.Time(cp.maxEvent)
 	}
 	if cp.c != nil {
-		cp.c.encodeFold(e)
+		if err := cp.c.encodeFold(e); err != nil {
+			return 0, err
+		}
 	} else {
-		e.b = append(e.b, cp.fold...)
+		e.B = append(e.B, cp.fold...)
 	}
-	sum := sha256.Sum256(e.b)
-	e.b = append(e.b, sum[:]...)
-	n, err := w.Write(e.b)
+	sum := sha256.Sum256(e.B)
+	e.B = append(e.B, sum[:]...)
+	n, err := w.Write(e.B)
 	return int64(n), err
 }
 
@@ -277,12 +280,20 @@ func (c *contractState) checkpointOf(offset int64, lines int, h hash.Hash, endsW
 	}
 	cp = &Checkpoint{settings: settings, events: c.events, c: c,
 		files: []CheckpointFile{{File: c.opts.File, Offset: offset, Lines: lines, hashState: state}}}
-	for _, run := range c.order {
-		if t := run.lastAt(); t.After(cp.maxEvent) {
+	for _, run := range c.runs.Runs() {
+		if t := run.LastAt(); t.After(cp.maxEvent) {
 			cp.maxEvent = t
 		}
 	}
 	return cp, "", nil
+}
+
+// sizeHint is about the bytes of the checkpoint's encoding: 48 a run.
+func (cp *Checkpoint) sizeHint() int {
+	if cp.c == nil {
+		return len(cp.fold) + 4096
+	}
+	return 48*cp.c.runs.Len() + 4096
 }
 
 // tailReader remembers whether the last byte read from r was a newline.
@@ -299,151 +310,25 @@ func (t *tailReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// stateEncoder appends a checkpoint's encoding to b: unsigned and signed
-// varints (encoding/binary), strings as their length and bytes.
-type stateEncoder struct {
-	b []byte
-	// texts numbers the error texts written so far: an error text is
-	// written once and then referred to by its number.
-	texts map[string]uint64
+func writeSettings(e *runstore.Encoder, s checkpointSettings) {
+	e.B = append(e.B, s.definition[:]...)
+	e.B = append(e.B, s.rules[:]...)
+	e.Bool(s.strict)
+	e.Uvarint(s.maxLineBytes)
+	e.Uvarint(s.maxViolations)
+	e.Uvarint(s.staleAfter)
 }
 
-func (e *stateEncoder) uvarint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
-func (e *stateEncoder) varint(v int64)   { e.b = binary.AppendVarint(e.b, v) }
-func (e *stateEncoder) byte(v byte)      { e.b = append(e.b, v) }
-
-func (e *stateEncoder) str(s string) {
-	e.uvarint(uint64(len(s)))
-	e.b = append(e.b, s...)
+func readSettings(d *runstore.Decoder, s *checkpointSettings) {
+	copy(s.definition[:], d.Fixed(sha256.Size))
+	copy(s.rules[:], d.Fixed(sha256.Size))
+	s.strict = d.Bool()
+	s.maxLineBytes = d.Uvarint()
+	s.maxViolations = d.Uvarint()
+	s.staleAfter = d.Uvarint()
 }
 
-func (e *stateEncoder) bool(v bool) {
-	if v {
-		e.byte(1)
-	} else {
-		e.byte(0)
-	}
-}
-
-// time writes t as Unix seconds and nanoseconds; a zero time is written as
-// a flag byte 0 by the callers that allow one.
-func (e *stateEncoder) time(t time.Time) {
-	e.varint(t.Unix())
-	e.uvarint(uint64(t.Nanosecond()))
-}
-
-func (e *stateEncoder) writeSettings(s checkpointSettings) {
-	e.b = append(e.b, s.definition[:]...)
-	e.b = append(e.b, s.rules[:]...)
-	e.bool(s.strict)
-	e.uvarint(s.maxLineBytes)
-	e.uvarint(s.maxViolations)
-	e.uvarint(s.staleAfter)
-}
-
-// stateDecoder reads what stateEncoder wrote; the first fault sticks in err
-// (a *CheckpointError) and every later read returns zeros.
-type stateDecoder struct {
-	b     []byte
-	err   error
-	texts []string
-}
-
-func (d *stateDecoder) fail(what string) {
-	if d.err == nil {
-		d.err = &CheckpointError{Reason: "its contents are damaged (" + what + ")"}
-	}
-	d.b = nil
-}
-
-func (d *stateDecoder) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail("a bad number")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *stateDecoder) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail("a bad number")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *stateDecoder) byte() byte {
-	if d.err != nil {
-		return 0
-	}
-	if len(d.b) == 0 {
-		d.fail("it ends early")
-		return 0
-	}
-	v := d.b[0]
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *stateDecoder) bool() bool { return d.byte() == 1 }
-
-// count reads a number of elements that follow, each at least one byte.
-func (d *stateDecoder) count() int {
-	n := d.uvarint()
-	if n > uint64(len(d.b)) {
-		d.fail("a count beyond its end")
-		return 0
-	}
-	return int(n)
-}
-
-func (d *stateDecoder) bytes() []byte {
-	n := d.count()
-	if d.err != nil {
-		return nil
-	}
-	v := d.b[:n]
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *stateDecoder) str() string { return string(d.bytes()) }
-
-func (d *stateDecoder) time() time.Time {
-	sec := d.varint()
-	nsec := d.uvarint()
-	if nsec >= 1e9 {
-		d.fail("a time out of range")
-		return time.Time{}
-	}
-	return unixTime(sec, int32(nsec))
-}
-
-func (d *stateDecoder) hash() (h [sha256.Size]byte) {
-	if len(d.b) < sha256.Size {
-		d.fail("it ends early")
-		return h
-	}
-	copy(h[:], d.b)
-	d.b = d.b[sha256.Size:]
-	return h
-}
-
-func (d *stateDecoder) readSettings(s *checkpointSettings) {
-	s.definition = d.hash()
-	s.rules = d.hash()
-	s.strict = d.bool()
-	s.maxLineBytes = d.uvarint()
-	s.maxViolations = d.uvarint()
-	s.staleAfter = d.uvarint()
+// damaged is the error of a checkpoint whose decoding found a fault.
+func damaged(fault string) error {
+	return &CheckpointError{Reason: "its contents are damaged (" + fault + ")"}
 }

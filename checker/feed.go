@@ -87,7 +87,7 @@ func (f *Feed) Violate(pos int, v Violation) {
 // run's own expected stages (nil: the options' definition). A run may be fed
 // once; a second call for the same id is an error.
 func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
-	if f.c.runs.findString(id, f.c.order) != nil {
+	if f.c.runs.Lookup([]byte(id)) != nil {
 		return fmt.Errorf("checker: run %s fed twice", id)
 	}
 	rc := f.c
@@ -97,7 +97,7 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 		rc = newContractState(o)
 		// The run's state lives with every other run's: one set of slabs
 		// (a slab per run would keep 80 KB alive for each) and error texts.
-		rc.slabs, rc.errorTexts = f.c.slabs, f.c.errorTexts
+		rc.runs, rc.defs, rc.errorTexts = f.c.runs, f.c.defs, f.c.errorTexts
 	}
 	f.runID, f.runDef, f.run = id, def, nil
 	for i := range events {
@@ -121,14 +121,11 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 // event that needs it; c holds the run's definition.
 func (f *Feed) runFor(c *contractState, x *lineCheck) *runState {
 	if f.run == nil {
-		run := f.c.slabs.newRun(f.runID, x.ev.Line, x.ev.Time, len(c.opts.Definition.Stages))
-		run.wx().def = f.runDef
+		run := f.c.runs.Add(f.runID, x.ev.Line, x.ev.Time, len(c.opts.Definition.Stages))
 		if f.runDef != nil {
-			run.ext.plan = c.plan
+			*c.defs = append(*c.defs, runDef{f.runDef, c.plan})
+			run.SetDefinition(int32(len(*c.defs)))
 		}
-		_, h := f.c.runs.find([]byte(f.runID), f.c.order)
-		f.c.runs.add(f.runID, h, len(f.c.order))
-		f.c.order = append(f.c.order, run)
 		f.run = run
 	}
 	return f.run
@@ -158,11 +155,11 @@ func (f *Feed) Result(src Source) *Result {
 	return res
 }
 
-// definition returns the run's own expected stages when Feed gave it some,
+// definitionOf returns the run's own expected stages when Feed gave it some,
 // else def.
-func (r *runState) definition(def *Definition) *Definition {
-	if r.ext != nil && r.ext.def != nil {
-		return r.ext.def
+func (c *contractState) definitionOf(r *runState, def *Definition) *Definition {
+	if n := r.Definition(); n > 0 {
+		return (*c.defs)[n-1].def
 	}
 	return def
 }

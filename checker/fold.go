@@ -52,7 +52,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			Gate:               c.opts.Gate,
 			Stages:             def.Stages,
 		},
-		RunCount: len(c.order),
+		RunCount: len(c.runs.Runs()),
 		Warnings: append([]Violation{}, c.warnings...),
 	}
 	if def.Pipeline != "" {
@@ -72,11 +72,11 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold}
 	var latest *runState
 	allSucceeded := true
-	for _, run := range c.order {
-		if latest == nil || !run.firstAt().Before(latest.firstAt()) {
-			latest = run // ties go to the later line: c.order is in line order
+	for _, run := range c.runs.Runs() {
+		if latest == nil || !run.FirstAt().Before(latest.FirstAt()) {
+			latest = run // ties go to the later line: c.runs.Runs() is in line order
 		}
-		state := scheduledState(run, def, cfg, mismatched[run.id] != nil)
+		state := c.scheduledState(run, def, cfg, mismatched[run.ID()] != nil)
 		if state != RunSucceeded {
 			allSucceeded = false
 		}
@@ -102,23 +102,23 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	s.Verdict = VerdictUnhealthy
 	var judged *scheduleJudgement
 	if sched != nil {
-		judged = judgeSchedule(sched, c.order, c.opts.Now, c.skew)
+		judged = judgeSchedule(sched, c.runs.Runs(), c.opts.Now, c.skew)
 		s.Schedule = judged.report
 		if latest != nil {
-			id := latest.id
+			id := latest.ID()
 			s.LatestRunID = &id
 		}
-		if judged.healthy(c.opts.Gate, c.order, latest, allSucceeded, func(r *runState) string {
-			return scheduledState(r, def, cfg, mismatched[r.id] != nil)
+		if judged.healthy(c.opts.Gate, c.runs.Runs(), latest, allSucceeded, func(r *runState) string {
+			return c.scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
 		}) {
 			s.Verdict = VerdictHealthy
 		}
 	} else if latest != nil {
-		id := latest.id
+		id := latest.ID()
 		s.LatestRunID = &id
 		healthy := allSucceeded
 		if c.opts.Gate == GateLatest {
-			healthy = latest.state(def, cfg, mismatched[latest.id] != nil) == RunSucceeded
+			healthy = c.runStateOf(latest, def, cfg, mismatched[latest.ID()] != nil) == RunSucceeded
 		}
 		if healthy {
 			s.Verdict = VerdictHealthy
@@ -138,20 +138,20 @@ type foldedRuns struct {
 	judged     *scheduleJudgement
 }
 
-func (f *foldedRuns) count() int      { return len(f.c.order) }
-func (f *foldedRuns) id(i int) string { return f.c.order[i].id }
+func (f *foldedRuns) count() int      { return f.c.runs.Len() }
+func (f *foldedRuns) id(i int) string { return f.c.runs.Runs()[i].ID() }
 
 func (f *foldedRuns) attempts(i int) int {
 	n := 0
-	for _, atts := range f.c.order[i].stages {
+	for _, atts := range f.c.runs.Runs()[i].Stages() {
 		n += len(atts)
 	}
 	return n
 }
 
 func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
-	run := f.c.order[i]
-	rr := foldRun(run, run.definition(f.def), f.c.planOf(run), f.cfg, f.mismatched[run.id], ar)
+	run := f.c.runs.Runs()[i]
+	rr := f.c.foldRun(run, f.c.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule
 		f.judged.annotate(&rr, i, run, sched, f.c.opts.Now)
@@ -167,13 +167,13 @@ func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
 // started/heartbeat) is more than margin past, or, without a lease, once it
 // has been silent for longer than stale (never for a stream or service fed
 // as never stalling); else its logged status.
-func (a *attemptState) liveState(now time.Time, stale, margin time.Duration) string {
-	if a.status != StatusStarted {
-		return a.status.String()
+func liveState(a *attemptState, now time.Time, stale, margin time.Duration) string {
+	if a.Status() != StatusStarted {
+		return a.Status().String()
 	}
-	stalled := now.Sub(a.lastAt()) > stale && !a.neverStalls
-	if a.x != nil && !a.x.lease.IsZero() && !a.neverStalls {
-		stalled = now.After(a.x.lease.Add(margin))
+	stalled := now.Sub(a.LastAt()) > stale && !a.NeverStalls()
+	if lease := a.Recovery().Lease; a.HasRecovery() && !lease.IsZero() && !a.NeverStalls() {
+		stalled = now.After(lease.Add(margin))
 	}
 	if stalled {
 		return StageStalled
@@ -185,16 +185,16 @@ func (a *attemptState) liveState(now time.Time, stale, margin time.Duration) str
 // without attempts, else its latest attempt's effective outcome (a
 // resolution or a job-log adjudication wins over what the orchestrator
 // logged), else running or stalled.
-func (run *runState) stageState(i int, def *Definition, cfg foldConfig) string {
-	atts := run.stages[i]
+func stageState(run *runState, i int, def *Definition, cfg foldConfig) string {
+	atts := run.Attempts(i)
 	if len(atts) == 0 {
 		return StagePending
 	}
 	last := &atts[len(atts)-1]
-	if o := last.outcome(); o != StatusStarted {
+	if o := last.Outcome(); o != StatusStarted {
 		return o.String()
 	}
-	return last.liveState(cfg.now, cfg.staleFor(&def.Stages[i]), cfg.margin)
+	return liveState(last, cfg.now, cfg.staleFor(&def.Stages[i]), cfg.margin)
 }
 
 // runRank is the precedence of the stage states that decide a run's state:
@@ -222,14 +222,14 @@ func runRank(st string) int {
 // stalled > running that its stages show, else incomplete when a stage has
 // not succeeded, else succeeded. A job-log OUTCOME_MISMATCH (mismatch) makes
 // it unknown.
-func (run *runState) state(def *Definition, cfg foldConfig, mismatch bool) string {
+func (c *contractState) runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) string {
 	if mismatch {
 		return RunUnknown
 	}
-	def = run.definition(def) // a run fed with its own stages (Feed)
+	def = c.definitionOf(run, def) // a run fed with its own stages (Feed)
 	state, best := RunSucceeded, 0
 	for i := range def.Stages {
-		st := run.stageState(i, def, cfg)
+		st := stageState(run, i, def, cfg)
 		if r := runRank(st); r > best {
 			state, best = st, r // a deciding stage state names its run state
 		} else if best == 0 && st != StageSucceeded {
@@ -290,7 +290,7 @@ func take[T any](pool *[]T, n int) []T {
 // cancelled or is blocked, else pending), and its recovery action. plan is
 // def's dependencies as stage indexes. With an arena the report lives in the
 // arena's storage (see reportArena).
-func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
+func (c *contractState) foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
 	ar.reset()
 	var stagePool *[]StageReport
 	var attemptPool *[]AttemptReport
@@ -300,17 +300,17 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 	}
 	var times timeTexts
 	rr := RunReport{
-		RunID:           run.id,
-		State:           run.state(def, cfg, mismatch != nil),
-		DurationSeconds: run.lastAt().Sub(run.firstAt()).Seconds(),
-		FirstLine:       run.firstLine,
+		RunID:           run.ID(),
+		State:           c.runStateOf(run, def, cfg, mismatch != nil),
+		DurationSeconds: run.LastAt().Sub(run.FirstAt()).Seconds(),
+		FirstLine:       run.FirstLine(),
 		Stages:          take(stagePool, len(def.Stages)),
 	}
 	for i := range def.Stages {
 		sd := &def.Stages[i]
-		atts := run.stages[i]
+		atts := run.Attempts(i)
 		sr := &rr.Stages[i]
-		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: run.stageState(i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts))}
+		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: stageState(run, i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts))}
 		boxes := take(boxPool, len(atts))
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], &times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
@@ -321,9 +321,9 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		}
 	}
 	// A run's first and last events are some attempt's start and end.
-	rr.FirstEventAt = times.text(run.firstSec, run.firstNsec)
-	rr.LastEventAt = times.text(run.lastSec, run.lastNsec)
-	rr.FirstEvent, rr.LastEvent = run.firstAt(), run.lastAt()
+	rr.FirstEventAt = times.text(run.FirstAt())
+	rr.LastEventAt = times.text(run.LastAt())
+	rr.FirstEvent, rr.LastEvent = run.FirstAt(), run.LastAt()
 	markBlocked(&rr, plan)
 	rr.Recovery = recoveryFor(&rr, def, mismatch)
 	return rr
@@ -362,13 +362,14 @@ type timeTexts struct {
 
 // text returns formatTime of the time sec seconds and nsec nanoseconds
 // after the Unix epoch.
-func (tt *timeTexts) text(sec int64, nsec int32) string {
+func (tt *timeTexts) text(t time.Time) string {
+	sec, nsec := t.Unix(), int32(t.Nanosecond())
 	for i := range tt.n {
 		if tt.sec[i] == sec && tt.nsec[i] == nsec {
 			return tt.texts[i]
 		}
 	}
-	s := formatTime(unixTime(sec, nsec))
+	s := formatTime(t)
 	if tt.n < len(tt.texts) {
 		tt.sec[tt.n], tt.nsec[tt.n], tt.texts[tt.n] = sec, nsec, s
 		tt.n++
@@ -379,53 +380,53 @@ func (tt *timeTexts) text(sec int64, nsec int32) string {
 // attemptReport fills ar, a zeroed report, with attempt n; the values ar
 // points at are kept in box, and times are formatted through times.
 func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
-	*ar = AttemptReport{Attempt: n, Status: a.liveState(cfg.now, stale, cfg.margin), StartedAt: times.text(a.startSec, a.startNsec), Started: a.startedAt(), Line: a.lastLine}
-	x := a.x
-	switch {
-	case x != nil && x.jobOutcome != 0:
-		ar.Status = x.jobOutcome.String()
-		box.ended, ar.Ended = formatTime(x.jobAt), x.jobAt.UTC()
-		box.dur = max(x.jobAt.Sub(a.startedAt()).Seconds(), 0)
+	*ar = AttemptReport{Attempt: n, Status: liveState(a, cfg.now, stale, cfg.margin), StartedAt: times.text(a.StartedAt()), Started: a.StartedAt(), Line: a.LastLine()}
+	switch x := a.Recovery(); {
+	case x.JobOutcome != 0:
+		ar.Status = x.JobOutcome.String()
+		box.ended, ar.Ended = formatTime(x.JobAt), x.JobAt.UTC()
+		box.dur = max(x.JobAt.Sub(a.StartedAt()).Seconds(), 0)
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
-		from, line := "job_log", x.jobLine
+		from, line := "job_log", x.JobLine
 		ar.AdjudicatedFrom, ar.JobLogLine = &from, &line
-	case a.status == StatusStarted:
-		silent := cfg.now.Sub(a.lastAt())
+	case a.Status() == StatusStarted:
+		silent := cfg.now.Sub(a.LastAt())
 		if silent < 0 {
 			silent = 0
 		}
 		box.silent = silent.Seconds()
 		ar.SilentForSeconds = &box.silent
 		ar.StaleCandidate = ar.Status == StageStalled
-	case a.status == StatusUnknown:
+	case a.Status() == StatusUnknown:
 	default:
-		box.ended, ar.Ended = times.text(a.lastSec, a.lastNsec), a.lastAt()
-		box.dur = a.lastAt().Sub(a.startedAt()).Seconds()
+		box.ended, ar.Ended = times.text(a.LastAt()), a.LastAt()
+		box.dur = a.LastAt().Sub(a.StartedAt()).Seconds()
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 	}
-	if a.hasCode {
-		box.rc = a.returncode
+	if rc, ok := a.Returncode(); ok {
+		box.rc = rc
 		ar.Returncode = &box.rc
 	}
-	if a.hasError {
-		box.err = a.err
+	if text, ok := a.ErrorText(); ok {
+		box.err = text
 		ar.Error = &box.err
 	}
-	if x == nil {
+	if !a.HasRecovery() {
 		return
 	}
-	ar.AttemptID = optString(x.attemptID)
-	ar.Owner = optString(x.owner)
-	ar.ErrorCode = optString(x.errorCode)
-	if !x.lease.IsZero() {
-		l := formatTime(x.lease)
+	x := a.Recovery()
+	ar.AttemptID = optString(x.AttemptID)
+	ar.Owner = optString(x.Owner)
+	ar.ErrorCode = optString(x.ErrorCode)
+	if !x.Lease.IsZero() {
+		l := formatTime(x.Lease)
 		ar.LeaseExpiresAt = &l
 	}
-	ar.Reason = optString(x.reason)
-	if r := x.resolution; r != nil {
+	ar.Reason = optString(x.Reason)
+	if r := x.Resolution; r != nil {
 		ar.Resolution = &ResolutionReport{
-			Resolution: r.outcome.String(), Reason: r.reason, EvidenceRef: r.evidenceRef, ResolvedBy: r.resolvedBy,
-			ApprovedBy: optString(r.approvedBy), ResolvedAt: formatTime(r.at), Line: r.line,
+			Resolution: r.Outcome.String(), Reason: r.Reason, EvidenceRef: r.EvidenceRef, ResolvedBy: r.ResolvedBy,
+			ApprovedBy: optString(r.ApprovedBy), ResolvedAt: formatTime(r.At), Line: r.Line,
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-	"unsafe"
 )
 
 // TestFormatTime keeps the hand-written layout equal to time.RFC3339Nano in
@@ -33,28 +32,5 @@ func TestFormatTime(t *testing.T) {
 		if got, want := formatTime(tm), tm.UTC().Format(time.RFC3339Nano); got != want {
 			t.Errorf("formatTime(%v) = %q, want %q", tm, got, want)
 		}
-	}
-}
-
-// TestStateSizes holds the per-attempt and per-run sizes the comments on
-// attemptState and runState promise, since memory grows with them: 80 bytes
-// each on a 64-bit target (amd64, arm64, wasm). On a 32-bit one (386, arm,
-// mips) an int, a pointer and the words of a string or slice header are 4
-// bytes and an int64 is 4-aligned, so the same fields take 56 and 52 bytes.
-func TestStateSizes(t *testing.T) {
-	want := map[uintptr]struct{ attempt, run uintptr }{
-		8: {attempt: 80, run: 80},
-		4: {attempt: 56, run: 52},
-	}
-	word := unsafe.Sizeof(uintptr(0))
-	w, ok := want[word]
-	if !ok {
-		t.Fatalf("no sizes stated for a %d-byte word", word)
-	}
-	if n := unsafe.Sizeof(attemptState{}); n != w.attempt {
-		t.Errorf("attemptState is %d bytes, want %d with a %d-byte word", n, w.attempt, word)
-	}
-	if n := unsafe.Sizeof(runState{}); n != w.run {
-		t.Errorf("runState is %d bytes, want %d with a %d-byte word", n, w.run, word)
 	}
 }

@@ -33,33 +33,6 @@ func TestIdentityKey(t *testing.T) {
 	}
 }
 
-// TestPeople: the set answers the same before and after it grows past its
-// short list into maps.
-func TestPeople(t *testing.T) {
-	var p people
-	has := func(key string) bool { _, ok := p.byKey(key); return ok }
-	for i := range 20 {
-		name := string(rune('a'+i)) + "x"
-		p.add(identity{name, identityKey(name), i + 1})
-		p.add(identity{name, identityKey(name), 100}) // a repeat is not added
-		upper := string(rune('A'+i)) + "X"
-		p.add(identity{upper, identityKey(upper), 200 + i}) // same key, new spelling
-		for j := 0; j <= i; j++ {
-			n := string(rune('a'+j)) + "x"
-			if id, ok := p.byKey(n); !ok || id.name != n || id.line != j+1 || !p.spelledBefore(n) || !p.spelledBefore(string(rune('A'+j))+"X") {
-				t.Fatalf("after %d adds: byKey(%q) = %+v, %v", i+1, n, id, ok)
-			}
-		}
-		if has("zz") || has("") || p.spelledBefore("zz") {
-			t.Fatalf("after %d adds: an unknown name is in the set", i+1)
-		}
-	}
-	p.add(identity{" ", "", 300})
-	if !p.spelledBefore(" ") || has("") {
-		t.Fatal("a blank requester is remembered as spelled but names nobody")
-	}
-}
-
 // TestBlankIdentity: a text the event schema calls blank (eventline's
 // HasNonSpace) names nobody: its identity key is empty, so a blank approver
 // is no approver (resolution_without_approval). Each blank character of

@@ -196,10 +196,11 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 		key, known := c.attemptIDs[id]
 		var a *attemptState
 		if known {
-			run := c.runs.findString(key.run, c.order)
-			a = &run.stages[key.stage][key.attempt-1]
-			stage, n, line := c.opts.Definition.Stages[key.stage].ID, key.attempt, a.lastLine
-			inc.RunID, inc.Stage, inc.Attempt, inc.Line = &run.id, &stage, &n, &line
+			run := c.runs.Lookup([]byte(key.run))
+			a = run.Attempt(key.stage, key.attempt)
+			stage, n, line := c.opts.Definition.Stages[key.stage].ID, key.attempt, a.LastLine()
+			runID := run.ID()
+			inc.RunID, inc.Stage, inc.Attempt, inc.Line = &runID, &stage, &n, &line
 		}
 		var late []jobRecord
 		if known && !conflict {
@@ -222,15 +223,14 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 		default:
 			r := recs[0]
 			job := jobOutcome(r.result)
-			logged := a.status
+			logged := a.Status()
 			what := "logged"
-			res := a.rx().resolution
+			res := a.Recovery().Resolution
 			if res != nil {
-				logged, what = res.outcome, "resolved"
+				logged, what = res.Outcome, "resolved"
 			}
 			if logged == StatusStarted || logged == StatusUnknown {
-				x := a.wx()
-				x.jobOutcome, x.jobAt, x.jobLine = job, r.at, r.line
+				a.SetJobOutcome(job, r.at, r.line)
 				rec.AdoptedCount++
 				continue
 			}
@@ -239,7 +239,7 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 			}
 			inc.Code = OutcomeMismatch
 			if res != nil {
-				*inc.Line = res.line
+				*inc.Line = res.Line
 			}
 			inc.Message = fmt.Sprintf("the event log %s attempt %d of stage %s in run %s as %s (line %d), but job log line %d says %s (attempt_id %s)",
 				what, *inc.Attempt, inc.Stage, *inc.RunID, logged, *inc.Line, r.line, r.result, id)
@@ -269,7 +269,7 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 // attempt began, or from the future, proves nothing about that attempt.
 func (c *contractState) outOfTime(a *attemptState, recs []jobRecord) []jobRecord {
 	var late []jobRecord
-	start := a.startedAt()
+	start := a.StartedAt()
 	for _, r := range recs {
 		if r.at.Before(start) || r.at.After(c.horizon) {
 			late = append(late, r)
@@ -283,8 +283,8 @@ func (c *contractState) outOfTime(a *attemptState, recs []jobRecord) []jobRecord
 // which is then adopted.
 func (c *contractState) outOfTimeText(r jobRecord, a *attemptState, attempt int64, stage StageID, run string, others bool) string {
 	var when string
-	if r.at.Before(a.startedAt()) {
-		when = fmt.Sprintf("before attempt %d of stage %s in run %s started (%s, line %d)", attempt, stage, run, formatTime(a.startedAt()), a.startLine)
+	if r.at.Before(a.StartedAt()) {
+		when = fmt.Sprintf("before attempt %d of stage %s in run %s started (%s, line %d)", attempt, stage, run, formatTime(a.StartedAt()), a.StartLine())
 	} else {
 		when = fmt.Sprintf("more than %d s after now (%s), the allowed clock skew", int64(c.skew/time.Second), formatTime(c.opts.Now))
 	}

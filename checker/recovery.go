@@ -2,60 +2,20 @@ package checker
 
 import (
 	"fmt"
-	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // This file holds the rules of the recovery model (docs/recovery.md): one
 // function per rule family, each returning the rule id it enforces.
 
-// recoveryAttempt is what the log has shown of one attempt under the recovery
-// model; attemptState points to it once an event of the attempt carries a
-// recovery field.
-type recoveryAttempt struct {
-	owner      string
-	attemptID  string
-	errorCode  string
-	lease      time.Time // of the latest started/heartbeat; zero when it had none
-	reason     string    // of the unknown event
-	rerunFrom  bool
-	resolution *resolutionState
-	// adjudication from the job log, set by reconcile: outcome, the record's
-	// time and line.
-	jobOutcome Status
-	jobAt      time.Time
-	jobLine    int
-}
-
-// resolutionState is one resolved event: a person's adjudication.
-type resolutionState struct {
-	outcome          Status
-	reason           string
-	evidenceRef      string
-	resolvedBy       string
-	approvedBy       string
-	manualCompletion bool
-	compensated      bool
-	at               time.Time
-	line             int
-}
-
-// recoveryRun is what the log has shown of one run under the recovery model;
-// runState embeds it.
-type recoveryRun struct {
-	// requesters are the requested_by of every event of the run, and
-	// approvers the approved_by of its non-idempotent success resolutions
-	// (outside review: every requested_by counts, compared by identityKey).
-	requesters people
-	approvers  people
-}
-
 // spelledAs is " (spelled %q there)" when a person named as name was
 // written differently on the other line, else "".
-func spelledAs(name string, other identity) string {
-	if other.name == name {
+func spelledAs(name string, other runstore.Identity) string {
+	if other.Name == name {
 		return ""
 	}
-	return fmt.Sprintf(" (spelled %q there)", other.name)
+	return fmt.Sprintf(" (spelled %q there)", other.Name)
 }
 
 // attemptKey names one attempt of the log.
@@ -63,39 +23,6 @@ type attemptKey struct {
 	run     string
 	stage   int
 	attempt int64
-}
-
-// rx returns the attempt's recovery fields for reading: the zero value when
-// it has none.
-func (a *attemptState) rx() recoveryAttempt {
-	if a.x == nil {
-		return recoveryAttempt{}
-	}
-	return *a.x
-}
-
-// wx returns the attempt's recovery fields for writing, allocating them on
-// first use.
-func (a *attemptState) wx() *recoveryAttempt {
-	if a.x == nil {
-		a.x = &recoveryAttempt{}
-	}
-	return a.x
-}
-
-// outcome is the attempt's effective status: a resolution's outcome, else a
-// job-log adjudication, else what the orchestrator logged.
-func (a *attemptState) outcome() Status {
-	if a.x == nil {
-		return a.status
-	}
-	if a.x.resolution != nil {
-		return a.x.resolution.outcome
-	}
-	if a.x.jobOutcome != 0 {
-		return a.x.jobOutcome
-	}
-	return a.status
 }
 
 // failureKind is the retry brake's failure kind of a failed attempt:
@@ -106,15 +33,15 @@ type failureKind struct {
 	returncode int64
 }
 
-func (a *attemptState) failureKind() (k failureKind, ok bool) {
-	if a.status != StatusFailed {
+func failureKindOf(a *attemptState) (k failureKind, ok bool) {
+	if a.Status() != StatusFailed {
 		return k, false
 	}
-	if code := a.rx().errorCode; code != "" {
+	if code := a.Recovery().ErrorCode; code != "" {
 		return failureKind{code: code}, true
 	}
-	if a.hasCode {
-		return failureKind{returncode: a.returncode}, true
+	if rc, ok := a.Returncode(); ok {
+		return failureKind{returncode: rc}, true
 	}
 	return k, false
 }
@@ -135,10 +62,10 @@ func (k failureKind) String() string {
 func brake(atts []attemptState, limit int) (kind failureKind, count int) {
 	for i := len(atts) - 1; i >= 0 && (limit <= 0 || count < limit); i-- {
 		a := &atts[i]
-		if a.outcome() != StatusFailed {
+		if a.Outcome() != StatusFailed {
 			break
 		}
-		k, ok := a.failureKind()
+		k, ok := failureKindOf(a)
 		if !ok || (count > 0 && k != kind) {
 			break
 		}
@@ -181,25 +108,23 @@ func brakeTrip(atts []attemptState, threshold int) *BrakeTrip {
 
 // recordRecovery keeps the recovery fields of an event that broke no rule.
 func (c *contractState) recordRecovery(run *runState, si int, ev *event) {
-	if ev.RequestedBy != "" && (run.ext == nil || !run.ext.requesters.spelledBefore(ev.RequestedBy)) {
-		run.wx().requesters.add(identity{ev.RequestedBy, identityKey(ev.RequestedBy), ev.Line})
+	if ev.RequestedBy != "" && !run.Requesters().SpelledBefore(ev.RequestedBy) {
+		run.AddRequester(runstore.Identity{Name: ev.RequestedBy, Key: identityKey(ev.RequestedBy), Line: ev.Line})
 	}
-	atts := run.stages[si]
-	if ev.Attempt > int64(len(atts)) {
+	a := run.Attempt(si, ev.Attempt)
+	if a == nil {
 		return
 	}
-	a := &atts[ev.Attempt-1]
 	if ev.AttemptID != "" {
-		a.wx().attemptID = ev.AttemptID
-		c.attemptIDs[ev.AttemptID] = attemptKey{run.id, si, ev.Attempt}
+		a.SetAttemptID(ev.AttemptID)
+		c.attemptIDs[ev.AttemptID] = attemptKey{run.ID(), si, ev.Attempt}
 	}
 	switch {
 	case ev.Status == StatusStarted && (ev.Owner != "" || !ev.LeaseExpiresAt.IsZero() || ev.RerunFrom):
-		x := a.wx()
-		x.owner, x.lease, x.rerunFrom = ev.Owner, ev.LeaseExpiresAt, ev.RerunFrom
+		a.SetLease(ev.Owner, ev.LeaseExpiresAt, ev.RerunFrom)
 	case ev.Status == StatusFailed && ev.ErrorCode != "":
-		a.wx().errorCode = ev.ErrorCode
+		a.SetErrorCode(ev.ErrorCode)
 	case ev.Status == StatusUnknown:
-		a.wx().reason = ev.Reason
+		a.SetReason(ev.Reason)
 	}
 }

@@ -3,6 +3,7 @@ package checker
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The ranges of the numeric options (outside review): each runs
@@ -72,6 +73,17 @@ type Request struct {
 	// messages and the snapshot's reconciliation; the shell reads the file
 	// into Options.JobLog. Only the native format reads a job log.
 	JobLogFile string
+	// ActionInputs names the knobs in messages as the GitHub Action's
+	// inputs (stages, now, gate) rather than as the CLI's flags (--stages).
+	ActionInputs bool
+}
+
+// knob names the knob whose flag is flag in the shell's terms.
+func (r Request) knob(flag string) string {
+	if r.ActionInputs {
+		return strings.TrimPrefix(flag, "--")
+	}
+	return flag
 }
 
 // jobLogNotImported is the error for a job log beside a log that is not in
@@ -134,11 +146,11 @@ func (r Request) Options() (Options, error) {
 	case r.Stages != "":
 		ids, err := ParseStageList(r.Stages)
 		if err != nil {
-			return o, errors.New("--stages: " + err.Error())
+			return o, errors.New(r.knob("--stages") + ": " + err.Error())
 		}
 		def, err := LinearDefinition(ids)
 		if err != nil {
-			return o, errors.New("--stages: " + err.Error())
+			return o, errors.New(r.knob("--stages") + ": " + err.Error())
 		}
 		o.Definition = def
 	case r.DefinitionOptional || r.InputFormat == FormatOpenLineage:
@@ -149,7 +161,7 @@ func (r Request) Options() (Options, error) {
 	if r.Now != "" {
 		t, err := ParseTime(r.Now)
 		if err != nil {
-			return o, errors.New("--now: " + err.Error())
+			return o, errors.New(r.knob("--now") + ": " + err.Error())
 		}
 		o.Now = t
 	}
@@ -157,7 +169,7 @@ func (r Request) Options() (Options, error) {
 	case "", GateAll, GateLatest:
 		o.Gate = Gate(r.Gate)
 	default:
-		return o, fmt.Errorf("--gate %q: use all or latest", r.Gate)
+		return o, fmt.Errorf("%s %q: use all or latest", r.knob("--gate"), r.Gate)
 	}
 	for _, k := range []struct {
 		name  string
@@ -173,7 +185,7 @@ func (r Request) Options() (Options, error) {
 			continue // not given: Options' zero, the default
 		}
 		if *k.v < 1 || *k.v > k.limit {
-			return o, fmt.Errorf("%s \"%d\": use a whole number from 1 to %d", k.name, *k.v, k.limit)
+			return o, fmt.Errorf("%s \"%d\": use a whole number from 1 to %d", r.knob(k.name), *k.v, k.limit)
 		}
 		*k.dst = *k.v
 	}

@@ -23,7 +23,7 @@ var duplicateStartRule = Rule{ID: RuleDuplicateStart, Family: familyAttempts,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if a := x.attempt(); a != nil {
-			return x.who() + " started a second time (first start on line " + fmt.Sprint(a.startLine) + "); a retry is a new attempt number"
+			return x.who() + " started a second time (first start on line " + fmt.Sprint(a.StartLine()) + "); a retry is a new attempt number"
 		}
 		return ""
 	}}
@@ -60,8 +60,8 @@ var duplicateTerminalRule = Rule{ID: RuleDuplicateTerminal, Family: familyAttemp
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:02:00Z"}`,
 	Statuses: outcomes, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if a := x.attempt(); a.status != StatusStarted {
-			return fmt.Sprintf("%s %s, but it already %s on line %d", x.who(), x.ev.Status, a.status, a.lastLine)
+		if a := x.attempt(); a.Status() != StatusStarted {
+			return fmt.Sprintf("%s %s, but it already %s on line %d", x.who(), x.ev.Status, a.Status(), a.LastLine())
 		}
 		return ""
 	}}
@@ -78,14 +78,14 @@ var duplicateAttemptIDRule = Rule{ID: RuleDuplicateAttemptID, Family: familyAtte
 		if ev.AttemptID == "" {
 			return ""
 		}
-		key := attemptKey{run.id, x.si, ev.Attempt}
+		key := attemptKey{run.ID(), x.si, ev.Attempt}
 		if other, ok := c.attemptIDs[ev.AttemptID]; ok && other != key {
 			return fmt.Sprintf("attempt_id %q already names attempt %d of stage %s in run %s; an attempt id is unique in the log",
 				ev.AttemptID, other.attempt, c.opts.Definition.Stages[other.stage].ID, other.run)
 		}
 		if a := x.attempt(); a != nil {
-			if have := a.rx().attemptID; have != "" && have != ev.AttemptID {
-				return fmt.Sprintf("attempt %d of stage %s in run %s already has attempt_id %q, not %q", ev.Attempt, ev.Stage, run.id, have, ev.AttemptID)
+			if have := a.Recovery().AttemptID; have != "" && have != ev.AttemptID {
+				return fmt.Sprintf("attempt %d of stage %s in run %s already has attempt_id %q, not %q", ev.Attempt, ev.Stage, run.ID(), have, ev.AttemptID)
 			}
 		}
 		return ""

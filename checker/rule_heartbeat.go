@@ -30,8 +30,8 @@ var heartbeatAfterTerminalRule = Rule{ID: RuleHeartbeatAfterTerminal, Family: fa
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"heartbeat","timestamp_utc":"2026-01-01T10:02:00Z"}`,
 	Statuses: []Status{StatusHeartbeat}, on: onLog, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if a := x.attempt(); a.status != StatusStarted {
-			return fmt.Sprintf("%s sent a heartbeat, but it already ended %s on line %d", x.who(), a.status, a.lastLine)
+		if a := x.attempt(); a.Status() != StatusStarted {
+			return fmt.Sprintf("%s sent a heartbeat, but it already ended %s on line %d", x.who(), a.Status(), a.LastLine())
 		}
 		return ""
 	}}
@@ -39,12 +39,6 @@ var heartbeatAfterTerminalRule = Rule{ID: RuleHeartbeatAfterTerminal, Family: fa
 // recordHeartbeat keeps a heartbeat as attempt a's latest evidence of life,
 // with its lease and owner.
 func recordHeartbeat(a *attemptState, ev *event) {
-	a.touch(ev.Time, ev.Line)
-	if a.x != nil || !ev.LeaseExpiresAt.IsZero() || ev.Owner != "" {
-		x := a.wx()
-		x.lease = ev.LeaseExpiresAt
-		if ev.Owner != "" {
-			x.owner = ev.Owner
-		}
-	}
+	a.Touch(ev.Time, ev.Line)
+	a.SetHeartbeatLease(ev.Owner, ev.LeaseExpiresAt)
 }

@@ -31,8 +31,8 @@ var eventAfterTerminalRule = Rule{ID: RuleEventAfterTerminal, Family: familyOpen
 	Example:  "COMPLETE of …-0001, then RUNNING of …-0001",
 	Statuses: []Status{StatusHeartbeat}, on: onFeed, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if a := x.attempt(); a.status != StatusStarted {
-			return fmt.Sprintf("%s sent a heartbeat (RUNNING), but it already %s (line %d)", x.who(), a.status, a.lastLine)
+		if a := x.attempt(); a.Status() != StatusStarted {
+			return fmt.Sprintf("%s sent a heartbeat (RUNNING), but it already %s (line %d)", x.who(), a.Status(), a.LastLine())
 		}
 		return ""
 	}}

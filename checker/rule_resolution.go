@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // The rules of a resolution: a person's adjudication of an attempt
@@ -55,8 +56,8 @@ var duplicateResolutionRule = resolutionRule(Rule{ID: RuleDuplicateResolution,
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:03:00Z","resolution":"succeeded","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7","manual_completion":true}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
-		if prev := a.rx().resolution; prev != nil {
-			return fmt.Sprintf("%s was already resolved %s on line %d; a resolution is final", x.who(), prev.outcome, prev.line)
+		if prev := a.Recovery().Resolution; prev != nil {
+			return fmt.Sprintf("%s was already resolved %s on line %d; a resolution is final", x.who(), prev.Outcome, prev.Line)
 		}
 		return ""
 	})
@@ -67,7 +68,7 @@ var resolutionOfRunningAttemptRule = resolutionRule(Rule{ID: RuleResolutionOfRun
 	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:01:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
-		if a.status == StatusStarted {
+		if a.Status() == StatusStarted {
 			return x.who() + " was resolved while it has no outcome; only an unknown attempt, or a failed attempt of a non-idempotent stage, is resolved"
 		}
 		return ""
@@ -80,8 +81,8 @@ var resolutionOfSucceededAttemptRule = resolutionRule(Rule{ID: RuleResolutionOfS
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
-		if a.status == StatusSucceeded {
-			return fmt.Sprintf("%s was resolved, but it succeeded on line %d", x.who(), a.lastLine)
+		if a.Status() == StatusSucceeded {
+			return fmt.Sprintf("%s was resolved, but it succeeded on line %d", x.who(), a.LastLine())
 		}
 		return ""
 	})
@@ -93,7 +94,7 @@ var resolutionOfIdempotentFailureRule = resolutionRule(Rule{ID: RuleResolutionOf
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
-		if a.status == StatusFailed && c.opts.Definition.Stages[x.si].Idempotent {
+		if a.Status() == StatusFailed && c.opts.Definition.Stages[x.si].Idempotent {
 			return fmt.Sprintf("%s was resolved, but stage %s is idempotent: a failed attempt is simply retried", x.who(), x.ev.Stage)
 		}
 		return ""
@@ -187,13 +188,13 @@ var selfApprovedResolutionRule = Rule{ID: RuleSelfApprovedResolution, Family: fa
 // already approved a non-idempotent success resolution of the run,
 // compared by identityKey.
 func selfApprovedByRequester(run *runState, ev *event) string {
-	if ev.RequestedBy == "" || run.ext == nil || len(run.ext.approvers.list) == 0 || run.ext.requesters.spelledBefore(ev.RequestedBy) {
+	if ev.RequestedBy == "" || run.Approvers().Len() == 0 || run.Requesters().SpelledBefore(ev.RequestedBy) {
 		// A requested_by spelled as before was compared with every
 		// approval when the approval was made.
 		return ""
 	}
-	if a, ok := run.ext.approvers.byKey(identityKey(ev.RequestedBy)); ok {
-		return fmt.Sprintf("run %s was requested by %q, who approved the resolution on line %d%s; the approver must be someone else", run.id, ev.RequestedBy, a.line, spelledAs(ev.RequestedBy, a))
+	if a, ok := run.Approvers().ByKey(identityKey(ev.RequestedBy)); ok {
+		return fmt.Sprintf("run %s was requested by %q, who approved the resolution on line %d%s; the approver must be someone else", run.ID(), ev.RequestedBy, a.Line, spelledAs(ev.RequestedBy, a))
 	}
 	return ""
 }
@@ -210,13 +211,10 @@ func selfApprovedByResolver(x *lineCheck) string {
 		}
 		return fmt.Sprintf("%s was resolved by %q and approved by %q, the same person in another spelling; the approver must be someone else", who, ev.ResolvedBy, ev.ApprovedBy)
 	case ev.RequestedBy != "" && approver == identityKey(ev.RequestedBy):
-		return fmt.Sprintf("%s was approved by %q, who requested the run on the same line%s; the approver must be someone else", who, ev.ApprovedBy, spelledAs(ev.ApprovedBy, identity{name: ev.RequestedBy}))
+		return fmt.Sprintf("%s was approved by %q, who requested the run on the same line%s; the approver must be someone else", who, ev.ApprovedBy, spelledAs(ev.ApprovedBy, runstore.Identity{Name: ev.RequestedBy}))
 	}
-	if run.ext == nil {
-		return ""
-	}
-	if r, ok := run.ext.requesters.byKey(approver); ok {
-		return fmt.Sprintf("%s was approved by %q, who requested the run on line %d%s; the approver must be someone else", who, ev.ApprovedBy, r.line, spelledAs(ev.ApprovedBy, r))
+	if r, ok := run.Requesters().ByKey(approver); ok {
+		return fmt.Sprintf("%s was approved by %q, who requested the run on line %d%s; the approver must be someone else", who, ev.ApprovedBy, r.Line, spelledAs(ev.ApprovedBy, r))
 	}
 	return ""
 }
@@ -224,11 +222,11 @@ func selfApprovedByResolver(x *lineCheck) string {
 // recordResolution keeps a resolution of attempt a and, when it needed four
 // eyes, its approver.
 func recordResolution(run *runState, a *attemptState, ev *event, idempotent bool) {
-	a.wx().resolution = &resolutionState{
-		outcome: ev.Resolution, reason: ev.Reason, evidenceRef: ev.EvidenceRef, resolvedBy: ev.ResolvedBy, approvedBy: ev.ApprovedBy,
-		manualCompletion: ev.ManualCompletion, compensated: ev.Compensated, at: ev.Time, line: ev.Line,
-	}
+	a.SetResolution(runstore.Resolution{
+		Outcome: ev.Resolution, Reason: ev.Reason, EvidenceRef: ev.EvidenceRef, ResolvedBy: ev.ResolvedBy, ApprovedBy: ev.ApprovedBy,
+		ManualCompletion: ev.ManualCompletion, Compensated: ev.Compensated, At: ev.Time, Line: ev.Line,
+	})
 	if ev.Resolution == StatusSucceeded && !idempotent {
-		run.wx().approvers.add(identity{ev.ApprovedBy, identityKey(ev.ApprovedBy), ev.Line})
+		run.AddApprover(runstore.Identity{Name: ev.ApprovedBy, Key: identityKey(ev.ApprovedBy), Line: ev.Line})
 	}
 }

@@ -17,7 +17,7 @@ func (x *lineCheck) previous() *attemptState {
 	if x.ev.Attempt < 2 {
 		return nil
 	}
-	return &x.run.stages[x.si][x.ev.Attempt-2]
+	return &x.run.Attempts(x.si)[x.ev.Attempt-2]
 }
 
 var retryAfterCancellationRule = Rule{ID: RuleRetryAfterCancellation, Family: familyRetry,
@@ -29,8 +29,8 @@ var retryAfterCancellationRule = Rule{ID: RuleRetryAfterCancellation, Family: fa
 {"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:03:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if prev := x.previous(); prev != nil && prev.outcome() == StatusCancelled {
-			return fmt.Sprintf("%s started, but attempt %d was resolved cancelled on line %d; a cancelled stage is not retried", x.who(), x.ev.Attempt-1, prev.rx().resolution.line)
+		if prev := x.previous(); prev != nil && prev.Outcome() == StatusCancelled {
+			return fmt.Sprintf("%s started, but attempt %d was resolved cancelled on line %d; a cancelled stage is not retried", x.who(), x.ev.Attempt-1, prev.Recovery().Resolution.Line)
 		}
 		return ""
 	}}
@@ -42,7 +42,7 @@ var retryWithoutFailureRule = Rule{ID: RuleRetryWithoutFailure, Family: familyRe
 {"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:01:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if prev := x.previous(); prev != nil && prev.outcome() != StatusFailed {
+		if prev := x.previous(); prev != nil && prev.Outcome() != StatusFailed {
 			return fmt.Sprintf("%s started, but attempt %d %s; a retry follows a failed attempt", x.who(), x.ev.Attempt-1, attemptOutcome(*prev))
 		}
 		return ""
@@ -59,7 +59,7 @@ var retryWithoutResolutionRule = Rule{ID: RuleRetryWithoutResolution, Family: fa
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		prev := x.previous()
-		if prev != nil && prev.status == StatusFailed && prev.rx().resolution == nil && !c.opts.Definition.Stages[x.si].Idempotent {
+		if prev != nil && prev.Status() == StatusFailed && prev.Recovery().Resolution == nil && !c.opts.Definition.Stages[x.si].Idempotent {
 			return fmt.Sprintf("%s started, but stage %s is not idempotent and failed attempt %d has no resolved event; adjudicate it before a retry", x.who(), x.ev.Stage, x.ev.Attempt-1)
 		}
 		return ""

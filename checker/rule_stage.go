@@ -31,13 +31,13 @@ var stageBeforeDependencyRule = Rule{ID: RuleStageBeforeDependency, Family: fami
 	check: func(c *contractState, x *lineCheck) string {
 		for _, dep := range c.opts.Definition.Stages[x.si].DependsOn {
 			di, _ := c.stageOf(dep) // the definition declares every dependency
-			d := x.run.stages[di]
-			if len(d) == 0 || d[len(d)-1].outcome() != StatusSucceeded {
+			d := x.run.Attempts(di)
+			if len(d) == 0 || d[len(d)-1].Outcome() != StatusSucceeded {
 				state := "has not started"
 				if len(d) > 0 {
-					state = "is " + stageWord(d[len(d)-1].outcome())
+					state = "is " + stageWord(d[len(d)-1].Outcome())
 				}
-				return fmt.Sprintf("stage %s started in run %s before stage %s, which it depends on, succeeded (stage %s %s)", x.ev.Stage, x.run.id, dep, dep, state)
+				return fmt.Sprintf("stage %s started in run %s before stage %s, which it depends on, succeeded (stage %s %s)", x.ev.Stage, x.run.ID(), dep, dep, state)
 			}
 		}
 		return ""

@@ -16,8 +16,8 @@ var outOfOrderRule = Rule{ID: RuleOutOfOrder, Family: familyTime,
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:04:00Z"}`,
 	on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if last := x.run.lastAt(); x.ev.Time.Before(last) {
-			return fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(x.ev.Time), x.run.id, formatTime(last))
+		if last := x.run.LastAt(); x.ev.Time.Before(last) {
+			return fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(x.ev.Time), x.run.ID(), formatTime(last))
 		}
 		return ""
 	}}
@@ -42,8 +42,8 @@ var conflictingScheduledForRule = Rule{ID: RuleConflictingScheduledFor, Family: 
 	on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		ev, run := x.ev, x.run
-		if ev.HasScheduledFor && run.ext != nil && run.ext.hasScheduledFor && !ev.ScheduledFor.Equal(run.ext.scheduledFor) {
-			return fmt.Sprintf("scheduled_for %s differs from %s given on line %d for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(run.ext.scheduledFor), run.ext.scheduledLine, run.id)
+		if slot, line, ok := run.ScheduledFor(); ev.HasScheduledFor && ok && !ev.ScheduledFor.Equal(slot) {
+			return fmt.Sprintf("scheduled_for %s differs from %s given on line %d for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(slot), line, run.ID())
 		}
 		return ""
 	}}

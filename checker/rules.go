@@ -141,20 +141,14 @@ type lineCheck struct {
 
 // who names the event's attempt in messages.
 func (x *lineCheck) who() string {
-	return fmt.Sprintf("attempt %d of stage %s in run %s", x.ev.Attempt, x.ev.Stage, x.run.id)
+	return fmt.Sprintf("attempt %d of stage %s in run %s", x.ev.Attempt, x.ev.Stage, x.run.ID())
 }
 
 // attempts are the attempts of the event's stage in its run so far.
-func (x *lineCheck) attempts() []attemptState { return x.run.stages[x.si] }
+func (x *lineCheck) attempts() []attemptState { return x.run.Attempts(x.si) }
 
 // attempt is the event's attempt; nil when it has not started.
-func (x *lineCheck) attempt() *attemptState {
-	atts := x.run.stages[x.si]
-	if x.ev.Attempt < 1 || x.ev.Attempt > int64(len(atts)) {
-		return nil
-	}
-	return &atts[x.ev.Attempt-1]
-}
+func (x *lineCheck) attempt() *attemptState { return x.run.Attempt(x.si, x.ev.Attempt) }
 
 // check runs the event through the rules in checking order and returns the
 // first one it breaks with its message, or "" when it breaks none.
@@ -180,15 +174,9 @@ func (c *contractState) runFor(x *lineCheck) *runState {
 		return x.feed.runFor(c, x)
 	}
 	ev := x.ev
-	run := c.last
-	if run == nil || run.id != string(ev.RunID) {
-		var h uint64
-		if run, h = c.runs.find(ev.RunID, c.order); run == nil {
-			run = c.slabs.newRun(string(ev.RunID), ev.Line, ev.Time, len(c.opts.Definition.Stages))
-			c.runs.add(run.id, h, len(c.order))
-			c.order = append(c.order, run)
-		}
-		c.last = run
+	run := c.runs.Lookup(ev.RunID)
+	if run == nil {
+		run = c.runs.Add(string(ev.RunID), ev.Line, ev.Time, len(c.opts.Definition.Stages))
 	}
 	return run
 }
@@ -199,16 +187,12 @@ func (c *contractState) record(x *lineCheck) {
 	run, si, ev := x.run, x.si, x.ev
 	switch ev.Status {
 	case StatusStarted:
-		a := attemptState{status: StatusStarted, startSec: ev.Time.Unix(), startNsec: int32(ev.Time.Nanosecond()), startLine: ev.Line, neverStalls: x.neverStalls}
-		a.touch(ev.Time, ev.Line)
-		if atts := run.stages[si]; len(atts) == 0 {
-			run.stages[si] = c.slabs.firstAttempt(a)
-		} else {
-			run.stages[si] = append(atts, a)
-		}
+		var a attemptState
+		a.SetStart(ev.Time, ev.Line, x.neverStalls)
+		c.runs.AddAttempt(run, si, a)
 		if x.warning != "" {
 			st := ev.Stage
-			c.warnings = append(c.warnings, Violation{File: c.opts.File, Line: ev.Line, Rule: RuleRetryPastBrake, Message: x.warning, RunID: run.id, Stage: &st, Attempt: ev.Attempt})
+			c.warnings = append(c.warnings, Violation{File: c.opts.File, Line: ev.Line, Rule: RuleRetryPastBrake, Message: x.warning, RunID: run.ID(), Stage: &st, Attempt: ev.Attempt})
 		}
 	case StatusHeartbeat:
 		recordHeartbeat(x.attempt(), ev)
@@ -216,17 +200,14 @@ func (c *contractState) record(x *lineCheck) {
 		recordResolution(run, x.attempt(), ev, c.opts.Definition.Stages[si].Idempotent)
 	default: // an outcome: succeeded, failed, unknown
 		a := x.attempt()
-		a.status = ev.Status
-		a.touch(ev.Time, ev.Line)
-		a.hasCode, a.returncode = ev.HasCode, ev.Returncode
+		a.SetOutcome(ev.Status, ev.Time, ev.Line, ev.HasCode, ev.Returncode)
 		if ev.HasError {
-			a.hasError, a.err = true, c.errorText(ev.Error)
+			a.SetError(c.errorText(ev.Error))
 		}
 	}
 	c.recordRecovery(run, si, ev)
-	run.setLast(ev.Time)
-	if ev.HasScheduledFor && (run.ext == nil || !run.ext.hasScheduledFor) {
-		wx := run.wx()
-		wx.hasScheduledFor, wx.scheduledFor, wx.scheduledLine = true, ev.ScheduledFor, ev.Line
+	run.SetLast(ev.Time)
+	if ev.HasScheduledFor {
+		run.SetScheduledFor(ev.ScheduledFor, ev.Line)
 	}
 }

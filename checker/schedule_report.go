@@ -115,13 +115,13 @@ type claim struct {
 // slot more than skew after the run's first event is an early claim, and the
 // run fills no slot at all (its own scheduled_for contradicts every window).
 func (s *Schedule) runClaim(run *runState, skew time.Duration) claim {
-	if rx := run.x(); rx.hasScheduledFor && s.IsSlot(rx.scheduledFor) {
-		if run.firstAt().Before(rx.scheduledFor.Add(-skew)) {
-			return claim{slot: rx.scheduledFor, early: true}
+	if slot, _, ok := run.ScheduledFor(); ok && s.IsSlot(slot) {
+		if run.FirstAt().Before(slot.Add(-skew)) {
+			return claim{slot: slot, early: true}
 		}
-		return claim{rx.scheduledFor, ClaimScheduledFor, true, false}
+		return claim{slot, ClaimScheduledFor, true, false}
 	}
-	if w, ok := s.WindowSlot(run.firstAt()); ok {
+	if w, ok := s.WindowSlot(run.FirstAt()); ok {
 		return claim{w, ClaimWindow, true, false}
 	}
 	return claim{}
@@ -178,18 +178,18 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 		cl := s.runClaim(run, skew)
 		j.claims[i] = cl
 		if cl.early {
-			sr.Early = append(sr.Early, EarlyRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: run.id, FirstEventAt: formatTime(run.firstAt()), EarlyBySeconds: cl.slot.Sub(run.firstAt()).Seconds()})
+			sr.Early = append(sr.Early, EarlyRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: run.ID(), FirstEventAt: formatTime(run.FirstAt()), EarlyBySeconds: cl.slot.Sub(run.FirstAt()).Seconds()})
 			continue
 		}
 		if !cl.ok {
-			sr.Unscheduled = append(sr.Unscheduled, UnscheduledRun{RunID: run.id, FirstEventAt: formatTime(run.firstAt())})
+			sr.Unscheduled = append(sr.Unscheduled, UnscheduledRun{RunID: run.ID(), FirstEventAt: formatTime(run.FirstAt())})
 			continue
 		}
 		key := cl.slot.UnixNano()
 		if k, taken := filled[key]; !taken || (cl.by == ClaimScheduledFor && j.claims[k].by == ClaimWindow) {
 			filled[key] = i
 		}
-		if k, seen := latestOf[key]; !seen || !run.firstAt().Before(runs[k].firstAt()) {
+		if k, seen := latestOf[key]; !seen || !run.FirstAt().Before(runs[k].FirstAt()) {
 			latestOf[key] = i
 		}
 	}
@@ -199,11 +199,11 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 		}
 		k := filled[cl.slot.UnixNano()]
 		if k != i {
-			sr.Duplicates = append(sr.Duplicates, DuplicateRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: runs[i].id, FilledBy: runs[k].id})
+			sr.Duplicates = append(sr.Duplicates, DuplicateRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: runs[i].ID(), FilledBy: runs[k].ID()})
 			continue
 		}
-		if due := cl.slot.Add(s.grace()); cl.by == ClaimScheduledFor && runs[i].firstAt().After(due) {
-			sr.Late = append(sr.Late, LateRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: runs[i].id, FirstEventAt: formatTime(runs[i].firstAt()), LateBySeconds: runs[i].firstAt().Sub(due).Seconds()})
+		if due := cl.slot.Add(s.grace()); cl.by == ClaimScheduledFor && runs[i].FirstAt().After(due) {
+			sr.Late = append(sr.Late, LateRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: runs[i].ID(), FirstEventAt: formatTime(runs[i].FirstAt()), LateBySeconds: runs[i].FirstAt().Sub(due).Seconds()})
 		}
 	}
 	sortBySlot(sr.Duplicates, func(d DuplicateRun) time.Time { return d.Slot })
@@ -215,9 +215,9 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 		j.latestSlot = -1
 		if i, ok := filled[slot.UnixNano()]; ok {
 			j.latestSlot = latestOf[slot.UnixNano()]
-			id, by := runs[i].id, j.claims[i].by
+			id, by := runs[i].ID(), j.claims[i].by
 			row.RunID, row.ClaimedBy, row.Status = &id, &by, SlotOnTime
-			if by == ClaimScheduledFor && runs[i].firstAt().After(slot.Add(s.grace())) {
+			if by == ClaimScheduledFor && runs[i].FirstAt().After(slot.Add(s.grace())) {
 				row.Status = SlotLate
 			}
 		} else {
@@ -282,19 +282,19 @@ func overdueBy(run *runState, s *Schedule, now time.Time) (time.Duration, bool) 
 		return 0, false
 	}
 	inProgress := false
-	for _, atts := range run.stages {
-		if len(atts) > 0 && atts[len(atts)-1].outcome() == StatusStarted {
+	for _, atts := range run.Stages() {
+		if len(atts) > 0 && atts[len(atts)-1].Outcome() == StatusStarted {
 			inProgress = true
 		}
 	}
-	over := now.Sub(run.firstAt()) - time.Duration(s.MaxRuntimeSeconds)*time.Second
+	over := now.Sub(run.FirstAt()) - time.Duration(s.MaxRuntimeSeconds)*time.Second
 	return over, inProgress && over > 0
 }
 
 // scheduledState is the run's state at now, with overdue (between stalled
 // and running) when the schedule has a max runtime the running run is past.
-func scheduledState(run *runState, def *Definition, cfg foldConfig, mismatch bool) string {
-	st := run.state(def, cfg, mismatch)
+func (c *contractState) scheduledState(run *runState, def *Definition, cfg foldConfig, mismatch bool) string {
+	st := c.runStateOf(run, def, cfg, mismatch)
 	if st == RunRunning {
 		if _, over := overdueBy(run, def.Schedule, cfg.now); over {
 			return RunOverdue

@@ -261,7 +261,11 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if in.format != formatNative && in.format != formatOpenLineage {
 		return in, fmt.Errorf("input-format %q: use native or openlineage", in.format)
 	}
-	if in.opts, err = definitionOptions(gh.GetInput("pipeline"), gh.GetInput("stages"), in.format); err != nil {
+	req := checker.Request{Gate: string(in.gate), InputFormat: in.format}
+	if in.stale != 0 {
+		req.StaleAfterSeconds = &in.stale
+	}
+	if in.opts, err = definitionOptions(req, gh.GetInput("pipeline"), gh.GetInput("stages")); err != nil {
 		return in, err
 	}
 	if in.jobLogFile = gh.GetInput("job-log"); in.jobLogFile != "" {
@@ -289,8 +293,6 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	} else {
 		in.opts.Now = now().UTC()
 	}
-	in.opts.StaleAfterSeconds = in.stale
-	in.opts.Gate = in.gate
 	return in, nil
 }
 
@@ -316,37 +318,31 @@ func boolInput(gh *githubactions.Action, name string, def bool) (bool, error) {
 	}
 }
 
-// definitionOptions reads the pipeline definition from the pipeline input (a
-// file) or the stages input (a linear pipeline); exactly one is required.
-func definitionOptions(pipeline, stages, format string) (checker.Options, error) {
+// definitionOptions builds the check's options through checker.Request, as
+// the CLI and the js module do: req holds the inputs read so far, and the
+// pipeline definition file (the pipeline input) or the stages input is added
+// to it. The checks before it word the errors for the action's inputs.
+func definitionOptions(req checker.Request, pipeline, stages string) (checker.Options, error) {
 	var o checker.Options
 	switch {
-	case format == formatOpenLineage && stages != "":
+	case req.InputFormat == formatOpenLineage && stages != "":
 		return o, errors.New("the stages input declares native stage ids; with input-format openlineage give no definition (the stages come from the log) or a pipeline file whose stage names are the jobs")
 	case pipeline != "" && stages != "":
 		return o, errors.New("give either the pipeline input or the stages input, not both")
-	case pipeline != "":
+	case pipeline == "" && stages == "" && req.InputFormat != formatOpenLineage:
+		// Without a definition, an OpenLineage log's expected stages come
+		// from the log; a native log has none.
+		return o, errors.New("no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages")
+	}
+	req.PipelineName, req.Stages, req.ActionInputs = pipeline, stages, true
+	if pipeline != "" {
 		data, err := osfile.ReadFile(pipeline)
 		if err != nil {
 			return o, fmt.Errorf("cannot read the pipeline definition: %s", osfile.Describe(err))
 		}
-		if o.Definition, err = checker.ParseDefinition(data); err != nil {
-			return o, fmt.Errorf("%s: %v", pipeline, err)
-		}
-	case stages != "":
-		ids, err := checker.ParseStageList(stages)
-		if err == nil {
-			o.Definition, err = checker.LinearDefinition(ids)
-		}
-		if err != nil {
-			return o, fmt.Errorf("stages: %v", err)
-		}
-	case format == formatOpenLineage:
-		// Without a definition the expected stages come from the log.
-	default:
-		return o, errors.New("no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages")
+		req.Pipeline = data
 	}
-	return o, nil
+	return req.Options()
 }
 
 // expand turns the events patterns into a sorted list of files without

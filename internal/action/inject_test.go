@@ -198,6 +198,7 @@ func TestInputErrors(t *testing.T) {
 		{"now", map[string]string{"INPUT_NOW": "2026-01-01 12:00"}, `now "2026-01-01 12:00": `},
 		{"both definitions", map[string]string{"INPUT_STAGES": "1,2"}, "give either the pipeline input or the stages input, not both"},
 		{"no definition", map[string]string{"INPUT_PIPELINE": ""}, "no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages"},
+		{"bad stage list", map[string]string{"INPUT_PIPELINE": "", "INPUT_STAGES": "1,,2"}, "stages: empty stage id in the list (write ids separated by commas, e.g. 1,2)"},
 		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 3 files"},
 		{"snapshot in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 1 file"},
 		{"job log of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and exactly one event log; events matched 3 files"},

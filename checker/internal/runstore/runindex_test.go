@@ -1,4 +1,4 @@
-package checker
+package runstore
 
 import "testing"
 
@@ -6,14 +6,14 @@ import "testing"
 // that merely shares a hash with a known one is not.
 func TestRunIndexCollision(t *testing.T) {
 	x := newRunIndex()
-	order := []*runState{{id: "a"}, {id: "b"}, {id: "c"}}
+	order := []*Run{{id: "a"}, {id: "b"}, {id: "c"}}
 	x.add("a", 42, 0)
 	x.add("b", 42, 1) // same hash as a
 	x.add("c", 7, 2)
 	for _, tc := range []struct {
 		id   string
 		h    uint64
-		want *runState
+		want *Run
 	}{
 		{"a", 42, order[0]}, {"b", 42, order[1]}, {"c", 7, order[2]},
 		{"d", 42, nil}, {"a", 7, nil}, {"a", 1, nil},
@@ -29,11 +29,11 @@ func TestRunIndexCollision(t *testing.T) {
 		y.add(run.id, h, i)
 	}
 	for _, run := range order {
-		if got := y.findString(run.id, order); got != run {
-			t.Errorf("findString(%s) = %v", run.id, got)
+		if got, _ := y.find([]byte(run.id), order); got != run {
+			t.Errorf("find(%s) = %v", run.id, got)
 		}
 	}
-	if got := y.findString("z", order); got != nil {
-		t.Errorf("findString(z) = %v, want nil", got)
+	if got, _ := y.find([]byte("z"), order); got != nil {
+		t.Errorf("find(z) = %v, want nil", got)
 	}
 }

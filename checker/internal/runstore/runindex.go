@@ -1,4 +1,4 @@
-package checker
+package runstore
 
 import "hash/maphash"
 
@@ -21,14 +21,17 @@ func newRunIndex() runIndex {
 	return runIndex{seed: maphash.MakeSeed(), byHash: make(map[uint64]int32)}
 }
 
+// hash is id's hash in the index.
+func (x *runIndex) hash(id []byte) uint64 { return maphash.Bytes(x.seed, id) }
+
 // find returns the state of run id, or nil, and id's hash for add.
-func (x *runIndex) find(id []byte, order []*runState) (*runState, uint64) {
-	h := maphash.Bytes(x.seed, id)
+func (x *runIndex) find(id []byte, order []*Run) (*Run, uint64) {
+	h := x.hash(id)
 	return x.findHashed(id, h, order), h
 }
 
 // findHashed returns the state of run id, of hash h, or nil.
-func (x *runIndex) findHashed(id []byte, h uint64, order []*runState) *runState {
+func (x *runIndex) findHashed(id []byte, h uint64, order []*Run) *Run {
 	if i, ok := x.byHash[h]; ok {
 		if run := order[i]; run.id == string(id) {
 			return run
@@ -38,12 +41,6 @@ func (x *runIndex) findHashed(id []byte, h uint64, order []*runState) *runState 
 		}
 	}
 	return nil
-}
-
-// findString is find for an id held as a string.
-func (x *runIndex) findString(id string, order []*runState) *runState {
-	run, _ := x.find([]byte(id), order)
-	return run
 }
 
 // add records that the new run id, of hash h, is at position i of order.

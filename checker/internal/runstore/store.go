@@ -1,0 +1,82 @@
+package runstore
+
+import "time"
+
+// slabSize is how many states one slab allocation holds.
+const slabSize = 1024
+
+// Store holds every run of a check and finds a run by its id. It hands out
+// run and attempt states from large allocations (slabs), so that each costs
+// its exact size (no size-class rounding, no per-object allocation) and the
+// garbage collector sees a few large objects. A Store is not safe for
+// concurrent use.
+type Store struct {
+	runs     []Run
+	stages   [][]Attempt
+	attempts []Attempt
+	index    runIndex
+	order    []*Run // in order of first line
+	// last is the run Lookup found last: most events follow one of the same
+	// run, and then the index is not consulted.
+	last *Run
+}
+
+// New returns an empty Store.
+func New() *Store { return &Store{index: newRunIndex()} }
+
+// Lookup returns the state of run id, or nil when the store has none.
+func (s *Store) Lookup(id []byte) *Run {
+	if s.last != nil && s.last.id == string(id) {
+		return s.last
+	}
+	run, _ := s.index.find(id, s.order)
+	if run != nil {
+		s.last = run
+	}
+	return run
+}
+
+// Add returns the state of the new run id, its first event on line n at
+// t, with room for the attempts of stages stages. The id must not be in the
+// store (Lookup).
+func (s *Store) Add(id string, n int, t time.Time, stages int) *Run {
+	if len(s.runs) == cap(s.runs) {
+		s.runs = make([]Run, 0, slabSize)
+	}
+	if cap(s.stages)-len(s.stages) < stages {
+		s.stages = make([][]Attempt, 0, max(slabSize, stages))
+	}
+	s.runs = s.runs[:len(s.runs)+1]
+	run := &s.runs[len(s.runs)-1]
+	sec, nsec := t.Unix(), int32(t.Nanosecond())
+	*run = Run{id: id, firstLine: n, firstSec: sec, lastSec: sec, firstNsec: nsec, lastNsec: nsec,
+		stages: s.stages[len(s.stages) : len(s.stages)+stages : len(s.stages)+stages]}
+	s.stages = s.stages[:len(s.stages)+stages]
+	s.index.add(id, s.index.hash([]byte(id)), len(s.order))
+	s.order = append(s.order, run)
+	s.last = run
+	return run
+}
+
+// AddAttempt appends a, a started attempt, to stage si of run. Most stages
+// have one attempt, kept in a slab; a retry moves the stage's attempts to a
+// slice of its own.
+func (s *Store) AddAttempt(run *Run, si int, a Attempt) {
+	atts := run.stages[si]
+	if len(atts) > 0 {
+		run.stages[si] = append(atts, a)
+		return
+	}
+	if len(s.attempts) == cap(s.attempts) {
+		s.attempts = make([]Attempt, 0, slabSize)
+	}
+	s.attempts = append(s.attempts, a)
+	run.stages[si] = s.attempts[len(s.attempts)-1 : len(s.attempts) : len(s.attempts)]
+}
+
+// Len is the number of runs.
+func (s *Store) Len() int { return len(s.order) }
+
+// Runs are the runs in order of their first line; the caller must not
+// change the slice.
+func (s *Store) Runs() []*Run { return s.order }
