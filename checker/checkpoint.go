@@ -31,12 +31,14 @@ const CheckpointVersion = "greenlight.state/v1"
 var checkpointMagic = []byte(CheckpointVersion + "\n")
 
 // CheckpointFile is where a checkpoint's check stopped in one file of the
-// log: its name as given, the bytes read (Offset, always the end of a line)
-// and the lines in them.
+// log: its name as given, how it was stored (Compression: "none" today),
+// the bytes of its text read (Offset, always the end of a line) and the
+// lines in them.
 type CheckpointFile struct {
-	File   string
-	Offset int64
-	Lines  int
+	File        string
+	Compression string
+	Offset      int64
+	Lines       int
 	// hashState is the file's crypto/sha256 digest state after Offset
 	// bytes (encoding.BinaryMarshaler's form).
 	hashState []byte
@@ -49,6 +51,10 @@ type CheckpointFile struct {
 type Checkpoint struct {
 	files    []CheckpointFile
 	settings checkpointSettings
+	// logHash is the digest state of the log's text read so far, across
+	// its files (the snapshot's source.sha256); for a log of one file it
+	// is that file's.
+	logHash []byte
 	events   int
 	// maxEvent is the latest timestamp of every event read, zero without
 	// events: a later check whose now plus skew is before it would find
@@ -163,7 +169,7 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	readSettings(d, &cp.settings)
 	n := d.Count()
 	for range n {
-		f := CheckpointFile{File: d.String()}
+		f := CheckpointFile{File: d.String(), Compression: d.String()}
 		f.Offset, f.Lines = int64(d.Uvarint()), int(d.Uvarint())
 		f.hashState = []byte(d.String())
 		if f.Offset < 0 || f.Lines < 0 {
@@ -171,6 +177,7 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		}
 		cp.files = append(cp.files, f)
 	}
+	cp.logHash = []byte(d.String())
 	cp.events = int(d.Uvarint())
 	if d.Bool() {
 		cp.maxEvent = d.Time()
@@ -179,7 +186,10 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		return nil, damaged(d.Fault())
 	}
 	if len(cp.files) != 1 {
-		return bad("it lists %d files; this greenlight checks one", len(cp.files))
+		return bad("it lists %d files; this greenlight resumes a log of one file", len(cp.files))
+	}
+	if c := cp.files[0].Compression; c != "none" {
+		return bad("its file was stored as %.20q; this greenlight resumes an uncompressed file", c)
 	}
 	cp.fold = d.Rest()
 	return cp, nil
@@ -194,10 +204,12 @@ func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	e.Uvarint(uint64(len(cp.files)))
 	for _, f := range cp.files {
 		e.String(f.File)
+		e.String(f.Compression)
 		e.Uvarint(uint64(f.Offset))
 		e.Uvarint(uint64(f.Lines))
 		e.String(string(f.hashState))
 	}
+	e.String(string(cp.logHash))
 	e.Uvarint(uint64(cp.events))
 	e.Bool(!cp.maxEvent.IsZero())
 	if !cp.maxEvent.IsZero() {
@@ -278,8 +290,8 @@ func (c *contractState) checkpointOf(offset int64, lines int, h hash.Hash, endsW
 	if err != nil {
 		return nil, "", err
 	}
-	cp = &Checkpoint{settings: settings, events: c.events, c: c,
-		files: []CheckpointFile{{File: c.opts.File, Offset: offset, Lines: lines, hashState: state}}}
+	cp = &Checkpoint{settings: settings, events: c.events, c: c, logHash: state,
+		files: []CheckpointFile{{File: c.opts.File, Compression: "none", Offset: offset, Lines: lines, hashState: state}}}
 	for _, run := range c.runs.Runs() {
 		if t := run.LastAt(); t.After(cp.maxEvent) {
 			cp.maxEvent = t
