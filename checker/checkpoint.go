@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -230,7 +229,9 @@ func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 
 // resume verifies that the log r starts with the bytes cp read and loads
 // cp's fold state into c: it reads cp's prefix of r into h at hash speed,
-// without decoding it, and compares the SHA-256 state. It returns the
+// without decoding it, and compares the SHA-256 state. A damaged fold
+// state is a *CheckpointError, a prefix that does not fit a
+// *StateMismatchError. It returns the
 // prefix's length and lines.
 func (c *contractState) resume(cp *Checkpoint, r io.Reader, h hash.Hash) (offset int64, lines int, err error) {
 	f := cp.files[0]
@@ -251,12 +252,27 @@ func (c *contractState) resume(cp *Checkpoint, r io.Reader, h hash.Hash) (offset
 		return mismatch("it holds an event at %s, after --now %s plus the %d s clock skew (a full check would find it in the future)",
 			formatTime(cp.maxEvent), formatTime(c.opts.Now), int64(c.skew/time.Second))
 	}
-	n, err := io.CopyN(h, r, f.Offset)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return 0, 0, err
+	// The prefix is hashed on another core while the fold state is
+	// decoded: neither needs the other until both are done.
+	type hashed struct {
+		n   int64
+		err error
 	}
-	if n < f.Offset {
-		return mismatch("the log has only %d bytes (truncated, or rotated away)", n)
+	done := make(chan hashed, 1)
+	go func() {
+		n, err := io.CopyBuffer(h, io.LimitReader(r, f.Offset), make([]byte, 1<<20))
+		done <- hashed{n, err}
+	}()
+	foldErr := c.decodeFold(cp.fold)
+	prefix := <-done
+	if foldErr != nil {
+		return 0, 0, foldErr // a damaged checkpoint is never a mismatch to recheck
+	}
+	if prefix.err != nil {
+		return 0, 0, prefix.err
+	}
+	if prefix.n < f.Offset {
+		return mismatch("the log has only %d bytes (truncated, or rotated away)", prefix.n)
 	}
 	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
@@ -264,9 +280,6 @@ func (c *contractState) resume(cp *Checkpoint, r io.Reader, h hash.Hash) (offset
 	}
 	if !bytes.Equal(state, f.hashState) {
 		return mismatch("its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", f.Offset)
-	}
-	if err := c.decodeFold(cp.fold); err != nil {
-		return 0, 0, err
 	}
 	c.events = cp.events
 	return f.Offset, f.Lines, nil
@@ -300,12 +313,12 @@ func (c *contractState) checkpointOf(offset int64, lines int, h hash.Hash, endsW
 	return cp, "", nil
 }
 
-// sizeHint is about the bytes of the checkpoint's encoding: 48 a run.
+// sizeHint is about the bytes of the checkpoint's encoding: 56 a run.
 func (cp *Checkpoint) sizeHint() int {
 	if cp.c == nil {
 		return len(cp.fold) + 4096
 	}
-	return 48*cp.c.runs.Len() + 4096
+	return 56*cp.c.runs.Len() + 4096
 }
 
 // tailReader remembers whether the last byte read from r was a newline.
