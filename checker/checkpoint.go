@@ -54,7 +54,7 @@ type Checkpoint struct {
 	// its files (the snapshot's source.sha256); for a log of one file it
 	// is that file's.
 	logHash []byte
-	events   int
+	events  int
 	// maxEvent is the latest timestamp of every event read, zero without
 	// events: a later check whose now plus skew is before it would find
 	// that event in the future.
