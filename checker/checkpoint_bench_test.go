@@ -3,6 +3,7 @@ package checker
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"testing"
 	"time"
@@ -21,14 +22,7 @@ func BenchmarkCheckpointLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	} else {
-		var buf bytes.Buffer
-		for r := range 20000 {
-			for st := 1; st <= 2; st++ {
-				fmt.Fprintf(&buf, `{"run_id":"run-%d","stage":%d,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z"}`+"\n", r, st)
-				fmt.Fprintf(&buf, `{"run_id":"run-%d","stage":%d,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T00:00:01Z"}`+"\n", r, st)
-			}
-		}
-		log = buf.Bytes()
+		log = generatedRuns(0, 20000)
 	}
 	def, err := LinearDefinition([]StageID{IntStage(1), IntStage(2)})
 	if err != nil {
@@ -56,4 +50,71 @@ func BenchmarkCheckpointLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCheckResume checks GREENLIGHT_BENCH_LOG (or 20,000 generated
+// runs) grown by 1,000 events of new runs, in full and resumed from the
+// checkpoint of the log before it grew, up to the snapshot's verdict and
+// state counts (no run reports, no output), and writing the next checkpoint
+// (encoded into memory).
+func BenchmarkCheckResume(b *testing.B) {
+	var log []byte
+	if path := os.Getenv("GREENLIGHT_BENCH_LOG"); path != "" {
+		var err error
+		if log, err = os.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		log = generatedRuns(0, 20000)
+	}
+	grown := append(bytes.Clone(log), generatedRuns(1<<30, 250)...)
+	def, err := LinearDefinition([]StageID{IntStage(1), IntStage(2)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true}
+	res, err := Check(bytes.NewReader(log), opts)
+	if err != nil || res.Checkpoint == nil {
+		b.Fatalf("no checkpoint: %v %s", err, res.NoCheckpoint)
+	}
+	var file bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&file); err != nil {
+		b.Fatal(err)
+	}
+	for _, resume := range []bool{false, true} {
+		name := "full"
+		if resume {
+			name = "resumed"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				o := opts
+				if resume {
+					if o.Resume, err = ParseCheckpoint(file.Bytes()); err != nil {
+						b.Fatal(err)
+					}
+				}
+				res, err := Check(bytes.NewReader(grown), o)
+				if err != nil || res.Snapshot == nil || res.Checkpoint == nil {
+					b.Fatalf("%v %v", err, res)
+				}
+				if _, err := res.Checkpoint.WriteTo(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// generatedRuns writes runs runs of two stages, four events each,
+// their ids numbered from first.
+func generatedRuns(first, runs int) []byte {
+	var buf bytes.Buffer
+	for r := first; r < first+runs; r++ {
+		for st := 1; st <= 2; st++ {
+			fmt.Fprintf(&buf, `{"run_id":"run-%d","stage":%d,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:00:0%dZ"}`+"\n", r, st, 2*st)
+			fmt.Fprintf(&buf, `{"run_id":"run-%d","stage":%d,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T00:00:0%dZ"}`+"\n", r, st, 2*st+1)
+		}
+	}
+	return buf.Bytes()
 }
