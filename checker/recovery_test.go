@@ -185,7 +185,7 @@ Then record the attempt's outcome (failed, or unknown when it cannot be confirme
 	}
 }
 
-// TestRecoveryOverdue: with issue 8's schedule, a run in progress past
+// TestRecoveryOverdue: with a schedule (docs/schedule.md), a run in progress past
 // max_runtime_seconds is overdue (between stalled and running) and its
 // recovery is to wait while checking for progress.
 func TestRecoveryOverdue(t *testing.T) {

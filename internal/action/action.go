@@ -153,8 +153,8 @@ func Main(env Env) (code int) {
 	// The logs' state is built; the step log, the annotations and the job
 	// summary read it in a few passes over the runs, each leaving about a
 	// hundred bytes of garbage a run. Collecting it sooner keeps the peak
-	// near the check's own, as the CLI's single JSON pass does (outside
-	// review, issue 12).
+	// near the check's own, as the CLI's single JSON pass does
+	// (docs/action.md).
 	defer debug.SetGCPercent(debug.SetGCPercent(cli.RenderGCPercent))
 	verdict := render.OverallVerdict(logs)
 	code = cli.ExitOK

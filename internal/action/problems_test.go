@@ -15,7 +15,7 @@ import (
 )
 
 // TestProblemsKeepsTheFirst: problems holds only the annotations it can
-// emit (outside review, issue 12, item 9), and they are the first of the
+// emit (docs/action.md), and they are the first of the
 // whole ranking, for every budget: failed and unknown stages before stalled
 // ones, latest run first, on a streamed snapshot.
 func TestProblemsKeepsTheFirst(t *testing.T) {

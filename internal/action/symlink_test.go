@@ -13,7 +13,7 @@ import (
 // TestEventsOnlyRegularFilesInWorkspace: an events match that resolves,
 // through a symbolic link, outside GITHUB_WORKSPACE or to anything but a
 // regular file is an error annotation and exit 2, and nothing is read from
-// it (outside review, issue 12). A FIFO must not make the action wait.
+// it (docs/action.md). A FIFO must not make the action wait.
 func TestEventsOnlyRegularFilesInWorkspace(t *testing.T) {
 	ws := t.TempDir()
 	outside := t.TempDir()

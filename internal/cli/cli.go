@@ -30,7 +30,7 @@ const (
 	ExitUnhealthy = 1 // valid log, unhealthy, and --fail-on-unhealthy given
 	ExitInvalid   = 2 // invalid log, unreadable file, bad flags or definition, failed write
 	// The native binary stopped by a signal, as 128 plus its number (a
-	// shell's convention); docs/contract.md, outside review, issue 12.
+	// shell's convention; docs/contract.md).
 	ExitInterrupted = 130 // SIGINT
 	ExitTerminated  = 143 // SIGTERM
 )
@@ -214,7 +214,7 @@ func runVersion(name string, args []string, env Env) error {
 // osfile.Describe); should a character that a terminal would act on still
 // be in the text (an escape sequence in a flag's name, say), the whole line
 // goes through render.Terminal too, so nothing reaches the terminal raw
-// (outside review, issue 12).
+// (docs/contract.md).
 func ErrorLine(err error) string {
 	line := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 	if strings.IndexFunc(line, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
@@ -309,7 +309,7 @@ func (c *common) options(env Env) (checker.Options, error) {
 // openLog opens a log by name; "-" is standard input. Any other name must
 // be a regular file (osfile.Open): a device or FIFO would be read without
 // end or wait for a writer, so it is refused with the reason, and standard
-// input is read as "-" (outside review, issue 12).
+// input is read as "-" (docs/contract.md).
 func openLog(name string, env Env) (io.Reader, func(), error) {
 	if name == "-" {
 		return env.Stdin, func() {}, nil
@@ -410,14 +410,14 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	snap := res.Snapshot
 	// The outputs read the checked state in a pass or two over the runs,
 	// each leaving garbage of about a hundred bytes a run: collecting it
-	// sooner keeps the peak near the check's own (outside review, issue 12).
+	// sooner keeps the peak near the check's own (docs/contract.md).
 	defer debug.SetGCPercent(debug.SetGCPercent(RenderGCPercent))
 	if err := state.write(res, env); err != nil {
 		return ExitInvalid, err
 	}
 	// The snapshot is written before anything is printed: when it cannot
 	// be written, stdout holds no verdict that exit 2 contradicts, and the
-	// reason is the last thing on stderr (outside review, issue 12).
+	// reason is the last thing on stderr (docs/contract.md).
 	if *snapshotPath != "" {
 		write := func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) }
 		if c.format == "json" {
@@ -471,14 +471,16 @@ func untouched(snapshot string) string {
 	return "; " + render.Terminal(snapshot) + " left as it was"
 }
 
-// RangedInt is a numeric flag with a documented range (outside review,
-// issue 12): any text is taken at parse time, and Value refuses one that is
-// not a whole number from Min to Max, naming the flag, the value and the
-// range, so a value near the integer limits cannot wrap further on.
+// RangedInt is a numeric flag with a documented range (docs/contract.md):
+// any text is taken at parse time, and Value refuses one that is not a
+// whole number from Min to Max, naming the flag, the value and the range,
+// so a value near the integer limits cannot wrap further on. The range is
+// kept in int64, so a flag whose range passes a 32-bit int (returncode)
+// means the same on every target (AddRangedInt64, Value64).
 type RangedInt struct {
 	Name     string
-	Min, Max int
-	def      int
+	Min, Max int64
+	def      int64
 	text     string
 	set      bool
 }
@@ -486,6 +488,12 @@ type RangedInt struct {
 // AddRangedInt defines the flag --name on fs with a default and a range;
 // the range is added to the usage text.
 func AddRangedInt(fs *pflag.FlagSet, name string, def, min, max int, usage string) *RangedInt {
+	return AddRangedInt64(fs, name, int64(def), int64(min), int64(max), usage)
+}
+
+// AddRangedInt64 is AddRangedInt for a range that may pass a 32-bit int;
+// read its value with Value64.
+func AddRangedInt64(fs *pflag.FlagSet, name string, def, min, max int64, usage string) *RangedInt {
 	f := &RangedInt{Name: name, Min: min, Max: max, def: def}
 	fs.Var(f, name, fmt.Sprintf("%s; %d to %d", usage, min, max))
 	return f
@@ -496,7 +504,7 @@ func (f *RangedInt) String() string {
 	if f.set {
 		return f.text
 	}
-	return strconv.Itoa(f.def)
+	return strconv.FormatInt(f.def, 10)
 }
 
 // Set keeps the text; Value checks it.
@@ -512,12 +520,19 @@ func (f *RangedInt) Type() string { return "int" }
 func (f *RangedInt) Changed() bool { return f.set }
 
 // Value is the flag's value: the default when it was not given, else the
-// given decimal whole number when it lies in the range, else an error.
+// given decimal whole number when it lies in the range, else an error. The
+// flag's range must fit an int (AddRangedInt).
 func (f *RangedInt) Value() (int, error) {
+	n, err := f.Value64()
+	return int(n), err
+}
+
+// Value64 is Value as an int64, for a flag of AddRangedInt64.
+func (f *RangedInt) Value64() (int64, error) {
 	if !f.set {
 		return f.def, nil
 	}
-	n, err := strconv.Atoi(f.text)
+	n, err := strconv.ParseInt(f.text, 10, 64)
 	if err != nil || n < f.Min || n > f.Max {
 		return 0, usageError{fmt.Sprintf("--%s %q: use a whole number from %d to %d", f.Name, f.text, f.Min, f.Max)}
 	}

@@ -13,7 +13,7 @@ import (
 // TestMaxLineBytesAtTheLimit: a 300 KB line (longer than the reader's
 // buffer) is read whole with --max-line-bytes at the top of its range and
 // at its own length, and is too long one byte below; a value past the
-// range, which once wrapped the limit, is refused (outside review, issue 12).
+// range, which once wrapped the limit, is refused (docs/contract.md).
 func TestMaxLineBytesAtTheLimit(t *testing.T) {
 	pad := strings.Repeat("x", 300_000)
 	line := `{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z","note":"` + pad + `"}`

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -187,10 +186,9 @@ func Command(args []string, env cli.Env) int {
 	var f Flags
 	f.Register(fs, "emit")
 	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown or resolved")
-	// An int holds the schema's whole range on a 64-bit target; on a 32-bit
-	// one the flag stops at math.MaxInt, and a larger code is refused with
-	// the range in the message, never wrapped.
-	returncode := cli.AddRangedInt(fs, "returncode", 0, MinReturncode, min(MaxReturncode, math.MaxInt), "the process exit `code` (returncode)")
+	// The schema's range passes a 32-bit int: the flag keeps it in int64,
+	// so every target takes and refuses the same codes.
+	returncode := cli.AddRangedInt64(fs, "returncode", 0, MinReturncode, MaxReturncode, "the process exit `code` (returncode)")
 	errText := fs.String("error", "", "what went wrong, `TEXT` (error; required, not blank, for failed)")
 	if err := cli.ParseFlags(fs, args, env); err != nil {
 		return Failed(env, err)
@@ -207,11 +205,10 @@ func Command(args []string, env cli.Env) int {
 	}
 	ev.Status = *status
 	if returncode.Changed() {
-		n, err := returncode.Value()
+		code, err := returncode.Value64()
 		if err != nil {
 			return Failed(env, err)
 		}
-		code := int64(n)
 		ev.Returncode = &code
 	}
 	if fs.Changed("error") {
