@@ -379,13 +379,13 @@ func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string) {
 // run decodes the run id into s; false after a fault.
 func (d *Decoder) run(s *Store, id string, stages int, intern func([]byte) string) bool {
 	firstLine := int(d.Uvarint())
-	first := d.Time()
+	sec, firstNsec := d.Varint(), d.Uvarint()
 	lastDelta, lastNsec := d.Varint(), d.Uvarint()
 	flags := d.Byte()
 	if d.fault != "" {
 		return false
 	}
-	if lastNsec >= 1e9 {
+	if firstNsec >= 1e9 || lastNsec >= 1e9 {
 		d.Fail("a time out of range")
 		return false
 	}
@@ -395,8 +395,7 @@ func (d *Decoder) run(s *Store, id string, stages int, intern func([]byte) strin
 	}
 	s.runs = s.runs[:len(s.runs)+1]
 	run := &s.runs[len(s.runs)-1]
-	sec, nsec := first.Unix(), int32(first.Nanosecond())
-	*run = Run{id: id, firstLine: firstLine, firstSec: sec, firstNsec: nsec, lastSec: sec + lastDelta, lastNsec: int32(lastNsec),
+	*run = Run{id: id, firstLine: firstLine, firstSec: sec, firstNsec: int32(firstNsec), lastSec: sec + lastDelta, lastNsec: int32(lastNsec),
 		stages: s.stages[len(s.stages) : len(s.stages)+stages : len(s.stages)+stages]}
 	s.stages = s.stages[:len(s.stages)+stages]
 	s.order = append(s.order, run)
