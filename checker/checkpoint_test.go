@@ -252,6 +252,14 @@ func TestCheckpointMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := b.Bytes()
+	parsed, err := checker.ParseCheckpoint(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Count(log[:half], []byte("\n"))
+	if got, want := fmt.Sprintf("%+v", parsed.Files()), fmt.Sprintf("[{File:events.jsonl Compression:none Offset:%d Lines:%d hashState:[", half, lines); !strings.HasPrefix(got, want) {
+		t.Fatalf("Files() = %s, want %s...", got, want)
+	}
 	other, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1), checker.IntStage(2), checker.IntStage(3)})
 	if err != nil {
 		t.Fatal(err)
