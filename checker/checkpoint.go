@@ -129,9 +129,10 @@ func (e *CheckpointError) Error() string { return "the checkpoint is unusable: "
 
 // StateMismatchError is a checkpoint that does not fit the log or the
 // options it is resumed with: the log no longer starts with the bytes the
-// checkpoint read (rewritten, truncated, rotated away), or the checkpoint
-// was written for another file or under other options. File and Offset
-// name the file and the byte offset the checkpoint stopped at.
+// checkpoint read (rewritten, truncated, rotated away), the checkpoint was
+// written under other options, or it holds an event after now plus the
+// clock skew. File and Offset name the log and the byte offset the
+// checkpoint stopped at.
 type StateMismatchError struct {
 	File   string
 	Offset int64
@@ -238,9 +239,9 @@ func (c *contractState) resume(cp *Checkpoint, r io.Reader, h hash.Hash) (offset
 	mismatch := func(format string, args ...any) (int64, int, error) {
 		return 0, 0, &StateMismatchError{File: c.opts.File, Offset: f.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
-	if f.File != c.opts.File {
-		return mismatch("the checkpoint was written for the log %q", f.File)
-	}
+	// The file's name is not compared: the hash proves the bytes, and
+	// the name in every output is the one given now (a log named
+	// ./events.jsonl one time and events.jsonl the next is one log).
 	settings, err := settingsOf(c.opts)
 	if err != nil {
 		return 0, 0, err
