@@ -131,8 +131,9 @@ type Result struct {
 	Report   *Report
 	Snapshot *Snapshot
 	// Checkpoint, with Options.Checkpoint and a valid log, is the state
-	// for the next check of the log; nil with the reason in NoCheckpoint
-	// when the state could not be resumed exactly.
+	// for the next check of the log (Options.Resume itself when the log
+	// gained nothing since); nil with the reason in NoCheckpoint when the
+	// state could not be resumed exactly.
 	Checkpoint   *Checkpoint
 	NoCheckpoint string
 }

@@ -312,3 +312,29 @@ func TestCheckpointMismatch(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckpointUnchanged: a check resumed from a checkpoint of the whole
+// log gets that checkpoint back, so that a shell can leave its file alone;
+// one more line gives a new one.
+func TestCheckpointUnchanged(t *testing.T) {
+	log := generatedLog(10)
+	opts := checker.Options{Definition: corpusDefinition(t), Now: corpusNow, Checkpoint: true}
+	res, err := checker.Check(bytes.NewReader(log), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	if opts.Resume, err = checker.ParseCheckpoint(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = checker.Check(bytes.NewReader(log), opts); err != nil || res.Checkpoint != opts.Resume {
+		t.Fatalf("err %v; got a new checkpoint for a log that gained nothing", err)
+	}
+	more := append(bytes.Clone(log), `{"run_id":"new","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`+"\n"...)
+	if res, err = checker.Check(bytes.NewReader(more), opts); err != nil || res.Checkpoint == nil || res.Checkpoint == opts.Resume {
+		t.Fatalf("err %v; no new checkpoint for a log that gained a line", err)
+	}
+}

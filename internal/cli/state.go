@@ -25,6 +25,8 @@ const (
 type stateFlags struct {
 	path     string
 	mismatch string
+	// resumed is the checkpoint the check resumed from, if any.
+	resumed *checker.Checkpoint
 }
 
 func (s *stateFlags) register(fs *pflag.FlagSet) {
@@ -78,6 +80,7 @@ func (s *stateFlags) check(name string, opts checker.Options, inputFormat string
 	resumed := opts
 	resumed.Resume = cp
 	res, err := checkInput(name, resumed, inputFormat, env)
+	s.resumed = cp
 	var mis *checker.StateMismatchError
 	if !errors.As(err, &mis) {
 		return res, err
@@ -101,6 +104,9 @@ func (s *stateFlags) write(res *checker.Result, env Env) error {
 	if res.Checkpoint == nil {
 		fmt.Fprintf(env.Stderr, "greenlight: no checkpoint written (%s left as it was): %s\n", render.Terminal(s.path), res.NoCheckpoint)
 		return nil
+	}
+	if res.Checkpoint == s.resumed {
+		return nil // the log gained nothing: the file holds these bytes
 	}
 	err := atomicfile.WriteFunc(s.path, func(w io.Writer) error {
 		_, err := res.Checkpoint.WriteTo(w)
