@@ -34,7 +34,7 @@ func TestRunRankFollowsRunPrecedence(t *testing.T) {
 			t.Errorf("runRank(%s) = %d, want %d", st, got, len(p)-i)
 		}
 	}
-	for _, st := range []string{StagePending, StageBlocked, StageSucceeded} {
+	for _, st := range []StageState{StagePending, StageBlocked, StageSucceeded} {
 		if runRank(st) != 0 {
 			t.Errorf("runRank(%s) = %d, want 0", st, runRank(st))
 		}

@@ -16,7 +16,7 @@ import (
 
 // DefaultStaleAfterSeconds is how long (seconds) an attempt in progress may be
 // silent before it is a stall candidate, when neither the flag nor the
-// pipeline definition says (DESIGN.md §3).
+// pipeline definition says (docs/contract.md, States).
 const DefaultStaleAfterSeconds = 600
 
 // DefaultLeaseMarginSeconds is how long (seconds) past lease_expires_at an

@@ -154,12 +154,3 @@ func (f *Feed) Result(src Source) *Result {
 	}
 	return res
 }
-
-// definitionOf returns the run's own expected stages when Feed gave it some,
-// else def.
-func (c *contractState) definitionOf(r *runState, def *Definition) *Definition {
-	if n := r.Definition(); n > 0 {
-		return (*c.defs)[n-1].def
-	}
-	return def
-}

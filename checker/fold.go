@@ -1,6 +1,10 @@
 package checker
 
-import "time"
+import (
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
+)
 
 // staleAfter resolves the stall threshold: the option, else the
 // definition's, else DefaultStaleAfterSeconds (seconds). A stage's own
@@ -22,6 +26,18 @@ type foldConfig struct {
 	stale     time.Duration
 	margin    time.Duration
 	threshold int
+	// defs are the runs' own definitions (Feed), numbered from 1 in the
+	// runs' states.
+	defs *[]runDef
+}
+
+// definitionOf returns the run's own expected stages when Feed gave it
+// some, else def.
+func (cfg foldConfig) definitionOf(r *runState, def *Definition) *Definition {
+	if n := r.Definition(); n > 0 {
+		return (*cfg.defs)[n-1].def
+	}
+	return def
 }
 
 // staleFor is the stall threshold of one stage: its own, else the run-wide.
@@ -32,8 +48,9 @@ func (cfg foldConfig) staleFor(sd *StageDef) time.Duration {
 	return cfg.stale
 }
 
-// snapshot folds the recorded runs into the health snapshot (DESIGN.md §3-4,
-// docs/recovery.md), after reconciling them with the job log when there is
+// snapshot folds the recorded runs into the health snapshot
+// (docs/contract.md, States and Health snapshot; docs/recovery.md), after
+// reconciling them with the job log when there is
 // one. A first pass gives every run its state (for the counts and the
 // verdict) without building reports; the run reports are built one at a
 // time as the Snapshot's readers ask for them (foldedRuns).
@@ -69,14 +86,14 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.Reconciliation, mismatched = c.reconcile()
 	}
 	cfg := foldConfig{now: c.opts.Now, stale: time.Duration(stale) * time.Second,
-		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold}
+		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs}
 	var latest *runState
 	allSucceeded := true
 	for _, run := range c.runs.Runs() {
 		if latest == nil || !run.FirstAt().Before(latest.FirstAt()) {
 			latest = run // ties go to the later line: c.runs.Runs() is in line order
 		}
-		state := c.scheduledState(run, def, cfg, mismatched[run.ID()] != nil)
+		state := scheduledState(run, def, cfg, mismatched[run.ID()] != nil)
 		if state != RunSucceeded {
 			allSucceeded = false
 		}
@@ -108,8 +125,8 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			id := latest.ID()
 			s.LatestRunID = &id
 		}
-		if judged.healthy(c.opts.Gate, c.runs.Runs(), latest, allSucceeded, func(r *runState) string {
-			return c.scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
+		if judged.healthy(c.opts.Gate, c.runs.Runs(), latest, allSucceeded, func(r *runState) RunState {
+			return scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
 		}) {
 			s.Verdict = VerdictHealthy
 		}
@@ -118,7 +135,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.LatestRunID = &id
 		healthy := allSucceeded
 		if c.opts.Gate == GateLatest {
-			healthy = c.runStateOf(latest, def, cfg, mismatched[latest.ID()] != nil) == RunSucceeded
+			healthy = runStateOf(latest, def, cfg, mismatched[latest.ID()] != nil) == RunSucceeded
 		}
 		if healthy {
 			s.Verdict = VerdictHealthy
@@ -151,7 +168,7 @@ func (f *foldedRuns) attempts(i int) int {
 
 func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
 	run := f.c.runs.Runs()[i]
-	rr := f.c.foldRun(run, f.c.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
+	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule
 		f.judged.annotate(&rr, i, run, sched, f.c.opts.Now)
@@ -167,13 +184,15 @@ func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
 // started/heartbeat) is more than margin past, or, without a lease, once it
 // has been silent for longer than stale (never for a stream or service fed
 // as never stalling); else its logged status.
-func liveState(a *attemptState, now time.Time, stale, margin time.Duration) string {
+func liveState(a *attemptState, now time.Time, stale, margin time.Duration) StageState {
 	if a.Status() != StatusStarted {
-		return a.Status().String()
+		return StageState(a.Status().String())
 	}
 	stalled := now.Sub(a.LastAt()) > stale && !a.NeverStalls()
-	if lease := a.Recovery().Lease; a.HasRecovery() && !lease.IsZero() && !a.NeverStalls() {
-		stalled = now.After(lease.Add(margin))
+	if a.HasRecovery() && !a.NeverStalls() {
+		if lease := a.Recovery().Lease; !lease.IsZero() {
+			stalled = now.After(lease.Add(margin))
+		}
 	}
 	if stalled {
 		return StageStalled
@@ -185,14 +204,14 @@ func liveState(a *attemptState, now time.Time, stale, margin time.Duration) stri
 // without attempts, else its latest attempt's effective outcome (a
 // resolution or a job-log adjudication wins over what the orchestrator
 // logged), else running or stalled.
-func stageState(run *runState, i int, def *Definition, cfg foldConfig) string {
+func stageState(run *runState, i int, def *Definition, cfg foldConfig) StageState {
 	atts := run.Attempts(i)
 	if len(atts) == 0 {
 		return StagePending
 	}
 	last := &atts[len(atts)-1]
 	if o := last.Outcome(); o != StatusStarted {
-		return o.String()
+		return StageState(o.String())
 	}
 	return liveState(last, cfg.now, cfg.staleFor(&def.Stages[i]), cfg.margin)
 }
@@ -202,7 +221,7 @@ func stageState(run *runState, i int, def *Definition, cfg foldConfig) string {
 // 0. It is the one precedence of run states: the fold takes the run's state
 // from it, the recovery advice finds the stage that decided it
 // (decidedBy). A switch, not a map: it is asked once per stage of every run.
-func runRank(st string) int {
+func runRank(st StageState) int {
 	switch st {
 	case StageUnknown:
 		return 5
@@ -222,16 +241,16 @@ func runRank(st string) int {
 // stalled > running that its stages show, else incomplete when a stage has
 // not succeeded, else succeeded. A job-log OUTCOME_MISMATCH (mismatch) makes
 // it unknown.
-func (c *contractState) runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) string {
+func runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
 	if mismatch {
 		return RunUnknown
 	}
-	def = c.definitionOf(run, def) // a run fed with its own stages (Feed)
-	state, best := RunSucceeded, 0
+	def = cfg.definitionOf(run, def) // a run fed with its own stages (Feed)
+	state, best := RunState(RunSucceeded), 0
 	for i := range def.Stages {
 		st := stageState(run, i, def, cfg)
 		if r := runRank(st); r > best {
-			state, best = st, r // a deciding stage state names its run state
+			state, best = RunState(st), r // a deciding stage state names its run state
 		} else if best == 0 && st != StageSucceeded {
 			state = RunIncomplete
 		}
@@ -290,7 +309,7 @@ func take[T any](pool *[]T, n int) []T {
 // cancelled or is blocked, else pending), and its recovery action. plan is
 // def's dependencies as stage indexes. With an arena the report lives in the
 // arena's storage (see reportArena).
-func (c *contractState) foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
+func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
 	ar.reset()
 	var stagePool *[]StageReport
 	var attemptPool *[]AttemptReport
@@ -301,7 +320,7 @@ func (c *contractState) foldRun(run *runState, def *Definition, plan *stagePlan,
 	var times timeTexts
 	rr := RunReport{
 		RunID:           run.ID(),
-		State:           c.runStateOf(run, def, cfg, mismatch != nil),
+		State:           runStateOf(run, def, cfg, mismatch != nil),
 		DurationSeconds: run.LastAt().Sub(run.FirstAt()).Seconds(),
 		FirstLine:       run.FirstLine(),
 		Stages:          take(stagePool, len(def.Stages)),
@@ -380,8 +399,12 @@ func (tt *timeTexts) text(t time.Time) string {
 // attemptReport fills ar, a zeroed report, with attempt n; the values ar
 // points at are kept in box, and times are formatted through times.
 func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
-	*ar = AttemptReport{Attempt: n, Status: liveState(a, cfg.now, stale, cfg.margin), StartedAt: times.text(a.StartedAt()), Started: a.StartedAt(), Line: a.LastLine()}
-	switch x := a.Recovery(); {
+	*ar = AttemptReport{Attempt: n, Status: string(liveState(a, cfg.now, stale, cfg.margin)), StartedAt: times.text(a.StartedAt()), Started: a.StartedAt(), Line: a.LastLine()}
+	var x runstore.AttemptRecovery // read once, and only when there is one
+	if a.HasRecovery() {
+		x = a.Recovery()
+	}
+	switch {
 	case x.JobOutcome != 0:
 		ar.Status = x.JobOutcome.String()
 		box.ended, ar.Ended = formatTime(x.JobAt), x.JobAt.UTC()
@@ -414,7 +437,6 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 	if !a.HasRecovery() {
 		return
 	}
-	x := a.Recovery()
 	ar.AttemptID = optString(x.AttemptID)
 	ar.Owner = optString(x.Owner)
 	ar.ErrorCode = optString(x.ErrorCode)

@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// Action is what the evidence of a run calls for (Recovery.Action), as the
+// snapshot's JSON writes it.
+type Action string
+
 // Recovery actions: what the evidence of a run calls for (docs/recovery.md).
 const (
 	ActionNone                     = "none"
@@ -24,7 +28,7 @@ const (
 // ordered steps in plain words. Steps quote log text (ids, owners, reasons)
 // unescaped: every sink escapes them.
 type Recovery struct {
-	Action    string   `json:"action"`
+	Action    Action   `json:"action"`
 	RunID     string   `json:"run_id"`
 	Stage     *StageID `json:"stage"`
 	Attempt   *int64   `json:"attempt"`

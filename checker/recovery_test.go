@@ -70,7 +70,7 @@ func clock(h, m, s int) time.Time { return time.Date(2026, 1, 1, h, m, s, 0, tim
 func stageStates(r checker.RunReport) string {
 	var parts []string
 	for _, s := range r.Stages {
-		p := s.Stage.String() + "=" + s.State
+		p := s.Stage.String() + "=" + string(s.State)
 		if s.StatusReason != nil {
 			p += "(" + *s.StatusReason + ")"
 		}
@@ -150,7 +150,7 @@ func TestRecoveryStates(t *testing.T) {
 				t.Fatalf("unexpected violations: %+v", res.Report.Violations)
 			}
 			r := res.Snapshot.Collect()[0]
-			if r.State != tc.state || stageStates(r) != tc.stages || r.Recovery.Action != tc.action || len(res.Snapshot.Warnings) != tc.warnings {
+			if string(r.State) != tc.state || stageStates(r) != tc.stages || string(r.Recovery.Action) != tc.action || len(res.Snapshot.Warnings) != tc.warnings {
 				t.Fatalf("got %s [%s] %s, %d warnings; want %s [%s] %s, %d warnings\n%q",
 					r.State, stageStates(r), r.Recovery.Action, len(res.Snapshot.Warnings), tc.state, tc.stages, tc.action, tc.warnings, r.Recovery.Steps)
 			}
@@ -199,7 +199,7 @@ func TestRecoveryOverdue(t *testing.T) {
 		t.Fatalf("unexpected violations: %+v", res.Report.Violations)
 	}
 	r := res.Snapshot.Collect()[0]
-	got := r.State + " " + r.Recovery.Action + "\n" + strings.Join(r.Recovery.Steps, "\n")
+	got := string(r.State) + " " + string(r.Recovery.Action) + "\n" + strings.Join(r.Recovery.Steps, "\n")
 	want := `overdue wait
 Run r-1 has been in progress 1h55m0s longer than the schedule's max_runtime_seconds; attempt 1 of stage extract in run r-1 is still running, its last sign of life 2m0s ago (line 2).
 Check with the owner local-pid://h/9 that it is making progress; do not start another attempt while this one may be alive.`

@@ -86,7 +86,7 @@ func TestMessages(t *testing.T) {
 	}
 }
 
-// TestStates walks the state transitions of DESIGN.md §3 and asserts each
+// TestStates walks the state transitions of docs/contract.md (States) and asserts each
 // run's state and the verdict.
 func TestStates(t *testing.T) {
 	ok1 := []string{ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "succeeded", t0(1))}
@@ -122,9 +122,9 @@ func TestStates(t *testing.T) {
 			}
 			var states []string
 			for _, r := range res.Snapshot.Collect() {
-				states = append(states, r.RunID+"="+r.State)
+				states = append(states, r.RunID+"="+string(r.State))
 			}
-			if fmt.Sprint(states) != fmt.Sprint(tc.states) || res.Snapshot.Verdict != tc.verdict {
+			if fmt.Sprint(states) != fmt.Sprint(tc.states) || string(res.Snapshot.Verdict) != tc.verdict {
 				t.Fatalf("states %v verdict %s, want %v %s", states, res.Snapshot.Verdict, tc.states, tc.verdict)
 			}
 		})

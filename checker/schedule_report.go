@@ -248,7 +248,7 @@ func sortBySlot[T any](xs []T, slot func(T) time.Time) {
 // are the one that fills it and its duplicates, so a later failed rerun is
 // never hidden by the run that filled the slot first (outside review). With no
 // judged slot yet, gate latest falls back to the latest run.
-func (j *scheduleJudgement) healthy(gate Gate, runs []*runState, latest *runState, allSucceeded bool, state func(*runState) string) bool {
+func (j *scheduleJudgement) healthy(gate Gate, runs []*runState, latest *runState, allSucceeded bool, state func(*runState) RunState) bool {
 	if gate == GateLatest {
 		if len(j.report.Slots) == 0 {
 			return latest != nil && state(latest) == RunSucceeded
@@ -293,8 +293,8 @@ func overdueBy(run *runState, s *Schedule, now time.Time) (time.Duration, bool) 
 
 // scheduledState is the run's state at now, with overdue (between stalled
 // and running) when the schedule has a max runtime the running run is past.
-func (c *contractState) scheduledState(run *runState, def *Definition, cfg foldConfig, mismatch bool) string {
-	st := c.runStateOf(run, def, cfg, mismatch)
+func scheduledState(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
+	st := runStateOf(run, def, cfg, mismatch)
 	if st == RunRunning {
 		if _, over := overdueBy(run, def.Schedule, cfg.now); over {
 			return RunOverdue

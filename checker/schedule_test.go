@@ -769,7 +769,7 @@ func TestGateLatestDuplicateTrigger(t *testing.T) {
 				if err != nil || res.Snapshot == nil {
 					t.Fatalf("%v %+v", err, res.Report.Violations)
 				}
-				if got := res.Snapshot.Verdict; got != tc.want {
+				if got := string(res.Snapshot.Verdict); got != tc.want {
 					t.Errorf("schedule %v: verdict %s, want %s", def.Schedule != nil, got, tc.want)
 				}
 			}

@@ -10,8 +10,19 @@ import (
 // SnapshotVersion is the schema_version of a health snapshot.
 const SnapshotVersion = "greenlight.snapshot/v2"
 
-// Run states, in precedence order (DESIGN.md §3, docs/recovery.md): the first
-// that applies wins. RunOverdue (in progress longer than the schedule's
+// RunState is a run's state in a snapshot (RunReport.State), StageState a
+// stage's (StageReport.State) and Verdict the snapshot's: types of their
+// own, so that a run's state is not taken for a stage's, with the values the
+// snapshot's JSON writes. Their constants below are untyped, as a
+// renderer's helper may switch over run and stage state names together.
+type (
+	RunState   string
+	StageState string
+	Verdict    string
+)
+
+// Run states, in precedence order (docs/contract.md, docs/recovery.md): the
+// first that applies wins. RunOverdue (in progress longer than the schedule's
 // max_runtime_seconds) exists only when the pipeline definition has a schedule.
 const (
 	RunUnknown    = "unknown"
@@ -29,21 +40,21 @@ const (
 // stalled, running (docs/contract.md, docs/recovery.md). The fold ranks stages
 // by it, the recovery advice and the renderers find with it the stage that
 // decided a run.
-func RunPrecedence() []string {
-	return []string{StageUnknown, StageFailed, StageCancelled, StageStalled, StageRunning}
+func RunPrecedence() []StageState {
+	return []StageState{StageUnknown, StageFailed, StageCancelled, StageStalled, StageRunning}
 }
 
 // decidedBy is the stage state that gives a run in state s its state: the
 // state of the same name, except pending for incomplete and running for
 // overdue.
-func decidedBy(s string) string {
+func decidedBy(s RunState) StageState {
 	switch s {
 	case RunIncomplete:
 		return StagePending
 	case RunOverdue:
 		return StageRunning
 	}
-	return s
+	return StageState(s)
 }
 
 // Stage and attempt states. An attempt is running or stalled while it has no
@@ -70,7 +81,7 @@ const (
 // Gate says which runs the verdict looks at.
 type Gate string
 
-// The gate scopes: every run, or only the latest (DESIGN.md §3).
+// The gate scopes: every run, or only the latest (docs/contract.md, States).
 const (
 	GateAll    Gate = "all"
 	GateLatest Gate = "latest"
@@ -86,7 +97,7 @@ type Snapshot struct {
 	GeneratedAt time.Time       `json:"-"`
 	Source      Source          `json:"source"`
 	Options     SnapshotOptions `json:"options"`
-	Verdict     string          `json:"verdict"`
+	Verdict     Verdict         `json:"verdict"`
 	LatestRunID *string         `json:"latest_run_id"`
 	RunCount    int             `json:"run_count"`
 	StateCounts StateCounts     `json:"state_counts"`
@@ -299,12 +310,12 @@ type StateCounts struct {
 
 // RunReport is one run in a snapshot.
 type RunReport struct {
-	RunID           string  `json:"run_id"`
-	State           string  `json:"state"`
-	FirstEventAt    string  `json:"first_event_at"`
-	LastEventAt     string  `json:"last_event_at"`
-	DurationSeconds float64 `json:"duration_seconds"`
-	FirstLine       int     `json:"first_line"`
+	RunID           string   `json:"run_id"`
+	State           RunState `json:"state"`
+	FirstEventAt    string   `json:"first_event_at"`
+	LastEventAt     string   `json:"last_event_at"`
+	DurationSeconds float64  `json:"duration_seconds"`
+	FirstLine       int      `json:"first_line"`
 	// ScheduledFor is the slot the run fills (or duplicates), set only with
 	// a schedule and when the run claims a slot.
 	ScheduledFor *string `json:"scheduled_for,omitempty"`
@@ -324,7 +335,7 @@ type RunReport struct {
 type StageReport struct {
 	Stage        StageID         `json:"stage"`
 	Name         *string         `json:"name"`
-	State        string          `json:"state"`
+	State        StageState      `json:"state"`
 	StatusReason *string         `json:"status_reason"`
 	AttemptCount int             `json:"attempt_count"`
 	Attempts     []AttemptReport `json:"attempts"`

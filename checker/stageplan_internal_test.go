@@ -87,7 +87,7 @@ func markBlockedFixedPoint(rr *RunReport, def *Definition) {
 // random order, with random stage states.
 func TestMarkBlockedMatchesFixedPoint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 7))
-	states := []string{StagePending, StagePending, StagePending, StageFailed, StageSucceeded, StageUnknown, StageCancelled, StageRunning}
+	states := []StageState{StagePending, StagePending, StagePending, StageFailed, StageSucceeded, StageUnknown, StageCancelled, StageRunning}
 	for round := range 300 {
 		n := 1 + rng.IntN(40)
 		// Stage perm[k] may depend only on stages perm[j], j < k: acyclic,

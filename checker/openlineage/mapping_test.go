@@ -502,7 +502,7 @@ func TestMapping(t *testing.T) {
 				return
 			}
 			s := res.Snapshot
-			if s.Verdict != c.verdict {
+			if string(s.Verdict) != c.verdict {
 				t.Errorf("verdict %s, want %s", s.Verdict, c.verdict)
 			}
 			if *s.Source.ReorderedEvents != c.reordered {
@@ -520,7 +520,7 @@ func TestMapping(t *testing.T) {
 			}
 			gotRuns := map[string]string{}
 			for _, r := range s.Collect() {
-				gotRuns[r.RunID] = r.State + ": " + stages(r)
+				gotRuns[r.RunID] = string(r.State) + ": " + stages(r)
 			}
 			if fmt.Sprint(gotRuns) != fmt.Sprint(c.runs) {
 				t.Errorf("runs\n got %v\nwant %v", gotRuns, c.runs)

@@ -143,14 +143,14 @@ func TestSamples(t *testing.T) {
 				}
 			} else {
 				s := res.Snapshot
-				if s.Verdict != c.verdict {
+				if string(s.Verdict) != c.verdict {
 					t.Errorf("verdict %s, want %s", s.Verdict, c.verdict)
 				}
 				if len(s.Collect()) != len(c.runs) {
 					t.Errorf("%d runs, want %d", len(s.Collect()), len(c.runs))
 				}
 				for _, r := range s.Collect() {
-					if want, ok := c.runs[r.RunID]; !ok || r.State != want {
+					if want, ok := c.runs[r.RunID]; !ok || string(r.State) != want {
 						t.Errorf("run %s is %s, want %q", r.RunID, r.State, want)
 					}
 					if n, ok := c.stages[r.RunID]; ok && len(r.Stages) != n {

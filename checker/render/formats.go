@@ -198,7 +198,7 @@ func eachFinding(l *Log, fn func(finding) bool) {
 			return fn(finding{Rule: HealthSlotMissed, Path: l.Path, Message: "missed: " + MissedSummary(m), Key: key(HealthSlotMissed, l.Path, m.ScheduledFor)})
 		}
 		r := row.Run
-		rule := healthRuleOf(r.State)
+		rule := healthRuleOf(string(r.State))
 		if rule == "" {
 			return true
 		}

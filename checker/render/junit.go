@@ -154,7 +154,7 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 	default:
 		s := res.Snapshot
 		timestamp = s.GeneratedAtUTC
-		addProp("greenlight.verdict", s.Verdict)
+		addProp("greenlight.verdict", string(s.Verdict))
 		addProp("greenlight.gate", string(s.Options.Gate))
 		addProp("greenlight.sha256", s.Source.SHA256)
 		addProp("greenlight.run_count", strconv.Itoa(s.RunCount))
@@ -162,13 +162,13 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 			addProp("greenlight.latest_run_id", *s.LatestRunID)
 		}
 		if s.Verdict != checker.VerdictHealthy {
-			verdict, verdictType, verdictMsg = "failure", s.Verdict, Headline(s)
+			verdict, verdictType, verdictMsg = "failure", string(s.Verdict), Headline(s)
 		}
 		forEachRun(s, func(row Row) bool {
 			c.tests++
 			state := StateMissed
 			if row.Run != nil {
-				state = row.Run.State
+				state = string(row.Run.State)
 				c.time += row.Run.DurationSeconds
 			}
 			switch junitOutcome(state) {
@@ -253,7 +253,7 @@ func writeJUnitCase(bw *bufio.Writer, suite string, row Row) {
 	}
 	r := row.Run
 	fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"%s\"", suite, XML(r.RunID), seconds(r.DurationSeconds))
-	outcome := junitOutcome(r.State)
+	outcome := junitOutcome(string(r.State))
 	if outcome == "" {
 		bw.WriteString("/>\n")
 		return

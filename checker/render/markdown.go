@@ -123,9 +123,9 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 		b.WriteString("| ")
 		b.WriteString(Markdown(r.RunID))
 		b.WriteString(" | ")
-		b.WriteString(stateIcon(r.State))
+		b.WriteString(stateIcon(string(r.State)))
 		b.WriteByte(' ')
-		b.WriteString(r.State)
+		b.WriteString(string(r.State))
 		b.WriteString(" | ")
 		num := strconv.AppendInt(scratch[:0], int64(ok), 10)
 		num = append(num, '/')
@@ -189,7 +189,7 @@ func writeUnhealthyRun(b io.Writer, r *checker.RunReport, first bool) {
 	if first {
 		io.WriteString(b, "\n### Unhealthy runs\n")
 	}
-	fmt.Fprintf(b, "\n#### %s run %s: %s\n\n", stateIcon(r.State), Markdown(r.RunID), r.State)
+	fmt.Fprintf(b, "\n#### %s run %s: %s\n\n", stateIcon(string(r.State)), Markdown(r.RunID), r.State)
 	if rec := recoveryMarkdown(&r.Recovery); rec != "" {
 		io.WriteString(b, rec+"\n")
 	}
@@ -198,7 +198,7 @@ func writeUnhealthyRun(b io.Writer, r *checker.RunReport, first bool) {
 	for k := range r.Stages {
 		st := &r.Stages[k]
 		if len(st.Attempts) == 0 {
-			fmt.Fprintf(b, "| %s | %s %s | | | | | | |\n", Markdown(StageLabel(st)), stateIcon(st.State), st.State)
+			fmt.Fprintf(b, "| %s | %s %s | | | | | | |\n", Markdown(StageLabel(st)), stateIcon(string(st.State)), st.State)
 			continue
 		}
 		for _, a := range st.Attempts {
@@ -215,7 +215,7 @@ func writeUnhealthyRun(b io.Writer, r *checker.RunReport, first bool) {
 				errText = Markdown(*a.Error)
 			}
 			fmt.Fprintf(b, "| %s | %s %s | %d | %s | %s | %s | %s | %s |\n",
-				Markdown(StageLabel(st)), stateIcon(st.State), st.State, a.Attempt, a.Status, a.StartedAt, ended, rc, errText)
+				Markdown(StageLabel(st)), stateIcon(string(st.State)), st.State, a.Attempt, a.Status, a.StartedAt, ended, rc, errText)
 		}
 	}
 }
@@ -301,7 +301,7 @@ func markdownSchedule(b *bufio.Writer, s *checker.Snapshot) {
 		}
 		s.EachRun(func(r *checker.RunReport) bool {
 			if st, ok := states[r.RunID]; ok && st == "" {
-				states[r.RunID] = r.State
+				states[r.RunID] = string(r.State)
 			}
 			return true
 		})

@@ -72,9 +72,9 @@ func gatherMetrics(l *Log) metricsOf {
 		if r == nil {
 			return true
 		}
-		m.runs[r.State]++
+		m.runs[string(r.State)]++
 		if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
-			m.latest = r.State
+			m.latest = string(r.State)
 		}
 		if r.State == checker.RunSucceeded {
 			if t, err := time.Parse(time.RFC3339Nano, r.LastEventAt); err == nil {

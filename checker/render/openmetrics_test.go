@@ -92,7 +92,7 @@ func TestOpenMetrics(t *testing.T) {
 				want("greenlight_runs", float64(n), "state", state)
 			}
 			if latest := s.Latest(); latest != nil {
-				want("greenlight_latest_run_state", 1, "state", latest.State)
+				want("greenlight_latest_run_state", 1, "state", string(latest.State))
 				if n := len(families["greenlight_latest_run_state"].Metric); n != 8 {
 					t.Errorf("greenlight_latest_run_state has %d series, want 8", n)
 				}

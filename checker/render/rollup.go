@@ -117,7 +117,7 @@ func BuildRollup(inputs []RollupInput, now time.Time, maxAge time.Duration) (*Ro
 			continue
 		}
 		e.Log = &s.Source.Path
-		e.Verdict = s.Verdict
+		e.Verdict = string(s.Verdict)
 		g, gate := s.GeneratedAtUTC, string(s.Options.Gate)
 		e.GeneratedAtUTC, e.Gate = &g, &gate
 		e.LatestRunID = s.LatestRunID
@@ -129,11 +129,11 @@ func BuildRollup(inputs []RollupInput, now time.Time, maxAge time.Duration) (*Ro
 			}
 			r := row.Run
 			if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
-				st := r.State
+				st := string(r.State)
 				e.LatestRunState = &st
 			}
 			if r.State != checker.RunSucceeded {
-				e.UnhealthyRuns = append(e.UnhealthyRuns, RollupRun{RunID: r.RunID, State: r.State})
+				e.UnhealthyRuns = append(e.UnhealthyRuns, RollupRun{RunID: r.RunID, State: string(r.State)})
 			}
 			return true
 		})
@@ -191,9 +191,9 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	forEachRun(s, func(row Row) bool {
 		if r := row.Run; r != nil {
 			n++
-			counts[r.State]++
+			counts[string(r.State)]++
 			if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
-				latestState = r.State
+				latestState = string(r.State)
 			}
 			if n == 1 || !r.FirstEvent.Before(latestAt) {
 				latestID, latestAt = r.RunID, r.FirstEvent
@@ -234,7 +234,7 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		var at time.Time
 		forEachRun(s, func(row Row) bool {
 			if r := row.Run; r != nil && r.ScheduledFor != nil && *r.ScheduledFor == slot.ScheduledFor && (id == "" || !r.FirstEvent.Before(at)) {
-				id, state, at = r.RunID, r.State, r.FirstEvent
+				id, state, at = r.RunID, string(r.State), r.FirstEvent
 			}
 			return true
 		})

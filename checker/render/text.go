@@ -226,7 +226,7 @@ func writeText(w io.Writer, s *checker.Snapshot, maxHeld int) error {
 		}
 		r := row.Run
 		pad(Terminal(r.RunID), runWidth)
-		pad(r.State, stateWidth)
+		pad(string(r.State), stateWidth)
 		d := Detail(r)
 		bw.WriteString(Terminal(d.Summary))
 		if d.HasErr {

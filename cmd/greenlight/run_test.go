@@ -286,7 +286,7 @@ func TestRunKilledWrapperStalls(t *testing.T) {
 		s := checkSnapshot(t, log, "1", c.now)
 		r := s.Collect()[0]
 		a := r.Stages[0].Attempts[0]
-		if r.State != c.state || a.StaleCandidate != c.stale || r.Recovery.Action != c.action || a.Owner == nil || *a.Owner != owner {
+		if string(r.State) != c.state || a.StaleCandidate != c.stale || string(r.Recovery.Action) != c.action || a.Owner == nil || *a.Owner != owner {
 			t.Errorf("at %s: run %s, stale candidate %v, action %s, owner %v; want %s, %v, %s, %s", c.now, r.State, a.StaleCandidate, r.Recovery.Action, deref(a.Owner), c.state, c.stale, c.action, owner)
 		}
 	}

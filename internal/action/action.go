@@ -104,10 +104,10 @@ type inputs struct {
 	opts            checker.Options
 }
 
-// Main runs action mode and returns the exit code of DESIGN.md §6: 2 when a
-// log is invalid or the inputs, files or runner environment are unusable; 1
-// in check mode when every log is valid, one is unhealthy and
-// fail-on-unhealthy is true; 0 otherwise. It never calls os.Exit.
+// Main runs action mode and returns the exit code (docs/action.md, Exit
+// codes): 2 when a log is invalid or the inputs, files or runner
+// environment are unusable; 1 in check mode when every log is valid, one is
+// unhealthy and fail-on-unhealthy is true; 0 otherwise. It never calls os.Exit.
 func Main(env Env) (code int) {
 	gh := env.GH
 	defer func() {
@@ -477,7 +477,7 @@ func outputs(logs []render.LogResult, verdict, snapshot string) map[string]strin
 	}
 	latestID, latestState := "", ""
 	if r := render.LatestRun(logs); r != nil {
-		latestID, latestState = r.Run.RunID, r.Run.State
+		latestID, latestState = r.Run.RunID, string(r.Run.State)
 	}
 	return map[string]string{
 		"verdict":          verdict,

@@ -24,7 +24,7 @@ import (
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
-// Exit codes (DESIGN.md §6).
+// Exit codes (docs/contract.md, Command line).
 const (
 	ExitOK        = 0 // valid log; with --fail-on-unhealthy, also healthy
 	ExitUnhealthy = 1 // valid log, unhealthy, and --fail-on-unhealthy given

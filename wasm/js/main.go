@@ -148,8 +148,8 @@ func check(_ js.Value, args []js.Value) any {
 		listed := map[string]int{}
 		latest := res.Snapshot.LatestRunID
 		err := render.WriteSnapshotSubset(&view, res.Snapshot, func(r *checker.RunReport) bool {
-			listed[r.State]++
-			keep := listed[r.State] <= perState || (latest != nil && r.RunID == *latest)
+			listed[string(r.State)]++
+			keep := listed[string(r.State)] <= perState || (latest != nil && r.RunID == *latest)
 			if keep {
 				details[r.RunID] = render.Detail(r).Summary
 			}

@@ -61,7 +61,7 @@ func again(t *testing.T, ctx context.Context, js string) shown {
 func runStates(s *checker.Snapshot) (ids, states []string) {
 	for _, r := range s.Collect() {
 		ids = append(ids, r.RunID)
-		states = append(states, r.State)
+		states = append(states, string(r.State))
 	}
 	return ids, states
 }
@@ -74,7 +74,7 @@ func sameRuns(t *testing.T, s shown, want *checker.Snapshot) {
 		t.Fatalf("the native check found the log invalid; the page shows %+v", s)
 	}
 	ids, states := runStates(want)
-	if s.Error != "" || s.Verdict != want.Verdict || !slices.Equal(s.Runs, ids) || !slices.Equal(s.States, states) {
+	if s.Error != "" || s.Verdict != string(want.Verdict) || !slices.Equal(s.Runs, ids) || !slices.Equal(s.States, states) {
 		t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, ids, states)
 	}
 }

@@ -254,7 +254,7 @@ func TestViewerInBrowser(t *testing.T) {
 		attempts := 0
 		for _, r := range want.Collect() {
 			wantRuns = append(wantRuns, r.RunID)
-			wantStates = append(wantStates, r.State)
+			wantStates = append(wantStates, string(r.State))
 			for _, st := range r.Stages {
 				attempts += len(st.Attempts)
 				if st.State == checker.StageFailed {
@@ -262,7 +262,7 @@ func TestViewerInBrowser(t *testing.T) {
 				}
 			}
 		}
-		if s.Verdict != want.Verdict || strings.Join(s.Runs, " ") != strings.Join(wantRuns, " ") ||
+		if s.Verdict != string(want.Verdict) || strings.Join(s.Runs, " ") != strings.Join(wantRuns, " ") ||
 			strings.Join(s.States, " ") != strings.Join(wantStates, " ") {
 			t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, wantRuns, wantStates)
 		}
@@ -475,7 +475,7 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 		s := settle(t, ctx)
 		want := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now}).Snapshot
-		if s.Verdict != want.Verdict || len(s.Runs) != want.RunCount || s.Error != "" {
+		if s.Verdict != string(want.Verdict) || len(s.Runs) != want.RunCount || s.Error != "" {
 			t.Fatalf("report shows %+v; native: %s, %d runs", s, want.Verdict, want.RunCount)
 		}
 		screenshot(t, ctx, filepath.Join(t.TempDir(), "report.png"))
@@ -523,14 +523,14 @@ func TestViewerRecoveryStates(t *testing.T) {
 	blocked := 0
 	for _, r := range want.Collect() {
 		runs = append(runs, r.RunID)
-		states = append(states, r.State)
+		states = append(states, string(r.State))
 		for _, st := range r.Stages {
 			if st.State == "blocked" {
 				blocked++
 			}
 		}
 	}
-	if s.Verdict != want.Verdict || strings.Join(s.Runs, " ") != strings.Join(runs, " ") || strings.Join(s.States, " ") != strings.Join(states, " ") {
+	if s.Verdict != string(want.Verdict) || strings.Join(s.Runs, " ") != strings.Join(runs, " ") || strings.Join(s.States, " ") != strings.Join(states, " ") {
 		t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, runs, states)
 	}
 	if !contains(s.States, "unknown") || !contains(s.States, "cancelled") || blocked == 0 {

@@ -118,8 +118,8 @@ func TestJSModuleUnderNode(t *testing.T) {
 				seen := map[string]bool{}
 				var want bytes.Buffer
 				if err := render.WriteSnapshotSubset(&want, res.Snapshot, func(run *checker.RunReport) bool {
-					keep := !seen[run.State] || run.RunID == *res.Snapshot.LatestRunID
-					seen[run.State] = true
+					keep := !seen[string(run.State)] || run.RunID == *res.Snapshot.LatestRunID
+					seen[string(run.State)] = true
 					return keep
 				}); err != nil {
 					t.Fatal(err)
