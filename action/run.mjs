@@ -56,10 +56,15 @@ export function guestPath(p, platform = process.platform) {
   return '/' + m[1].toUpperCase() + '/' + m[2].replaceAll('\\', '/');
 }
 
-/** True when child is parent or lies below it. */
-function within(child, parent) {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+/** hostPath is Node's path module for the runner's platform. */
+function hostPath(platform) {
+  return platform === 'win32' ? path.win32 : path.posix;
+}
+
+/** True when child is parent or lies below it (P: path.posix or path.win32). */
+function within(child, parent, P) {
+  const rel = P.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !P.isAbsolute(rel));
 }
 
 /**
@@ -67,19 +72,22 @@ function within(child, parent) {
  * preopens (guest path to host path): the working directory (the workspace
  * on a runner), GITHUB_WORKSPACE, the directories of the file-command files
  * and RUNNER_TEMP. A directory inside another one listed is left out.
+ * platform is the runner's (process.platform; the tests pass win32 to see
+ * a Windows runner's mapping on any host).
  */
-export function preopens(env, cwd) {
+export function preopens(env, cwd, platform = process.platform) {
+  const P = hostPath(platform);
   const dirs = [cwd];
   if (env.GITHUB_WORKSPACE) dirs.push(env.GITHUB_WORKSPACE);
   for (const k of ['GITHUB_OUTPUT', 'GITHUB_STEP_SUMMARY']) {
-    if (env[k]) dirs.push(path.dirname(path.resolve(cwd, env[k])));
+    if (env[k]) dirs.push(P.dirname(P.resolve(cwd, env[k])));
   }
   if (env.RUNNER_TEMP) dirs.push(env.RUNNER_TEMP);
-  const abs = [...new Set(dirs.map((d) => path.resolve(cwd, d)))];
+  const abs = [...new Set(dirs.map((d) => P.resolve(cwd, d)))];
   const out = {};
   for (const d of abs) {
-    if (abs.some((o) => o !== d && within(d, o))) continue;
-    out[guestPath(d)] = d;
+    if (abs.some((o) => o !== d && within(d, o, P))) continue;
+    out[guestPath(d, platform)] = d;
   }
   return out;
 }
@@ -91,19 +99,25 @@ export function preopens(env, cwd) {
  * a wasip1 program takes as its working directory, and the Go garbage
  * collector's pacing that action mode sets for itself (wasm/wasip1), given
  * here too so that it holds from the runtime's start: the package
- * initialization then collects less, a tenth of the sample's start-up.
+ * initialization then collects less, a tenth of the sample's start-up. On
+ * a Windows runner it also sets GREENLIGHT_HOST_PATHS=windows, so that
+ * action mode maps the paths in the inputs (D:\a\repo\logs\x.jsonl,
+ * logs\x.jsonl) as guestPath maps the preopens (internal/action GuestPath),
+ * while the snapshot output keeps the path as given.
  */
-export function moduleEnv(env, cwd) {
+export function moduleEnv(env, cwd, platform = process.platform) {
+  const P = hostPath(platform);
   const out = {};
   for (const [k, v] of Object.entries(env)) {
     if (k.startsWith('INPUT_')) out[k] = v;
   }
   for (const k of GITHUB_VARS) {
-    if (env[k] !== undefined) out[k] = guestPath(path.resolve(cwd, env[k]));
+    if (env[k] !== undefined) out[k] = guestPath(P.resolve(cwd, env[k]), platform);
   }
-  out.PWD = guestPath(cwd);
+  out.PWD = guestPath(cwd, platform);
   out.GOGC = '400';
   out.GOMEMLIMIT = '3GiB';
+  if (platform === 'win32') out.GREENLIGHT_HOST_PATHS = 'windows';
   return out;
 }
 
@@ -159,21 +173,26 @@ function sha256File(file) {
 }
 
 /**
- * releasedModule returns the bytes of dist/greenlight-wasip1.wasm after
- * checking them against dist/greenlight-wasip1.wasm.sha256, or null when
- * this ref has no dist/. A module that does not match its checksum is an
- * error.
+ * releasedModule reads dist/greenlight-wasip1.wasm, hands its bytes to
+ * compile (which starts V8's compile on its background threads and returns
+ * a promise of the module), checks the bytes against
+ * dist/greenlight-wasip1.wasm.sha256 on the main thread meanwhile, and
+ * returns compile's promise; null when this ref has no dist/. A module
+ * that does not match its checksum is an error and is never instantiated:
+ * compiling only decodes and validates, it runs nothing.
  */
-function releasedModule() {
+function releasedModule(compile) {
   const wasm = path.join(actionRoot, 'dist', 'greenlight-wasip1.wasm');
   if (!fs.existsSync(wasm)) return null;
   const sum = fs.readFileSync(wasm + '.sha256', 'utf8').split(/\s+/)[0];
   const bytes = fs.readFileSync(wasm);
+  const module = compile(bytes);
   const got = createHash('sha256').update(bytes).digest('hex');
   if (got !== sum) {
+    module.catch(() => {});
     throw new Error(`dist/greenlight-wasip1.wasm has sha256 ${got}, but dist/greenlight-wasip1.wasm.sha256 says ${sum}`);
   }
-  return bytes;
+  return module;
 }
 
 /** releasedVersion is dist/VERSION, or "" without one. */
@@ -303,7 +322,7 @@ async function copyOut(file, stream) {
  * non-blocking pipe (a step's stdout) a write past the pipe's 64 KB fails
  * with EAGAIN, which the module reports as "write /dev/stdout: Try again".
  */
-async function runWasm(bytes, env, cwd, header) {
+async function runWasm(compiled, env, cwd, header) {
   const tmpRoot = env.RUNNER_TEMP && fs.existsSync(env.RUNNER_TEMP) ? env.RUNNER_TEMP : os.tmpdir();
   const tmp = fs.mkdtempSync(path.join(tmpRoot, 'greenlight-'));
   const outFile = path.join(tmp, 'stdout');
@@ -323,10 +342,7 @@ async function runWasm(bytes, env, cwd, header) {
       stderr: errFd,
       returnOnExit: true,
     });
-    const t = tier(eventBytes(env, cwd));
-    v8.setFlagsFromString(t.flags);
-    header = header.replace(/\n$/, `, ${t.name}\n`);
-    const module = await WebAssembly.compile(bytes);
+    const module = await compiled;
     const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
     process.stdout.write(header);
     code = wasi.start(instance);
@@ -371,14 +387,19 @@ export async function main(env = process.env, cwd = process.cwd()) {
       const bin = await nativeBinary(env, log);
       return runNative(bin, env, cwd, `greenlight ${version}, engine native: ${notes.join('; ')}\n`);
     }
-    let bytes = releasedModule();
-    if (bytes) {
+    // The compile tier's flags must be set before the module is compiled.
+    const t = tier(eventBytes(env, cwd));
+    v8.setFlagsFromString(t.flags);
+    const compile = (bytes) => WebAssembly.compile(bytes);
+    let compiled = releasedModule(compile);
+    if (compiled) {
       log(`released module dist/greenlight-wasip1.wasm (sha256 checked) under node ${process.version}`);
     } else {
-      bytes = fs.readFileSync(buildFromSource('wasm', env, log));
+      compiled = compile(fs.readFileSync(buildFromSource('wasm', env, log)));
       log(`module run under node ${process.version}`);
     }
-    return await runWasm(bytes, env, cwd, `greenlight ${version}, engine wasm: ${notes.join('; ')}\n`);
+    compiled.catch(() => {}); // runWasm awaits it; this only keeps an early error from going unhandled
+    return await runWasm(compiled, env, cwd, `greenlight ${version}, engine wasm: ${notes.join('; ')}, ${t.name}\n`);
   } catch (err) {
     for (const n of notes) process.stdout.write(`greenlight: ${n}\n`);
     return fail(env, String(err && err.message ? err.message : err));

@@ -8,10 +8,8 @@ package checker
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strings"
 	"time"
@@ -72,6 +70,10 @@ type Options struct {
 	// WebCrypto's digest, because SHA-256 compiled to WebAssembly runs at
 	// about 20 MB/s.
 	SHA256 string
+	// ToolVersion is the version of the program that checks, for the
+	// snapshot's tool.version ("greenlight version" prints it); empty means
+	// DevelVersion.
+	ToolVersion string
 	// Progress, when not nil, is called with the number of bytes of the log
 	// read so far, from the goroutine that called Check, about every
 	// ProgressEvery bytes and once when reading ends.
@@ -144,79 +146,7 @@ type Result struct {
 // when opts are unusable or reading r fails; a broken contract is not an
 // error but a Report with Valid false.
 func Check(r io.Reader, opts Options) (*Result, error) {
-	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
-		return nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
-	}
-	opts, err := opts.normalized()
-	if err != nil {
-		return nil, err
-	}
-	c := newContractState(opts)
-	if opts.JobLog != nil {
-		if c.jobLog, err = readJobLog(opts.JobLog, opts.JobLogFile, opts.MaxLineBytes); err != nil {
-			return nil, err
-		}
-	}
-	var h hash.Hash
-	if opts.SHA256 == "" {
-		h = sha256.New()
-	} else if !isSHA256Hex(opts.SHA256) {
-		return nil, fmt.Errorf("checker: Options.SHA256 %q is not 64 lowercase hex digits", opts.SHA256)
-	}
-	var offset int64
-	var lines int
-	if opts.Resume != nil || opts.Checkpoint {
-		if h == nil {
-			return nil, errors.New("checker: a checkpoint needs the log's SHA-256 computed by Check, not Options.SHA256")
-		}
-		if opts.Resume != nil {
-			if offset, lines, err = c.resume(opts.Resume, r, h); err != nil {
-				return nil, err
-			}
-		}
-	}
-	tail := &tailReader{r: r, newline: offset > 0}
-	r = tail
-	if offset == 0 {
-		var fault *eventline.Fault
-		var stop bool
-		r, fault, stop, err = eventline.Sniff(r)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
-		}
-		if fault != nil {
-			c.violate(1, RuleID(fault.Kind), fault.Msg, nil)
-		}
-		if stop {
-			return &Result{Report: c.report}, nil
-		}
-	}
-	lr := eventline.NewLineReader(r, opts.MaxLineBytes, h)
-	lr.CountFrom(lines)
-	cfg := eventline.Config{MaxLineBytes: opts.MaxLineBytes, Strict: opts.Strict, SchemaEveryEvent: opts.SchemaEveryEvent, Progress: opts.Progress}
-	if err := eventline.Read(lr, &cfg, c.apply); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", displayFile(opts.File), err)
-	}
-	digest := opts.SHA256
-	if h != nil {
-		digest = hex.EncodeToString(h.Sum(nil))
-	}
-	res := &Result{Report: c.report}
-	if !c.report.Valid {
-		return res, nil
-	}
-	if opts.Checkpoint {
-		if res.Checkpoint, res.NoCheckpoint, err = c.checkpointOf(offset+lr.BytesRead(), lr.Line(), h, tail.newline); err != nil {
-			return nil, err
-		}
-	}
-	res.Snapshot = c.snapshot(Source{
-		Path:       opts.File,
-		SHA256:     digest,
-		EventCount: c.events,
-		LineCount:  lr.Line(),
-	})
-	return res, nil
+	return CheckFiles([]LogFile{{Path: opts.File, R: r}}, opts)
 }
 
 func displayFile(f string) string {
@@ -269,6 +199,8 @@ type contractState struct {
 	jobLog     *jobLog
 	// line is the event being checked (apply, Feed.Run).
 	line lineCheck
+	// files are the log's files read so far (CheckFiles), for locate.
+	files []fileSpan
 }
 
 func newContractState(opts Options) *contractState {
@@ -352,7 +284,8 @@ type eventRef struct {
 }
 
 func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef) {
-	v := Violation{File: c.opts.File, Line: line, Rule: rule, Message: msg}
+	file, line := c.locate(line)
+	v := Violation{File: file, Line: line, Rule: rule, Message: msg}
 	if ref != nil {
 		st := ref.stage
 		v.RunID, v.Stage, v.Attempt = ref.run, &st, ref.attempt

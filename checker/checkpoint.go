@@ -30,16 +30,17 @@ const CheckpointVersion = "greenlight.state/v1"
 var checkpointMagic = []byte(CheckpointVersion + "\n")
 
 // CheckpointFile is where a checkpoint's check stopped in one file of the
-// log: its name as given, how it was stored (Compression: "none" today),
-// the bytes of its text read (Offset, always the end of a line) and the
-// lines in them.
+// log: its name as given, how it was stored (Compression: CompressionNone;
+// a log with a compressed file leaves no checkpoint), the bytes of its text
+// read (Offset: the file's whole length, except in the last file, where it
+// is always the end of a line) and the lines in them.
 type CheckpointFile struct {
 	File        string
 	Compression string
 	Offset      int64
 	Lines       int
-	// hashState is the file's crypto/sha256 digest state after Offset
-	// bytes (encoding.BinaryMarshaler's form).
+	// hashState is the file's own crypto/sha256 digest state after
+	// Offset bytes (encoding.BinaryMarshaler's form).
 	hashState []byte
 }
 
@@ -185,11 +186,13 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	if d.Fault() != "" {
 		return nil, damaged(d.Fault())
 	}
-	if len(cp.files) != 1 {
-		return bad("it lists %d files; this greenlight resumes a log of one file", len(cp.files))
+	if len(cp.files) == 0 {
+		return bad("it lists no file")
 	}
-	if c := cp.files[0].Compression; c != "none" {
-		return bad("its file was stored as %.20q; this greenlight resumes an uncompressed file", c)
+	for _, f := range cp.files {
+		if f.Compression != CompressionNone {
+			return bad("it lists a file stored as %.20q; this greenlight resumes uncompressed files only", f.Compression)
+		}
 	}
 	cp.fold = d.Rest()
 	return cp, nil
@@ -228,23 +231,18 @@ func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	return int64(n), err
 }
 
-// resume verifies that the log r starts with the bytes cp read and loads
-// cp's fold state into c: it reads cp's prefix of r into h at hash speed,
-// without decoding it, and compares the SHA-256 state. A damaged fold
-// state is a *CheckpointError, a prefix that does not fit a
-// *StateMismatchError. It returns the
-// prefix's length and lines.
-func (c *contractState) resume(cp *Checkpoint, r io.Reader, h hash.Hash) (offset int64, lines int, err error) {
-	f := cp.files[0]
-	mismatch := func(format string, args ...any) (int64, int, error) {
-		return 0, 0, &StateMismatchError{File: c.opts.File, Offset: f.Offset, Reason: fmt.Sprintf(format, args...)}
+// fits checks what of cp can be checked before any file is read: the
+// options it was written under, its latest event against now, and that
+// the log still has as many files as cp read. A misfit is a
+// *StateMismatchError.
+func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
+	last := cp.files[len(cp.files)-1]
+	mismatch := func(format string, args ...any) error {
+		return &StateMismatchError{File: c.opts.File, Offset: last.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
-	// The file's name is not compared: the hash proves the bytes, and
-	// the name in every output is the one given now (a log named
-	// ./events.jsonl one time and events.jsonl the next is one log).
 	settings, err := settingsOf(c.opts)
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	if what := cp.settings.differs(settings); what != "" {
 		return mismatch("it was written under other options: %s differs", what)
@@ -253,66 +251,130 @@ func (c *contractState) resume(cp *Checkpoint, r io.Reader, h hash.Hash) (offset
 		return mismatch("it holds an event at %s, after --now %s plus the %d s clock skew (a full check would find it in the future)",
 			formatTime(cp.maxEvent), formatTime(c.opts.Now), int64(c.skew/time.Second))
 	}
-	// The prefix is hashed on another core while the fold state is
-	// decoded: neither needs the other until both are done.
-	type hashed struct {
-		n   int64
-		err error
+	if len(files) < len(cp.files) {
+		return mismatch("it read %d files, and the log has %d now (rotated away)", len(cp.files), len(files))
 	}
-	done := make(chan hashed, 1)
-	go func() {
-		n, err := io.CopyBuffer(h, io.LimitReader(r, f.Offset), make([]byte, 1<<20))
-		done <- hashed{n, err}
-	}()
-	foldErr := c.decodeFold(cp.fold)
-	prefix := <-done
-	if foldErr != nil {
-		return 0, 0, foldErr // a damaged checkpoint is never a mismatch to recheck
-	}
-	if prefix.err != nil {
-		return 0, 0, prefix.err
-	}
-	if prefix.n < f.Offset {
-		return mismatch("the log has only %d bytes (truncated, or rotated away)", prefix.n)
-	}
-	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
-	if err != nil {
-		return 0, 0, err
-	}
-	if !bytes.Equal(state, f.hashState) {
-		return mismatch("its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", f.Offset)
-	}
-	c.events = cp.events
-	return f.Offset, f.Lines, nil
+	return nil
 }
 
-// checkpointOf builds the checkpoint of a valid check that read offset
-// bytes and lines lines of the log into h; ok is false with the reason
-// when the state cannot be resumed exactly.
+// startFold decodes cp's fold state into c on another goroutine, while the
+// files' prefixes are hashed, and returns the function that waits for it
+// (any number of times). Nothing but the decoding touches c's fold state
+// until it has been waited for.
+func (c *contractState) startFold(cp *Checkpoint) func() error {
+	done := make(chan error, 1)
+	go func() { done <- c.decodeFold(cp.fold) }()
+	var err error
+	waited := false
+	return func() error {
+		if !waited {
+			err, waited = <-done, true
+		}
+		return err
+	}
+}
+
+// resumeFile verifies that file i of the log starts with the bytes cp's
+// file i held, reading them from r at hash speed, without decoding: into
+// own (the file's own digest, in a log of several files) or else into h
+// (the log's). A file before cp's last must also have ended there. At cp's
+// last file, the log's digest h takes cp's state of it. A misfit is a
+// *StateMismatchError naming the file. The file's name is not compared:
+// the hash proves the bytes, and every output names the file as given now.
+func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader, own, h hash.Hash) error {
+	want := cp.files[i]
+	mismatch := func(format string, args ...any) error {
+		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
+	}
+	if f.Stored != nil {
+		return mismatch("the file is compressed now, and a checkpoint resumes uncompressed files only")
+	}
+	fh, sink := h, io.Writer(h)
+	if own != nil {
+		fh, sink = own, io.Discard // r hashes into own as it is read
+	}
+	n, err := io.CopyBuffer(sink, io.LimitReader(r, want.Offset), make([]byte, 1<<20))
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
+	}
+	if n < want.Offset {
+		what := "the log" // of one file
+		if own != nil {
+			what = "the file"
+		}
+		return mismatch("%s has only %d bytes (truncated, or rotated away)", what, n)
+	}
+	state, err := hashState(fh)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(state, want.hashState) {
+		return mismatch("its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", want.Offset)
+	}
+	if i < len(cp.files)-1 {
+		var b [1]byte
+		if n, err := io.ReadFull(r, b[:]); n > 0 {
+			return mismatch("the file grew after the checkpoint, and only the last file it read may (the log's later lines would move)")
+		} else if err != nil && err != io.EOF {
+			return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
+		}
+		return nil
+	}
+	if own != nil {
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(cp.logHash); err != nil {
+			return damaged("its log digest state: " + err.Error())
+		}
+	}
+	c.events = cp.events
+	return nil
+}
+
+// hashState is h's crypto/sha256 digest state.
+func hashState(h hash.Hash) ([]byte, error) {
+	return h.(encoding.BinaryMarshaler).MarshalBinary()
+}
+
+// locateWarnings turns the lines of the retry-brake warnings a checkpoint
+// held, counted across the log's files as the checkpoint keeps them, into
+// their file and line within it, once the files the checkpoint read are in
+// c.files.
+func (c *contractState) locateWarnings() {
+	for i := range c.warnings {
+		c.warnings[i].File, c.warnings[i].Line = c.locate(c.warnings[i].Line)
+	}
+}
+
+// checkpointOf builds the checkpoint of a valid check that read the files
+// read (in reading order, each with where it stopped and its digest state)
+// into the log digest h; endsWithNewline tells whether the last file's
+// last byte is a newline. The checkpoint is nil with the reason when the
+// state cannot be resumed exactly.
 //
 // A check resumed from a checkpoint that read nothing after it gets that
 // very checkpoint back (Options.Resume): its bytes are the ones the check
 // would write, and a shell may leave the file as it is.
-func (c *contractState) checkpointOf(offset int64, lines int, h hash.Hash, endsWithNewline bool) (cp *Checkpoint, why string, err error) {
-	if r := c.opts.Resume; r != nil && offset == r.files[0].Offset {
+func (c *contractState) checkpointOf(read []CheckpointFile, h hash.Hash, endsWithNewline bool) (cp *Checkpoint, why string, err error) {
+	last := read[len(read)-1]
+	if r := c.opts.Resume; r != nil && len(read) == len(r.files) && last.Offset == r.files[len(r.files)-1].Offset {
 		return r, "", nil
 	}
-	if offset > 0 && !endsWithNewline {
-		return nil, "the log's last line has no newline, and a line may still be being written: the next check could not tell", nil
+	for _, f := range read {
+		if f.Compression != CompressionNone {
+			return nil, fmt.Sprintf("%s is %s-compressed, and a checkpoint resumes uncompressed files only", displayFile(f.File), f.Compression), nil
+		}
 	}
-	if h == nil {
-		return nil, "the log's SHA-256 was given (Options.SHA256), not computed", nil
+	if last.Offset > 0 && !endsWithNewline {
+		return nil, "the log's last line has no newline, and a line may still be being written: the next check could not tell", nil
 	}
 	settings, err := settingsOf(c.opts)
 	if err != nil {
 		return nil, "", err
 	}
-	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	state, err := hashState(h)
 	if err != nil {
 		return nil, "", err
 	}
-	cp = &Checkpoint{settings: settings, events: c.events, c: c, logHash: state,
-		files: []CheckpointFile{{File: c.opts.File, Compression: "none", Offset: offset, Lines: lines, hashState: state}}}
+	cp = &Checkpoint{settings: settings, events: c.events, c: c, logHash: state, files: read}
 	for _, run := range c.runs.Runs() {
 		if t := run.LastAt(); t.After(cp.maxEvent) {
 			cp.maxEvent = t

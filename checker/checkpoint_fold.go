@@ -16,8 +16,14 @@ import (
 func (c *contractState) encodeFold(e *runstore.Encoder) error {
 	e.Uvarint(uint64(len(c.opts.Definition.Stages)))
 	e.Uvarint(uint64(len(c.warnings)))
+	j := 0 // the file of the warning, in c.files: warnings come in line order
 	for _, w := range c.warnings {
-		e.Uvarint(uint64(w.Line))
+		j = c.fileOf(w, j)
+		line := w.Line
+		if j < len(c.files) {
+			line += c.files[j].base
+		}
+		e.Uvarint(uint64(line)) // across the log's files
 		e.String(string(w.Rule))
 		e.String(w.Message)
 		e.String(w.RunID)
@@ -46,6 +52,20 @@ func (c *contractState) encodeFold(e *runstore.Encoder) error {
 	return nil
 }
 
+// fileOf is the index in c.files of the file warning w is in, from index
+// j on: the first of that name whose lines reach w's line.
+func (c *contractState) fileOf(w Violation, j int) int {
+	for k := j; k < len(c.files); k++ {
+		if c.files[k].path != w.File {
+			continue
+		}
+		if k == len(c.files)-1 || w.Line <= c.files[k+1].base-c.files[k].base {
+			return k
+		}
+	}
+	return j
+}
+
 func writeStage(e *runstore.Encoder, s StageID) {
 	e.Bool(s.Str != "")
 	if s.Str != "" {
@@ -71,7 +91,8 @@ func (c *contractState) decodeFold(b []byte) error {
 		d.Fail("another number of stages")
 	}
 	for range d.Count() {
-		w := Violation{File: c.opts.File, Line: int(d.Uvarint())}
+		// The line is across the log's files until locateWarnings.
+		w := Violation{Line: int(d.Uvarint())}
 		w.Rule, w.Message, w.RunID = RuleID(d.String()), d.String(), d.String()
 		if d.Bool() {
 			st := readStage(d)

@@ -59,6 +59,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	stale := c.staleAfter()
 	s := &Snapshot{
 		SchemaVersion:  SnapshotVersion,
+		Tool:           toolOf(c.opts),
 		GeneratedAtUTC: formatTime(c.opts.Now),
 		GeneratedAt:    c.opts.Now.UTC(),
 		Source:         src,
@@ -318,10 +319,11 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		stagePool, attemptPool, boxPool = &ar.stages, &ar.attempts, &ar.boxes
 	}
 	var times timeTexts
+	first, last := run.FirstAt(), run.LastAt()
 	rr := RunReport{
 		RunID:           run.ID(),
 		State:           runStateOf(run, def, cfg, mismatch != nil),
-		DurationSeconds: run.LastAt().Sub(run.FirstAt()).Seconds(),
+		DurationSeconds: last.Sub(first).Seconds(),
 		FirstLine:       run.FirstLine(),
 		Stages:          take(stagePool, len(def.Stages)),
 	}
@@ -340,9 +342,9 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		}
 	}
 	// A run's first and last events are some attempt's start and end.
-	rr.FirstEventAt = times.text(run.FirstAt())
-	rr.LastEventAt = times.text(run.LastAt())
-	rr.FirstEvent, rr.LastEvent = run.FirstAt(), run.LastAt()
+	rr.FirstEventAt = times.text(first)
+	rr.LastEventAt = times.text(last)
+	rr.FirstEvent, rr.LastEvent = first, last
 	markBlocked(&rr, plan)
 	rr.Recovery = recoveryFor(&rr, def, mismatch)
 	return rr
@@ -379,8 +381,7 @@ type timeTexts struct {
 	texts [8]string
 }
 
-// text returns formatTime of the time sec seconds and nsec nanoseconds
-// after the Unix epoch.
+// text returns formatTime(t), from the cache when t was formatted before.
 func (tt *timeTexts) text(t time.Time) string {
 	sec, nsec := t.Unix(), int32(t.Nanosecond())
 	for i := range tt.n {
@@ -399,7 +400,8 @@ func (tt *timeTexts) text(t time.Time) string {
 // attemptReport fills ar, a zeroed report, with attempt n; the values ar
 // points at are kept in box, and times are formatted through times.
 func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
-	*ar = AttemptReport{Attempt: n, Status: string(liveState(a, cfg.now, stale, cfg.margin)), StartedAt: times.text(a.StartedAt()), Started: a.StartedAt(), Line: a.LastLine()}
+	started, last := a.StartedAt(), a.LastAt()
+	*ar = AttemptReport{Attempt: n, Status: string(liveState(a, cfg.now, stale, cfg.margin)), StartedAt: times.text(started), Started: started, Line: a.LastLine()}
 	var x runstore.AttemptRecovery // read once, and only when there is one
 	if a.HasRecovery() {
 		x = a.Recovery()
@@ -408,12 +410,12 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 	case x.JobOutcome != 0:
 		ar.Status = x.JobOutcome.String()
 		box.ended, ar.Ended = formatTime(x.JobAt), x.JobAt.UTC()
-		box.dur = max(x.JobAt.Sub(a.StartedAt()).Seconds(), 0)
+		box.dur = max(x.JobAt.Sub(started).Seconds(), 0)
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 		from, line := "job_log", x.JobLine
 		ar.AdjudicatedFrom, ar.JobLogLine = &from, &line
 	case a.Status() == StatusStarted:
-		silent := cfg.now.Sub(a.LastAt())
+		silent := cfg.now.Sub(last)
 		if silent < 0 {
 			silent = 0
 		}
@@ -422,8 +424,8 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 		ar.StaleCandidate = ar.Status == StageStalled
 	case a.Status() == StatusUnknown:
 	default:
-		box.ended, ar.Ended = times.text(a.LastAt()), a.LastAt()
-		box.dur = a.LastAt().Sub(a.StartedAt()).Seconds()
+		box.ended, ar.Ended = times.text(last), last
+		box.dur = last.Sub(started).Seconds()
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 	}
 	if rc, ok := a.Returncode(); ok {

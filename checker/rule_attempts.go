@@ -23,7 +23,7 @@ var duplicateStartRule = Rule{ID: RuleDuplicateStart, Family: familyAttempts,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if a := x.attempt(); a != nil {
-			return x.who() + " started a second time (first start on line " + fmt.Sprint(a.StartLine()) + "); a retry is a new attempt number"
+			return x.who() + " started a second time (first start on " + c.lineText(a.StartLine()) + "); a retry is a new attempt number"
 		}
 		return ""
 	}}
@@ -61,7 +61,7 @@ var duplicateTerminalRule = Rule{ID: RuleDuplicateTerminal, Family: familyAttemp
 	Statuses: outcomes, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if a := x.attempt(); a.Status() != StatusStarted {
-			return fmt.Sprintf("%s %s, but it already %s on line %d", x.who(), x.ev.Status, a.Status(), a.LastLine())
+			return fmt.Sprintf("%s %s, but it already %s on %s", x.who(), x.ev.Status, a.Status(), c.lineText(a.LastLine()))
 		}
 		return ""
 	}}

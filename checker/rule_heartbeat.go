@@ -31,7 +31,7 @@ var heartbeatAfterTerminalRule = Rule{ID: RuleHeartbeatAfterTerminal, Family: fa
 	Statuses: []Status{StatusHeartbeat}, on: onLog, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if a := x.attempt(); a.Status() != StatusStarted {
-			return fmt.Sprintf("%s sent a heartbeat, but it already ended %s on line %d", x.who(), a.Status(), a.LastLine())
+			return fmt.Sprintf("%s sent a heartbeat, but it already ended %s on %s", x.who(), a.Status(), c.lineText(a.LastLine()))
 		}
 		return ""
 	}}

@@ -32,7 +32,7 @@ const (
 
 var invalidJSONRule = Rule{ID: RuleInvalidJSON, Family: familyReading,
 	Summary: "a line is not one JSON object",
-	Detail:  "Each line must hold exactly one JSON object in valid UTF-8, with nothing after it. A blank line (in the middle or an extra empty line at the end), a truncated last line, a byte-order mark and trailing data are violations; a last line without its newline is accepted. A byte-order mark at the start of the file is one violation and the first line is read past it, so nothing cascades from it; a gzip or zstd file (first bytes 1f 8b, or 28 b5 2f fd) is one violation that says so, and the rest of it is not read.",
+	Detail:  "Each line must hold exactly one JSON object in valid UTF-8, with nothing after it. A blank line (in the middle or an extra empty line at the end), a truncated last line, a byte-order mark and trailing data are violations; a last line without its newline is accepted. A byte-order mark at the start of the file is one violation and the first line is read past it, so nothing cascades from it; every greenlight command reads a gzip or zstd file decompressed (told by its first bytes, not its name), and a stream that is truncated or corrupt is one violation on the line where its text broke off, naming the file; a file of another compressed or archive format (bzip2, xz, zip, 7z, or a gzip or zstd file inside one) is one violation that says so, and the rest of it is not read.",
 	Example: `{"run_id":"r-1","stage":"extract",`}
 
 var lineTooLongRule = Rule{ID: RuleLineTooLong, Family: familyReading,

@@ -57,7 +57,7 @@ var duplicateResolutionRule = resolutionRule(Rule{ID: RuleDuplicateResolution,
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:03:00Z","resolution":"succeeded","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7","manual_completion":true}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		if prev := a.Recovery().Resolution; prev != nil {
-			return fmt.Sprintf("%s was already resolved %s on line %d; a resolution is final", x.who(), prev.Outcome, prev.Line)
+			return fmt.Sprintf("%s was already resolved %s on %s; a resolution is final", x.who(), prev.Outcome, c.lineText(prev.Line))
 		}
 		return ""
 	})
@@ -82,7 +82,7 @@ var resolutionOfSucceededAttemptRule = resolutionRule(Rule{ID: RuleResolutionOfS
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
 		if a.Status() == StatusSucceeded {
-			return fmt.Sprintf("%s was resolved, but it succeeded on line %d", x.who(), a.LastLine())
+			return fmt.Sprintf("%s was resolved, but it succeeded on %s", x.who(), c.lineText(a.LastLine()))
 		}
 		return ""
 	})

@@ -30,7 +30,7 @@ var retryAfterCancellationRule = Rule{ID: RuleRetryAfterCancellation, Family: fa
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if prev := x.previous(); prev != nil && prev.Outcome() == StatusCancelled {
-			return fmt.Sprintf("%s started, but attempt %d was resolved cancelled on line %d; a cancelled stage is not retried", x.who(), x.ev.Attempt-1, prev.Recovery().Resolution.Line)
+			return fmt.Sprintf("%s started, but attempt %d was resolved cancelled on %s; a cancelled stage is not retried", x.who(), x.ev.Attempt-1, c.lineText(prev.Recovery().Resolution.Line))
 		}
 		return ""
 	}}

@@ -43,7 +43,7 @@ var conflictingScheduledForRule = Rule{ID: RuleConflictingScheduledFor, Family: 
 	check: func(c *contractState, x *lineCheck) string {
 		ev, run := x.ev, x.run
 		if slot, line, ok := run.ScheduledFor(); ev.HasScheduledFor && ok && !ev.ScheduledFor.Equal(slot) {
-			return fmt.Sprintf("scheduled_for %s differs from %s given on line %d for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(slot), line, run.ID())
+			return fmt.Sprintf("scheduled_for %s differs from %s given on %s for run %s; a run fills one slot", formatTime(ev.ScheduledFor), formatTime(slot), c.lineText(line), run.ID())
 		}
 		return ""
 	}}

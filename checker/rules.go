@@ -192,7 +192,8 @@ func (c *contractState) record(x *lineCheck) {
 		c.runs.AddAttempt(run, si, a)
 		if x.warning != "" {
 			st := ev.Stage
-			c.warnings = append(c.warnings, Violation{File: c.opts.File, Line: ev.Line, Rule: RuleRetryPastBrake, Message: x.warning, RunID: run.ID(), Stage: &st, Attempt: ev.Attempt})
+			file, line := c.locate(ev.Line)
+			c.warnings = append(c.warnings, Violation{File: file, Line: line, Rule: RuleRetryPastBrake, Message: x.warning, RunID: run.ID(), Stage: &st, Attempt: ev.Attempt})
 		}
 	case StatusHeartbeat:
 		recordHeartbeat(x.attempt(), ev)

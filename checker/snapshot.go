@@ -91,7 +91,9 @@ const (
 // is the document's key order; times are RFC 3339 UTC strings and durations
 // float seconds.
 type Snapshot struct {
-	SchemaVersion  string `json:"schema_version"`
+	SchemaVersion string `json:"schema_version"`
+	// Tool is the program that wrote the snapshot and its version.
+	Tool           Tool   `json:"tool"`
 	GeneratedAtUTC string `json:"generated_at_utc"`
 	// GeneratedAt is GeneratedAtUTC as a value: the check's now, in UTC.
 	GeneratedAt time.Time       `json:"-"`
@@ -237,6 +239,10 @@ type Source struct {
 	SHA256     string `json:"sha256"`
 	EventCount int    `json:"event_count"`
 	LineCount  int    `json:"line_count"`
+	// Files lists the log's files in reading order, for a native log
+	// (CheckFiles); nil for OpenLineage. EventCount and LineCount count all
+	// of them, and SHA256 hashes their text, one after the other.
+	Files []SourceFile `json:"files,omitempty"`
 	// InputFormat is "openlineage" for an OpenLineage log, empty for native.
 	InputFormat string `json:"input_format,omitempty"`
 	// ReorderedEvents counts the OpenLineage events put back in eventTime

@@ -7,9 +7,11 @@
 package render
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Terminal makes untrusted text safe for a terminal: when s holds a control
@@ -79,6 +81,89 @@ func Markdown(s string) string {
 				b.WriteString(strconv.QuoteRune(r))
 				continue
 			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// XML escapes untrusted text for an XML 1.0 attribute value or character
+// data: the five markup characters become entities, tab, line feed and
+// carriage return become character references (so an attribute keeps them
+// and no parser normalizes them away), and every character XML 1.0 cannot
+// hold at all (U+0000 to U+001F other than those three, U+FFFE, U+FFFF) is
+// replaced visibly by its escape \uXXXX (the notation of JSON and Go: ESC
+// becomes \u001b), and a byte that is not UTF-8 by \xHH (docs/formats.md):
+// nothing is dropped.
+func XML(s string) string { return xmlEscape(s, true) }
+
+// XMLText escapes untrusted text for XML character data as XML does, but
+// keeps tab and line feed as they are: in an element's text they survive
+// parsing, and a failure's message stays readable in a CI's test view.
+func XMLText(s string) string { return xmlEscape(s, false) }
+
+func xmlEscape(s string, attr bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+			i++
+			continue
+		}
+		i += size
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\'':
+			b.WriteString("&apos;")
+		case '\t':
+			if !attr {
+				b.WriteByte('\t')
+				continue
+			}
+			b.WriteString("&#x9;")
+		case '\n':
+			if !attr {
+				b.WriteByte('\n')
+				continue
+			}
+			b.WriteString("&#xA;")
+		case '\r':
+			b.WriteString("&#xD;")
+		default:
+			if r < 0x20 || r == 0xFFFE || r == 0xFFFF {
+				fmt.Fprintf(&b, `\u%04x`, r)
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// labelValue escapes a label value for the text exposition: backslash,
+// double quote and line feed are escaped; every other control character
+// is written as \uXXXX visibly (the format has no escape for it).
+func labelValue(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\\u%04x`, r)
+		default:
 			b.WriteRune(r)
 		}
 	}

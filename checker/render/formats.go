@@ -35,6 +35,11 @@ type Log struct {
 	// Problem says why there is no usable result (a roll-up's unreadable,
 	// invalid, stale or tampered snapshot); such a log is unhealthy.
 	Problem string
+	// FilePath, for a log of several files, turns one file's name (a
+	// violation's file, an entry of source.files) into the form of Path, so
+	// that a finding points at its own file and line; nil: every finding
+	// is in Path.
+	FilePath func(file string) string
 }
 
 // PipelineName is the name the CI formats give a log's pipeline: the
@@ -166,6 +171,9 @@ func eachFinding(l *Log, fn func(finding) bool) {
 	}
 	violation := func(v checker.Violation, warning bool) bool {
 		f := finding{Rule: string(v.Rule), Warning: warning, Path: l.Path, Line: v.Line, Message: v.Message}
+		if l.FilePath != nil {
+			f.Path = l.FilePath(v.File)
+		}
 		if v.RunID != "" && v.Stage != nil {
 			f.Key = key(f.Rule, l.Path, v.RunID, v.Stage.String(), fmt.Sprint(v.Attempt))
 		} else {
@@ -211,6 +219,11 @@ func eachFinding(l *Log, fn func(finding) bool) {
 		if p := RunProblem(r); p.Stage != nil {
 			f.Line = p.Attempt.Line
 			f.Key = key(rule, l.Path, r.RunID, p.Stage.Stage.String(), fmt.Sprint(p.Attempt.Attempt))
+		}
+		if l.FilePath != nil {
+			// The snapshot counts lines across the log's files.
+			file, line := s.Source.Locate(f.Line)
+			f.Path, f.Line = l.FilePath(file), line
 		}
 		return fn(f)
 	})

@@ -7,72 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
-
-// XML escapes untrusted text for an XML 1.0 attribute value or character
-// data: the five markup characters become entities, tab, line feed and
-// carriage return become character references (so an attribute keeps them
-// and no parser normalizes them away), and every character XML 1.0 cannot
-// hold at all (U+0000 to U+001F other than those three, U+FFFE, U+FFFF) is
-// replaced visibly by its escape \uXXXX (the notation of JSON and Go: ESC
-// becomes \u001b), and a byte that is not UTF-8 by \xHH (docs/formats.md):
-// nothing is dropped.
-func XML(s string) string { return xmlEscape(s, true) }
-
-// XMLText escapes untrusted text for XML character data as XML does, but
-// keeps tab and line feed as they are: in an element's text they survive
-// parsing, and a failure's message stays readable in a CI's test view.
-func XMLText(s string) string { return xmlEscape(s, false) }
-
-func xmlEscape(s string, attr bool) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-			i++
-			continue
-		}
-		i += size
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '"':
-			b.WriteString("&quot;")
-		case '\'':
-			b.WriteString("&apos;")
-		case '\t':
-			if !attr {
-				b.WriteByte('\t')
-				continue
-			}
-			b.WriteString("&#x9;")
-		case '\n':
-			if !attr {
-				b.WriteByte('\n')
-				continue
-			}
-			b.WriteString("&#xA;")
-		case '\r':
-			b.WriteString("&#xD;")
-		default:
-			if r < 0x20 || r == 0xFFFE || r == 0xFFFF {
-				fmt.Fprintf(&b, `\u%04x`, r)
-				continue
-			}
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
 
 // JUnit outcomes of a testcase: what a run state becomes (docs/formats.md).
 // A failed, cancelled or incomplete run is a failure (the pipeline did not

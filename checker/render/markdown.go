@@ -6,70 +6,49 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
-// stateIcon marks a run or stage state for people scanning a table.
-func stateIcon(state string) string {
-	switch state {
-	case checker.RunSucceeded:
-		return "✅"
-	case checker.RunFailed:
-		return "❌"
-	case checker.RunStalled:
-		return "⏸️"
-	case checker.RunOverdue:
-		return "⌛"
-	case checker.RunRunning:
-		return "⏳"
-	case StateMissed:
-		return "🚫"
-	case checker.RunIncomplete, checker.StagePending:
-		return "⚠️"
-	case checker.RunUnknown:
-		return "❓"
-	case checker.RunCancelled:
-		return "🚫"
-	case checker.StageBlocked:
-		return "⛔"
-	}
-	return "❔"
-}
-
-// MarkdownOptions bound a Markdown rendering. MaxRuns caps the rows of the
-// runs table and the unhealthy-run details (0: no cap). MaxErrorRunes cuts
-// each attempt's error text after that many characters, marking the cut
-// with "…" (0: no cut).
+// MarkdownOptions bound a Markdown rendering. List says which rows the
+// runs table lists (the zero value: the default listing, Select's, as the
+// text output; List.All: every row in the log's order). MaxRuns caps the
+// rows of the runs table and the unhealthy-run details further (0: no cap
+// beyond List's). MaxErrorRunes cuts each attempt's error text after that
+// many characters, marking the cut with "…" (0: no cut).
 type MarkdownOptions struct {
+	List          ListOptions
 	MaxRuns       int
 	MaxErrorRunes int
 }
 
-// MarkdownReport renders a snapshot as a Markdown report: the verdict headline, a
-// table of runs, and the details of every unhealthy run. All log text is
-// escaped with Markdown. WriteMarkdownReport writes the same bytes without
-// holding them.
+// MarkdownReport renders a snapshot as a Markdown report: the verdict
+// headline, a table of the listed runs, a note on those not shown, the
+// schedule, warnings and inconsistencies, and the details of every listed
+// unhealthy run. All log text is escaped with Markdown.
+// WriteMarkdownReport writes the same bytes without holding them.
 func MarkdownReport(s *checker.Snapshot, o MarkdownOptions) string {
 	var b strings.Builder
 	WriteMarkdownReport(&b, s, o) // a strings.Builder never fails
 	return b.String()
 }
 
-// WriteMarkdownReport writes MarkdownReport's bytes to w run by run (a
-// streamed snapshot stays streamed: the runs table and the unhealthy-run
-// details are a pass over the runs each), and returns the first write
-// error; after one it stops reading runs.
+// WriteMarkdownReport writes MarkdownReport's bytes to w, and returns the
+// first write error. By default the table lists Select's rows, the latest
+// unhealthy rows then the latest runs, each group latest first, read in
+// one pass over the runs that holds only them. With o.List.All a streamed
+// snapshot stays streamed: the runs table and the unhealthy-run details
+// are a pass over the runs each, and after a write error it stops reading
+// runs.
 func WriteMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions) error {
 	return writeMarkdownReport(w, s, o, maxHeldDetails)
 }
 
-// writeMarkdownReport is WriteMarkdownReport keeping at most maxHeld bytes
-// of unhealthy-run details while it writes the runs table.
-func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, maxHeld int) error {
-	b := bufio.NewWriterSize(w, 64<<10)
-	failed := func() bool { _, err := b.Write(nil); return err != nil }
+// markdownHead writes the verdict heading and the headline paragraph; it
+// reports false, having said so, when there is no row to list.
+func markdownHead(b *bufio.Writer, s *checker.Snapshot) bool {
 	icon := "✅"
 	if s.Verdict != checker.VerdictHealthy {
 		icon = "❌"
@@ -82,10 +61,113 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 		if s.Schedule != nil {
 			markdownSchedule(b, s)
 		}
-		return b.Flush()
+		return false
 	}
 	b.WriteString("| run | state | stages succeeded | attempts | duration | detail |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
+	return true
+}
+
+// writeMarkdownRow writes one row of the runs table; scratch is reused
+// storage for its numbers. now is the check's now: a run still in progress
+// has lasted until then (RunSeconds), not only until its last event.
+func writeMarkdownRow(b *bufio.Writer, row Row, now time.Time, maxErrorRunes int, scratch *[]byte) {
+	if row.Missed != nil {
+		// The summary holds only slot times greenlight formatted, no log text.
+		fmt.Fprintf(b, "| _no run_ | %s %s | | | | %s |\n", stateIcon(StateMissed), StateMissed, MissedSummary(row.Missed))
+		return
+	}
+	r := clipErrors(row.Run, maxErrorRunes)
+	ok := 0
+	for _, st := range r.Stages {
+		if st.State == checker.StageSucceeded {
+			ok++
+		}
+	}
+	// The row is written piece by piece: a report of a million runs
+	// should leave little garbage behind each.
+	b.WriteString("| ")
+	b.WriteString(Markdown(r.RunID))
+	b.WriteString(" | ")
+	b.WriteString(stateIcon(string(r.State)))
+	b.WriteByte(' ')
+	b.WriteString(string(r.State))
+	b.WriteString(" | ")
+	num := strconv.AppendInt((*scratch)[:0], int64(ok), 10)
+	num = append(num, '/')
+	num = strconv.AppendInt(num, int64(len(r.Stages)), 10)
+	num = append(num, " | "...)
+	num = strconv.AppendInt(num, int64(attemptCount(r)), 10)
+	*scratch = append(num, " | "...)
+	b.Write(*scratch)
+	b.WriteString(Duration(RunSeconds(r, now)))
+	b.WriteString(" | ")
+	if r.State != checker.RunSucceeded {
+		d := Detail(r)
+		b.WriteString(Markdown(d.Summary))
+		if d.HasErr {
+			b.WriteString(": " + Markdown(d.Error))
+		}
+	}
+	b.WriteString(" |\n")
+}
+
+// writeMarkdownListing writes the default Markdown report (Select's rows).
+func writeMarkdownListing(b *bufio.Writer, s *checker.Snapshot, o MarkdownOptions) error {
+	if !markdownHead(b, s) {
+		return b.Flush()
+	}
+	lo := o.List
+	maxUnhealthy, maxLatest := lo.caps()
+	if o.MaxRuns > 0 {
+		lo.MaxUnhealthy, lo.Latest = min(maxUnhealthy, o.MaxRuns), min(maxLatest, o.MaxRuns)
+	}
+	l := Select(s, lo)
+	var scratch []byte
+	rows := l.Rows()
+	for _, row := range rows {
+		writeMarkdownRow(b, row, s.GeneratedAt, o.MaxErrorRunes, &scratch)
+	}
+	var more []string
+	if l.MoreUnhealthy > 0 {
+		more = append(more, words.Count(l.MoreUnhealthy, "more unhealthy run"))
+	}
+	if l.MoreMissed > 0 {
+		more = append(more, words.Count(l.MoreMissed, "more missed slot"))
+	}
+	if l.MoreSucceeded > 0 {
+		more = append(more, words.Count(l.MoreSucceeded, "more succeeded run"))
+	}
+	if len(more) > 0 {
+		fmt.Fprintf(b, "\n_Listed: the latest unhealthy runs and missed slots, then the latest runs. Not shown: %s; `greenlight check --format json` lists every run._\n", strings.Join(more, ", "))
+	}
+	if s.Schedule != nil {
+		markdownSchedule(b, s)
+	}
+	if n := noticesMarkdown(s); n != "" {
+		b.WriteString("\n" + n)
+	}
+	first := true
+	for _, row := range rows {
+		if r := row.Run; r != nil && r.State != checker.RunSucceeded {
+			writeUnhealthyRun(b, clipErrors(r, o.MaxErrorRunes), first)
+			first = false
+		}
+	}
+	return b.Flush()
+}
+
+// writeMarkdownReport is WriteMarkdownReport keeping at most maxHeld bytes
+// of unhealthy-run details while it writes the runs table (List.All).
+func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, maxHeld int) error {
+	b := bufio.NewWriterSize(w, 64<<10)
+	if !o.List.All {
+		return writeMarkdownListing(b, s, o)
+	}
+	failed := func() bool { _, err := b.Write(nil); return err != nil }
+	if !markdownHead(b, s) {
+		return b.Flush()
+	}
 	// Without a row cap, the unhealthy-run details, which follow the
 	// schedule and notices, are kept as the rows are written, up to
 	// maxHeldDetails bytes; else a second pass over the runs writes them.
@@ -106,46 +188,9 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 			return false
 		}
 		shown++
-		if row.Missed != nil {
-			// The summary holds only slot times greenlight formatted, no log text.
-			fmt.Fprintf(b, "| _no run_ | %s %s | | | | %s |\n", stateIcon(StateMissed), StateMissed, MissedSummary(row.Missed))
-			return true
-		}
-		r := clipErrors(row.Run, o.MaxErrorRunes)
-		ok := 0
-		for _, st := range r.Stages {
-			if st.State == checker.StageSucceeded {
-				ok++
-			}
-		}
-		// The row is written piece by piece: a report of a million runs
-		// should leave little garbage behind each.
-		b.WriteString("| ")
-		b.WriteString(Markdown(r.RunID))
-		b.WriteString(" | ")
-		b.WriteString(stateIcon(string(r.State)))
-		b.WriteByte(' ')
-		b.WriteString(string(r.State))
-		b.WriteString(" | ")
-		num := strconv.AppendInt(scratch[:0], int64(ok), 10)
-		num = append(num, '/')
-		num = strconv.AppendInt(num, int64(len(r.Stages)), 10)
-		num = append(num, " | "...)
-		num = strconv.AppendInt(num, int64(attemptCount(r)), 10)
-		scratch = append(num, " | "...)
-		b.Write(scratch)
-		b.WriteString(Duration(r.DurationSeconds))
-		b.WriteString(" | ")
-		if r.State != checker.RunSucceeded {
-			d := Detail(r)
-			b.WriteString(Markdown(d.Summary))
-			if d.HasErr {
-				b.WriteString(": " + Markdown(d.Error))
-			}
-		}
-		b.WriteString(" |\n")
-		if held && r.State != checker.RunSucceeded {
-			writeUnhealthyRun(&details, r, unhealthy == 0)
+		writeMarkdownRow(b, row, s.GeneratedAt, o.MaxErrorRunes, &scratch)
+		if r := row.Run; r != nil && held && r.State != checker.RunSucceeded {
+			writeUnhealthyRun(&details, clipErrors(r, o.MaxErrorRunes), unhealthy == 0)
 			unhealthy++
 			if details.Len() > maxHeld {
 				held, details = false, strings.Builder{}
@@ -164,21 +209,20 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 		return b.Flush()
 	}
 	unhealthy = 0
-	s.EachRun(func(r *checker.RunReport) bool {
+	for r := range s.Runs() {
 		if failed() {
-			return false
+			break
 		}
 		if r.State == checker.RunSucceeded {
-			return true
+			continue
 		}
 		if o.MaxRuns > 0 && unhealthy == o.MaxRuns {
 			b.WriteString("\n_More unhealthy runs not shown._\n")
-			return false
+			break
 		}
 		writeUnhealthyRun(b, clipErrors(r, o.MaxErrorRunes), unhealthy == 0)
 		unhealthy++
-		return true
-	})
+	}
 	return b.Flush()
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
@@ -227,28 +226,6 @@ func WriteOpenMetrics(w io.Writer, logs []Log, o OpenMetricsOptions) error {
 		}))
 	bw.WriteString("# EOF\n")
 	return bw.Flush()
-}
-
-// labelValue escapes a label value for the text exposition: backslash,
-// double quote and line feed are escaped; every other control character
-// is written as \uXXXX visibly (the format has no escape for it).
-func labelValue(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // metricValue formats a sample value: the shortest decimal that reads back

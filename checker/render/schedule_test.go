@@ -37,24 +37,46 @@ func hostileSchedule(t *testing.T) *checker.Snapshot {
 	return res.Snapshot
 }
 
-// TestScheduleText pins the terminal output: missed slots as rows in time
-// order, the schedule line, and notes with every run id escaped.
+// TestScheduleText pins the terminal output: missed slots as rows, listed
+// with the unhealthy rows first (latest first) by default and in time order
+// among the runs with --all-runs, the schedule line, and notes with every
+// run id escaped.
 func TestScheduleText(t *testing.T) {
-	got := render.Text(hostileSchedule(t))
-	want := `greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
+	const notes = `schedule: cron "0 2 * * *" in UTC, 4 slots judged, 2 missed; next slot 2026-11-29T02:00:00Z (due by 2026-11-29T02:30:00Z)
+  late: run "late\"\u202e" claims slot 2026-11-26T02:00:00Z by scheduled_for but started 30m0s after it was due (first event 2026-11-26T03:00:00Z)
+  duplicate: run [dup](http://x) is a second run for slot 2026-11-26T02:00:00Z, which run "late\"\u202e" fills
+  unscheduled: run <b>noon</b> started at 2026-11-27T12:00:00Z, outside every slot's window; it fills no slot
+greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
+`
+	for _, c := range []struct {
+		name string
+		o    render.ListOptions
+		want string
+	}{
+		{"default", render.ListOptions{}, `greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
+  (no run)         missed     slot 2026-11-27T02:00:00Z: no run started by 2026-11-27T02:30:00Z
+  (no run)         missed     slot 2026-11-25T02:00:00Z: no run started by 2026-11-25T02:30:00Z
+  n-28             succeeded  1 stage, 1 attempt, 9m55s
+  <b>noon</b>      succeeded  1 stage, 1 attempt, 10m0s
+  "late\"\u202e"   succeeded  1 stage, 1 attempt, 10m0s
+  [dup](http://x)  succeeded  1 stage, 1 attempt, 9m55s
+` + notes},
+		{"all runs", render.ListOptions{All: true}, `greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
   (no run)         missed     slot 2026-11-25T02:00:00Z: no run started by 2026-11-25T02:30:00Z
   "late\"\u202e"   succeeded  1 stage, 1 attempt, 10m0s
   [dup](http://x)  succeeded  1 stage, 1 attempt, 9m55s
   (no run)         missed     slot 2026-11-27T02:00:00Z: no run started by 2026-11-27T02:30:00Z
   <b>noon</b>      succeeded  1 stage, 1 attempt, 10m0s
   n-28             succeeded  1 stage, 1 attempt, 9m55s
-schedule: cron "0 2 * * *" in UTC, 4 slots judged, 2 missed; next slot 2026-11-29T02:00:00Z (due by 2026-11-29T02:30:00Z)
-  late: run "late\"\u202e" claims slot 2026-11-26T02:00:00Z by scheduled_for but started 30m0s after it was due (first event 2026-11-26T03:00:00Z)
-  duplicate: run [dup](http://x) is a second run for slot 2026-11-26T02:00:00Z, which run "late\"\u202e" fills
-  unscheduled: run <b>noon</b> started at 2026-11-27T12:00:00Z, outside every slot's window; it fills no slot
-`
-	if got != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+` + notes},
+	} {
+		var b strings.Builder
+		if err := render.WriteTextOptions(&b, hostileSchedule(t), render.TextOptions{List: c.o}); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); got != c.want {
+			t.Errorf("%s: got:\n%s\nwant:\n%s", c.name, got, c.want)
+		}
 	}
 }
 

@@ -11,17 +11,17 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 )
 
-// tabwriterText is Text as it was written with text/tabwriter, which holds
-// every row until it flushes: the reference WriteText's two passes must
-// match byte for byte.
-func tabwriterText(s *checker.Snapshot) string {
+// tabwriterText is the text output of rows as it was written with
+// text/tabwriter, which holds every row until it flushes: the reference
+// that WriteTextOptions's padding must match byte for byte.
+func tabwriterText(s *checker.Snapshot, rows []render.Row) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "greenlight: %s\n", render.Headline(s))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	render.EachRow(s, func(row render.Row) bool {
+	for _, row := range rows {
 		if row.Missed != nil {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", render.NoRun, render.StateMissed, render.MissedSummary(row.Missed))
-			return true
+			continue
 		}
 		d := render.Detail(row.Run)
 		detail := render.Terminal(d.Summary)
@@ -29,8 +29,7 @@ func tabwriterText(s *checker.Snapshot) string {
 			detail += ": " + render.Terminal(d.Error)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", render.Terminal(row.Run.RunID), row.Run.State, detail)
-		return true
-	})
+	}
 	tw.Flush()
 	return b.String()
 }
@@ -78,16 +77,34 @@ func TestWriteTextMatchesTabwriter(t *testing.T) {
 		fmt.Fprintf(&b, `{"run_id":"%s","stage":1,"attempt":1,"status":"%s","timestamp_utc":"2026-11-%02dT02:10:00Z"%s}`+"\n", id, status, day, extra)
 	}
 	whole, streamed := streamedLog(t, b.String(), def, time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC))
-	want := tabwriterText(whole)
-	got := render.Text(whole)
-	if !strings.HasPrefix(got, want) {
+	// Every row, in the log's order, padded from a pass over the ids.
+	var rows []render.Row
+	render.EachRow(whole, func(r render.Row) bool { rows = append(rows, r); return true })
+	all := func(s *checker.Snapshot) string {
+		var b strings.Builder
+		if err := render.WriteTextOptions(&b, s, render.TextOptions{List: render.ListOptions{All: true}}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	got := all(whole)
+	if want := tabwriterText(whole, rows); !strings.HasPrefix(got, want) {
 		t.Fatalf("rows differ from text/tabwriter's:\n%s\nwant:\n%s", got, want)
 	}
-	if s := render.Text(streamed); s != got {
+	if s := all(streamed); s != got {
 		t.Errorf("streamed snapshot:\n%s\nheld:\n%s", s, got)
 	}
 	if !strings.Contains(got, "  (no run)   ") {
 		t.Errorf("no missed row in\n%s", got)
+	}
+	// The default listing, padded from the rows it lists.
+	l := render.Select(whole, render.ListOptions{})
+	got = render.Text(whole)
+	if want := tabwriterText(whole, l.Rows()); !strings.HasPrefix(got, want) {
+		t.Fatalf("default rows differ from text/tabwriter's:\n%s\nwant:\n%s", got, want)
+	}
+	if s := render.Text(streamed); s != got {
+		t.Errorf("streamed snapshot:\n%s\nheld:\n%s", s, got)
 	}
 }
 
@@ -124,13 +141,13 @@ func TestJobSummaryStreamed(t *testing.T) {
 		fmt.Fprintf(&b, `{"run_id":"r-%02d","stage":1,"attempt":1,"status":"%s","timestamp_utc":"%s"%s}`+"\n", i, status, day.Add(time.Minute).Format(time.RFC3339), extra)
 	}
 	whole, streamed := streamedLog(t, b.String(), def, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
-	for _, limit := range []int{0, 12_000} {
+	for _, limit := range []int{0, 9_000} {
 		want := render.JobSummary(render.SummaryCheck, []render.LogResult{{File: "x.jsonl", Snapshot: whole, Report: checker.NewReport()}}, limit)
 		got := render.JobSummary(render.SummaryCheck, []render.LogResult{{File: "x.jsonl", Snapshot: streamed, Report: checker.NewReport()}}, limit)
 		if got != want {
 			t.Errorf("limit %d: streamed summary differs:\n%s\nheld:\n%s", limit, got, want)
 		}
-		if limit > 0 && (len(got) > limit || !strings.Contains(got, "more runs not shown._")) {
+		if limit > 0 && (len(got) > limit || !strings.Contains(got, "Not shown: ")) {
 			t.Errorf("limit %d: %d bytes, cut note missing", limit, len(got))
 		}
 		if strings.Contains(got, strings.Repeat("e", render.MaxSummaryTextRunes+1)) {

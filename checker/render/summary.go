@@ -41,8 +41,10 @@ const (
 )
 
 // JobSummary renders the GitHub job summary of one action step: in check
-// mode the verdict headline, the table of runs and the details of each
-// unhealthy run of every log (or its violations when it is invalid), then a
+// mode the verdict headline, the table of runs (the default listing: the
+// latest unhealthy runs and missed slots, then the latest runs, as the text
+// output lists them) and the details of each listed unhealthy run of every
+// log (or its violations when it is invalid), then a
 // Mermaid gantt chart of the latest run's attempts; in validate mode the
 // violations table of all logs. All log text is escaped (Markdown, Mermaid)
 // and cut at MaxSummaryTextRunes characters. The result is at most limit
@@ -51,6 +53,15 @@ const (
 // it would be larger, the tables list fewer rows and say how many they left
 // out.
 func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
+	s, _ := JobSummaryComplete(mode, logs, limit)
+	return s
+}
+
+// JobSummaryComplete is JobSummary, and reports whether the summary lists
+// every row its tables list by default (the default listing of each log's
+// runs, Select's, and every violation each report lists): false when it had
+// to list fewer to stay under the limit.
+func JobSummaryComplete(mode SummaryMode, logs []LogResult, limit int) (string, bool) {
 	if limit <= 0 || limit > JobSummaryLimit-1024 {
 		limit = JobSummaryLimit - 1024
 	}
@@ -58,21 +69,22 @@ func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
 	rows := 0
 	for i, l := range logs {
 		clipped[i] = clipLog(l)
-		if l.Snapshot != nil && l.Snapshot.RunCount > rows {
-			rows = l.Snapshot.RunCount
+		if l.Snapshot != nil {
+			rows = max(rows, min(RowCount(l.Snapshot), DefaultMaxUnhealthy+DefaultLatestRuns))
 		}
-		if l.Report != nil && l.Report.ViolationCount > rows {
-			rows = l.Report.ViolationCount
+		if l.Report != nil {
+			rows = max(rows, len(l.Report.Violations))
 		}
 	}
-	// Halve the rows listed until the summary fits; rowCap 0 lists every row.
-	// Each try is written into a buffer that holds at most limit+1 bytes
-	// and stops the runs' pass once it is full, so that a snapshot of
-	// millions of runs costs no more memory than the summary itself.
+	// Halve the rows listed until the summary fits; rowCap 0 lists the
+	// default rows. Each try is written into a buffer that holds at most
+	// limit+1 bytes and stops writing once it is full, so that a
+	// snapshot of millions of runs costs no more memory than the summary
+	// itself.
 	for rowCap := 0; ; {
 		s, fits := jobSummary(mode, clipped, rowCap, limit)
 		if fits {
-			return s
+			return s, rowCap == 0
 		}
 		switch {
 		case rowCap == 0 && rows > 1:
@@ -80,7 +92,7 @@ func JobSummary(mode SummaryMode, logs []LogResult, limit int) string {
 		case rowCap > 1:
 			rowCap /= 2
 		default:
-			return cutSummary(s, limit)
+			return cutSummary(s, limit), false
 		}
 	}
 }
@@ -181,6 +193,7 @@ func jobSummaryTo(b *cappedBuilder, mode SummaryMode, logs []LogResult, rowCap i
 	if b.full {
 		return
 	}
+	b.WriteString("\n" + LegendMarkdown())
 	if run := LatestRun(logs); run != nil {
 		b.WriteString("\n### Latest run: " + Markdown(run.Run.RunID) + "\n\n")
 		b.WriteString(Gantt(run.Run, run.Now))
@@ -265,14 +278,18 @@ const mermaidTime = "2006-01-02 15:04:05"
 // Gantt renders a run's stage attempts as a Mermaid gantt chart in a fenced
 // code block, times in UTC: one section per stage that has attempts, one bar
 // per attempt from its start to its end (to now, the snapshot's
-// generated_at_utc, while it is in progress). Succeeded bars are done, failed
-// and stalled bars critical, running bars active. Every label is escaped with
-// Mermaid; task ids are computed, never taken from the log.
+// generated_at_utc, while it is in progress). Succeeded bars are done,
+// failed bars (and only they) critical, running bars active; a stall
+// candidate, an unknown or a cancelled attempt is a plain bar, its label
+// saying which. The axis labels show seconds, minutes or dates as the
+// run's span calls for (AxisFormat). Every label is escaped with Mermaid;
+// task ids are computed, never taken from the log.
 func Gantt(r *checker.RunReport, now time.Time) string {
 	var b strings.Builder
 	b.WriteString("```mermaid\ngantt\n")
 	fmt.Fprintf(&b, "    title Run %s: %s (UTC)\n", Mermaid(r.RunID), r.State)
-	b.WriteString("    dateFormat YYYY-MM-DD HH:mm:ss\n    axisFormat %H:%M\n    todayMarker off\n")
+	from, to := RunSpan(r, now)
+	fmt.Fprintf(&b, "    dateFormat YYYY-MM-DD HH:mm:ss\n    axisFormat %s\n    todayMarker off\n", AxisFormat(to.Sub(from)).Mermaid)
 	for i := range r.Stages {
 		st := &r.Stages[i]
 		if len(st.Attempts) == 0 {
@@ -280,19 +297,22 @@ func Gantt(r *checker.RunReport, now time.Time) string {
 		}
 		fmt.Fprintf(&b, "    section %s\n", Mermaid(StageLabel(st)))
 		for _, a := range st.Attempts {
-			start, stop := a.Started, now
-			if a.EndedAt != nil {
-				stop = a.Ended
+			start, stop := AttemptSpan(&a, now)
+			tag := ""
+			switch {
+			case a.Status == checker.StageSucceeded:
+				tag = "done, "
+			case Mark(a.Status).Failure:
+				tag = "crit, "
+			case a.Status == checker.StageRunning:
+				tag = "active, "
 			}
-			tag := "active"
-			switch a.Status {
-			case checker.StageSucceeded:
-				tag = "done"
-			case checker.StageFailed, checker.StageStalled:
-				tag = "crit"
+			label := a.Status
+			if a.Status == checker.StageStalled {
+				label = "stall candidate"
 			}
-			fmt.Fprintf(&b, "    attempt %d %s :%s, s%da%d, %s, %s\n",
-				a.Attempt, a.Status, tag, i+1, a.Attempt, start.UTC().Format(mermaidTime), stop.UTC().Format(mermaidTime))
+			fmt.Fprintf(&b, "    attempt %d %s :%ss%da%d, %s, %s\n",
+				a.Attempt, label, tag, i+1, a.Attempt, start.UTC().Format(mermaidTime), stop.UTC().Format(mermaidTime))
 		}
 	}
 	b.WriteString("```\n")

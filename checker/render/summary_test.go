@@ -92,7 +92,7 @@ func TestGantt(t *testing.T) {
 		"    attempt 1 failed :crit, s1a1, 2026-01-01 10:00:00, 2026-01-01 10:01:30\n" +
 		"    attempt 2 succeeded :done, s1a2, 2026-01-01 10:02:00, 2026-01-01 10:05:00\n" +
 		"    section stage gold\n" +
-		"    attempt 1 stalled :crit, s2a1, 2026-01-01 10:05:00, 2026-01-01 11:05:00\n" +
+		"    attempt 1 stall candidate :s2a1, 2026-01-01 10:05:00, 2026-01-01 11:05:00\n" +
 		"```\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -133,15 +133,15 @@ func TestJobSummaryLimit(t *testing.T) {
 	logs := []render.LogResult{{File: "big.jsonl", Snapshot: s, Report: checker.NewReport()}}
 	huge := []render.LogResult{{File: "huge.jsonl", Snapshot: bigSnapshot(3000, 600), Report: checker.NewReport()}}
 	full := render.JobSummary(render.SummaryCheck, huge, 10_000_000)
-	if len(full) > render.JobSummaryLimit-1024 || !strings.Contains(full, "more runs not shown._") {
+	if len(full) > render.JobSummaryLimit-1024 || !strings.Contains(full, "Not shown: 2980 more unhealthy runs;") {
 		t.Fatalf("a limit above the runner's is not capped at 1 MiB - 1 KiB: %d bytes", len(full))
 	}
-	const limit = 100_000
-	got := render.JobSummary(render.SummaryCheck, logs, limit)
-	if len(got) > limit {
-		t.Errorf("summary is %d bytes, over the limit %d", len(got), limit)
+	const limit = 12_000
+	got, complete := render.JobSummaryComplete(render.SummaryCheck, logs, limit)
+	if len(got) > limit || complete {
+		t.Errorf("summary is %d bytes (complete %v), over the limit %d", len(got), complete, limit)
 	}
-	if !strings.Contains(got, "more runs not shown._") || !strings.Contains(got, "_More unhealthy runs not shown._") {
+	if !strings.Contains(got, "Not shown: ") {
 		t.Error("the cut tables do not say that runs were left out")
 	}
 	if !strings.Contains(got, "```mermaid\n") || !strings.HasSuffix(got, "```\n") {
@@ -237,7 +237,7 @@ func TestJobSummaryOfCheckedLog(t *testing.T) {
 	if strings.Contains(got, strings.Repeat("e", render.MaxSummaryTextRunes+1)) || !strings.Contains(got, strings.Repeat("e", render.MaxSummaryTextRunes)+"…") {
 		t.Error("long errors are not cut at MaxSummaryTextRunes")
 	}
-	if !strings.Contains(got, "more runs not shown._") {
-		t.Error("the rows were not halved")
+	if !strings.Contains(got, "Not shown: 380 more unhealthy runs;") {
+		t.Error("the note on the runs not shown is missing")
 	}
 }

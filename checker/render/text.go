@@ -176,36 +176,116 @@ func Detail(r *checker.RunReport) RunDetail {
 	}
 }
 
-// Text renders a snapshot for a terminal: the headline, then one line per
-// run with its state and, for an unhealthy run, what decides it; the columns
-// are aligned. With a schedule, each missed
-// slot is a row of its own among the runs, and a schedule line and its notes
-// (late, duplicate, unscheduled runs) follow. WriteText writes the same
-// bytes without holding them.
+// Text renders a snapshot for a terminal with the default TextOptions (see
+// WriteTextOptions). WriteText writes the same bytes without holding them.
 func Text(s *checker.Snapshot) string {
 	var b strings.Builder
 	WriteText(&b, s) // a strings.Builder never fails
 	return b.String()
 }
 
-// WriteText writes Text's bytes to w run by run, so that a snapshot of
-// millions of runs (Snapshot.Runs builds them one at a time) is never held whole.
-// The rows are padded as text/tabwriter aligned them (two spaces between
-// columns, widths in characters) to widths known before the first row: the
-// run column's from a pass over the run ids alone (Snapshot.EachRunID,
-// which builds no report), the state column's from the state counts. The
-// recovery blocks, which follow the schedule lines, are kept while the rows
-// are written, up to maxHeldRecoveries bytes; past that they are written
-// from a second pass over the runs. It returns the first write error.
-func WriteText(w io.Writer, s *checker.Snapshot) error {
-	return writeText(w, s, maxHeldRecoveries)
+// TextOptions shape the text output. List says which rows it lists (the
+// zero value: the default listing, Select's; List.All: every row). Color
+// paints the verdict of the first and last lines (green healthy, red
+// otherwise) with ANSI SGR codes, for a terminal.
+type TextOptions struct {
+	List  ListOptions
+	Color bool
 }
 
-// writeText is WriteText keeping at most maxHeld bytes of recovery text.
-func writeText(w io.Writer, s *checker.Snapshot, maxHeld int) error {
+// WriteText writes the text output with the default TextOptions.
+func WriteText(w io.Writer, s *checker.Snapshot) error {
+	return WriteTextOptions(w, s, TextOptions{})
+}
+
+// WriteTextOptions writes a snapshot for a terminal, like "go test": the
+// headline (the verdict), one line per listed row with its state and, for
+// an unhealthy row, what decides it (columns aligned as text/tabwriter
+// would, two spaces apart), with a schedule the schedule line and its
+// notes (late, early, duplicate, unscheduled runs), the recovery of each
+// listed run that calls for one, the warnings and inconsistencies, and the
+// headline again, so that the verdict is the first and the last line.
+//
+// By default the rows are Select's: the latest unhealthy rows (at most
+// DefaultMaxUnhealthy) then the latest runs not among them (DefaultLatestRuns
+// in all), each group latest first, each followed by a line counting what it
+// left out ("... 6493 more unhealthy runs, see --format json", "... 196100
+// more succeeded runs, see --all-runs"). Its memory is the listed rows';
+// the snapshot's runs are read once. With o.List.All every row is listed in
+// the log's order (EachRow: each missed slot in its place among the runs),
+// written as it is read: the column widths come from a pass over the run ids
+// alone (Snapshot.RunIDs, which builds no report) and the state counts, and
+// the recovery blocks are kept while the rows are written up to
+// maxHeldRecoveries bytes, past which a second pass writes them. It returns
+// the first write error.
+func WriteTextOptions(w io.Writer, s *checker.Snapshot, o TextOptions) error {
+	if o.List.All {
+		return writeText(w, s, maxHeldRecoveries, o.Color)
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	fmt.Fprintf(bw, "greenlight: %s\n", Headline(s))
-	runWidth, stateWidth := textColumns(s)
+	headline := textHeadline(s, o.Color)
+	bw.WriteString(headline)
+	l := Select(s, o.List)
+	runWidth, stateWidth := 0, 0
+	for _, row := range l.Rows() {
+		id, state := NoRun, StateMissed
+		if row.Run != nil {
+			id, state = Terminal(row.Run.RunID), string(row.Run.State)
+		}
+		runWidth = max(runWidth, utf8.RuneCountInString(id))
+		stateWidth = max(stateWidth, len(state))
+	}
+	for _, row := range l.Unhealthy {
+		writeTextRow(bw, row, runWidth, stateWidth)
+	}
+	var more []string
+	if l.MoreUnhealthy > 0 {
+		more = append(more, words.Count(l.MoreUnhealthy, "more unhealthy run"))
+	}
+	if l.MoreMissed > 0 {
+		more = append(more, words.Count(l.MoreMissed, "more missed slot"))
+	}
+	if len(more) > 0 {
+		fmt.Fprintf(bw, "  ... %s, see --format json\n", strings.Join(more, " and "))
+	}
+	for _, row := range l.Latest {
+		writeTextRow(bw, row, runWidth, stateWidth)
+	}
+	if l.MoreSucceeded > 0 {
+		fmt.Fprintf(bw, "  ... %s, see --all-runs\n", words.Count(l.MoreSucceeded, "more succeeded run"))
+	}
+	writeScheduleText(bw, s)
+	var rec strings.Builder
+	header := true
+	for _, row := range l.Rows() {
+		if row.Run != nil && writeRecovery(&rec, row.Run, header) {
+			header = false
+		}
+	}
+	bw.WriteString(rec.String())
+	bw.WriteString(noticesText(s))
+	if len(l.Unhealthy)+len(l.Latest) > 0 || s.Schedule != nil {
+		bw.WriteString(headline)
+	}
+	return bw.Flush()
+}
+
+// textHeadline is the first (and last) line of the text output.
+func textHeadline(s *checker.Snapshot, color bool) string {
+	h := Headline(s)
+	if color {
+		sgr := "\x1b[1;31m" // bold red
+		if s.Verdict == checker.VerdictHealthy {
+			sgr = "\x1b[1;32m" // bold green
+		}
+		h = sgr + string(s.Verdict) + "\x1b[0m" + strings.TrimPrefix(h, string(s.Verdict))
+	}
+	return "greenlight: " + h + "\n"
+}
+
+// writeTextRow writes one row of the runs listing, its run and state cells
+// padded to the widths (characters) and two spaces.
+func writeTextRow(bw *bufio.Writer, row Row, runWidth, stateWidth int) {
 	const gap = 2 // the padding between columns
 	pad := func(cell string, width int) {
 		bw.WriteString(cell)
@@ -213,27 +293,49 @@ func writeText(w io.Writer, s *checker.Snapshot, maxHeld int) error {
 			bw.WriteByte(' ')
 		}
 	}
+	bw.WriteString("  ")
+	if row.Missed != nil {
+		pad(NoRun, runWidth)
+		pad(StateMissed, stateWidth)
+		bw.WriteString(MissedSummary(row.Missed))
+		bw.WriteByte('\n')
+		return
+	}
+	r := row.Run
+	pad(Terminal(r.RunID), runWidth)
+	pad(string(r.State), stateWidth)
+	d := Detail(r)
+	bw.WriteString(Terminal(d.Summary))
+	if d.HasErr {
+		bw.WriteString(": " + Terminal(d.Error))
+	}
+	bw.WriteByte('\n')
+}
+
+// writeScheduleText writes the schedule line and its notes, if any.
+func writeScheduleText(bw *bufio.Writer, s *checker.Snapshot) {
+	if line := ScheduleLine(s, Terminal); line != "" {
+		fmt.Fprintf(bw, "schedule: %s\n", line)
+		for _, n := range ScheduleNotes(s, Terminal) {
+			fmt.Fprintf(bw, "  %s\n", n)
+		}
+	}
+}
+
+// writeText writes every row (WriteTextOptions with List.All), keeping at
+// most maxHeld bytes of recovery text.
+func writeText(w io.Writer, s *checker.Snapshot, maxHeld int, color bool) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	headline := textHeadline(s, color)
+	bw.WriteString(headline)
+	runWidth, stateWidth := textColumns(s)
 	var recoveries strings.Builder
 	held := true // recoveries holds every recovery block so far
+	rows := 0
 	EachRow(s, func(row Row) bool {
-		bw.WriteString("  ")
-		if row.Missed != nil {
-			pad(NoRun, runWidth)
-			pad(StateMissed, stateWidth)
-			bw.WriteString(MissedSummary(row.Missed))
-			bw.WriteByte('\n')
-			return true
-		}
-		r := row.Run
-		pad(Terminal(r.RunID), runWidth)
-		pad(string(r.State), stateWidth)
-		d := Detail(r)
-		bw.WriteString(Terminal(d.Summary))
-		if d.HasErr {
-			bw.WriteString(": " + Terminal(d.Error))
-		}
-		bw.WriteByte('\n')
-		if held {
+		rows++
+		writeTextRow(bw, row, runWidth, stateWidth)
+		if r := row.Run; r != nil && held {
 			writeRecovery(&recoveries, r, recoveries.Len() == 0)
 			if recoveries.Len() > maxHeld {
 				held = false
@@ -242,27 +344,24 @@ func writeText(w io.Writer, s *checker.Snapshot, maxHeld int) error {
 		}
 		return true
 	})
-	if line := ScheduleLine(s, Terminal); line != "" {
-		fmt.Fprintf(bw, "schedule: %s\n", line)
-		for _, n := range ScheduleNotes(s, Terminal) {
-			fmt.Fprintf(bw, "  %s\n", n)
-		}
-	}
+	writeScheduleText(bw, s)
 	if held {
 		bw.WriteString(recoveries.String())
 	} else {
 		header := true
 		var rec strings.Builder
-		s.EachRun(func(r *checker.RunReport) bool {
+		for r := range s.Runs() {
 			rec.Reset()
 			if writeRecovery(&rec, r, header) {
 				header = false
 				bw.WriteString(rec.String())
 			}
-			return true
-		})
+		}
 	}
 	bw.WriteString(noticesText(s))
+	if rows > 0 || s.Schedule != nil {
+		bw.WriteString(headline)
+	}
 	return bw.Flush()
 }
 

@@ -10,7 +10,8 @@ import (
 )
 
 // TestSecondPass: when the recovery blocks (text) or unhealthy-run details
-// (Markdown) are more than the writer keeps, it writes them from a second
+// (Markdown) of a listing of every run (ListOptions.All) are more than the
+// writer keeps, it writes them from a second
 // pass over the runs, and the bytes are the same (here the bundled sample,
 // with nothing kept).
 func TestSecondPass(t *testing.T) {
@@ -30,23 +31,27 @@ func TestSecondPass(t *testing.T) {
 	if err != nil || res.Snapshot == nil {
 		t.Fatal(err, res.Report.Violations)
 	}
-	want := Text(res.Snapshot)
+	var all strings.Builder
+	if err := WriteTextOptions(&all, res.Snapshot, TextOptions{List: ListOptions{All: true}}); err != nil {
+		t.Fatal(err)
+	}
+	want := all.String()
 	if !strings.Contains(want, "recovery:\n  rerun") {
 		t.Fatalf("the sample has no recovery block:\n%s", want)
 	}
 	var b strings.Builder
-	if err := writeText(&b, res.Snapshot, 0); err != nil {
+	if err := writeText(&b, res.Snapshot, 0, false); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != want {
 		t.Errorf("second pass:\n%s\nwant:\n%s", b.String(), want)
 	}
-	wantMD := MarkdownReport(res.Snapshot, MarkdownOptions{})
+	wantMD := MarkdownReport(res.Snapshot, MarkdownOptions{List: ListOptions{All: true}})
 	if !strings.Contains(wantMD, "### Unhealthy runs") {
 		t.Fatalf("the sample has no unhealthy run:\n%s", wantMD)
 	}
 	b.Reset()
-	if err := writeMarkdownReport(&b, res.Snapshot, MarkdownOptions{}, 0); err != nil {
+	if err := writeMarkdownReport(&b, res.Snapshot, MarkdownOptions{List: ListOptions{All: true}}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != wantMD {

@@ -32,6 +32,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
@@ -84,16 +85,18 @@ func RandomToken() (string, error) {
 // InputNames are the inputs action mode reads, as action.yml declares them;
 // each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
 // name go-githubactions' GetInput looks up.
-var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age"}
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age", "log-order"}
 
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
 	events          []string // patterns, one per non-empty line
+	logOrder        string   // the log-order input: given or name
 	mode            string
 	gate            checker.Gate
 	stale           int
 	failOnUnhealthy bool
-	snapshot        string
+	snapshot        string // as given, for the snapshot output
+	snapshotFile    string // the file to write: snapshot, in the module's view (GuestPath)
 	maxAnnotations  int
 	summary         bool
 	format          string // native or openlineage
@@ -133,13 +136,19 @@ func Main(env Env) (code int) {
 	if err == nil {
 		files, err = expand(in.events, gh.Getenv("GITHUB_WORKSPACE"))
 	}
-	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || len(files) != 1) {
-		err = fmt.Errorf("the snapshot input needs mode check and exactly one event log; events matched %s", words.Count(len(files), "file"))
+	if err == nil {
+		err = logsource.Sort(files, in.logOrder)
+	}
+	// In check mode the files of a native log are one log (a rotated log);
+	// otherwise each file is a log of its own.
+	oneLog := in.mode == ModeCheck && in.format == formatNative
+	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
+		err = fmt.Errorf("the snapshot input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
 	}
 	// A job log records the attempts of one event log: beside several, each
 	// would count the others' records as orphans.
-	if err == nil && in.jobLogFile != "" && (in.mode != ModeCheck || len(files) != 1) {
-		err = fmt.Errorf("the job-log input needs mode check and exactly one event log; events matched %s", words.Count(len(files), "file"))
+	if err == nil && in.jobLogFile != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
+		err = fmt.Errorf("the job-log input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
 	}
 	var logs []render.LogResult
 	if err == nil {
@@ -177,9 +186,9 @@ func Main(env Env) (code int) {
 	snapshotPath := ""
 	if in.snapshot != "" && logs[0].Snapshot != nil {
 		snap := logs[0].Snapshot
-		err := atomicfile.WriteFunc(in.snapshot, func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) })
+		err := atomicfile.WriteFunc(in.snapshotFile, func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) })
 		if err != nil {
-			own = append(own, err.Error())
+			own = append(own, viewError("write", in.snapshotFile, err.Error))
 		} else {
 			snapshotPath = in.snapshot
 		}
@@ -197,13 +206,19 @@ func Main(env Env) (code int) {
 	for _, msg := range own {
 		gh.Errorf("%s", "greenlight action: "+msg)
 	}
-	annotate(gh, in, logs, code != cli.ExitOK, len(own), gh.Getenv("GITHUB_WORKSPACE"))
+	// The job summary is rendered first, so that the last annotation can
+	// say truly what it lists.
+	summary, complete := "", true
 	if in.summary {
 		mode := render.SummaryCheck
 		if in.mode == ModeValidate {
 			mode = render.SummaryValidate
 		}
-		gh.AddStepSummary(render.JobSummary(mode, logs, 0))
+		summary, complete = render.JobSummaryComplete(mode, logs, 0)
+	}
+	annotate(gh, in, logs, code != cli.ExitOK, len(own), gh.Getenv("GITHUB_WORKSPACE"), complete)
+	if in.summary {
+		gh.AddStepSummary(summary)
 	}
 	setOutputs(gh, outs)
 	return code
@@ -215,9 +230,10 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 		return readMergeInputs(gh, now)
 	}
 	var in inputs
+	file := hostPaths(gh)
 	for _, line := range strings.Split(gh.GetInput("events"), "\n") {
 		if p := strings.TrimSpace(line); p != "" {
-			in.events = append(in.events, p)
+			in.events = append(in.events, file(p))
 		}
 	}
 	if len(in.events) == 0 {
@@ -226,6 +242,10 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	in.mode = orDefault(gh.GetInput("mode"), ModeCheck)
 	if in.mode != ModeCheck && in.mode != ModeValidate {
 		return in, fmt.Errorf("mode %q: use check, validate or merge", in.mode)
+	}
+	in.logOrder = orDefault(gh.GetInput("log-order"), logsource.OrderGiven)
+	if in.logOrder != logsource.OrderGiven && in.logOrder != logsource.OrderName {
+		return in, fmt.Errorf("log-order %q: use given or name", in.logOrder)
 	}
 	gate := orDefault(gh.GetInput("gate"), string(checker.GateAll))
 	if gate != string(checker.GateAll) && gate != string(checker.GateLatest) {
@@ -254,8 +274,12 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if strings.ContainsAny(in.snapshot, "\r\n") {
 		return in, errors.New("the snapshot input must be one path on one line")
 	}
+	in.snapshotFile = file(in.snapshot)
 	if in.reports, err = parseReports(gh.GetInput("reports")); err != nil {
 		return in, err
+	}
+	for i := range in.reports {
+		in.reports[i].path = file(in.reports[i].path)
 	}
 	in.format = orDefault(gh.GetInput("input-format"), formatNative)
 	if in.format != formatNative && in.format != formatOpenLineage {
@@ -265,10 +289,10 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if in.stale != 0 {
 		req.StaleAfterSeconds = &in.stale
 	}
-	if in.opts, err = definitionOptions(req, gh.GetInput("pipeline"), gh.GetInput("stages")); err != nil {
+	if in.opts, err = definitionOptions(req, file(gh.GetInput("pipeline")), gh.GetInput("stages")); err != nil {
 		return in, err
 	}
-	if in.jobLogFile = gh.GetInput("job-log"); in.jobLogFile != "" {
+	if in.jobLogFile = file(gh.GetInput("job-log")); in.jobLogFile != "" {
 		switch {
 		case strings.ContainsAny(in.jobLogFile, "\r\n"):
 			return in, errors.New("the job-log input must be one path on one line")
@@ -293,7 +317,18 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	} else {
 		in.opts.Now = now().UTC()
 	}
+	in.opts.ToolVersion = cli.ToolVersion()
 	return in, nil
+}
+
+// hostPaths returns how path inputs map to the files action mode opens:
+// unchanged, or, in the wasip1 module on a Windows runner (HostPathsVar),
+// through GuestPath.
+func hostPaths(gh *githubactions.Action) func(string) string {
+	if gh.Getenv(HostPathsVar) == "windows" {
+		return GuestPath
+	}
+	return func(p string) string { return p }
 }
 
 func orDefault(v, def string) string {
@@ -338,7 +373,9 @@ func definitionOptions(req checker.Request, pipeline, stages string) (checker.Op
 	if pipeline != "" {
 		data, err := osfile.ReadFile(pipeline)
 		if err != nil {
-			return o, fmt.Errorf("cannot read the pipeline definition: %s", osfile.Describe(err))
+			return o, fmt.Errorf("%s", viewError("read", pipeline, func() string {
+				return "cannot read the pipeline definition: " + osfile.Describe(err)
+			}))
 		}
 		req.Pipeline = data
 	}
@@ -380,27 +417,51 @@ func expand(patterns []string, workspace string) ([]string, error) {
 	return files, nil
 }
 
-// checkAll checks each file as its own log, in the input format, with the
-// job log when one is given.
+// checkAll checks the files: in check mode with the native format as one
+// log, read in the order given (a rotated log, see docs/action.md), else
+// each file as its own log; in the input format, with the job log when
+// one is given. Each file is read through internal/logsource, so gzip and
+// zstd files are decompressed.
 func checkAll(files []string, in inputs) ([]render.LogResult, error) {
-	logs := make([]render.LogResult, 0, len(files))
-	for _, name := range files {
-		f, err := osfile.Open(name)
+	groups := make([][]string, 0, len(files))
+	if in.mode == ModeCheck && in.format == formatNative {
+		groups = append(groups, files)
+	} else {
+		for _, name := range files {
+			groups = append(groups, []string{name})
+		}
+	}
+	logs := make([]render.LogResult, 0, len(groups))
+	for _, group := range groups {
+		names := make([]string, len(group))
+		for i, name := range group {
+			names[i] = filepath.ToSlash(name)
+		}
+		opened, err := logsource.Open(group, nil, osfile.Open, func(err error) error {
+			return fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+		})
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+			return nil, err
 		}
 		o := in.opts
-		o.File = filepath.ToSlash(name)
+		o.File = names[0]
+		if len(names) > 1 {
+			o.File = strings.Join(in.events, " ")
+		}
 		if in.jobLogFile != "" {
 			o.JobLog, o.JobLogFile = bytes.NewReader(in.jobLog), filepath.ToSlash(in.jobLogFile)
 		}
+		logFiles := logsource.Logs(opened)
+		for i := range logFiles {
+			logFiles[i].Path = filepath.ToSlash(logFiles[i].Path)
+		}
 		var res *checker.Result
 		if in.format == formatOpenLineage {
-			res, err = openlineage.Check(f, o)
+			res, err = openlineage.Check(logFiles[0].R, o)
 		} else {
-			res, err = checker.Check(f, o)
+			res, err = checker.CheckFiles(logFiles, o)
 		}
-		f.Close()
+		logsource.CloseAll(opened)
 		if err != nil {
 			return nil, err
 		}

@@ -77,16 +77,25 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 			unlisted += l.Report.OmittedCount
 			for _, v := range l.Report.Violations {
 				seq++
-				add(ranked{annotation{l.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
+				add(ranked{annotation{v.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
 			}
 			continue
 		}
 		if mode == ModeValidate {
 			continue
 		}
+		// at is the file and line of a line of the log, which counts lines
+		// across the log's files.
+		at := func(line int) (string, int) {
+			if len(l.Snapshot.Source.Files) > 1 {
+				return l.Snapshot.Source.Locate(line)
+			}
+			return l.File, line
+		}
 		if l.Snapshot.RunCount == 0 {
 			seq++
-			add(ranked{annotation{l.File, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
+			file, _ := at(1)
+			add(ranked{annotation{file, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
 			continue
 		}
 		if sch := l.Snapshot.Schedule; sch != nil && gate != checker.GateLatest {
@@ -94,21 +103,25 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 			// the log file only.
 			for _, m := range sch.Missed {
 				seq++
-				add(ranked{annotation{l.File, 0, "scheduled run missed: slot " + m.ScheduledFor,
+				file, _ := at(1)
+				add(ranked{annotation{file, 0, "scheduled run missed: slot " + m.ScheduledFor,
 					render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, m.Slot, seq})
 			}
 		}
-		latest := ""
-		if l.Snapshot.LatestRunID != nil {
-			latest = *l.Snapshot.LatestRunID
-		}
 		mismatches := outcomeMismatches(l.Snapshot)
-		l.Snapshot.EachRun(func(r *checker.RunReport) bool {
-			if gate == checker.GateLatest && r.RunID != latest {
-				return true
+		// With gate latest only the latest run is annotated: build its
+		// report alone rather than every run's.
+		runs := l.Snapshot.EachRun
+		if gate == checker.GateLatest {
+			runs = func(yield func(*checker.RunReport) bool) {
+				if r := l.Snapshot.Latest(); r != nil {
+					yield(r)
+				}
 			}
+		}
+		runs(func(r *checker.RunReport) bool {
 			seq++
-			at := r.FirstEvent
+			first := r.FirstEvent
 			for k := range r.Stages {
 				st := &r.Stages[k]
 				if len(st.Attempts) == 0 {
@@ -124,7 +137,7 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 					if a.Error != nil {
 						msg += ": " + render.Clip(*a.Error, render.MaxSummaryTextRunes)
 					}
-					add(ranked{annotation{l.File, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					add(ranked{located(at, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, seq})
 				case checker.StageStalled:
 					limit := fmt.Sprintf("longer than stale-after-seconds %d", l.Snapshot.Options.StaleAfterSeconds)
 					if sd := l.Snapshot.Options.Stages[k].StaleAfterSeconds; sd != nil {
@@ -135,20 +148,20 @@ func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int)
 					}
 					msg := fmt.Sprintf("attempt %d silent for %s since this line, %s: a stall candidate, not proof",
 						a.Attempt, render.Duration(*a.SilentForSeconds), limit)
-					add(ranked{annotation{l.File, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg}, kindStalled, at, seq})
+					add(ranked{located(at, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg), kindStalled, first, seq})
 				case checker.StageUnknown:
 					msg := fmt.Sprintf("attempt %d has an unknown outcome", a.Attempt)
 					if a.Reason != nil {
 						msg += ": " + render.Clip(*a.Reason, render.MaxSummaryTextRunes)
 					}
 					msg += "; adjudicate it with evidence (a resolved event), never rerun it to see if it works"
-					add(ranked{annotation{l.File, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					add(ranked{located(at, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, seq})
 				}
 				// A job log that disagrees with the event log makes the run
 				// unknown whatever the stage's own state.
 				for _, inc := range mismatches[mismatchKey{r.RunID, st.Stage}] {
 					msg := render.Clip(inc.Message, render.MaxSummaryTextRunes) + "; find which record is wrong before rerunning or resolving"
-					add(ranked{annotation{l.File, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg}, kindFailed, at, seq})
+					add(ranked{located(at, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, seq})
 				}
 			}
 			return true
@@ -217,8 +230,9 @@ func annotationBudget(max int, failing bool) int {
 // annotate emits the error annotations of the logs within the budget, less
 // the reserved errors greenlight has already emitted of its own. When there
 // are more than fit, the last annotation says how many were left out and
-// where they are all listed.
-func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, reserved int, workspace string) {
+// what lists them; complete is whether the job summary lists every row of
+// its default tables (render.JobSummaryComplete).
+func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, reserved int, workspace string, complete bool) {
 	budget := annotationBudget(in.maxAnnotations, failing) - reserved
 	if budget <= 0 {
 		return
@@ -227,14 +241,50 @@ func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, fail
 	if total+unlisted == 0 {
 		return
 	}
-	emit(gh, top, total, unlisted, budget, in.summary, workspace)
+	emit(gh, top, total, unlisted, budget, listedWhere(logs, in.mode, in.summary, complete, unlisted), workspace)
+}
+
+// listedWhere says, for the last annotation, what lists the problems left
+// out, and only what is true: the job summary (or, without one, the step
+// log above) lists every unhealthy run of a log only when the log has at
+// most render.DefaultMaxUnhealthy unhealthy runs and missed slots (else
+// the latest of them), and every violation only when the reports list them
+// all; the job summary lists fewer when it had to fit the runner's limit.
+func listedWhere(logs []render.LogResult, mode string, summary, complete bool, unlisted int) string {
+	sink := "the step log above"
+	if summary {
+		sink = "the job summary"
+	}
+	capped := false // some log has more unhealthy rows than are listed
+	for _, l := range logs {
+		if s := l.Snapshot; s != nil && mode != ModeValidate {
+			missed, _ := render.MissedCount(s)
+			capped = capped || s.RunCount-s.StateCounts.Succeeded+missed > render.DefaultMaxUnhealthy
+		}
+	}
+	switch {
+	case summary && !complete:
+		return sink + " lists as many of them as fit in the runner's 1 MiB limit; greenlight check --format json lists every run"
+	case capped:
+		return fmt.Sprintf("%s lists the latest %d unhealthy runs and missed slots of each log; greenlight check --format json lists every run", sink, render.DefaultMaxUnhealthy)
+	case unlisted > 0:
+		return sink + " lists the violations each log's report lists and counts the rest"
+	}
+	return sink + " lists them all"
+}
+
+// located is the annotation at a line of the log, which at turns into its
+// file and line there.
+func located(at func(int) (string, int), line int, title, message string) annotation {
+	file, n := at(line)
+	return annotation{file, n, title, message}
 }
 
 // emit writes the annotations within budget (> 0), from top, the first of
 // total. When they do not all fit, or unlisted problems have no annotation
-// of their own, the last one says how many were left out and where they are
-// listed.
-func emit(gh *githubactions.Action, top []annotation, total, unlisted, budget int, summary bool, workspace string) {
+// of their own, the last one says how many were left out and, in where,
+// what lists them.
+func emit(gh *githubactions.Action, top []annotation, total, unlisted, budget int, where string, workspace string) {
 	shown := top
 	if total+unlisted > budget {
 		shown = top[:min(len(top), budget-1)]
@@ -250,10 +300,6 @@ func emit(gh *githubactions.Action, top []annotation, total, unlisted, budget in
 		gh.WithFieldsMap(props).Errorf("%s", a.message)
 	}
 	if rest := total + unlisted - len(shown); rest > 0 {
-		where := "the job summary lists them all"
-		if !summary {
-			where = "the step log above lists them all"
-		}
 		gh.WithFieldsMap(githubactions.CommandProperties{"title": "greenlight: " + words.Count(rest, "more problem")}).
 			Errorf("%s", fmt.Sprintf("%s not annotated: the runner shows at most %d error annotations per step; %s", words.Count(rest, "more problem is"), RunnerErrorAnnotations, where))
 	}

@@ -2,6 +2,7 @@ package action
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"reflect"
 	"slices"
@@ -9,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
 )
 
 // outputNames parses a GITHUB_OUTPUT file the way the runner does (name=value
@@ -114,11 +118,11 @@ func checkHostile(t *testing.T, got run) {
 func TestAnnotationBytes(t *testing.T) {
 	var b strings.Builder
 	gh := githubactions.New(githubactions.WithWriter(&b), githubactions.WithGetenv(func(string) string { return "" }))
-	annotate(gh, inputs{maxAnnotations: 10, summary: true}, nil, false, 0, "")
+	annotate(gh, inputs{maxAnnotations: 10, summary: true}, nil, false, 0, "", true)
 	if b.Len() != 0 {
 		t.Fatalf("no problem, yet annotations: %q", b.String())
 	}
-	emit(gh, []annotation{{file: "logs/a,b:c.jsonl", line: 7, title: "run 50%,x:y\r\nz", message: "50% done\r\n::error::forged, a:b"}}, 1, 0, 10, true, "")
+	emit(gh, []annotation{{file: "logs/a,b:c.jsonl", line: 7, title: "run 50%,x:y\r\nz", message: "50% done\r\n::error::forged, a:b"}}, 1, 0, 10, "the job summary lists them all", "")
 	want := "::error file=logs/a%2Cb%3Ac.jsonl,line=7,title=run 50%25%2Cx%3Ay%0D%0Az::50%25 done%0D%0A::error::forged, a:b\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
@@ -130,10 +134,10 @@ func TestAnnotationBytes(t *testing.T) {
 func TestAnnotationUnlisted(t *testing.T) {
 	var b strings.Builder
 	gh := githubactions.New(githubactions.WithWriter(&b), githubactions.WithGetenv(func(string) string { return "" }))
-	emit(gh, []annotation{{file: "a.jsonl", line: 1, title: "t1", message: "m1"}, {file: "a.jsonl", line: 2, title: "t2", message: "m2"}}, 2, 5, 9, true, "")
+	emit(gh, []annotation{{file: "a.jsonl", line: 1, title: "t1", message: "m1"}, {file: "a.jsonl", line: 2, title: "t2", message: "m2"}}, 2, 5, 9, listedWhere(nil, ModeCheck, true, true, 5), "")
 	want := "::error file=a.jsonl,line=1,title=t1::m1\n" +
 		"::error file=a.jsonl,line=2,title=t2::m2\n" +
-		"::error title=greenlight%3A 5 more problems::5 more problems are not annotated: the runner shows at most 10 error annotations per step; the job summary lists them all\n"
+		"::error title=greenlight%3A 5 more problems::5 more problems are not annotated: the runner shows at most 10 error annotations per step; the job summary lists the violations each log's report lists and counts the rest\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
@@ -199,10 +203,10 @@ func TestInputErrors(t *testing.T) {
 		{"both definitions", map[string]string{"INPUT_STAGES": "1,2"}, "give either the pipeline input or the stages input, not both"},
 		{"no definition", map[string]string{"INPUT_PIPELINE": ""}, "no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages"},
 		{"bad stage list", map[string]string{"INPUT_PIPELINE": "", "INPUT_STAGES": "1,,2"}, "stages: empty stage id in the list (write ids separated by commas, e.g. 1,2)"},
-		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 3 files"},
-		{"snapshot in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and exactly one event log; events matched 1 file"},
-		{"job log of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and exactly one event log; events matched 3 files"},
-		{"job log in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and exactly one event log; events matched 1 file"},
+		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json", "INPUT_INPUT-FORMAT": "openlineage", "INPUT_PIPELINE": ""}, "the snapshot input needs mode check and one event log; events matched 3 files"},
+		{"snapshot in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and one event log; events matched 1 file"},
+		{"job log in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and one event log; events matched 1 file"},
+		{"log order", map[string]string{"INPUT_LOG-ORDER": "time"}, `log-order "time": use given or name`},
 		{"missing job log", map[string]string{"INPUT_JOB-LOG": "testdata/recovery/missing.jsonl"}, "job-log \"testdata/recovery/missing.jsonl\": cannot resolve testdata/recovery/missing.jsonl: lstat"},
 		{"job log on two lines", map[string]string{"INPUT_JOB-LOG": "a.jsonl\nb.jsonl"}, "the job-log input must be one path on one line"},
 		{"job log that breaks its schema", map[string]string{"INPUT_JOB-LOG": "testdata/logs/pipeline.yaml"}, "testdata/logs/pipeline.yaml:1: invalid job log record: "},
@@ -254,6 +258,14 @@ func TestSnapshot(t *testing.T) {
 	}
 }
 
+// readSnapshot reads a snapshot file with its tool version as the golden
+// has it: the release layout's module is stamped v0.0.0-test
+// (scripts/build-dist.sh), the in-process action is a test binary, devel.
+func readSnapshot(path string) ([]byte, error) {
+	doc, err := os.ReadFile(path)
+	return bytes.Replace(doc, []byte(`"version": "v0.0.0-test"`), []byte(`"version": "devel"`), 1), err
+}
+
 // testSnapshot is TestSnapshot with one engine. The snapshots live under
 // RUNNER_TEMP, which the JavaScript action lets the module write.
 func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) run) {
@@ -273,7 +285,7 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 	if got.exit != 0 {
 		t.Fatalf("exit %d:\n%s", got.exit, got.stdout)
 	}
-	if doc, err := os.ReadFile(path); err != nil || string(doc) != string(want) {
+	if doc, err := readSnapshot(path); err != nil || string(doc) != string(want) {
 		t.Errorf("snapshot differs from the golden (err %v):\n%s", err, doc)
 	}
 	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n"+path+"\n") {
@@ -289,7 +301,7 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 	if got.exit != 2 {
 		t.Errorf("invalid log: exit %d, want 2", got.exit)
 	}
-	if doc, _ := os.ReadFile(path); string(doc) != string(want) {
+	if doc, _ := readSnapshot(path); string(doc) != string(want) {
 		t.Errorf("an invalid log changed the snapshot:\n%s", doc)
 	}
 	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
@@ -314,5 +326,34 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 	}
 	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") || !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
 		t.Errorf("outputs after an unwritable snapshot:\n%s", got.output)
+	}
+}
+
+// TestListedWhere: the closing annotation says what lists the problems
+// left out, and only what is true: every one only when no log has more
+// unhealthy runs and missed slots than the job summary (or step log)
+// lists and the reports list every violation, and the summary was not cut.
+func TestListedWhere(t *testing.T) {
+	snap := func(runs, succeeded int) render.LogResult {
+		return render.LogResult{File: "a.jsonl", Snapshot: &checker.Snapshot{RunCount: runs, StateCounts: checker.StateCounts{Succeeded: succeeded}}}
+	}
+	for _, c := range []struct {
+		name              string
+		logs              []render.LogResult
+		mode              string
+		summary, complete bool
+		unlisted          int
+		want              string
+	}{
+		{"few failures", []render.LogResult{snap(30, 10)}, ModeCheck, true, true, 0, "the job summary lists them all"},
+		{"many failures", []render.LogResult{snap(30, 9)}, ModeCheck, true, true, 0, "the job summary lists the latest 20 unhealthy runs and missed slots of each log; greenlight check --format json lists every run"},
+		{"many failures, no summary", []render.LogResult{snap(30, 9)}, ModeCheck, false, true, 0, "the step log above lists the latest 20 unhealthy runs and missed slots of each log; greenlight check --format json lists every run"},
+		{"summary cut", []render.LogResult{snap(30, 10)}, ModeCheck, true, false, 0, "the job summary lists as many of them as fit in the runner's 1 MiB limit; greenlight check --format json lists every run"},
+		{"violations past the cap", nil, ModeValidate, true, true, 5, "the job summary lists the violations each log's report lists and counts the rest"},
+		{"validate ignores runs", []render.LogResult{snap(30, 0)}, ModeValidate, false, true, 0, "the step log above lists them all"},
+	} {
+		if got := listedWhere(c.logs, c.mode, c.summary, c.complete, c.unlisted); got != c.want {
+			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
 	}
 }

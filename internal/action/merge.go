@@ -24,9 +24,10 @@ const ModeMerge = "merge"
 // other event-log inputs do not apply.
 func readMergeInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) {
 	in := inputs{mode: ModeMerge}
+	file := hostPaths(gh)
 	for _, line := range strings.Split(gh.GetInput("events"), "\n") {
 		if p := strings.TrimSpace(line); p != "" {
-			in.events = append(in.events, p)
+			in.events = append(in.events, file(p))
 		}
 	}
 	if len(in.events) == 0 {
@@ -44,6 +45,9 @@ func readMergeInputs(gh *githubactions.Action, now func() time.Time) (inputs, er
 	}
 	if in.reports, err = parseReports(gh.GetInput("reports")); err != nil {
 		return in, err
+	}
+	for i := range in.reports {
+		in.reports[i].path = file(in.reports[i].path)
 	}
 	if s := gh.GetInput("now"); s != "" {
 		if in.opts.Now, err = checker.ParseTime(s); err != nil {

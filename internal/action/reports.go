@@ -50,7 +50,7 @@ func writeReports(in inputs, logs []render.LogResult) []string {
 	}
 	formatLogs := make([]render.Log, len(logs))
 	for i, l := range logs {
-		formatLogs[i] = cli.FormatLog(l.File, in.opts, &checker.Result{Snapshot: l.Snapshot, Report: l.Report})
+		formatLogs[i] = cli.FormatLog(l.File, fileCount(l), in.opts, &checker.Result{Snapshot: l.Snapshot, Report: l.Report})
 		formatLogs[i].ContractOnly = in.mode == ModeValidate
 	}
 	return writeReportLogs(in, formatLogs)
@@ -63,8 +63,23 @@ func writeReportLogs(in inputs, formatLogs []render.Log) []string {
 	for _, r := range in.reports {
 		err := atomicfile.WriteFunc(r.path, func(w io.Writer) error { return cli.WriteCIFormat(w, r.format, formatLogs, nil) })
 		if err != nil {
-			errs = append(errs, fmt.Sprintf("cannot write the %s report: %v", r.format, err))
+			errs = append(errs, fmt.Sprintf("cannot write the %s report: %s", r.format, viewError("write", r.path, err.Error)))
 		}
 	}
 	return errs
+}
+
+// fileCount is how many files a log was read from: its snapshot's, or for
+// an invalid log 2 when a violation names a file other than the log (then
+// findings must name their own files).
+func fileCount(l render.LogResult) int {
+	if l.Snapshot != nil {
+		return max(1, len(l.Snapshot.Source.Files))
+	}
+	for _, v := range l.Report.Violations {
+		if v.File != l.File {
+			return 2
+		}
+	}
+	return 1
 }

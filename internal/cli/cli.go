@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -19,7 +20,9 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
+	"github.com/greenlight-ci/greenlight/internal/version"
 	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
@@ -41,20 +44,10 @@ const (
 // other builds. ToolVersion is what greenlight reports.
 var Version = ""
 
-// ToolVersion returns the version greenlight reports: Version when the
-// build set it; else the main module's version that debug.ReadBuildInfo
-// gives (v1.2.3 for "go install github.com/greenlight-ci/greenlight/cmd/greenlight@v1.2.3",
-// a pseudo-version for a build in a git checkout with VCS stamping); else
-// "devel".
-func ToolVersion() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// ToolVersion returns the version greenlight reports, in "greenlight
+// version" and the snapshot's tool.version: Version when the build set it,
+// else what the build records (version.Of).
+func ToolVersion() string { return version.Of(Version) }
 
 // Env is what the command line may use of the world besides its arguments.
 type Env struct {
@@ -77,8 +70,8 @@ func (e usageError) Error() string { return e.msg }
 const usage = `greenlight proves, fail-closed, whether data-pipeline runs are healthy.
 
 usage:
-  greenlight check EVENTS.jsonl (--pipeline FILE | --stages IDS) [flags]
-  greenlight gate EVENTS.jsonl (--pipeline FILE | --stages IDS) [flags]
+  greenlight check EVENTS.jsonl... (--pipeline FILE | --stages IDS) [flags]
+  greenlight gate EVENTS.jsonl... (--pipeline FILE | --stages IDS) [flags]
   greenlight validate FILE... (--pipeline FILE | --stages IDS) [flags]
   greenlight merge SNAPSHOT... --max-age DURATION [flags]
   greenlight schema NAME
@@ -90,7 +83,7 @@ usage:
   greenlight version
 
 commands:
-  check     check one event log and judge its runs (exit 0 even when unhealthy)
+  check     check one event log (one or more files) and judge its runs (exit 0 even when unhealthy)
   gate      check, failing with exit 1 when a run is unhealthy (for CI)
   validate  check event logs against the event contract only
   merge     roll up the health snapshots of several checks
@@ -236,6 +229,9 @@ type common struct {
 	inputFormat      string
 	gate             string // check only; checker.Request validates it
 	jobLog           string // check only: the --job-log file
+	progress         *whenFlag
+	progressWhen     string // progress's value, checked by options
+	logOrder         string // the order of a log's files: given or name
 }
 
 func (c *common) register(fs *pflag.FlagSet, formats string) {
@@ -248,6 +244,43 @@ func (c *common) register(fs *pflag.FlagSet, formats string) {
 	fs.BoolVar(&c.strict, "strict", false, "refuse event fields outside the contract")
 	fs.BoolVar(&c.schemaEveryEvent, "schema-every-event", false, "validate every event with the JSON Schema validator (slow reference path)")
 	fs.StringVar(&c.inputFormat, "input-format", formatNative, "event log `format`: native (the event contract) or openlineage (OpenLineage run events; docs/openlineage.md)")
+	c.progress = addWhen(fs, "progress", "when to show reading progress on stderr, `auto|always|never`: auto shows it when stderr is a terminal and the log is 16 MiB or more")
+	fs.StringVar(&c.logOrder, "log-order", logsource.OrderGiven, "`order` of a log's files: given (as named; a glob's matches in byte order) or name (all sorted by path, runs of digits as numbers: -9 before -10)")
+}
+
+// logFiles expands the log arguments (globs, quoted or not) into files
+// and puts them in --log-order.
+func (c *common) logFiles(args []string) ([]string, error) {
+	if c.logOrder != logsource.OrderGiven && c.logOrder != logsource.OrderName {
+		return nil, usageError{fmt.Sprintf("--log-order %q: use given or name", c.logOrder)}
+	}
+	names, err := expandLogs(args)
+	if err != nil {
+		return nil, err
+	}
+	if err := logsource.Sort(names, c.logOrder); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	stdin := 0
+	for _, n := range names {
+		if n == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return nil, usageError{"standard input (-) can be read only once"}
+	}
+	return names, nil
+}
+
+// logName names a log in messages and in the snapshot's source.path: its
+// file, or for a log of several files the arguments as given (a quoted
+// glob stays a glob, so the name holds as the log rotates).
+func logName(args, files []string) string {
+	if len(files) == 1 {
+		return files[0]
+	}
+	return strings.Join(args, " ")
 }
 
 func newFlagSet(name string, env Env) *pflag.FlagSet {
@@ -263,6 +296,9 @@ func newFlagSet(name string, env Env) *pflag.FlagSet {
 func (c *common) options(env Env) (checker.Options, error) {
 	maxLineBytes, err := c.maxLineBytes.Value()
 	if err != nil {
+		return checker.Options{}, err
+	}
+	if c.progressWhen, err = c.progress.Value(); err != nil {
 		return checker.Options{}, err
 	}
 	maxViolations, err := c.maxViolations.Value()
@@ -303,22 +339,8 @@ func (c *common) options(env Env) (checker.Options, error) {
 	if c.now == "" {
 		o.Now = env.Now().UTC()
 	}
+	o.ToolVersion = ToolVersion()
 	return o, nil
-}
-
-// openLog opens a log by name; "-" is standard input. Any other name must
-// be a regular file (osfile.Open): a device or FIFO would be read without
-// end or wait for a writer, so it is refused with the reason, and standard
-// input is read as "-" (docs/contract.md).
-func openLog(name string, env Env) (io.Reader, func(), error) {
-	if name == "-" {
-		return env.Stdin, func() {}, nil
-	}
-	f, err := osfile.Open(name)
-	if err != nil {
-		return nil, nil, readError("the event log", err)
-	}
-	return f, func() { f.Close() }, nil
 }
 
 // readError is the error for a file that cannot be read, its name escaped
@@ -350,24 +372,30 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	var state stateFlags
 	state.register(fs)
+	allRuns := fs.BoolP("all-runs", "v", false, fmt.Sprintf("list every run in the log's order (text and markdown; by default they list the latest %d unhealthy runs and missed slots, then the latest %d runs)", render.DefaultMaxUnhealthy, render.DefaultLatestRuns))
+	color := addWhen(fs, "color", "when to colour the verdict, `auto|always|never`: auto colours it when stdout is a terminal and NO_COLOR is unset or empty")
 	if err := ParseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
-	if fs.NArg() != 1 {
-		return ExitInvalid, usageError{cmd + " takes exactly one event log (a path, or - for standard input); validate takes several"}
+	if fs.NArg() == 0 {
+		return ExitInvalid, usageError{cmd + " takes an event log: one or more files read as one log (paths or globs), or - for standard input"}
 	}
-	logs, err := expandLogs(fs.Args())
+	logs, err := c.logFiles(fs.Args())
 	if err != nil {
 		return ExitInvalid, err
 	}
-	if len(logs) != 1 {
-		return ExitInvalid, usageError{fmt.Sprintf("%s takes exactly one event log, and %s matches %s (%s); name one, or validate them all with greenlight validate",
-			cmd, render.Terminal(fs.Arg(0)), words.Count(len(logs), "file"), render.Terminal(strings.Join(shorten(logs, 3), ", ")))}
+	if c.inputFormat == formatOpenLineage && len(logs) != 1 {
+		return ExitInvalid, usageError{fmt.Sprintf("%s --input-format openlineage takes one log (a file or an event directory), and %s %s (%s)",
+			cmd, render.Terminal(strings.Join(fs.Args(), " ")), words.Count(len(logs), "file"), render.Terminal(strings.Join(shorten(logs, 3), ", ")))}
 	}
 	if err := checkFormat(c.format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
 	}
 	stale, err := staleFlag.Value()
+	if err != nil {
+		return ExitInvalid, err
+	}
+	colorWhen, err := color.Value()
 	if err != nil {
 		return ExitInvalid, err
 	}
@@ -383,20 +411,20 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 		}
 		opts.JobLog = bytes.NewReader(data)
 	}
-	name := logs[0]
+	name := logName(fs.Args(), logs)
 	opts.File = name
-	if err := state.validate(name, c.inputFormat, fs.Changed("state-mismatch")); err != nil {
+	if err := state.validate(logs, c.inputFormat, fs.Changed("state-mismatch")); err != nil {
 		return ExitInvalid, err
 	}
 	started := time.Now() // the check's own duration, for --format openmetrics
-	res, err := state.check(name, opts, c.inputFormat, env)
+	res, err := state.check(logs, opts, c.inputFormat, c.progressWhen, env)
 	if err != nil {
 		return ExitInvalid, err
 	}
 	checkSeconds := []float64{time.Since(started).Seconds()}
 	if !res.Report.Valid {
 		if IsCIFormat(c.format) {
-			err = WriteCIFormat(env.Stdout, c.format, []render.Log{FormatLog(name, opts, res)}, checkSeconds)
+			err = WriteCIFormat(env.Stdout, c.format, []render.Log{FormatLog(name, len(logs), opts, res)}, checkSeconds)
 		} else {
 			err = writeReport(env.Stdout, res.Report, c.format)
 		}
@@ -445,11 +473,14 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	case c.format == "json":
 		err = render.WriteSnapshotJSON(env.Stdout, snap)
 	case c.format == "markdown":
-		err = render.WriteMarkdownReport(env.Stdout, snap, render.MarkdownOptions{})
+		err = render.WriteMarkdownReport(env.Stdout, snap, render.MarkdownOptions{List: render.ListOptions{All: *allRuns}})
 	case IsCIFormat(c.format):
-		err = WriteCIFormat(env.Stdout, c.format, []render.Log{FormatLog(name, opts, res)}, checkSeconds)
+		err = WriteCIFormat(env.Stdout, c.format, []render.Log{FormatLog(name, len(logs), opts, res)}, checkSeconds)
 	default:
-		err = render.WriteText(env.Stdout, snap)
+		err = render.WriteTextOptions(env.Stdout, snap, render.TextOptions{
+			List:  render.ListOptions{All: *allRuns},
+			Color: useColor(colorWhen, isTerminal(env.Stdout), os.Getenv),
+		})
 	}
 	if err != nil {
 		return ExitInvalid, fmt.Errorf("cannot write the output: %s", osfile.Describe(err))
@@ -578,50 +609,58 @@ func runValidate(args []string, env Env) (int, error) {
 	fs := newFlagSet("validate", env)
 	var c common
 	c.register(fs, "text, json, junit, sarif, gitlab or openmetrics")
+	oneLog := fs.Bool("one-log", false, "read the files as one log in --log-order (a rotated log: a run may span files), as check does, instead of each file as a log of its own")
 	if err := ParseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
 	if fs.NArg() == 0 {
 		return ExitInvalid, usageError{"validate takes one or more event logs"}
 	}
-	names, err := expandLogs(fs.Args())
+	names, err := c.logFiles(fs.Args())
 	if err != nil {
 		return ExitInvalid, err
 	}
 	if err := checkFormat(c.format, append([]string{"text", "json"}, CIFormats...)...); err != nil {
 		return ExitInvalid, err
 	}
+	if *oneLog && c.inputFormat == formatOpenLineage && len(names) != 1 {
+		return ExitInvalid, usageError{"validate --one-log --input-format openlineage takes one log (a file or an event directory)"}
+	}
 	opts, err := c.options(env)
 	if err != nil {
 		return ExitInvalid, err
 	}
-	all := checker.NewReport()
-	stdinUsed := false
-	events, invalidFiles := 0, 0
-	var logs []render.Log // for the CI formats: each file is judged on its contract only
-	var checkSeconds []float64
-	for _, name := range names {
-		if name == "-" {
-			if stdinUsed {
-				return ExitInvalid, usageError{"standard input (-) can be read only once"}
-			}
-			stdinUsed = true
+	// Each file is a log of its own (a pre-merge check of many fixtures),
+	// unless --one-log makes them one.
+	groups := make([][]string, 0, len(names))
+	if *oneLog {
+		groups = append(groups, names)
+	} else {
+		for _, name := range names {
+			groups = append(groups, []string{name})
 		}
+	}
+	all := checker.NewReport()
+	events, invalidLogs := 0, 0
+	var logs []render.Log // for the CI formats: each log is judged on its contract only
+	var checkSeconds []float64
+	for _, group := range groups {
 		o := opts
+		name := logName(fs.Args(), group)
 		o.File = name
 		started := time.Now()
-		res, err := checkInput(name, o, c.inputFormat, env)
+		res, err := checkInput(group, o, c.inputFormat, c.progressWhen, env)
 		if err != nil {
 			return ExitInvalid, err
 		}
 		if IsCIFormat(c.format) {
-			l := FormatLog(name, o, res)
+			l := FormatLog(name, len(group), o, res)
 			l.ContractOnly = true
 			logs = append(logs, l)
 			checkSeconds = append(checkSeconds, time.Since(started).Seconds())
 		}
 		if !res.Report.Valid {
-			invalidFiles++
+			invalidLogs++
 		} else {
 			events += res.Snapshot.Source.EventCount
 		}
@@ -638,11 +677,19 @@ func runValidate(args []string, env Env) (int, error) {
 	}
 	files := len(names)
 	if !all.Valid {
-		fmt.Fprintf(env.Stderr, "greenlight: %d of %s invalid, %s\n", invalidFiles, words.Count(files, "file"), words.Count(all.ViolationCount, "contract violation"))
+		if *oneLog {
+			fmt.Fprintf(env.Stderr, "greenlight: the log of %s is invalid, %s\n", words.Count(files, "file"), words.Count(all.ViolationCount, "contract violation"))
+		} else {
+			fmt.Fprintf(env.Stderr, "greenlight: %d of %s invalid, %s\n", invalidLogs, words.Count(files, "file"), words.Count(all.ViolationCount, "contract violation"))
+		}
 		return ExitInvalid, nil
 	}
 	if c.format == "text" {
-		fmt.Fprintf(env.Stdout, "greenlight: %s the event contract (%s)\n", words.Count(files, "file follows"), words.Count(events, "event"))
+		if *oneLog {
+			fmt.Fprintf(env.Stdout, "greenlight: the log of %s follows the event contract (%s)\n", words.Count(files, "file"), words.Count(events, "event"))
+		} else {
+			fmt.Fprintf(env.Stdout, "greenlight: %s the event contract (%s)\n", words.Count(files, "file follows"), words.Count(events, "event"))
+		}
 	}
 	return ExitOK, nil
 }

@@ -42,7 +42,10 @@ func WriteCIFormat(w io.Writer, format string, logs []render.Log, checkSeconds [
 // name (the definition's, else the file's base name) and the log's path
 // relative to the repository root, taken as the working directory (CI
 // runs greenlight from the checkout's root).
-func FormatLog(name string, opts checker.Options, res *checker.Result) render.Log {
+//
+// A log of several files (files > 1) is named by name, and each finding
+// points at its own file.
+func FormatLog(name string, files int, opts checker.Options, res *checker.Result) render.Log {
 	def := ""
 	if opts.Definition != nil {
 		def = opts.Definition.Pipeline
@@ -50,7 +53,11 @@ func FormatLog(name string, opts checker.Options, res *checker.Result) render.Lo
 	if def == "" && res != nil && res.Snapshot != nil && res.Snapshot.Options.Pipeline != nil {
 		def = *res.Snapshot.Options.Pipeline
 	}
-	return render.Log{Pipeline: render.PipelineName(def, name), Path: RepoPath(name), JudgedAt: opts.Now.UTC().Format(time.RFC3339), Result: res}
+	l := render.Log{Pipeline: render.PipelineName(def, name), Path: RepoPath(name), JudgedAt: opts.Now.UTC().Format(time.RFC3339), Result: res}
+	if files > 1 {
+		l.FilePath = RepoPath
+	}
+	return l
 }
 
 // RepoPath is a log's name as the CI formats show it: "" for standard

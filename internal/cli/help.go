@@ -36,16 +36,20 @@ const exitSignal = "130, 143  stopped by SIGINT, SIGTERM"
 var Helps = map[string]Help{
 	"check": {
 		Synopsis: []string{
-			"greenlight check EVENTS.jsonl (--pipeline FILE | --stages IDS) [flags]",
+			"greenlight check EVENTS.jsonl... (--pipeline FILE | --stages IDS) [flags]",
 			"greenlight check --input-format openlineage EVENTS [--pipeline FILE] [flags]",
 		},
-		Description: "check reads one event log (- for standard input), proves that every event follows the event contract, folds the events into runs, stages and attempts, and judges each run at --now (the wall clock by default): healthy, or failed, stalled or unknown with the reason. An invalid log is exit 2 and nothing in it is evidence. A valid but unhealthy log is exit 0 unless --fail-on-unhealthy is given (greenlight gate is check with --fail-on-unhealthy), so a CI step can report without gating. A quoted glob is expanded; it must match exactly one file.",
+		Description: "check reads one event log (- for standard input; several files, such as a rotated log, are one log read in --log-order, and a run may span them; gzip and zstd files are read decompressed), proves that every event follows the event contract, folds the events into runs, stages and attempts, and judges each run at --now (the wall clock by default): healthy, or failed, stalled or unknown with the reason. An invalid log is exit 2 and nothing in it is evidence. A valid but unhealthy log is exit 0 unless --fail-on-unhealthy is given (greenlight gate is check with --fail-on-unhealthy), so a CI step can report without gating. Like go test, the text output is quiet on success and loud on failure: the verdict, the latest 20 unhealthy runs and missed slots, the 5 latest runs, each group latest first with a count of the rest, and the verdict again (-v lists every run). A quoted glob is expanded, its matches in byte order of their paths; --log-order name sorts every file by path with numbers by value. A violation names its file and its line there.",
 		Examples: []string{
 			"greenlight check events.jsonl --stages 1,2",
 			"# gate a CI step on the latest run, keeping the snapshot",
 			"greenlight check events.jsonl --pipeline pipeline.yaml --gate latest --fail-on-unhealthy --snapshot health.json",
+			"# a rotated log: today's file and the compressed days before, oldest first",
+			"greenlight check 'logs/events-*.jsonl*' --log-order name --stages 1,2",
 			"# judge at a fixed moment, for a reproducible result",
 			"greenlight check events.jsonl --stages 1,2 --now 2026-01-01T12:00:00Z --format json",
+			"# list every run, not only the unhealthy and the latest ones",
+			"greenlight check events.jsonl --stages 1,2 --all-runs",
 		},
 		Exit: []string{
 			"0  the log is valid (with --fail-on-unhealthy: and healthy)",
@@ -56,7 +60,7 @@ var Helps = map[string]Help{
 	},
 	"gate": {
 		Synopsis: []string{
-			"greenlight gate EVENTS.jsonl (--pipeline FILE | --stages IDS) [flags]",
+			"greenlight gate EVENTS.jsonl... (--pipeline FILE | --stages IDS) [flags]",
 		},
 		Description: "gate is check with --fail-on-unhealthy: the spelling for a CI step that must fail when a run is unhealthy. It takes check's flags and prints what check prints.",
 		Examples: []string{
@@ -75,7 +79,7 @@ var Helps = map[string]Help{
 		Synopsis: []string{
 			"greenlight validate FILE... (--pipeline FILE | --stages IDS) [flags]",
 		},
-		Description: "validate checks one or more event logs against the event contract only, without judging health, and lists every violation as FILE:LINE: rule: message. A quoted glob ('logs/*.jsonl') is expanded as the action expands its events input (** crosses directories); a glob that matches no file is an error.",
+		Description: "validate checks one or more event logs against the event contract only, without judging health, and lists every violation as FILE:LINE: rule: message. Each file is a log of its own (a pre-merge check of many logs); --one-log reads them as one log in --log-order, as check does, for a rotated log whose runs span files. gzip and zstd files are read decompressed. A quoted glob ('logs/*.jsonl') is expanded as the action expands its events input (** crosses directories); a glob that matches no file is an error.",
 		Examples: []string{
 			"greenlight validate events.jsonl --stages 1,2",
 			"greenlight validate 'logs/**/*.jsonl' --pipeline pipeline.yaml --format sarif > greenlight.sarif",
@@ -120,7 +124,7 @@ var Helps = map[string]Help{
 		Synopsis: []string{
 			"greenlight view EVENTS.jsonl [--pipeline FILE | --stages IDS] [flags]",
 		},
-		Description: "view serves the viewer on 127.0.0.1, with the log preloaded, and prints its address; it serves until interrupted. Without --now the page judges the log at the browser's clock. It needs the viewer's WebAssembly module built by wasm/build.sh (native binary only).",
+		Description: "view serves the viewer on 127.0.0.1, with the log preloaded, and prints its address; it serves until interrupted. Without --now the page judges the log at the browser's clock. The page's WebAssembly module comes from --wasm-dir or $GREENLIGHT_WASM_DIR, else it is built once from the binary's own source with the go command into the user cache directory; stderr says which. Without a Go toolchain it serves the static report of greenlight report instead, and says so (native binary only).",
 		Examples: []string{
 			"greenlight view events.jsonl --stages 1,2 --now 2026-01-01T12:00:00Z",
 		},
@@ -133,9 +137,10 @@ var Helps = map[string]Help{
 		Synopsis: []string{
 			"greenlight report EVENTS.jsonl --html FILE [--pipeline FILE | --stages IDS] [flags]",
 		},
-		Description: "report writes one self-contained HTML file holding the viewer, its WebAssembly module and the log, judged at one moment (--now, else the wall clock when it is written), so every open shows the same. The file is written atomically, also for an invalid log, to show why (native binary only).",
+		Description: "report writes a standalone HTML page rendered by greenlight: the verdict, the unhealthy runs latest first with their errors and recovery steps, the latest runs, the schedule and the timelines, judged at one moment (--now, else the wall clock when it is written), so every open shows the same; it needs no script and no other file. --interactive writes the viewer with its WebAssembly module and the log as well, to check again in the page; with scripts off that page shows the static report. The file is written atomically, also for an invalid log, to show why (native binary only).",
 		Examples: []string{
 			"greenlight report events.jsonl --pipeline pipeline.yaml --html health.html",
+			"greenlight report events.jsonl --pipeline pipeline.yaml --html viewer.html --interactive",
 		},
 		Exit: []string{
 			"0  the log is valid and the report is written",

@@ -13,6 +13,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
@@ -23,22 +24,39 @@ const (
 	formatOpenLineage = checker.FormatOpenLineage
 )
 
-// checkInput checks one event log in the given format. An OpenLineage log
-// may be a directory: its *.json files, one event each, are read in
-// byte order of their names (the Python client's file transport names them
-// with a sortable timestamp); names starting with a dot are skipped and any
-// other entry is an error, so no evidence is silently left out.
-func checkInput(name string, opts checker.Options, format string, env Env) (*checker.Result, error) {
+// checkInput checks one event log in the given format: a native log is
+// its files read as one log in the order given, each decompressed when it
+// is gzip or zstd (internal/logsource). An OpenLineage log is one file
+// (decompressed likewise) or a directory: its *.json files, one event
+// each, are read in byte order of their names (the Python client's file
+// transport names them with a sortable timestamp); names starting with a
+// dot are skipped and any other entry is an error, so no evidence is
+// silently left out.
+//
+// progress is the --progress value: the files are read through one
+// progress display on stderr (progressFor), which is erased before
+// checkInput returns.
+func checkInput(names []string, opts checker.Options, format, progress string, env Env) (*checker.Result, error) {
+	open := func(names []string) ([]*logsource.File, error) {
+		return logsource.Open(names, env.Stdin, osfile.Open, func(err error) error { return readError("the event log", err) })
+	}
 	if format != formatOpenLineage {
-		r, done, err := openLog(name, env)
+		files, err := open(names)
 		if err != nil {
 			return nil, err
 		}
-		defer done()
-		return checker.Check(r, opts)
+		defer logsource.CloseAll(files)
+		logs := logsource.Logs(files)
+		wrap, finish := progressFor(progress, logsSize(files), env.Stderr, nil)
+		defer finish()
+		for i := range logs {
+			logs[i].R = wrap(logs[i].R)
+		}
+		return checker.CheckFiles(logs, opts)
 	}
-	var res *checker.Result
+	name := names[0]
 	var err error
+	var res *checker.Result
 	if st, serr := os.Stat(name); name != "-" && serr == nil && st.IsDir() {
 		docs, derr := readEventDir(name)
 		if derr != nil {
@@ -46,12 +64,14 @@ func checkInput(name string, opts checker.Options, format string, env Env) (*che
 		}
 		res, err = openlineage.CheckDocuments(docs, opts)
 	} else {
-		r, done, oerr := openLog(name, env)
+		files, oerr := open(names[:1])
 		if oerr != nil {
 			return nil, oerr
 		}
-		defer done()
-		res, err = openlineage.Check(r, opts)
+		defer logsource.CloseAll(files)
+		wrap, finish := progressFor(progress, logsSize(files), env.Stderr, nil)
+		res, err = openlineage.Check(wrap(files[0].Log.R), opts)
+		finish()
 	}
 	if err != nil {
 		return nil, err
@@ -146,4 +166,19 @@ func expandLogs(args []string) ([]string, error) {
 		}
 	}
 	return names, nil
+}
+
+// logsSize is the bytes a progress display can expect from files: the sum
+// of their sizes when every one is a plain regular file, else -1 (unknown:
+// standard input, or a compressed file, whose text is larger than the file).
+func logsSize(files []*logsource.File) int64 {
+	var total int64
+	for _, f := range files {
+		n := f.PlainSize()
+		if n < 0 {
+			return -1
+		}
+		total += n
+	}
+	return total
 }

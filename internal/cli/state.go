@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 
 	"github.com/spf13/pflag"
 
@@ -35,8 +36,8 @@ func (s *stateFlags) register(fs *pflag.FlagSet) {
 }
 
 // validate refuses flag values no check can use: called once the flags are
-// parsed, with the log's name.
-func (s *stateFlags) validate(name, inputFormat string, changed bool) error {
+// parsed, with the log's files.
+func (s *stateFlags) validate(logs []string, inputFormat string, changed bool) error {
 	if s.mismatch != mismatchError && s.mismatch != mismatchRecheck {
 		return usageError{fmt.Sprintf("--state-mismatch is error or recheck, not %s", render.Terminal(s.mismatch))}
 	}
@@ -49,7 +50,7 @@ func (s *stateFlags) validate(name, inputFormat string, changed bool) error {
 	if inputFormat == formatOpenLineage {
 		return usageError{"--state reads native event logs only, not --input-format openlineage"}
 	}
-	if name == "-" && s.mismatch == mismatchRecheck {
+	if slices.Contains(logs, "-") && s.mismatch == mismatchRecheck {
 		return usageError{"--state-mismatch recheck reads the log again, which standard input cannot be: give the log's path"}
 	}
 	return nil
@@ -60,16 +61,16 @@ func (s *stateFlags) validate(name, inputFormat string, changed bool) error {
 // that does not fit is an error, or with --state-mismatch recheck a note
 // and a check of the whole log. A checkpoint file that cannot be read or
 // is damaged is always an error: it is never a silent full check.
-func (s *stateFlags) check(name string, opts checker.Options, inputFormat string, env Env) (*checker.Result, error) {
+func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, progress string, env Env) (*checker.Result, error) {
 	if s.path == "" {
-		return checkInput(name, opts, inputFormat, env)
+		return checkInput(logs, opts, inputFormat, progress, env)
 	}
 	opts.Checkpoint = true
 	data, err := osfile.ReadFile(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// The first check: there is nothing to resume from yet.
-		return checkInput(name, opts, inputFormat, env)
+		return checkInput(logs, opts, inputFormat, progress, env)
 	case err != nil:
 		return nil, readError("the checkpoint", err)
 	}
@@ -79,7 +80,7 @@ func (s *stateFlags) check(name string, opts checker.Options, inputFormat string
 	}
 	resumed := opts
 	resumed.Resume = cp
-	res, err := checkInput(name, resumed, inputFormat, env)
+	res, err := checkInput(logs, resumed, inputFormat, progress, env)
 	s.resumed = cp
 	var mis *checker.StateMismatchError
 	if !errors.As(err, &mis) {
@@ -91,7 +92,7 @@ func (s *stateFlags) check(name string, opts checker.Options, inputFormat string
 		return nil, fmt.Errorf("%s: %v; nothing was checked (give --state-mismatch recheck to check the whole log)", render.Terminal(s.path), mis)
 	}
 	fmt.Fprintf(env.Stderr, "greenlight: %s\n", ErrorLine(fmt.Errorf("%s: %v; checking the whole log", render.Terminal(s.path), mis)))
-	return checkInput(name, opts, inputFormat, env)
+	return checkInput(logs, opts, inputFormat, progress, env)
 }
 
 // write writes the checkpoint of a valid check atomically (like

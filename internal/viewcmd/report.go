@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -17,17 +18,21 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
 
 // runReport is "greenlight report EVENTS.jsonl --html FILE": it writes the
-// self-contained report atomically and exits like check: 0 for a valid log,
-// 2 for an invalid one (the report is written either way, to show why).
+// standalone HTML report (render.WriteHTMLReport) atomically, or with
+// --interactive the viewer with its module and the log in one file, and
+// exits like check: 0 for a valid log, 2 for an invalid one (the report is
+// written either way, to show why).
 func runReport(args []string, env cli.Env) int {
 	fs := pflag.NewFlagSet("report", pflag.ContinueOnError)
 	var f flags
 	f.register(fs)
-	out := fs.String("html", "", "write the self-contained HTML report to `FILE`")
+	out := fs.String("html", "", "write the HTML report to `FILE`")
+	interactive := fs.Bool("interactive", false, "write the viewer, its WebAssembly module and the log too, to check again in the page (needs the module: see --wasm-dir)")
 	name, err := f.parse(fs, args, env)
 	if err != nil {
 		return failed(env, err)
@@ -36,26 +41,34 @@ func runReport(args []string, env cli.Env) int {
 		return failed(env, fmt.Errorf("report needs --html FILE"))
 	}
 	// The report is a record: judged at one moment, the same on every open.
-	p, log, opts, err := f.resolve(name, env.Now().UTC().Format(time.RFC3339))
+	// The static report streams the log; the interactive one carries it.
+	p, log, opts, err := f.resolve(name, env.Now().UTC().Format(time.RFC3339), *interactive)
 	if err != nil {
 		return failed(env, err)
 	}
-	module, wasmExec, err := f.findModule()
-	if err != nil {
-		return failed(env, err)
+	var mod module
+	if *interactive {
+		if mod, err = f.findModule(func(s string) { fmt.Fprintf(env.Stderr, "greenlight: %s\n", s) }); err != nil {
+			return failed(env, err)
+		}
 	}
 	var res *checker.Result
-	if f.inputFormat == checker.FormatOpenLineage {
-		res, err = openlineage.Check(bytes.NewReader(log), opts)
+	if log != nil {
+		res, err = checkLog(f.inputFormat, bytes.NewReader(log), opts)
 	} else {
-		res, err = checker.Check(bytes.NewReader(log), opts)
+		res, err = checkFile(f.inputFormat, name, opts)
 	}
 	if err != nil {
 		return failed(env, err)
 	}
-	page, err := Report(p, log, module, wasmExec)
-	if err != nil {
-		return failed(env, err)
+	var page []byte
+	if *interactive {
+		if page, err = ReportWithStatic(p, log, mod.wasm, mod.wasmExec, res); err != nil {
+			return failed(env, err)
+		}
+		fmt.Fprintf(env.Stderr, "greenlight: the viewer's module: %s\n", mod.from)
+	} else {
+		page = render.HTMLReport(res, render.DefaultHTMLOptions)
 	}
 	if err := atomicfile.Write(*out, page); err != nil {
 		return failed(env, err)
@@ -67,11 +80,30 @@ func runReport(args []string, env cli.Env) int {
 	return cli.ExitOK
 }
 
+// checkLog checks the log in its format, as check does.
+func checkLog(format string, log io.Reader, opts checker.Options) (*checker.Result, error) {
+	if format == checker.FormatOpenLineage {
+		return openlineage.Check(log, opts)
+	}
+	return checker.Check(log, opts)
+}
+
+// checkFile checks the log file name, read as a stream.
+func checkFile(format, name string, opts checker.Options) (*checker.Result, error) {
+	fh, err := osfile.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
+	}
+	defer fh.Close()
+	return checkLog(format, fh, opts)
+}
+
 // The lines of index.html that Report replaces with inlined content.
 const (
 	styleLink  = `<link rel="stylesheet" href="viewer.css">`
 	scriptLink = `<script src="viewer.js"></script>`
 	headEnd    = `</head>`
+	mainStart  = `<main>`
 )
 
 // Report returns the viewer as one HTML file that needs no server: the style
@@ -80,6 +112,16 @@ const (
 // Content-Security-Policy allows only those inline scripts (by hash), the
 // WebAssembly module and the Blob worker; no image, frame or request.
 func Report(p Preload, log, module, wasmExec []byte) ([]byte, error) {
+	return ReportWithStatic(p, log, module, wasmExec, nil)
+}
+
+// ReportWithStatic is Report with, when res is not nil, the static report
+// of res (render.WriteHTMLReportContent) in a noscript element before the
+// viewer's main element: with scripts off the page still shows the
+// verdict, the runs, their errors and recovery, the schedule and the
+// timelines, and with scripts on the viewer checks the log again and any
+// other dropped in. The static report's style is allowed by its hash.
+func ReportWithStatic(p Preload, log, module, wasmExec []byte, res *checker.Result) ([]byte, error) {
 	read := func(name string) (string, error) {
 		b, err := viewer.Static.ReadFile(name)
 		return string(b), err
@@ -121,12 +163,29 @@ func Report(p Preload, log, module, wasmExec []byte) ([]byte, error) {
 		fmt.Fprintf(&data, "<script type=\"application/octet-stream\" id=%q data-encoding=\"gzip\">%s</script>\n", d.id, base64.StdEncoding.EncodeToString(z))
 	}
 	fmt.Fprintf(&data, "<script type=\"application/json\" id=\"gl-preload\">%s</script>\n", pre)
-	csp := fmt.Sprintf("default-src 'none'; script-src 'wasm-unsafe-eval' 'sha256-%s'; worker-src blob:; style-src 'sha256-%s'",
-		hash(script), hash(css))
+	styles := "'sha256-" + hash(css) + "'"
+	noscript := ""
+	if res != nil {
+		var content bytes.Buffer
+		if err := render.WriteHTMLReportContent(&content, res, render.DefaultHTMLOptions); err != nil {
+			return nil, err
+		}
+		static := render.HTMLReportStyle()
+		if strings.Contains(strings.ToLower(static+content.String()), "</noscript") {
+			return nil, fmt.Errorf("viewer: the static report contains </noscript, which would end its element early")
+		}
+		styles += " 'sha256-" + hash(static) + "'"
+		noscript = "<noscript>\n<style>" + static + "</style>\n" +
+			`<p class="note">Scripts are off, so the viewer cannot run; this is the report greenlight rendered when it wrote this file.</p>` + "\n" +
+			content.String() + "</noscript>\n"
+	}
+	csp := fmt.Sprintf("default-src 'none'; script-src 'wasm-unsafe-eval' 'sha256-%s'; worker-src blob:; style-src %s",
+		hash(script), styles)
 	replace := []struct{ old, new string }{
 		{styleLink, "<style>" + css + "</style>"},
 		{scriptLink, data.String() + "<script>" + script + "</script>"},
 		{headEnd, `<meta http-equiv="Content-Security-Policy" content="` + csp + `">` + "\n" + headEnd},
+		{mainStart, noscript + mainStart},
 	}
 	for _, r := range replace {
 		if strings.Count(page, r.old) != 1 {

@@ -1,6 +1,7 @@
 package viewcmd
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
@@ -34,15 +37,11 @@ func runView(args []string, env cli.Env) int {
 	if err != nil {
 		return failed(env, err)
 	}
-	p, log, _, err := f.resolve(name, "")
+	p, log, opts, err := f.resolve(name, "", true)
 	if err != nil {
 		return failed(env, err)
 	}
-	module, wasmExec, err := f.findModule()
-	if err != nil {
-		return failed(env, err)
-	}
-	h, err := Handler(p, log, module, wasmExec)
+	h, err := viewHandler(&f, p, log, opts, env)
 	if err != nil {
 		return failed(env, err)
 	}
@@ -69,6 +68,33 @@ func runView(args []string, env cli.Env) int {
 		return failed(env, err)
 	}
 	return cli.ExitOK
+}
+
+// viewHandler is what view serves: the viewer with its module (stderr
+// says where the module came from), or, when no module can be had because
+// there is no Go toolchain or its build failed, the static report judged
+// at --now or the wall clock (stderr says so and why).
+func viewHandler(f *flags, p Preload, log []byte, opts checker.Options, env cli.Env) (http.Handler, error) {
+	note := func(s string) { fmt.Fprintf(env.Stderr, "greenlight: %s\n", s) }
+	mod, err := f.findModule(note)
+	switch {
+	case err == nil:
+		note("the viewer's module: " + mod.from)
+		return Handler(p, log, mod.wasm, mod.wasmExec)
+	case f.wasmDir == "" && os.Getenv("GREENLIGHT_WASM_DIR") == "":
+		// No module to be had: serve what Go renders, judged once.
+		if opts.Now.IsZero() {
+			opts.Now = env.Now().UTC().Truncate(time.Second)
+		}
+		res, cerr := checkLog(f.inputFormat, bytes.NewReader(log), opts)
+		if cerr != nil {
+			return nil, cerr
+		}
+		note(fmt.Sprintf("%s; serving the static report instead, judged at %s (the page cannot check a log again)", cli.ErrorLine(err), opts.Now.Format(time.RFC3339)))
+		return StaticHandler(render.HTMLReport(res, render.DefaultHTMLOptions)), nil
+	default:
+		return nil, err
+	}
 }
 
 // NewToken returns the secret first segment of the viewer's URL: 16 bytes
@@ -118,6 +144,20 @@ func Guard(h http.Handler, token string, port int) http.Handler {
 		}
 		inner.ServeHTTP(w, r)
 	})
+}
+
+// StaticHandler serves page (a static report, render.WriteHTMLReport,
+// which carries its own Content-Security-Policy) at the root, for view
+// without a module.
+func StaticHandler(page []byte) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Security-Policy", render.HTMLReportPolicy())
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Write(page)
+	})
+	return mux
 }
 
 // ServeCSP is the Content-Security-Policy of the served viewer: scripts,

@@ -1,16 +1,17 @@
 // Package viewcmd holds the native binary's browser commands: "greenlight
 // view" serves the viewer (wasm/viewer) on 127.0.0.1 with a log preloaded,
-// and "greenlight report" writes one self-contained HTML file holding the
-// viewer, the WebAssembly module and the log. Both need the js module built
-// by wasm/build.sh; they look for it in --wasm-dir, else $GREENLIGHT_WASM_DIR,
-// else ./wasm/viewer, and exit 2 saying how to build it when it is missing.
+// and "greenlight report" writes a standalone HTML report rendered by Go
+// (render.WriteHTMLReport), or with --interactive one file holding the
+// viewer, the WebAssembly module and the log. The viewer's js module comes
+// from --wasm-dir or $GREENLIGHT_WASM_DIR when given, else it is built on
+// demand from the binary's embedded source into the user cache directory
+// (findModule); view without a Go toolchain serves the static report.
 package viewcmd
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/pflag"
@@ -20,7 +21,6 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/cli"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
-	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
 
 // Commands returns view and report, for cli.Env.Commands.
@@ -30,11 +30,6 @@ func Commands() map[string]func([]string, cli.Env) int {
 		"report": runReport,
 	}
 }
-
-// DefaultWasmDir is where the commands look for the built module when
-// neither --wasm-dir nor $GREENLIGHT_WASM_DIR says: the viewer's directory in
-// a checkout of the repository, relative to the working directory.
-const DefaultWasmDir = "wasm/viewer"
 
 // Preload is what the page is given with the log (preload/options.json, or
 // the report's gl-preload element): the same options the page's inputs set.
@@ -70,7 +65,7 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	f.stale = cli.AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate")
 	fs.StringVar(&f.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&f.inputFormat, "input-format", checker.FormatNative, "event log `format`: native or openlineage (one file of OpenLineage run events)")
-	fs.StringVar(&f.wasmDir, "wasm-dir", "", "`DIR` holding the built greenlight.wasm and wasm_exec.js (default $GREENLIGHT_WASM_DIR, else "+DefaultWasmDir+")")
+	fs.StringVar(&f.wasmDir, "wasm-dir", "", "`DIR` holding a built greenlight.wasm and wasm_exec.js (default $GREENLIGHT_WASM_DIR, else built on demand into the user cache directory)")
 }
 
 // parse reads the command line and returns the log's name.
@@ -88,8 +83,9 @@ func (f *flags) parse(fs *pflag.FlagSet, args []string, env cli.Env) (string, er
 
 // resolve reads the log and the definition and checks the options with the
 // checker's own rules, so a mistake is reported here (exit 2) rather than
-// in the page.
-func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Options, error) {
+// in the page. With readLog false it leaves the log unread (nil) for the
+// caller to stream.
+func (f *flags) resolve(name string, fixNow string, readLog bool) (Preload, []byte, checker.Options, error) {
 	stale, err := f.stale.Value()
 	if err != nil {
 		return Preload{}, nil, checker.Options{}, err
@@ -117,32 +113,15 @@ func (f *flags) resolve(name string, fixNow string) (Preload, []byte, checker.Op
 	if err != nil {
 		return p, nil, opts, err
 	}
+	opts.ToolVersion = cli.ToolVersion() // the snapshot's tool.version
+	if !readLog {
+		return p, nil, opts, nil
+	}
 	log, err := osfile.ReadFile(name)
 	if err != nil {
 		return p, nil, opts, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
 	}
 	return p, log, opts, nil
-}
-
-// findModule reads the built module and wasm_exec.js, or returns an error
-// that says how to build them.
-func (f *flags) findModule() (module, wasmExec []byte, err error) {
-	dir := f.wasmDir
-	if dir == "" {
-		dir = os.Getenv("GREENLIGHT_WASM_DIR")
-	}
-	if dir == "" {
-		dir = DefaultWasmDir
-	}
-	module, err = osfile.ReadFile(filepath.Join(dir, viewer.ModuleFile))
-	if err == nil {
-		wasmExec, err = osfile.ReadFile(filepath.Join(dir, viewer.WasmExecFile))
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("the viewer's WebAssembly module is not built (%s); build it with \"sh wasm/build.sh\" in the greenlight repository, then run greenlight there or pass --wasm-dir DIR (or set GREENLIGHT_WASM_DIR) to the directory holding %s and %s",
-			osfile.Describe(err), viewer.ModuleFile, viewer.WasmExecFile)
-	}
-	return module, wasmExec, nil
 }
 
 func failed(env cli.Env, err error) int {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/wasm/viewer"
 )
 
@@ -129,5 +130,38 @@ func TestNewToken(t *testing.T) {
 	b, errB := NewToken()
 	if errA != nil || errB != nil || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(a) || a == b {
 		t.Fatalf("tokens %q, %q (%v, %v)", a, b, errA, errB)
+	}
+}
+
+// TestReportWithStatic: the interactive report holds the static report in
+// a noscript element, its style allowed by a second hash, its log text
+// escaped.
+func TestReportWithStatic(t *testing.T) {
+	opts, err := checker.Request{Stages: "1", Now: "2026-01-01T12:00:00Z", File: "x.jsonl"}.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := []byte(`{"run_id":"<img src=x onerror=alert(1)>","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"<img src=x onerror=alert(1)>","stage":1,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"</noscript><script>alert(2)</script>"}
+`)
+	res, err := checker.Check(bytes.NewReader(log), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := ReportWithStatic(Preload{File: "x.jsonl", Stages: "1", Gate: "all", Now: "2026-01-01T12:00:00Z"}, log, []byte("\x00asm"), []byte("// glue\n"), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(page, []byte("</noscript>")); n != 1 {
+		t.Errorf("%d </noscript> in the page, want the element's own one", n)
+	}
+	if bytes.Contains(page, []byte("<img")) || !bytes.Contains(page, []byte("&lt;/noscript&gt;&lt;script&gt;alert(2)&lt;/script&gt;")) {
+		t.Error("the static report's log text is not escaped")
+	}
+	if !regexp.MustCompile(`style-src 'sha256-[A-Za-z0-9+/=]+' 'sha256-[A-Za-z0-9+/=]+'"`).Match(page) {
+		t.Error("the CSP does not allow the static report's style by hash")
+	}
+	if !bytes.Contains(page, []byte(`<span id="verdict" class="verdict-unhealthy">unhealthy</span>`)) {
+		t.Error("the static report's verdict is missing")
 	}
 }

@@ -24,17 +24,23 @@
 // its state, so that a host shows Go's words rather than deriving its own.
 // error is the one-line message the CLI prints before exiting 2.
 //
+// The log may be gzip or zstd compressed (told by its first bytes, as the
+// CLI tells them, internal/logsource): it is read decompressed, and a
+// truncated or corrupt stream is an invalid_json violation, as in the CLI.
+//
 // Three more options are for hosts that show the result rather than keep
 // it (the viewer):
 //   - sha256: the log's SHA-256 in lowercase hex, computed by the host
 //     (WebCrypto is about 50 times faster than SHA-256 in WebAssembly); the
-//     snapshot records it as given. An OpenLineage log is hashed by the
-//     module, and sha256 is not used.
-//   - progress: a function called with the number of bytes read so far,
+//     snapshot records it as given. An OpenLineage log and a compressed
+//     log are hashed by the module (source.sha256 hashes the text), and
+//     sha256 is not used.
+//   - progress: a function called with the number of bytes read so far
+//     (of the text: for a compressed log, more than the log's length),
 //     about every MiB (checker.ProgressEvery) and once at the end (an
 //     OpenLineage log: once, at the end).
 //   - max_runs_per_state: with a valid log, the result is {view} instead of
-//     {document}: the snapshot document listing, in order, only the first
+//     {document}: the snapshot document listing, in order, only the last
 //     max_runs_per_state runs of each state and the latest run
 //     (render.WriteSnapshotSubset); run_count and state_counts still count
 //     every run.
@@ -51,6 +57,8 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/logsource"
+	"github.com/greenlight-ci/greenlight/internal/version"
 )
 
 func main() {
@@ -113,7 +121,18 @@ func check(_ js.Value, args []js.Value) any {
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
-	o.SHA256 = digest
+	o.ToolVersion = version.Of("")
+	// A gzip or zstd log is read decompressed (internal/logsource); the
+	// host's digest is of the stored bytes, so then the module hashes the
+	// text itself and source.files records the host's bytes.
+	file, err := logsource.New(req.File, bytes.NewReader(log))
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer file.Close()
+	if file.Log.Stored == nil {
+		o.SHA256 = digest
+	}
 	if hasProgress {
 		o.Progress = func(n int64) { progress.Invoke(float64(n)) }
 	}
@@ -124,17 +143,17 @@ func check(_ js.Value, args []js.Value) any {
 	}
 	var res *checker.Result
 	if req.InputFormat == checker.FormatOpenLineage {
-		res, err = openlineage.Check(bytes.NewReader(log), o)
+		res, err = openlineage.Check(file.Log.R, o)
 		if err == nil && hasProgress {
 			progress.Invoke(float64(len(log)))
 		}
 	} else {
-		res, err = checker.Check(bytes.NewReader(log), o)
+		res, err = checker.CheckFiles([]checker.LogFile{file.Log}, o)
 	}
 	if err != nil {
 		return fail(err.Error())
 	}
-	out := map[string]any{"valid": res.Report.Valid}
+	out := map[string]any{"valid": res.Report.Valid, "marks": marks()}
 	if !res.Report.Valid {
 		out["headline"] = render.InvalidHeadline(res.Report)
 	} else {
@@ -145,11 +164,13 @@ func check(_ js.Value, args []js.Value) any {
 	details := map[string]any{}
 	if perState > 0 && res.Snapshot != nil {
 		var view bytes.Buffer
-		listed := map[string]int{}
+		// The last perState runs of each state (the latest, as the viewer
+		// lists them latest first), and the latest run.
+		listed := map[checker.RunState]int{}
 		latest := res.Snapshot.LatestRunID
 		err := render.WriteSnapshotSubset(&view, res.Snapshot, func(r *checker.RunReport) bool {
-			listed[string(r.State)]++
-			keep := listed[string(r.State)] <= perState || (latest != nil && r.RunID == *latest)
+			listed[r.State]++
+			keep := listed[r.State] > render.StateCount(res.Snapshot.StateCounts, string(r.State))-perState || (latest != nil && r.RunID == *latest)
 			if keep {
 				details[r.RunID] = render.Detail(r).Summary
 			}
@@ -171,6 +192,16 @@ func check(_ js.Value, args []js.Value) any {
 		}
 	}
 	out["document"], out["details"] = string(doc), details
+	return out
+}
+
+// marks is render.StateMarks as JavaScript values: the symbol, word and
+// colour of each state, so the viewer draws what every renderer draws.
+func marks() []any {
+	var out []any
+	for _, m := range render.StateMarks() {
+		out = append(out, map[string]any{"state": m.State, "symbol": m.Symbol, "word": m.Word, "colour": m.Colour, "failure": m.Failure, "meaning": m.Meaning})
+	}
 	return out
 }
 

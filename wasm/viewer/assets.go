@@ -1,8 +1,10 @@
 // Package viewer holds greenlight's static browser viewer (index.html,
 // viewer.js, worker.js, viewer.css) embedded for "greenlight view" and
-// "greenlight report". The WebAssembly module it loads (greenlight.wasm) and
-// Go's wasm_exec.js are build outputs, not embedded: wasm/build.sh (or
-// "go generate ./wasm/viewer") writes them into this directory.
+// "greenlight report --interactive". The WebAssembly module it loads
+// (greenlight.wasm) and Go's wasm_exec.js are build outputs, not embedded:
+// wasm/build.sh (or "go generate ./wasm/viewer") writes them into this
+// directory, and "greenlight view" without --wasm-dir builds them from the
+// binary's embedded source into the user cache directory.
 package viewer
 
 import "embed"

@@ -20,9 +20,11 @@
  *   job_log_line?: number | null}} AttemptReport
  * @typedef {{stage: StageID, name: string | null, state: string, status_reason: string | null,
  *   attempt_count: number, attempts: AttemptReport[]}} StageReport
+ * @typedef {{action: string, run_id: string, stage: StageID | null, attempt: number | null,
+ *   attempt_id: string | null, owner: string | null, steps: string[]}} Recovery
  * @typedef {{run_id: string, state: string, first_event_at: string, last_event_at: string,
  *   duration_seconds: number, first_line: number, scheduled_for?: string,
- *   overdue_by_seconds?: number, stages: StageReport[]}} RunReport
+ *   overdue_by_seconds?: number, recovery: Recovery, stages: StageReport[]}} RunReport
  * @typedef {{scheduled_for: string, due_at: string}} MissedSlot
  * @typedef {{cron: string | null, every_seconds: number | null, timezone: string,
  *   expected_slots: number, missed: MissedSlot[],
@@ -43,9 +45,13 @@
  *   stage?: StageID, attempt?: number}} Violation
  * @typedef {{schema_version: string, valid: false, violation_count: number,
  *   omitted_count: number, violations: Violation[]}} ViolationsReport
+ * @typedef {{state: string, symbol: string, word: string, colour: string, failure: boolean,
+ *   meaning: string}} Mark
  * @typedef {{type: "result", id: number, ms: number, error?: string, valid: boolean,
- *   headline: string, details: Object<string, string>, document: string,
+ *   headline: string, details: Object<string, string>, marks: Mark[], document: string,
  *   lines: Object<number, string>}} CheckResult
+ * @typedef {{run: RunReport | null, missed: MissedSlot | null, state: string, when: number,
+ *   seq: number}} Row
  */
 (function () {
   /** @type {(id: string) => HTMLElement} */
@@ -56,7 +62,9 @@
   const $table = (id) => /** @type {HTMLTableElement} */ ($(id));
   const SVG = "http://www.w3.org/2000/svg";
   const TIMELINES_OPEN_UP_TO = 20; // runs shown with their timeline open
-  const ROWS_AT_MOST = 500; // runs listed at most; the filter narrows them
+  const ROWS_AT_MOST = 500; // rows listed at most; the filter and the search narrow them
+  /** @type {Object<string, Mark>} render.StateMarks by state, from the module */
+  let marks = {};
 
   // el makes an element; children are nodes or strings (added as text).
   function el(tag, attrs, ...children) {
@@ -272,10 +280,14 @@
       $("runs-box").hidden = true;
       $("schedule-box").hidden = true;
       $("reconciliation-box").hidden = true;
+      $("legend").hidden = true;
       renderViolations(doc, r.lines);
       return;
     }
     $("violations-box").hidden = true;
+    marks = {};
+    for (const m of r.marks || []) marks[m.state] = m;
+    renderLegend(r.marks || []);
     verdict.textContent = doc.verdict;
     verdict.className = doc.verdict;
     // The run states in the document's order, which is their precedence.
@@ -339,32 +351,135 @@
     }
   }
 
+  // renderLegend shows each state's colour, symbol and word (render.StateMarks).
+  /** @param {Mark[]} list */
+  function renderLegend(list) {
+    const box = $("legend");
+    box.replaceChildren("States: ");
+    for (const m of list) {
+      const sw = svg("svg", { class: "swatch", width: 10, height: 10 });
+      sw.appendChild(svg("rect", { width: 10, height: 10, fill: m.colour }));
+      box.appendChild(el("span", { class: "mark", title: m.meaning, "data-state": m.state }, sw, m.symbol + " " + m.word));
+    }
+    box.hidden = list.length === 0;
+  }
+  /** @param {string} state */
+  function markOf(state) { return marks[state] || { state, symbol: "\u2754", word: state, colour: "#6e7781", failure: false, meaning: "" }; }
+
+  // rowsOf lists the runs and the missed slots in the job summary's order:
+  // the unhealthy rows first (every state but succeeded, and missed slots),
+  // then the succeeded runs, each group latest first (by the slot a run
+  // claims, else its first event; ties: the later line first).
+  /** @param {Snapshot} doc @returns {Row[]} */
+  function rowsOf(doc) {
+    /** @type {Row[]} */
+    const rows = doc.runs.map((run) => ({ run, missed: null, state: run.state,
+      when: Date.parse(run.scheduled_for || run.first_event_at), seq: run.first_line }));
+    for (const m of doc.schedule ? doc.schedule.missed : []) {
+      rows.push({ run: null, missed: m, state: "missed", when: Date.parse(m.scheduled_for), seq: -1 });
+    }
+    const bad = (r) => r.state !== "succeeded" ? 0 : 1;
+    rows.sort((a, b) => bad(a) - bad(b) || b.when - a.when || b.seq - a.seq);
+    return rows;
+  }
+
   /** @param {Snapshot} doc @param {string[]} states @param {Object<string, string>} details */
   function renderRuns(doc, states, details) {
-    $("runs-box").hidden = doc.run_count === 0;
+    const missed = doc.schedule ? doc.schedule.missed.length : 0;
+    $("runs-box").hidden = doc.run_count + missed === 0;
     const filter = /** @type {HTMLSelectElement} */ ($("state-filter"));
+    const search = $field("run-search");
     const keep = filter.value;
-    filter.replaceChildren(el("option", { value: "" }, "all states (" + doc.run_count + ")"));
+    filter.replaceChildren(el("option", { value: "" }, "all states (" + (doc.run_count + missed) + ")"));
     for (const s of states) {
-      if (doc.state_counts[s] > 0) filter.appendChild(el("option", { value: s }, s + " (" + doc.state_counts[s] + ")"));
+      if (doc.state_counts[s] > 0) filter.appendChild(el("option", { value: s }, markOf(s).symbol + " " + s + " (" + doc.state_counts[s] + ")"));
     }
+    if (missed > 0) filter.appendChild(el("option", { value: "missed" }, markOf("missed").symbol + " missed slots (" + missed + ")"));
     filter.value = [...filter.options].some((o) => o.value === keep) ? keep : "";
-    // The worker lists at most ROWS_AT_MOST runs of each state (and the
+    const all = rowsOf(doc);
+    // The worker lists the latest ROWS_AT_MOST runs of each state (and the
     // latest run), so the counts come from the document's totals.
     const draw = () => {
       const want = filter.value;
-      const runs = doc.runs.filter((r) => !want || r.state === want);
-      const total = want ? doc.state_counts[want] : doc.run_count;
+      const needle = search.value.trim();
+      const rows = all.filter((r) => (!want || r.state === want) && (!needle || (r.run !== null && r.run.run_id.includes(needle))));
+      const total = want === "missed" ? missed : want ? doc.state_counts[want] : doc.run_count + missed;
       const body = $table("runs").tBodies[0];
       body.replaceChildren();
-      const shown = runs.slice(0, ROWS_AT_MOST);
-      for (const run of shown) addRun(body, run, doc, details[run.run_id], total <= TIMELINES_OPEN_UP_TO);
-      $("runs-note").textContent = total > shown.length ?
-        "showing " + shown.length + " of " + total + " runs; filter by state to narrow" : "";
+      const shown = rows.slice(0, ROWS_AT_MOST);
+      for (const row of shown) {
+        if (row.run === null) addMissed(body, /** @type {MissedSlot} */ (row.missed));
+        else addRun(body, row.run, doc, details[row.run.run_id], total <= TIMELINES_OPEN_UP_TO && !needle);
+      }
+      const held = all.filter((r) => !want || r.state === want).length;
+      if (needle) {
+        $("runs-note").textContent = shown.length + " of the " + held + " rows this page holds match the run id " +
+          JSON.stringify(needle) + (held < total ? " (it holds the latest " + held + " of " + total +
+          "; greenlight check --format json lists every run)" : "");
+      } else {
+        $("runs-note").textContent = total > shown.length ?
+          "showing " + shown.length + " of " + total + " rows, unhealthy first, then latest; " +
+          (total - shown.length) + " more not shown: filter by state or search by run id to narrow" : "";
+      }
+      focusFragment();
     };
     filter.onchange = draw;
+    search.oninput = draw;
     draw();
   }
+
+  // addMissed adds the row of a slot no run filled.
+  /** @param {HTMLTableSectionElement} body @param {MissedSlot} m */
+  function addMissed(body, m) {
+    const mk = markOf("missed");
+    body.appendChild(el("tr", { class: "run-row missed-row", "data-state": "missed" },
+      el("td", { class: "mono run-id" }, "(no run)"),
+      el("td", { class: "state state-missed" }, mk.symbol + " missed"),
+      el("td", { class: "mono" }, m.scheduled_for),
+      el("td", {}, ""),
+      el("td", { class: "run-detail" }, "slot " + m.scheduled_for + ": no run started by " + m.due_at),
+      el("td", {}, "")));
+  }
+
+  // runSeconds is how long a run has been going: to its last event, or,
+  // while an attempt is in progress, to the moment the log was judged at
+  // (render.RunSeconds), so a stalled run does not show 0s.
+  /** @param {RunReport} run @param {Snapshot} doc */
+  function runSeconds(run, doc) {
+    const t0 = Date.parse(run.first_event_at);
+    let t1 = Date.parse(run.last_event_at);
+    const now = Date.parse(doc.generated_at_utc);
+    for (const s of run.stages) for (const a of s.attempts) if (a.ended_at === null) t1 = Math.max(t1, now);
+    return (t1 - t0) / 1000;
+  }
+
+  /** @param {string} id */
+  function fragmentOf(id) { return "#run=" + encodeURIComponent(id); }
+
+  // focusFragment opens and scrolls to the run a #run=ID address names,
+  // searching for it when it is not listed; once per address, so that the
+  // reader may clear the search or filter afterwards.
+  let fragmentDone = "";
+  function focusFragment() {
+    if (!location.hash.startsWith("#run=") || location.hash === fragmentDone) return;
+    let id;
+    try { id = decodeURIComponent(location.hash.slice(5)); } catch (e) { return; }
+    for (const tr of document.querySelectorAll("#runs tr.target")) tr.classList.remove("target");
+    const row = [...document.querySelectorAll("#runs tr.run-row")].find((r) => /** @type {HTMLElement} */ (r).dataset.runId === id);
+    if (!row) {
+      const search = $field("run-search");
+      if (search.value !== id) { search.value = id; search.dispatchEvent(new Event("input")); }
+      fragmentDone = location.hash;
+      return;
+    }
+    fragmentDone = location.hash;
+    row.classList.add("target");
+    const toggle = /** @type {HTMLButtonElement | null} */ (row.querySelector("button.toggle"));
+    const detail = /** @type {HTMLElement | null} */ (row.nextElementSibling);
+    if (toggle && detail && detail.hidden) toggle.click();
+    row.scrollIntoView({ block: "start" });
+  }
+  window.addEventListener("hashchange", () => { fragmentDone = ""; focusFragment(); });
 
   // addRun adds a run's row, with the module's detail words for it, and its
   // timeline row, drawn when first opened.
@@ -372,18 +487,19 @@
   function addRun(body, run, doc, detailText, open) {
     const toggle = el("button", { type: "button", class: "toggle" }, open ? "hide timeline" : "timeline");
     const row = el("tr", { class: "run-row", "data-state": run.state },
-      el("td", { class: "mono run-id" }, run.run_id),
-      el("td", { class: "state state-" + run.state }, run.state),
+      el("td", { class: "mono" }, el("a", { class: "run-id", href: fragmentOf(run.run_id), title: "link to this run" }, run.run_id)),
+      el("td", { class: "state state-" + run.state }, markOf(run.state).symbol + " " + run.state),
       el("td", { class: "mono" }, run.first_event_at),
-      el("td", {}, duration(run.duration_seconds)),
+      el("td", {}, duration(runSeconds(run, doc))),
       el("td", { class: "run-detail" }, detailText),
       el("td", {}, toggle));
+    row.dataset.runId = run.run_id;
     const cell = el("td", { colspan: "6" });
     const detail = el("tr", { class: "detail" }, cell);
     detail.hidden = !open;
     let drawn = false;
     const show = () => {
-      if (!drawn) { cell.append(gantt(run, doc), ...problems(run)); drawn = true; }
+      if (!drawn) { cell.append(gantt(run, doc), ...problems(run), ...recovery(run)); drawn = true; }
     };
     if (open) show();
     toggle.onclick = () => {
@@ -392,6 +508,22 @@
       if (!detail.hidden) show();
     };
     body.append(row, detail);
+  }
+
+  // recovery shows what to do about an unhealthy run, as the job summary
+  // does: the action, the identifiers to copy, and the numbered steps.
+  /** @param {RunReport} run */
+  function recovery(run) {
+    const rec = run.recovery;
+    if (!rec || (rec.action === "none" && rec.steps.length === 0)) return [];
+    const ids = ["run " + rec.run_id];
+    if (rec.stage !== null) ids.push("stage " + rec.stage);
+    if (rec.attempt !== null) ids.push("attempt " + rec.attempt);
+    if (rec.attempt_id !== null) ids.push("attempt_id " + rec.attempt_id);
+    if (rec.owner !== null) ids.push("owner " + rec.owner);
+    return [el("div", { class: "recovery" },
+      el("p", {}, el("strong", {}, "Recovery: ", el("code", { class: "recovery-action" }, rec.action)), " (" + ids.join(", ") + ")"),
+      el("ol", {}, ...rec.steps.map((step) => el("li", { class: "recovery-step" }, step))))];
   }
 
   /** @param {StageReport} s */
@@ -432,14 +564,32 @@
     return out;
   }
 
-  // gantt draws one bar per attempt on a lane per expected stage; an attempt
-  // in progress runs to the moment the log was judged at.
+  // The tick steps a timeline's axis picks from, in seconds, and how many
+  // ticks it holds at most: the same choice as render.AxisFormat.
+  const AXIS_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200,
+    86400, 172800, 604800, 2592000];
+  const MAX_TICKS = 6;
+  // axisFor picks the step and the label for a span (seconds): seconds under
+  // a minute's step, hours and minutes under a day's span, then the date.
+  /** @param {number} span @returns {{step: number, label: (t: number) => string}} */
+  function axisFor(span) {
+    const step = AXIS_STEPS.find((s) => Math.floor(span / s) <= MAX_TICKS) || AXIS_STEPS[AXIS_STEPS.length - 1];
+    const iso = (t) => new Date(t).toISOString();
+    if (step < 60) return { step, label: (t) => iso(t).slice(11, 19) };
+    if (span < 86400) return { step, label: (t) => iso(t).slice(11, 16) };
+    if (step < 86400) return { step, label: (t) => iso(t).slice(5, 10) + " " + iso(t).slice(11, 16) };
+    return { step, label: (t) => iso(t).slice(5, 10) };
+  }
+
+  // gantt draws one bar per attempt on a lane per expected stage, coloured
+  // by its status (render.StateMarks: a stall candidate is not drawn as a
+  // failure); an attempt in progress runs to the moment the log was judged
+  // at. The axis ticks fall on whole steps (axisFor).
   /** @param {RunReport} run @param {Snapshot} doc */
   function gantt(run, doc) {
     const now = Date.parse(doc.generated_at_utc);
     const t0 = Date.parse(run.first_event_at);
-    let t1 = Date.parse(run.last_event_at);
-    for (const s of run.stages) for (const a of s.attempts) if (a.ended_at === null) t1 = Math.max(t1, now);
+    const t1 = t0 + runSeconds(run, doc) * 1000;
     const span = Math.max(t1 - t0, 1000);
     const label = 190, width = 560, lane = 20, top = 6;
     const h = top + lane * run.stages.length + 20;
@@ -455,18 +605,21 @@
       }
       for (const a of s.attempts) {
         const start = Date.parse(a.started_at);
-        const end = a.ended_at === null ? now : Date.parse(a.ended_at);
+        const end = a.ended_at === null ? Math.max(now, start) : Date.parse(a.ended_at);
         const r = svg("rect", { class: "bar bar-" + a.status, x: x(start).toFixed(1), y: y + 3, height: lane - 8,
-          width: Math.max(2, x(end) - x(start)).toFixed(1), "data-attempt": a.attempt });
-        r.appendChild(svg("title", {}, stageLabel(s) + " attempt " + a.attempt + ": " + a.status + ", " +
+          width: Math.max(2, x(end) - x(start)).toFixed(1), fill: markOf(a.status).colour, "data-attempt": a.attempt });
+        r.appendChild(svg("title", {}, stageLabel(s) + " attempt " + a.attempt + ": " +
+          (a.status === "stalled" ? "stalled (a stall candidate, not proof)" : a.status) + ", " +
           a.started_at + " to " + (a.ended_at === null ? "now (" + doc.generated_at_utc + ")" : a.ended_at)));
         g.appendChild(r);
       }
     });
     const yAxis = top + lane * run.stages.length + 14;
-    g.appendChild(svg("text", { x: label, y: yAxis }, run.first_event_at.slice(11, 19)));
-    g.appendChild(svg("text", { x: label + width, y: yAxis, "text-anchor": "end" },
-      "+" + duration((t1 - t0) / 1000)));
+    const ax = axisFor(span / 1000);
+    const stepMs = ax.step * 1000;
+    for (let t = Math.ceil(t0 / stepMs) * stepMs, n = 0; t <= t0 + span && n <= MAX_TICKS; t += stepMs, n++) {
+      g.appendChild(svg("text", { x: x(t).toFixed(1), y: yAxis, "text-anchor": "middle", class: "tick" }, ax.label(t)));
+    }
     return g;
   }
 

@@ -4,10 +4,11 @@
 // then {type: "check", id, log: ArrayBuffer, options, maxRuns}. Messages
 // out: {type: "ready"}, {type: "fatal", error}, {type: "progress", id,
 // done, total} (bytes) while checking, then {type: "result", id, valid,
-// headline, details, document, lines, ms} or {type: "result", id, error}.
+// headline, details, marks, document, lines, ms} or {type: "result", id,
+// error}. marks is render.StateMarks: each state's symbol, word and colour.
 // document is the violations report of an invalid log (valid false), or a
-// view of the snapshot listing at most maxRuns runs of each state
-// (greenlightCheck's max_runs_per_state); headline and details are the
+// view of the snapshot listing at most maxRuns runs of each state, the
+// latest ones (greenlightCheck's max_runs_per_state); headline and details are the
 // module's words for the verdict and for each listed run.
 // @ts-check
 "use strict";
@@ -15,7 +16,7 @@
 // What wasm_exec.js and the module put on the worker's global object.
 /**
  * @typedef {{valid: boolean, headline: string, details: Object<string, string>,
- *   document?: string, view?: string, error?: string}} ModuleResult
+ *   marks: object[], document?: string, view?: string, error?: string}} ModuleResult
  * @type {{Go: new () => {importObject: WebAssembly.Imports, run(instance: WebAssembly.Instance): Promise<void>},
  *   greenlightCheck: (log: Uint8Array, options: object) => ModuleResult}}
  */
@@ -87,6 +88,6 @@ self.onmessage = async (ev) => {
       const doc = JSON.parse(text);
       lines = lineTexts(log, doc.violations.map((v) => v.line));
     }
-    self.postMessage({ type: "result", id: msg.id, valid: r.valid, headline: r.headline, details: r.details, document: text, lines, ms });
+    self.postMessage({ type: "result", id: msg.id, valid: r.valid, headline: r.headline, details: r.details, marks: r.marks, document: text, lines, ms });
   }
 };

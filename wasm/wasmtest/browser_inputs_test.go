@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -57,11 +58,69 @@ func again(t *testing.T, ctx context.Context, js string) shown {
 	return settle(t, ctx)
 }
 
-// runStates lists a snapshot's run ids and states in order.
+// viewerRow is a row of the viewer's runs table: a run, or a missed slot
+// (Run nil).
+type viewerRow struct {
+	Run    *checker.RunReport
+	Missed *checker.MissedSlot
+	when   time.Time
+}
+
+// viewerRows lists a snapshot's rows in the viewer's order, the job
+// summary's: the unhealthy rows (runs not succeeded, missed slots) first,
+// then the succeeded runs, each latest first (the claimed slot, else the
+// first event; ties: the later line first).
+func viewerRows(s *checker.Snapshot) []viewerRow {
+	var rows []viewerRow
+	runs := s.Collect()
+	for i := range runs {
+		r := &runs[i]
+		w := r.FirstEvent
+		if r.ScheduledFor != nil {
+			w = r.Slot
+		}
+		rows = append(rows, viewerRow{Run: r, when: w})
+	}
+	if s.Schedule != nil {
+		for i := range s.Schedule.Missed {
+			m := &s.Schedule.Missed[i]
+			rows = append(rows, viewerRow{Missed: m, when: m.Slot})
+		}
+	}
+	good := func(r viewerRow) int {
+		if r.Run != nil && r.Run.State == checker.RunSucceeded {
+			return 1
+		}
+		return 0
+	}
+	line := func(r viewerRow) int {
+		if r.Run == nil {
+			return -1
+		}
+		return r.Run.FirstLine
+	}
+	slices.SortStableFunc(rows, func(a, b viewerRow) int {
+		if d := good(a) - good(b); d != 0 {
+			return d
+		}
+		if c := b.when.Compare(a.when); c != 0 {
+			return c
+		}
+		return line(b) - line(a)
+	})
+	return rows
+}
+
+// runStates lists a snapshot's rows' run ids ("(no run)" for a missed
+// slot) and states ("missed") in the viewer's order.
 func runStates(s *checker.Snapshot) (ids, states []string) {
-	for _, r := range s.Collect() {
-		ids = append(ids, r.RunID)
-		states = append(states, string(r.State))
+	for _, r := range viewerRows(s) {
+		if r.Run == nil {
+			ids, states = append(ids, "(no run)"), append(states, "missed")
+			continue
+		}
+		ids = append(ids, r.Run.RunID)
+		states = append(states, string(r.Run.State))
 	}
 	return ids, states
 }

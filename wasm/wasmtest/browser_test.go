@@ -250,12 +250,19 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 		s := settle(t, ctx)
 		want := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now}).Snapshot
-		var wantRuns, wantStates, wantErrors []string
+		// Rows in the job summary's order: unhealthy first, latest first.
+		wantRuns, wantStates := runStates(want)
+		var wantErrors, wantDetails []string
 		attempts := 0
-		for _, r := range want.Collect() {
-			wantRuns = append(wantRuns, r.RunID)
-			wantStates = append(wantStates, string(r.State))
-			for _, st := range r.Stages {
+		for _, row := range viewerRows(want) {
+			if row.Run == nil {
+				wantDetails = append(wantDetails, "slot "+row.Missed.ScheduledFor+": no run started by "+row.Missed.DueAt)
+				continue
+			}
+			// The headline and each run's detail are Go's words
+			// (render.Headline, render.Detail), not the page's.
+			wantDetails = append(wantDetails, render.Detail(row.Run).Summary)
+			for _, st := range row.Run.Stages {
 				attempts += len(st.Attempts)
 				if st.State == checker.StageFailed {
 					wantErrors = append(wantErrors, *st.Attempts[len(st.Attempts)-1].Error)
@@ -265,12 +272,6 @@ func TestViewerInBrowser(t *testing.T) {
 		if s.Verdict != string(want.Verdict) || strings.Join(s.Runs, " ") != strings.Join(wantRuns, " ") ||
 			strings.Join(s.States, " ") != strings.Join(wantStates, " ") {
 			t.Fatalf("page shows %+v\nnative: %s, runs %q, states %q", s, want.Verdict, wantRuns, wantStates)
-		}
-		// The headline and each run's detail are Go's words
-		// (render.Headline, render.Detail), not the page's.
-		var wantDetails []string
-		for r := range want.Runs() {
-			wantDetails = append(wantDetails, render.Detail(r).Summary)
 		}
 		if !strings.HasPrefix(s.Summary, render.Headline(want)+", judged at ") || !slices.Equal(s.Details, wantDetails) {
 			t.Errorf("summary %q, details %q\nnative: headline %q, details %q", s.Summary, s.Details, render.Headline(want), wantDetails)
@@ -282,6 +283,17 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 		if len(s.Bars) != attempts || !contains(s.Bars, "bar bar-stalled") || !contains(s.Bars, "bar bar-failed") {
 			t.Errorf("Gantt bars: %q, want one per attempt (%d)", s.Bars, attempts)
+		}
+		// The first row's timeline (the stalled run, drawn to now) has the
+		// axis ticks Go picks for its span (render.AxisTicks).
+		first := viewerRows(want)[0].Run
+		var wantTicks []string
+		for _, tk := range render.AxisTicks(render.RunSpan(first, want.GeneratedAt)) {
+			wantTicks = append(wantTicks, tk.Label)
+		}
+		ticks, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelector("#runs svg.gantt").querySelectorAll("text.tick")].map((t) => t.textContent)`))
+		if err != nil || len(wantTicks) < 2 || !slices.Equal(ticks, wantTicks) {
+			t.Errorf("axis ticks %q (%v), want %q", ticks, err, wantTicks)
 		}
 		// The sample's schedule has a missed night.
 		if want.Schedule == nil || len(want.Schedule.Missed) == 0 {
@@ -299,6 +311,20 @@ func TestViewerInBrowser(t *testing.T) {
 		if out := os.Getenv("GREENLIGHT_VIEWER_SCREENSHOT"); out != "" {
 			screenshot(t, ctx, out)
 		}
+		// A run's link (#run=ID) marks its row when the page opens at it.
+		href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#runs tr.run-row[data-state=failed] a.run-id").getAttribute("href")`))
+		if err != nil || href != "#run=cm-2026-11-27" {
+			t.Fatalf("the failed run's link is %q (%v)", href, err)
+		}
+		linked := tab(t, bctx)
+		if err := chromedp.Do(linked, chromedp.Navigate(serve(t, samplePreload, sample)+"?preload=1"+href)); err != nil {
+			t.Fatal(err)
+		}
+		settle(t, linked)
+		target, err := chromedp.Run(linked, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs tr.target")].map((r) => r.dataset.runId)`))
+		if err != nil || !slices.Equal(target, []string{"cm-2026-11-27"}) {
+			t.Errorf("opened at %s, the page marks %q (%v)", href, target, err)
+		}
 		screenshot(t, ctx, filepath.Join(t.TempDir(), "sample.png"))
 		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("state-filter"), "failed"),
 			chromedp.Evaluate[chromedp.Void](`document.getElementById("state-filter").dispatchEvent(new Event("change"))`)); err != nil {
@@ -306,9 +332,9 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 		s = settle(t, ctx)
 		var failedRuns []string
-		for _, r := range want.Collect() {
-			if r.State == checker.RunFailed {
-				failedRuns = append(failedRuns, r.RunID)
+		for _, row := range viewerRows(want) {
+			if row.Run != nil && row.Run.State == checker.RunFailed {
+				failedRuns = append(failedRuns, row.Run.RunID)
 			}
 		}
 		if len(failedRuns) == 0 || strings.Join(s.Runs, " ") != strings.Join(failedRuns, " ") {
@@ -385,7 +411,10 @@ func TestViewerInBrowser(t *testing.T) {
 			}
 			return n
 		}
-		if len(s.Runs) != 500 || s.Runs[0] != "r-0000" || s.Runs[499] != "r-0499" || note() != "showing 500 of 1200 runs; filter by state to narrow" {
+		// Unhealthy first, latest first: the 500 latest failed runs (the
+		// view holds the latest 500 of each state), which fill the page.
+		if len(s.Runs) != 500 || s.Runs[0] != "r-1199" || s.Runs[499] != "r-0201" ||
+			note() != "showing 500 of 1200 rows, unhealthy first, then latest; 700 more not shown: filter by state or search by run id to narrow" {
 			t.Fatalf("all states: %d rows (%v ... ), note %q", len(s.Runs), s.Runs[:min(3, len(s.Runs))], note())
 		}
 		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("state-filter"), "failed"),
@@ -393,8 +422,47 @@ func TestViewerInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		s = settle(t, ctx)
-		if len(s.Runs) != 500 || s.Runs[0] != "r-0001" || s.Runs[499] != "r-0999" || note() != "showing 500 of 600 runs; filter by state to narrow" {
+		if len(s.Runs) != 500 || s.Runs[0] != "r-1199" || s.Runs[499] != "r-0201" ||
+			note() != "showing 500 of 600 rows, unhealthy first, then latest; 100 more not shown: filter by state or search by run id to narrow" {
 			t.Fatalf("failed: %d rows, note %q", len(s.Runs), note())
+		}
+		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("state-filter"), "succeeded"),
+			chromedp.Evaluate[chromedp.Void](`document.getElementById("state-filter").dispatchEvent(new Event("change"))`)); err != nil {
+			t.Fatal(err)
+		}
+		s = settle(t, ctx)
+		if len(s.Runs) != 500 || s.Runs[0] != "r-1198" || s.Runs[499] != "r-0200" {
+			t.Fatalf("succeeded: %d rows, from %v", len(s.Runs), s.Runs[:min(3, len(s.Runs))])
+		}
+		// Search by run id, among all states: a held run is found; one the
+		// page does not hold is said to be outside what it holds.
+		search := func(id string) {
+			t.Helper()
+			if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.ID("state-filter"), ""), chromedp.SetValue(chromedp.ID("run-search"), id),
+				chromedp.Evaluate[chromedp.Void](`document.getElementById("run-search").dispatchEvent(new Event("input"))`)); err != nil {
+				t.Fatal(err)
+			}
+			s = settle(t, ctx)
+		}
+		search("r-0777")
+		if !slices.Equal(s.Runs, []string{"r-0777"}) || s.States[0] != "failed" || note() != `1 of the 1000 rows this page holds match the run id "r-0777" (it holds the latest 1000 of 1200; greenlight check --format json lists every run)` {
+			t.Fatalf("search r-0777: rows %q, states %q, note %q", s.Runs, s.States, note())
+		}
+		// A link to a held run past the cap searches for it and marks it.
+		linked := tab(t, bctx)
+		if err := chromedp.Do(linked, chromedp.Navigate(serve(t, viewcmd.Preload{File: "many.jsonl", Stages: "1", Now: "2026-01-01T12:00:00Z", Gate: "all"}, log)+"?preload=1#run=r-0300")); err != nil {
+			t.Fatal(err)
+		}
+		if ls := settle(t, linked); !slices.Equal(ls.Runs, []string{"r-0300"}) {
+			t.Errorf("opened at #run=r-0300, the page lists %q", ls.Runs)
+		}
+		target, err := chromedp.Run(linked, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs tr.target")].map((r) => r.dataset.runId)`))
+		if err != nil || !slices.Equal(target, []string{"r-0300"}) {
+			t.Errorf("opened at #run=r-0300, the page marks %q (%v)", target, err)
+		}
+		search("r-0003")
+		if len(s.Runs) != 0 || !strings.HasPrefix(note(), `0 of the 1000 rows this page holds match the run id "r-0003"`) {
+			t.Fatalf("search r-0003: rows %q, note %q", s.Runs, note())
 		}
 	})
 
@@ -455,13 +523,14 @@ func TestViewerInBrowser(t *testing.T) {
 		screenshot(t, ctx, filepath.Join(t.TempDir(), "hostile.png"))
 	})
 
-	t.Run("self-contained report from file://", func(t *testing.T) {
+	t.Run("self-contained report from file://, with its static report for scripts off", func(t *testing.T) {
 		module, wasmExec := viewerModule(t)
 		log, err := os.ReadFile(sample)
 		if err != nil {
 			t.Fatal(err)
 		}
-		html, err := viewcmd.Report(samplePreload, log, module, wasmExec)
+		static := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now, File: "campaign_metrics.jsonl"})
+		html, err := viewcmd.ReportWithStatic(samplePreload, log, module, wasmExec, static)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -475,8 +544,22 @@ func TestViewerInBrowser(t *testing.T) {
 		}
 		s := settle(t, ctx)
 		want := nativeCheck(t, sample, checker.Request{Pipeline: pipeline, Now: samplePreload.Now}).Snapshot
-		if s.Verdict != string(want.Verdict) || len(s.Runs) != want.RunCount || s.Error != "" {
+		if s.Verdict != string(want.Verdict) || len(s.Runs) != want.RunCount+len(want.Schedule.Missed) || s.Error != "" {
 			t.Fatalf("report shows %+v; native: %s, %d runs", s, want.Verdict, want.RunCount)
+		}
+		// With scripts on, the static report in its noscript element is not
+		// part of the page.
+		if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("article.run").length`)); err != nil || n != 0 {
+			t.Errorf("the static report shows beside the viewer: %d run sections (%v)", n, err)
+		}
+		// With scripts off, the same file shows the static report.
+		off := noScriptTab(t, bctx)
+		if err := chromedp.Do(off, chromedp.Navigate("file://"+path), chromedp.WaitReady(chromedp.CSS("article.run"))); err != nil {
+			t.Fatal(err)
+		}
+		if text := pageText(t, off); !strings.Contains(text, "greenlight: unhealthy") || !strings.Contains(text, "Start attempt 3 of stage 2 in run cm-2026-11-27.") ||
+			!strings.Contains(text, "Scripts are off, so the viewer cannot run") {
+			t.Errorf("with scripts off the interactive report does not show the static one:\n%s", text)
 		}
 		screenshot(t, ctx, filepath.Join(t.TempDir(), "report.png"))
 	})
@@ -519,11 +602,9 @@ func TestViewerRecoveryStates(t *testing.T) {
 	}
 	s := settle(t, ctx)
 	want := nativeCheck(t, log, checker.Request{Pipeline: pipeline, Now: p.Now}).Snapshot
-	var runs, states []string
+	runs, states := runStates(want)
 	blocked := 0
 	for _, r := range want.Collect() {
-		runs = append(runs, r.RunID)
-		states = append(states, string(r.State))
 		for _, st := range r.Stages {
 			if st.State == "blocked" {
 				blocked++
@@ -542,5 +623,28 @@ func TestViewerRecoveryStates(t *testing.T) {
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#runs p.stage-blocked").length`))
 	if err != nil || n != blocked {
 		t.Errorf("the page names %d blocked stages (%v), native has %d", n, err, blocked)
+	}
+	// Each unhealthy run shows its recovery action and steps, as the job
+	// summary does, in the rows' order.
+	var wantRecovery []string
+	for _, row := range viewerRows(want) {
+		if r := row.Run; r != nil && (r.Recovery.Action != checker.ActionNone || len(r.Recovery.Steps) > 0) {
+			wantRecovery = append(wantRecovery, "action "+string(r.Recovery.Action))
+			wantRecovery = append(wantRecovery, r.Recovery.Steps...)
+		}
+	}
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs .recovery-action, #runs .recovery-step")].map((e) =>
+	  e.classList.contains("recovery-action") ? "action " + e.textContent : e.textContent)`))
+	if err != nil || len(wantRecovery) < 4 || !slices.Equal(got, wantRecovery) {
+		t.Errorf("recovery shown (%v):\n%q\nnative:\n%q", err, got, wantRecovery)
+	}
+	// The legend lists every state's mark, from render.StateMarks.
+	legend, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#legend .mark")].map((e) => e.textContent)`))
+	var wantLegend []string
+	for _, m := range render.StateMarks() {
+		wantLegend = append(wantLegend, m.Symbol+" "+m.Word)
+	}
+	if err != nil || !slices.Equal(legend, wantLegend) {
+		t.Errorf("legend %q (%v), want %q", legend, err, wantLegend)
 	}
 }

@@ -59,7 +59,7 @@ func buildModule(t testing.TB, goos, pkg string) string {
 		t.Fatal(err)
 	}
 	out := filepath.Join(workDir, goos+".wasm")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s", "-o", out, pkg)
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags=-s", "-o", out, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH=wasm")
 	if msg, err := cmd.CombinedOutput(); err != nil {
@@ -101,7 +101,20 @@ func corpus(t *testing.T) []invocation {
 	sets = append(sets,
 		set{recovery + "orders_daily.jsonl", recovery + "pipeline.yaml", "2026-01-01T12:00:00Z", nil},
 		set{recovery + "orders_daily.jsonl", recovery + "pipeline.yaml", "2026-01-01T12:00:00Z", []string{"--job-log", recovery + "orders_daily.joblog.jsonl"}})
+	// Compressed logs (gzip, zstd, a truncated gzip stream): every target
+	// reads them decompressed, with the same bytes out.
+	for _, c := range []string{"retry_then_success.jsonl.gz", "stalled.jsonl.zst", "cut.jsonl.gz"} {
+		sets = append(sets, set{root + "/testdata/compressed/" + c, root + "/testdata/logs/pipeline.yaml", "2026-01-01T12:00:00Z", nil})
+	}
 	var out []invocation
+	// A rotated log, the older day gzip-compressed: two files as one log.
+	rotated := root + "/testdata/action/rotated/"
+	for _, format := range []string{"json", "text"} {
+		out = append(out, invocation{
+			name: "rotated/" + format,
+			args: []string{"check", rotated + "events-2026-01-01.jsonl.gz", rotated + "events-2026-01-02.jsonl", "--stages", "1,2", "--now", "2026-01-03T00:00:00Z", "--format", format},
+		})
+	}
 	for _, s := range sets {
 		base := filepath.Base(s.log)
 		if len(s.extra) > 0 {

@@ -1,0 +1,356 @@
+package checker
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"sort"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+)
+
+// ToolName is the snapshot's tool.name.
+const ToolName = "greenlight"
+
+// DevelVersion is the tool version of a build that names none: neither a
+// release nor a module version (a build in a checkout without VCS stamping,
+// a test binary). Options.ToolVersion defaults to it.
+const DevelVersion = "devel"
+
+// Tool names the program that wrote a snapshot (the snapshot's tool):
+// greenlight and its version, as "greenlight version" prints it.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// toolOf is the snapshot's tool for opts.
+func toolOf(opts Options) Tool {
+	v := opts.ToolVersion
+	if v == "" {
+		v = DevelVersion
+	}
+	return Tool{Name: ToolName, Version: v}
+}
+
+// The values of SourceFile.Compression.
+const (
+	CompressionNone = "none"
+	CompressionGzip = "gzip"
+	CompressionZstd = "zstd"
+)
+
+// SourceFile is one file of the log a snapshot was made from (the
+// snapshot's source.files), in reading order. SHA256 and Size are those of
+// the file as stored (what sha256sum and ls -l show, compressed or not);
+// LineCount counts the lines of its text (after decompression).
+type SourceFile struct {
+	Path        string `json:"path"`
+	SHA256      string `json:"sha256"`
+	Size        int64  `json:"size"`
+	LineCount   int    `json:"line_count"`
+	Compression string `json:"compression"`
+}
+
+// StoredFile is what a shell knows of a file once it has been read whole:
+// the SHA-256 (64 lowercase hex digits) and size in bytes of its bytes as
+// stored, and how they were compressed (CompressionNone, CompressionGzip
+// or CompressionZstd).
+type StoredFile struct {
+	SHA256      string
+	Size        int64
+	Compression string
+}
+
+// LogFile is one file of a log read as one log: the files of a rotated log,
+// given to CheckFiles in reading order. Line numbers start again at 1 in
+// each file, and a file's end ends its last line, newline or not.
+type LogFile struct {
+	// Path names the file in violations and in source.files ("-" for
+	// standard input).
+	Path string
+	// R gives the file's JSON Lines text; a compressed file's shell
+	// decompresses it (internal/logsource). When the text cannot be read
+	// whole (a truncated or corrupt compressed stream), R returns an error
+	// that wraps a *BrokenStreamError.
+	R io.Reader
+	// Stored, when not nil, is called once R is read to its end and
+	// describes the file as stored (a compressed file). When nil, the
+	// bytes R gives are the file as stored, and Check hashes them.
+	Stored func() StoredFile
+}
+
+// BrokenStreamError is the error a LogFile's reader returns when the file's
+// bytes stop making text part way (a truncated gzip or zstd stream, a bad
+// checksum). CheckFiles reports it as an invalid_json violation on the line
+// where the file's text broke off, so the log is invalid (exit 2) and never
+// a silently short log; Msg says what broke, without the file's name.
+type BrokenStreamError struct{ Msg string }
+
+func (e *BrokenStreamError) Error() string { return e.Msg }
+
+// fileSpan is where one file of the log starts: its path and the number of
+// lines of the files before it.
+type fileSpan struct {
+	path string
+	base int
+}
+
+// locate turns a line of the log (counted across its files) into its file
+// and its line within that file.
+func (c *contractState) locate(line int) (string, int) {
+	if len(c.files) == 0 {
+		return c.opts.File, line
+	}
+	i := sort.Search(len(c.files), func(i int) bool { return c.files[i].base >= line }) - 1
+	if i < 0 {
+		i = 0
+	}
+	return c.files[i].path, line - c.files[i].base
+}
+
+// lineText names a line of the log in a violation's message: "line 6" in a
+// log of one file, "line 6 of FILE" in a log of several.
+func (c *contractState) lineText(line int) string {
+	if len(c.files) <= 1 {
+		return fmt.Sprintf("line %d", line)
+	}
+	file, n := c.locate(line)
+	return fmt.Sprintf("line %d of %s", n, displayFile(file))
+}
+
+// Locate turns a line of the log the snapshot was made from (the lines its
+// runs and attempts name, counted across the log's files) into the file it
+// is in and its line there. For a log of one file it is that file and the
+// same line; a line past the last file is in the last file.
+func (s Source) Locate(line int) (path string, fileLine int) {
+	if len(s.Files) == 0 {
+		return s.Path, line
+	}
+	for _, f := range s.Files[:len(s.Files)-1] {
+		if line <= f.LineCount {
+			return f.Path, line
+		}
+		line -= f.LineCount
+	}
+	return s.Files[len(s.Files)-1].Path, line
+}
+
+// CheckFiles is Check of a log made of several files, read one after the
+// other as one log: a run that spans two files is one run. Violations name
+// the file and the line within it; the snapshot's runs and attempts count
+// lines across the files (Source.Locate maps them back), and source.files
+// lists each file. opts.File names the whole log (source.path); opts.SHA256
+// may be given only for a log of one file whose bytes are stored as read.
+func CheckFiles(files []LogFile, opts Options) (*Result, error) {
+	if len(files) == 0 {
+		return nil, errors.New("checker: a log needs at least one file")
+	}
+	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
+		return nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
+	}
+	opts, err := opts.normalized()
+	if err != nil {
+		return nil, err
+	}
+	if opts.SHA256 != "" && (len(files) != 1 || files[0].Stored != nil) {
+		return nil, errors.New("checker: Options.SHA256 is for a log of one file stored as read")
+	}
+	c := newContractState(opts)
+	if opts.JobLog != nil {
+		if c.jobLog, err = readJobLog(opts.JobLog, opts.JobLogFile, opts.MaxLineBytes); err != nil {
+			return nil, err
+		}
+	}
+	var h hash.Hash
+	if opts.SHA256 == "" {
+		h = sha256.New()
+	} else if !isSHA256Hex(opts.SHA256) {
+		return nil, fmt.Errorf("checker: Options.SHA256 %q is not 64 lowercase hex digits", opts.SHA256)
+	}
+	var cp *Checkpoint
+	waitFold := func() error { return nil }
+	if opts.Resume != nil || opts.Checkpoint {
+		if h == nil {
+			return nil, errors.New("checker: a checkpoint needs the log's SHA-256 computed by Check, not Options.SHA256")
+		}
+		if cp = opts.Resume; cp != nil {
+			if err := c.fits(cp, files); err != nil {
+				return nil, err
+			}
+			waitFold = c.startFold(cp)
+		}
+	}
+	progress := opts.Progress
+	var done int64 // bytes of the files before the current one
+	lines := 0
+	src := make([]SourceFile, 0, len(files))
+	read := make([]CheckpointFile, 0, len(files)) // where the check stopped in each file
+	newline := false                              // whether the last file read ends with a newline
+	for i, f := range files {
+		c.files = append(c.files, fileSpan{path: f.Path, base: lines})
+		// A file stored as read is hashed on its own when the log has
+		// several: the log's digest covers them all.
+		var own hash.Hash
+		r := f.R
+		if f.Stored == nil && len(files) > 1 {
+			own = sha256.New()
+			r = eventline.HashingReader(r, own)
+		}
+		counted := &countingReader{r: r}
+		tail := &tailReader{r: counted}
+		// A file the checkpoint read is hashed up to where it stopped,
+		// not decoded; an earlier file must have ended there, and the last
+		// one is decoded from there on.
+		resumed := cp != nil && i < len(cp.files)
+		var fileLines int
+		if resumed {
+			err := c.resumeFile(cp, i, f, tail, own, h)
+			if err != nil || i == len(cp.files)-1 {
+				// A damaged fold state is never a mismatch to recheck.
+				if err := waitFold(); err != nil {
+					return nil, err
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+			if i == len(cp.files)-1 {
+				c.locateWarnings()
+			}
+			fileLines = cp.files[i].Lines
+		}
+		if progress != nil {
+			base := done + counted.n
+			c.opts.Progress = func(n int64) { progress(base + n) }
+		}
+		switch {
+		case resumed && i < len(cp.files)-1:
+			// unchanged since the checkpoint: nothing more to read
+		case resumed && cp.files[i].Offset > 0:
+			n, err := c.readLines(tail, f.Path, lines+fileLines, h)
+			if err != nil {
+				return nil, err
+			}
+			fileLines += n
+		default:
+			n, err := c.readFile(tail, f.Path, lines, h)
+			if err != nil {
+				return nil, err
+			}
+			fileLines = n
+		}
+		lines += fileLines
+		done += counted.n
+		newline = tail.newline
+		sf := SourceFile{Path: f.Path, LineCount: fileLines, Size: counted.n, Compression: CompressionNone}
+		switch {
+		case f.Stored != nil:
+			st := f.Stored()
+			sf.SHA256, sf.Size, sf.Compression = st.SHA256, st.Size, st.Compression
+		case own != nil:
+			sf.SHA256 = hex.EncodeToString(own.Sum(nil))
+		}
+		src = append(src, sf)
+		if opts.Checkpoint && f.Stored == nil {
+			fh := own
+			if fh == nil {
+				fh = h
+			}
+			state, err := hashState(fh)
+			if err != nil {
+				return nil, err
+			}
+			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression, Offset: counted.n, Lines: fileLines, hashState: state})
+		} else if opts.Checkpoint {
+			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression})
+		}
+	}
+	digest := opts.SHA256
+	if h != nil {
+		digest = hex.EncodeToString(h.Sum(nil))
+	}
+	if len(src) == 1 && src[0].SHA256 == "" {
+		src[0].SHA256 = digest
+	}
+	res := &Result{Report: c.report}
+	if !c.report.Valid {
+		return res, nil
+	}
+	if opts.Checkpoint {
+		if res.Checkpoint, res.NoCheckpoint, err = c.checkpointOf(read, h, newline); err != nil {
+			return nil, err
+		}
+	}
+	res.Snapshot = c.snapshot(Source{
+		Path:       opts.File,
+		SHA256:     digest,
+		EventCount: c.events,
+		LineCount:  lines,
+		Files:      src,
+	})
+	return res, nil
+}
+
+// readFile reads one file of the log, its lines numbered after the base
+// lines of the files before it, hashing its text with h (unless nil), and
+// returns how many lines it holds. A broken stream is a violation on the
+// line after the last whole one; any other read error is returned.
+func (c *contractState) readFile(r io.Reader, name string, base int, h hash.Hash) (int, error) {
+	rest, fault, stop, err := eventline.Sniff(r)
+	if err != nil {
+		return 0, c.readError(name, base+1, err)
+	}
+	if fault != nil {
+		c.violate(base+1, RuleID(fault.Kind), fault.Msg, nil)
+	}
+	if stop {
+		return 0, nil
+	}
+	return c.readLines(rest, name, base, h)
+}
+
+// readLines decodes the lines of r, numbered after the base lines read
+// before them, hashing them with h (unless nil), and returns how many it
+// read: the rest of readFile once the file's first bytes are sniffed, or
+// the bytes a resumed file gained after its checkpoint.
+func (c *contractState) readLines(r io.Reader, name string, base int, h hash.Hash) (int, error) {
+	lr := eventline.NewLineReader(r, c.opts.MaxLineBytes, h)
+	lr.CountFrom(base)
+	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress}
+	err := eventline.Read(lr, &cfg, c.apply)
+	n := lr.Line() - base
+	if err != nil {
+		if err := c.readError(name, lr.Line()+1, err); err != nil {
+			return 0, err
+		}
+		n++ // the line the text broke off in
+	}
+	return n, nil
+}
+
+// readError reports a broken stream as an invalid_json violation on line
+// and returns nil, or returns any other read error for the shell.
+func (c *contractState) readError(name string, line int, err error) error {
+	var broken *BrokenStreamError
+	if errors.As(err, &broken) {
+		c.violate(line, RuleInvalidJSON, broken.Msg+"; the rest of the file cannot be read, and a log cut short is no evidence", nil)
+		return nil
+	}
+	return fmt.Errorf("reading %s: %w", displayFile(name), err)
+}
+
+// countingReader counts the bytes read through it: a file's size as read.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,28 @@
+// Package version names the greenlight build that runs, for "greenlight
+// version" and the snapshot's tool.version, in every shell (the CLI and
+// the wasip1 module through internal/cli, the js module directly).
+package version
+
+import (
+	"runtime/debug"
+
+	"github.com/greenlight-ci/greenlight/checker"
+)
+
+// Of returns the version greenlight reports: release when the build set one
+// (a release tag, see internal/cli.Version); else the main module's version
+// that debug.ReadBuildInfo gives (v1.2.3 for "go install
+// github.com/greenlight-ci/greenlight/cmd/greenlight@v1.2.3", a
+// pseudo-version for a build in a git checkout with VCS stamping); else
+// checker.DevelVersion ("devel": a test binary, or a build with
+// -buildvcs=false, which the cross-target tests use so that every build
+// they compare writes the same bytes).
+func Of(release string) string {
+	if release != "" {
+		return release
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return checker.DevelVersion
+}
