@@ -79,9 +79,10 @@ type Options struct {
 	// ProgressEvery bytes and once when reading ends.
 	Progress func(bytesRead int64)
 	// Resume, when not nil, is the checkpoint of an earlier check of the
-	// same log (docs/state.md): Check verifies that the log starts with
-	// the bytes it read (a *StateMismatchError when not), loads its state
-	// and decodes only the bytes after it.
+	// same log (docs/state.md): Check and CheckFiles verify that each
+	// file it read starts with the bytes it read there (a
+	// *StateMismatchError when not), load its state and decode only the
+	// bytes after it.
 	Resume *Checkpoint
 	// Checkpoint asks for Result.Checkpoint when the log is valid.
 	Checkpoint bool

@@ -132,8 +132,10 @@ func (e *CheckpointError) Error() string { return "the checkpoint is unusable: "
 // options it is resumed with: the log no longer starts with the bytes the
 // checkpoint read (rewritten, truncated, rotated away), the checkpoint was
 // written under other options, or it holds an event after now plus the
-// clock skew. File and Offset name the log and the byte offset the
-// checkpoint stopped at.
+// clock skew; in a log of several files, also a file fewer, an earlier
+// file grown, or a file compressed since. File and Offset name the file
+// that does not fit (or the log, for what is not one file's) and the byte
+// offset the checkpoint stopped at in it.
 type StateMismatchError struct {
 	File   string
 	Offset int64
