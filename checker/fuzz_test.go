@@ -49,6 +49,22 @@ func FuzzCheck(f *testing.F) {
 			for _, at := range []int{ends[0], ends[len(ends)/2], ends[len(ends)-1]} {
 				checkSplit(t, splitCase{name: "fuzz", log: log, opts: opts}, full, at)
 			}
+			// Rotated: the log as two files cut at its middle line end,
+			// resumed from a checkpoint of the first file whole (a file
+			// boundary) and of the first file and the second's first line.
+			if cut := ends[len(ends)/2]; cut < len(log) {
+				parts := cutAt(log, cut)
+				sc := splitCase{name: "fuzz, two files", log: log, opts: opts}
+				res, err := checker.CheckFiles(logFiles(parts), opts)
+				if err != nil {
+					t.Fatalf("CheckFiles failed to answer: %v", err)
+				}
+				fullFiles := outputsOf(t, res)
+				checkFilesSplit(t, sc, parts, fullFiles, 1, len(parts[0]))
+				if i := bytes.IndexByte(parts[1], '\n'); i >= 0 {
+					checkFilesSplit(t, sc, parts, fullFiles, 2, i+1)
+				}
+			}
 		}
 		if res.Snapshot == nil {
 			if res.Report.Valid {
