@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -30,17 +31,17 @@ const CheckpointVersion = "greenlight.state/v1"
 var checkpointMagic = []byte(CheckpointVersion + "\n")
 
 // CheckpointFile is where a checkpoint's check stopped in one file of the
-// log: its name as given, how it was stored (Compression: CompressionNone;
-// a log with a compressed file leaves no checkpoint), the bytes of its text
-// read (Offset: the file's whole length, except in the last file, where it
-// is always the end of a line) and the lines in them.
+// log: its name as given, how it was stored (Compression: CompressionNone,
+// CompressionGzip or CompressionZstd), the bytes of its text read (Offset:
+// the whole text's length, except in the last file, where it is always the
+// end of a line) and the lines in them.
 type CheckpointFile struct {
 	File        string
 	Compression string
 	Offset      int64
 	Lines       int
-	// hashState is the file's own crypto/sha256 digest state after
-	// Offset bytes (encoding.BinaryMarshaler's form).
+	// hashState is the crypto/sha256 digest state of the file's own text
+	// after Offset bytes (encoding.BinaryMarshaler's form).
 	hashState []byte
 }
 
@@ -132,8 +133,8 @@ func (e *CheckpointError) Error() string { return "the checkpoint is unusable: "
 // options it is resumed with: the log no longer starts with the bytes the
 // checkpoint read (rewritten, truncated, rotated away), the checkpoint was
 // written under other options, or it holds an event after now plus the
-// clock skew; in a log of several files, also a file fewer, an earlier
-// file grown, or a file compressed since. File and Offset name the file
+// clock skew; in a log of several files, also a file fewer or an earlier
+// file grown. File and Offset name the file
 // that does not fit (or the log, for what is not one file's) and the byte
 // offset the checkpoint stopped at in it.
 type StateMismatchError struct {
@@ -192,8 +193,10 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		return bad("it lists no file")
 	}
 	for _, f := range cp.files {
-		if f.Compression != CompressionNone {
-			return bad("it lists a file stored as %.20q; this greenlight resumes uncompressed files only", f.Compression)
+		switch f.Compression {
+		case CompressionNone, CompressionGzip, CompressionZstd:
+		default:
+			return bad("it lists a file stored as %.20q, which this greenlight does not read", f.Compression)
 		}
 	}
 	cp.fold = d.Rest()
@@ -276,37 +279,38 @@ func (c *contractState) startFold(cp *Checkpoint) func() error {
 	}
 }
 
-// resumeFile verifies that file i of the log starts with the bytes cp's
-// file i held, reading them from r at hash speed, without decoding: into
-// own (the file's own digest, in a log of several files) or else into h
-// (the log's). A file before cp's last must also have ended there. At cp's
-// last file, the log's digest h takes cp's state of it. A misfit is a
-// *StateMismatchError naming the file. The file's name is not compared:
-// the hash proves the bytes, and every output names the file as given now.
-func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader, own, h hash.Hash) error {
+// resumeFile verifies that file i of the log starts with the text cp's
+// file i held, reading it from r at hash speed, without decoding: into
+// text, the file's own digest of its text, which r feeds as it is read, or
+// which is h itself in a log of one file. The text proves the file, stored
+// as read or compressed, whichever it was for cp. A file before cp's last
+// must also have ended there. At cp's last file, the log's digest h takes
+// cp's state of it. A misfit is a *StateMismatchError naming the file. The
+// file's name is not compared: every output names the file as given now.
+func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader, text, h hash.Hash) error {
 	want := cp.files[i]
 	mismatch := func(format string, args ...any) error {
 		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
-	if f.Stored != nil {
-		return mismatch("the file is compressed now, and a checkpoint resumes uncompressed files only")
-	}
-	fh, sink := h, io.Writer(h)
-	if own != nil {
-		fh, sink = own, io.Discard // r hashes into own as it is read
+	sink := io.Discard // r hashes into text as it is read
+	if text == h {
+		sink = h
 	}
 	n, err := io.CopyBuffer(sink, io.LimitReader(r, want.Offset), make([]byte, 1<<20))
-	if err != nil {
+	var broken *BrokenStreamError
+	if errors.As(err, &broken) {
+		return mismatch("its text breaks off after %d bytes (%s)", n, broken.Msg)
+	} else if err != nil {
 		return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
 	}
 	if n < want.Offset {
 		what := "the log" // of one file
-		if own != nil {
+		if text != h {
 			what = "the file"
 		}
 		return mismatch("%s has only %d bytes (truncated, or rotated away)", what, n)
 	}
-	state, err := hashState(fh)
+	state, err := hashState(text)
 	if err != nil {
 		return err
 	}
@@ -318,17 +322,31 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader
 		if n, err := io.ReadFull(r, b[:]); n > 0 {
 			return mismatch("the file grew after the checkpoint, and only the last file it read may (the log's later lines would move)")
 		} else if err != nil && err != io.EOF {
+			if errors.As(err, &broken) {
+				return mismatch("its text breaks off after %d bytes (%s)", want.Offset, broken.Msg)
+			}
 			return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
 		}
 		return nil
 	}
-	if own != nil {
+	if text != h {
 		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(cp.logHash); err != nil {
 			return damaged("its log digest state: " + err.Error())
 		}
 	}
 	c.events = cp.events
 	return nil
+}
+
+// sameStorage tells whether the files of a and b, in order, are stored
+// alike (compressed the same way).
+func sameStorage(a, b []CheckpointFile) bool {
+	for i := range a {
+		if a[i].Compression != b[i].Compression {
+			return false
+		}
+	}
+	return true
 }
 
 // hashState is h's crypto/sha256 digest state.
@@ -357,13 +375,8 @@ func (c *contractState) locateWarnings() {
 // would write, and a shell may leave the file as it is.
 func (c *contractState) checkpointOf(read []CheckpointFile, h hash.Hash, endsWithNewline bool) (cp *Checkpoint, why string, err error) {
 	last := read[len(read)-1]
-	if r := c.opts.Resume; r != nil && len(read) == len(r.files) && last.Offset == r.files[len(r.files)-1].Offset {
+	if r := c.opts.Resume; r != nil && len(read) == len(r.files) && last.Offset == r.files[len(r.files)-1].Offset && sameStorage(read, r.files) {
 		return r, "", nil
-	}
-	for _, f := range read {
-		if f.Compression != CompressionNone {
-			return nil, fmt.Sprintf("%s is %s-compressed, and a checkpoint resumes uncompressed files only", displayFile(f.File), f.Compression), nil
-		}
 	}
 	if last.Offset > 0 && !endsWithNewline {
 		return nil, "the log's last line has no newline, and a line may still be being written: the next check could not tell", nil

@@ -63,18 +63,19 @@ func cutAt(log []byte, cuts ...int) [][]byte {
 	return append(parts, log[from:])
 }
 
-// checkFilesSplit checks the log of files parts, cut to its first k files
-// with the k-th cut to its first at bytes, with a checkpoint and then all
+// checkFilesSplit checks the log of files parts (those of index gz
+// compressed), cut to its first k files with the k-th cut to its first at
+// bytes, with a checkpoint and then all
 // of parts resumed from it, and requires the resumed outputs (the
 // checkpoint's bytes included) to equal full's. It reports whether the
 // prefix left a checkpoint.
-func checkFilesSplit(t *testing.T, sc splitCase, parts [][]byte, full checked, k, at int) bool {
+func checkFilesSplit(t *testing.T, sc splitCase, parts [][]byte, gz []int, full checked, k, at int) bool {
 	t.Helper()
 	day1 := append([][]byte(nil), parts[:k]...)
 	day1[k-1] = day1[k-1][:at]
 	opts := sc.options()
 	opts.Checkpoint = true
-	res, err := checker.CheckFiles(logFiles(day1), opts)
+	res, err := checker.CheckFiles(logFiles(day1, gz...), opts)
 	if err != nil {
 		t.Fatalf("%s: %d files, the last cut at %d: %v", sc.name, k, at, err)
 	}
@@ -91,7 +92,7 @@ func checkFilesSplit(t *testing.T, sc splitCase, parts [][]byte, full checked, k
 	}
 	opts = sc.options()
 	opts.Checkpoint, opts.Resume = true, cp
-	res, err = checker.CheckFiles(logFiles(parts), opts)
+	res, err = checker.CheckFiles(logFiles(parts, gz...), opts)
 	if err != nil {
 		t.Fatalf("%s: %d files, the last cut at %d: resuming: %v", sc.name, k, at, err)
 	}
@@ -118,7 +119,7 @@ func lens(parts [][]byte) []int {
 }
 
 // TestCheckpointSplitFiles cuts each log into two or three files at random
-// line ends (a rotated log), then takes a checkpoint of a prefix of those
+// line ends (a rotated log, about a third of its files compressed), then takes a checkpoint of a prefix of those
 // files, the last of them cut at a random line end, a random byte, its
 // start or its end (a file boundary), and requires the check of all the
 // files resumed from it to give a full check's snapshot, violations, text
@@ -148,10 +149,16 @@ func TestCheckpointSplitFiles(t *testing.T) {
 				cuts[0], cuts[1] = cuts[1], cuts[0]
 			}
 			parts := cutAt(sc.log, cuts...)
+			var gz []int // files compressed, as far as the checker can tell
+			for i := range parts {
+				if rng.IntN(3) == 0 {
+					gz = append(gz, i)
+				}
+			}
 			opts := sc.options()
 			opts.File = "rotated"
 			opts.Checkpoint = true
-			res, err := checker.CheckFiles(logFiles(parts), opts)
+			res, err := checker.CheckFiles(logFiles(parts, gz...), opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,7 +176,7 @@ func TestCheckpointSplitFiles(t *testing.T) {
 					points = append(points, from+i+1) // a line end
 				}
 				for _, at := range points {
-					if checkFilesSplit(t, sc, parts, full, k, at) {
+					if checkFilesSplit(t, sc, parts, gz, full, k, at) {
 						resumed++
 						if at == len(last) && k < len(parts) {
 							boundaries++
@@ -221,8 +228,8 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 			fmt.Sprintf("the checkpoint does not fit part-2.jsonl at byte offset %d: its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", len(parts[1]), len(parts[1]))},
 		{"a file truncated", logFiles([][]byte{parts[0][:cut-1], parts[1]}),
 			fmt.Sprintf("the checkpoint does not fit part-1.jsonl at byte offset %d: the file has only %d bytes (truncated, or rotated away)", cut, cut-1)},
-		{"a file compressed since", logFiles([][]byte{parts[0], parts[1], more}, 0),
-			fmt.Sprintf("the checkpoint does not fit part-1.jsonl.gz at byte offset %d: the file is compressed now, and a checkpoint resumes uncompressed files only", cut)},
+		{"a file compressed since, its text rewritten", logFiles([][]byte{parts[0], rewritten, more}, 1),
+			fmt.Sprintf("the checkpoint does not fit part-2.jsonl.gz at byte offset %d: its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", len(parts[1]), len(parts[1]))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := opts
@@ -234,18 +241,25 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 			}
 		})
 	}
-	// A compressed file after the checkpoint's files is read whole, but
-	// leaves no checkpoint: the old one stays the checkpoint of a prefix.
+	// A file compressed since the checkpoint, and a compressed file after
+	// the checkpoint's, resume: the text is what a checkpoint proves. The
+	// result is a full check's of the same files, checkpoint included.
+	now := logFiles([][]byte{parts[0], parts[1], more}, 0, 2)
+	full, err := checker.CheckFiles(now, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := opts
 	o.Resume = cp
-	res, err = checker.CheckFiles(logFiles([][]byte{parts[0], parts[1], more}, 2), o)
-	if err != nil || res.Snapshot == nil {
-		t.Fatalf("err %v, snapshot %v: want a snapshot", err, res.Snapshot != nil)
+	res, err = checker.CheckFiles(logFiles([][]byte{parts[0], parts[1], more}, 0, 2), o)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if want := "part-3.jsonl.gz is gzip-compressed, and a checkpoint resumes uncompressed files only"; res.Checkpoint != nil || res.NoCheckpoint != want {
-		t.Fatalf("checkpoint %v, NoCheckpoint %q: want none, %q", res.Checkpoint != nil, res.NoCheckpoint, want)
+	got, want := outputsOf(t, res), outputsOf(t, full)
+	if !bytes.Equal(got.doc, want.doc) || !bytes.Equal(got.state, want.state) || got.why != "" {
+		t.Fatalf("resumed with compressed files: document or checkpoint differs from a full check's (%q):\n%s\nvs\n%s", got.why, got.doc, want.doc)
 	}
-	if got, want := res.Snapshot.Source.LineCount, bytes.Count(log, []byte("\n"))+1; got != want {
-		t.Fatalf("line count %d, want %d", got, want)
+	if !bytes.Contains(got.doc, []byte(`"path": "part-1.jsonl.gz",`)) || !bytes.Contains(got.doc, []byte(`"compression": "gzip"`)) {
+		t.Fatalf("source.files does not list part-1.jsonl.gz as gzip:\n%s", got.doc)
 	}
 }

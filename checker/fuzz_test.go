@@ -60,9 +60,9 @@ func FuzzCheck(f *testing.F) {
 					t.Fatalf("CheckFiles failed to answer: %v", err)
 				}
 				fullFiles := outputsOf(t, res)
-				checkFilesSplit(t, sc, parts, fullFiles, 1, len(parts[0]))
+				checkFilesSplit(t, sc, parts, nil, fullFiles, 1, len(parts[0]))
 				if i := bytes.IndexByte(parts[1], '\n'); i >= 0 {
-					checkFilesSplit(t, sc, parts, fullFiles, 2, i+1)
+					checkFilesSplit(t, sc, parts, nil, fullFiles, 2, i+1)
 				}
 			}
 		}

@@ -200,6 +200,18 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 			own = sha256.New()
 			r = eventline.HashingReader(r, own)
 		}
+		// text is the digest of the file's text a checkpoint keeps: the
+		// log's own in a log of one file, own for a file stored as read,
+		// and for a compressed one a digest of its text, when a checkpoint
+		// is read or written.
+		text := own
+		switch {
+		case len(files) == 1:
+			text = h
+		case f.Stored != nil && (opts.Checkpoint || cp != nil):
+			text = sha256.New()
+			r = eventline.HashingReader(r, text)
+		}
 		counted := &countingReader{r: r}
 		tail := &tailReader{r: counted}
 		// A file the checkpoint read is hashed up to where it stopped,
@@ -208,7 +220,7 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 		resumed := cp != nil && i < len(cp.files)
 		var fileLines int
 		if resumed {
-			err := c.resumeFile(cp, i, f, tail, own, h)
+			err := c.resumeFile(cp, i, f, tail, text, h)
 			if err != nil || i == len(cp.files)-1 {
 				// A damaged fold state is never a mismatch to recheck.
 				if err := waitFold(); err != nil {
@@ -255,18 +267,12 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 			sf.SHA256 = hex.EncodeToString(own.Sum(nil))
 		}
 		src = append(src, sf)
-		if opts.Checkpoint && f.Stored == nil {
-			fh := own
-			if fh == nil {
-				fh = h
-			}
-			state, err := hashState(fh)
+		if opts.Checkpoint {
+			state, err := hashState(text)
 			if err != nil {
 				return nil, err
 			}
 			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression, Offset: counted.n, Lines: fileLines, hashState: state})
-		} else if opts.Checkpoint {
-			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression})
 		}
 	}
 	digest := opts.SHA256
