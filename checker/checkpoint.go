@@ -299,7 +299,7 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader
 	n, err := io.CopyBuffer(sink, io.LimitReader(r, want.Offset), make([]byte, 1<<20))
 	var broken *BrokenStreamError
 	if errors.As(err, &broken) {
-		return mismatch("its text breaks off after %d bytes (%s)", n, broken.Msg)
+		return mismatch("its text breaks off after %d bytes: %s", n, broken.Msg)
 	} else if err != nil {
 		return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
 	}
@@ -323,7 +323,7 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader
 			return mismatch("the file grew after the checkpoint, and only the last file it read may (the log's later lines would move)")
 		} else if err != nil && err != io.EOF {
 			if errors.As(err, &broken) {
-				return mismatch("its text breaks off after %d bytes (%s)", want.Offset, broken.Msg)
+				return mismatch("its text breaks off after %d bytes: %s", want.Offset, broken.Msg)
 			}
 			return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
 		}
