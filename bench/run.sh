@@ -5,7 +5,7 @@
 #
 # usage: bench/run.sh [RUNS [SECTION...]]
 #   RUNS alternating runs each (default 5); SECTION numbers pick sections
-#   (default all), e.g. bench/run.sh 3 8 9 10 11
+#   (default all), e.g. bench/run.sh 3 8 9 10 11 12
 # needs: python3, /usr/bin/time, ../shared/tools/{genlog,refmonitor}.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -233,6 +233,54 @@ awk -v f="$fl" -v j="$js" -v b="$bs" -v v="$va" -v base="$base" 'BEGIN {
 # Each run above must have succeeded: a failing run would look fast.
 awk '$3 != 0 { bad = 1 } END { exit bad }' "$work/floor.txt" "$work/json.txt" "$work/base.txt" "$work/validate.txt" ||
   { echo "a run in section 11 exited non-zero: see $work/*.txt" >&2; exit 1; }
+fi
+
+if want 12; then
+echo
+echo "== 12. check --state: 1,000 events appended to the 1M log, resumed from the 1M log's checkpoint vs a full check, $runs alternating runs"
+# The checkpoint names the log's path, so the log grows in place: a copy of
+# the 1M log is checked with --state, then genlog.py's first 1,000 events are
+# appended under run ids of their own, so that the grown log stays valid.
+grown="$work/growing.jsonl"
+state="$work/growing.state"
+cp "$log" "$grown"; rm -f "$state"
+"$gl" check "$grown" --stages 1,2 --now "$now" --state "$state" > /dev/null
+cp "$state" "$state.orig"
+python3 "$tools/genlog.py" "$work/1k.jsonl" --events 1000 --seed 2
+sed 's/"run_id": "run-/"run_id": "tail-/' "$work/1k.jsonl" >> "$grown"
+added=$(( $(wc -l < "$grown") - events ))
+# The resumed outputs are a full check's, byte for byte.
+for f in text json openmetrics; do
+  cp "$state.orig" "$state"
+  "$gl" check "$grown" --stages 1,2 --now "$now" --format "$f" > "$work/full.$f" || true
+  "$gl" check "$grown" --stages 1,2 --now "$now" --format "$f" --state "$state" > "$work/resumed.$f" || true
+  # (openmetrics reports the check's own duration, the one line that may differ)
+  if ! cmp -s <(grep -v '^greenlight_check_duration_seconds' "$work/full.$f") <(grep -v '^greenlight_check_duration_seconds' "$work/resumed.$f"); then
+    echo "check --state --format $f differs from a full check: see $work/full.$f and $work/resumed.$f" >&2; exit 1
+  fi
+done
+: > "$work/full-text.txt"; : > "$work/state-text.txt"; : > "$work/full-om.txt"; : > "$work/state-om.txt"; : > "$work/sha.txt"
+for i in $(seq "$runs"); do
+  measure "$gl" check "$grown" --stages 1,2 --now "$now" >> "$work/full-text.txt"
+  cp "$state.orig" "$state"
+  measure "$gl" check "$grown" --stages 1,2 --now "$now" --state "$state" >> "$work/state-text.txt"
+  measure "$gl" check "$grown" --stages 1,2 --now "$now" --format openmetrics >> "$work/full-om.txt"
+  cp "$state.orig" "$state"
+  measure "$gl" check "$grown" --stages 1,2 --now "$now" --format openmetrics --state "$state" >> "$work/state-om.txt"
+  measure sha256sum "$grown" >> "$work/sha.txt"
+done
+load=$(GREENLIGHT_BENCH_LOG="$log" go test ./checker -run XXX -bench CheckpointLoad -benchtime 3x | awk '/^BenchmarkCheckpointLoad/ { print $3 / 1e9 }')
+ft=$(cut -d' ' -f1 "$work/full-text.txt" | median); st=$(cut -d' ' -f1 "$work/state-text.txt" | median)
+fo=$(cut -d' ' -f1 "$work/full-om.txt" | median); so=$(cut -d' ' -f1 "$work/state-om.txt" | median)
+sh=$(cut -d' ' -f1 "$work/sha.txt" | median)
+sm=$(cut -d' ' -f2 "$work/state-text.txt" | sort -n | tail -1); fm=$(cut -d' ' -f2 "$work/full-text.txt" | sort -n | tail -1)
+awk -v ft="$ft" -v st="$st" -v fo="$fo" -v so="$so" -v sh="$sh" -v ld="$load" -v sm="$sm" -v fm="$fm" -v added="$added" -v size="$(stat -c %s "$state.orig")" 'BEGIN {
+  printf "%d events appended; checkpoint %.1f MB\n", added, size/1e6
+  printf "text (default)   full %.2f s  --state %.2f s  %.1fx faster (target >= 5x)  peak RSS %.0f / %.0f MB\n", ft, st, ft/st, fm/1024, sm/1024
+  printf "openmetrics      full %.2f s  --state %.2f s  %.1fx faster\n", fo, so, fo/so
+  printf "hash + load      sha256sum %.2f s + load %.2f s = %.2f s; --state text %.2fx of it, openmetrics %.2fx (target <= 2x)\n", sh, ld, sh+ld, st/(sh+ld), so/(sh+ld) }'
+awk '$3 != 0 { bad = 1 } END { exit bad }' "$work/full-text.txt" "$work/state-text.txt" "$work/full-om.txt" "$work/state-om.txt" "$work/sha.txt" ||
+  { echo "a run in section 12 exited non-zero: see $work/*.txt" >&2; exit 1; }
 fi
 
 if want 13; then

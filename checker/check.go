@@ -78,6 +78,14 @@ type Options struct {
 	// read so far, from the goroutine that called Check, about every
 	// ProgressEvery bytes and once when reading ends.
 	Progress func(bytesRead int64)
+	// Resume, when not nil, is the checkpoint of an earlier check of the
+	// same log (docs/state.md): Check and CheckFiles verify that each
+	// file it read starts with the bytes it read there (a
+	// *StateMismatchError when not), load its state and decode only the
+	// bytes after it.
+	Resume *Checkpoint
+	// Checkpoint asks for Result.Checkpoint when the log is valid.
+	Checkpoint bool
 }
 
 // normalized is opts with every zero that means a default replaced by it,
@@ -125,6 +133,12 @@ const MaxNumberChars = eventline.MaxNumberChars
 type Result struct {
 	Report   *Report
 	Snapshot *Snapshot
+	// Checkpoint, with Options.Checkpoint and a valid log, is the state
+	// for the next check of the log (Options.Resume itself when the log
+	// gained nothing since); nil with the reason in NoCheckpoint when the
+	// state could not be resumed exactly.
+	Checkpoint   *Checkpoint
+	NoCheckpoint string
 }
 
 // Check reads the whole log from r, checks every line against the contract

@@ -12,7 +12,9 @@ import (
 // FuzzCheck feeds arbitrary bytes to the reader and validator: Check must
 // never panic or fail to answer, and no log holding a line that
 // event.schema.json rejects may ever yield a snapshot, let alone a healthy
-// verdict. Interesting inputs are kept under testdata/fuzz/FuzzCheck.
+// verdict; and a check resumed from the checkpoint of a prefix gives the
+// bytes of a full check (split-point mode). Interesting inputs are kept
+// under testdata/fuzz/FuzzCheck.
 func FuzzCheck(f *testing.F) {
 	f.Add([]byte(lines(ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "succeeded", t0(1)), ev("r-1", 2, 1, "started", t0(2)), ev("r-1", 2, 1, "succeeded", t0(3)))))
 	f.Add([]byte(lines(ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "failed", t0(1), `"error":"x"`), ev("r-1", 1, 2, "started", t0(2)))))
@@ -28,9 +30,41 @@ func FuzzCheck(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, log []byte) {
-		res, err := checker.Check(bytes.NewReader(log), checker.Options{Definition: def, Now: corpusNow, MaxLineBytes: 4096})
+		opts := checker.Options{Definition: def, Now: corpusNow, MaxLineBytes: 4096, Checkpoint: true}
+		res, err := checker.Check(bytes.NewReader(log), opts)
 		if err != nil {
 			t.Fatalf("Check failed to answer: %v", err)
+		}
+		// Split-point mode: resumed from the checkpoint of a prefix that
+		// ends a line (the first, the middle and the last line end), the
+		// check gives a full check's bytes.
+		full := outputsOf(t, res)
+		var ends []int
+		for i, c := range log {
+			if c == '\n' {
+				ends = append(ends, i+1)
+			}
+		}
+		if len(ends) > 0 {
+			for _, at := range []int{ends[0], ends[len(ends)/2], ends[len(ends)-1]} {
+				checkSplit(t, splitCase{name: "fuzz", log: log, opts: opts}, full, at)
+			}
+			// Rotated: the log as two files cut at its middle line end,
+			// resumed from a checkpoint of the first file whole (a file
+			// boundary) and of the first file and the second's first line.
+			if cut := ends[len(ends)/2]; cut < len(log) {
+				parts := cutAt(log, cut)
+				sc := splitCase{name: "fuzz, two files", log: log, opts: opts}
+				res, err := checker.CheckFiles(logFiles(parts), opts)
+				if err != nil {
+					t.Fatalf("CheckFiles failed to answer: %v", err)
+				}
+				fullFiles := outputsOf(t, res)
+				checkFilesSplit(t, sc, parts, nil, fullFiles, 1, len(parts[0]))
+				if i := bytes.IndexByte(parts[1], '\n'); i >= 0 {
+					checkFilesSplit(t, sc, parts, nil, fullFiles, 2, i+1)
+				}
+			}
 		}
 		if res.Snapshot == nil {
 			if res.Report.Valid {

@@ -190,16 +190,27 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 	} else if !isSHA256Hex(opts.SHA256) {
 		return nil, fmt.Errorf("checker: Options.SHA256 %q is not 64 lowercase hex digits", opts.SHA256)
 	}
+	var cp *Checkpoint
+	waitFold := func() error { return nil }
+	if opts.Resume != nil || opts.Checkpoint {
+		if h == nil {
+			return nil, errors.New("checker: a checkpoint needs the log's SHA-256 computed by Check, not Options.SHA256")
+		}
+		if cp = opts.Resume; cp != nil {
+			if err := c.fits(cp, files); err != nil {
+				return nil, err
+			}
+			waitFold = c.startFold(cp)
+		}
+	}
 	progress := opts.Progress
 	var done int64 // bytes of the files before the current one
 	lines := 0
 	src := make([]SourceFile, 0, len(files))
-	for _, f := range files {
+	read := make([]CheckpointFile, 0, len(files)) // where the check stopped in each file
+	newline := false                              // whether the last file read ends with a newline
+	for i, f := range files {
 		c.files = append(c.files, fileSpan{path: f.Path, base: lines})
-		if progress != nil {
-			base := done
-			c.opts.Progress = func(n int64) { progress(base + n) }
-		}
 		// A file stored as read is hashed on its own when the log has
 		// several: the log's digest covers them all.
 		var own hash.Hash
@@ -208,13 +219,64 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 			own = sha256.New()
 			r = eventline.HashingReader(r, own)
 		}
+		// text is the digest of the file's text a checkpoint keeps: the
+		// log's own in a log of one file, own for a file stored as read,
+		// and for a compressed one a digest of its text, when a checkpoint
+		// is read or written.
+		text := own
+		switch {
+		case len(files) == 1:
+			text = h
+		case f.Stored != nil && (opts.Checkpoint || cp != nil):
+			text = sha256.New()
+			r = eventline.HashingReader(r, text)
+		}
 		counted := &countingReader{r: r}
-		fileLines, err := c.readFile(counted, f.Path, lines, h)
-		if err != nil {
-			return nil, err
+		tail := &tailReader{r: counted}
+		// A file the checkpoint read is hashed up to where it stopped,
+		// not decoded; an earlier file must have ended there, and the last
+		// one is decoded from there on.
+		resumed := cp != nil && i < len(cp.files)
+		var fileLines int
+		if resumed {
+			err := c.resumeFile(cp, i, f, tail, text, h)
+			if err != nil || i == len(cp.files)-1 {
+				// A damaged fold state is never a mismatch to recheck.
+				if err := waitFold(); err != nil {
+					return nil, err
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+			if i == len(cp.files)-1 {
+				c.locateWarnings()
+			}
+			fileLines = cp.files[i].Lines
+		}
+		if progress != nil {
+			base := done + counted.n
+			c.opts.Progress = func(n int64) { progress(base + n) }
+		}
+		switch {
+		case resumed && i < len(cp.files)-1:
+			// unchanged since the checkpoint: nothing more to read
+		case resumed && cp.files[i].Offset > 0:
+			n, err := c.readLines(tail, f.Path, lines+fileLines, h)
+			if err != nil {
+				return nil, err
+			}
+			fileLines += n
+		default:
+			n, err := c.readFile(tail, f.Path, lines, h)
+			if err != nil {
+				return nil, err
+			}
+			fileLines = n
 		}
 		lines += fileLines
 		done += counted.n
+		newline = tail.newline
 		sf := SourceFile{Path: f.Path, LineCount: fileLines, Size: counted.n, Compression: CompressionNone}
 		switch {
 		case f.Stored != nil:
@@ -224,6 +286,13 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 			sf.SHA256 = hex.EncodeToString(own.Sum(nil))
 		}
 		src = append(src, sf)
+		if opts.Checkpoint {
+			state, err := hashState(text)
+			if err != nil {
+				return nil, err
+			}
+			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression, Offset: counted.n, Lines: fileLines, hashState: state})
+		}
 	}
 	digest := opts.SHA256
 	if h != nil {
@@ -235,6 +304,11 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 	res := &Result{Report: c.report}
 	if !c.report.Valid {
 		return res, nil
+	}
+	if opts.Checkpoint {
+		if res.Checkpoint, res.NoCheckpoint, err = c.checkpointOf(read, h, newline); err != nil {
+			return nil, err
+		}
 	}
 	res.Snapshot = c.snapshot(Source{
 		Path:       opts.File,
@@ -261,10 +335,18 @@ func (c *contractState) readFile(r io.Reader, name string, base int, h hash.Hash
 	if stop {
 		return 0, nil
 	}
-	lr := eventline.NewLineReader(rest, c.opts.MaxLineBytes, h)
+	return c.readLines(rest, name, base, h)
+}
+
+// readLines decodes the lines of r, numbered after the base lines read
+// before them, hashing them with h (unless nil), and returns how many it
+// read: the rest of readFile once the file's first bytes are sniffed, or
+// the bytes a resumed file gained after its checkpoint.
+func (c *contractState) readLines(r io.Reader, name string, base int, h hash.Hash) (int, error) {
+	lr := eventline.NewLineReader(r, c.opts.MaxLineBytes, h)
 	lr.CountFrom(base)
 	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress}
-	err = eventline.Read(lr, &cfg, c.apply)
+	err := eventline.Read(lr, &cfg, c.apply)
 	n := lr.Line() - base
 	if err != nil {
 		if err := c.readError(name, lr.Line()+1, err); err != nil {

@@ -370,6 +370,8 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	}
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
+	var state stateFlags
+	state.register(fs)
 	allRuns := fs.BoolP("all-runs", "v", false, fmt.Sprintf("list every run in the log's order (text and markdown; by default they list the latest %d unhealthy runs and missed slots, then the latest %d runs)", render.DefaultMaxUnhealthy, render.DefaultLatestRuns))
 	color := addWhen(fs, "color", "when to colour the verdict, `auto|always|never`: auto colours it when stdout is a terminal and NO_COLOR is unset or empty")
 	if err := ParseFlags(fs, args, env); err != nil {
@@ -411,8 +413,11 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	}
 	name := logName(fs.Args(), logs)
 	opts.File = name
+	if err := state.validate(logs, c.inputFormat, fs.Changed("state-mismatch")); err != nil {
+		return ExitInvalid, err
+	}
 	started := time.Now() // the check's own duration, for --format openmetrics
-	res, err := checkInput(logs, opts, c.inputFormat, c.progressWhen, env)
+	res, err := state.check(logs, opts, c.inputFormat, c.progressWhen, env)
 	if err != nil {
 		return ExitInvalid, err
 	}
@@ -435,6 +440,9 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	// each leaving garbage of about a hundred bytes a run: collecting it
 	// sooner keeps the peak near the check's own (docs/contract.md).
 	defer debug.SetGCPercent(debug.SetGCPercent(RenderGCPercent))
+	if err := state.write(res, env); err != nil {
+		return ExitInvalid, err
+	}
 	// The snapshot is written before anything is printed: when it cannot
 	// be written, stdout holds no verdict that exit 2 contradicts, and the
 	// reason is the last thing on stderr (docs/contract.md).

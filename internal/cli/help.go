@@ -65,6 +65,8 @@ var Helps = map[string]Help{
 		Description: "gate is check with --fail-on-unhealthy: the spelling for a CI step that must fail when a run is unhealthy. It takes check's flags and prints what check prints.",
 		Examples: []string{
 			"greenlight gate events.jsonl --pipeline pipeline.yaml --gate latest",
+			"# run every few minutes on a growing log: decode only what it gained since",
+			"greenlight gate events.jsonl --pipeline pipeline.yaml --state gate.state",
 		},
 		Exit: []string{
 			"0  the log is valid and healthy",

@@ -1,0 +1,444 @@
+package checker
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
+)
+
+// A checkpoint (docs/state.md) lets a check of a log that only grew since
+// the last one read just the new bytes: it holds where the earlier check
+// stopped in each file, the SHA-256 state of the bytes it read, and the fold
+// state (runs, attempts, warnings, attempt ids) those bytes left. The
+// next check hashes the prefix without decoding it, compares the hash state,
+// loads the fold state and goes on from there, with the result a full check
+// of the same log at the same now would give, byte for byte.
+
+// CheckpointVersion is the first line of a checkpoint file: its format and
+// version. A file with any other first line is no checkpoint of this
+// greenlight.
+const CheckpointVersion = "greenlight.state/v1"
+
+// checkpointMagic is the checkpoint file's first line, newline included.
+var checkpointMagic = []byte(CheckpointVersion + "\n")
+
+// CheckpointFile is where a checkpoint's check stopped in one file of the
+// log: its name as given, how it was stored (Compression: CompressionNone,
+// CompressionGzip or CompressionZstd), the bytes of its text read (Offset:
+// the whole text's length, except in the last file, where it is always the
+// end of a line) and the lines in them.
+type CheckpointFile struct {
+	File        string
+	Compression string
+	Offset      int64
+	Lines       int
+	// hashState is the crypto/sha256 digest state of the file's own text
+	// after Offset bytes (encoding.BinaryMarshaler's form).
+	hashState []byte
+}
+
+// Checkpoint is the state a valid check leaves for the next check of the
+// same log: parsed from a file (ParseCheckpoint) to resume from
+// (Options.Resume), or built by Check (Options.Checkpoint) to be written
+// (WriteTo). Its layout is in docs/state.md.
+type Checkpoint struct {
+	files    []CheckpointFile
+	settings checkpointSettings
+	// logHash is the digest state of the log's text read so far, across
+	// its files (the snapshot's source.sha256); for a log of one file it
+	// is that file's.
+	logHash []byte
+	events  int
+	// maxEvent is the latest timestamp of every event read, zero without
+	// events: a later check whose now plus skew is before it would find
+	// that event in the future.
+	maxEvent time.Time
+	// fold is the encoded fold state of a parsed checkpoint.
+	fold []byte
+	// c is the check whose state a built checkpoint writes.
+	c *contractState
+}
+
+// Files lists where the checkpoint's check stopped in each file it read, in
+// reading order.
+func (cp *Checkpoint) Files() []CheckpointFile { return append([]CheckpointFile(nil), cp.files...) }
+
+// checkpointSettings are the options that decide how a line is judged and
+// what the fold keeps of it: a checkpoint written under other settings is a
+// mismatch. The gate, the job log and now (beyond the latest event) only
+// matter when the snapshot is built, so they may change between checks.
+type checkpointSettings struct {
+	definition    [sha256.Size]byte // of the definition's JSON form
+	rules         [sha256.Size]byte // of the rule ids in checking order
+	strict        bool
+	maxLineBytes  uint64
+	maxViolations uint64 // caps the listed retry-brake warnings
+	staleAfter    uint64 // Options.StaleAfterSeconds
+}
+
+// settingsOf returns the settings of normalized options.
+func settingsOf(opts Options) (checkpointSettings, error) {
+	def, err := json.Marshal(opts.Definition)
+	if err != nil {
+		return checkpointSettings{}, fmt.Errorf("checker: the pipeline definition cannot be encoded for a checkpoint: %w", err)
+	}
+	rules := sha256.New()
+	for _, r := range checkingOrder {
+		rules.Write([]byte(r.ID))
+		rules.Write([]byte{0})
+	}
+	s := checkpointSettings{definition: sha256.Sum256(def), strict: opts.Strict,
+		maxLineBytes: uint64(opts.MaxLineBytes), maxViolations: uint64(opts.MaxViolations), staleAfter: uint64(max(opts.StaleAfterSeconds, 0))}
+	rules.Sum(s.rules[:0])
+	return s, nil
+}
+
+// differs names the first setting in which s and o differ, or "".
+func (s checkpointSettings) differs(o checkpointSettings) string {
+	switch {
+	case s.definition != o.definition:
+		return "the pipeline definition (stages, dependencies, schedule or thresholds)"
+	case s.rules != o.rules:
+		return "the contract rules of this greenlight"
+	case s.strict != o.strict:
+		return "--strict"
+	case s.maxLineBytes != o.maxLineBytes:
+		return "--max-line-bytes"
+	case s.maxViolations != o.maxViolations:
+		return "--max-violations"
+	case s.staleAfter != o.staleAfter:
+		return "--stale-after-seconds"
+	}
+	return ""
+}
+
+// CheckpointError is a checkpoint file that cannot be read: not a
+// checkpoint, another version, or damaged. It is never a reason to check
+// the whole log silently.
+type CheckpointError struct {
+	Reason string
+}
+
+func (e *CheckpointError) Error() string { return "the checkpoint is unusable: " + e.Reason }
+
+// StateMismatchError is a checkpoint that does not fit the log or the
+// options it is resumed with: the log no longer starts with the bytes the
+// checkpoint read (rewritten, truncated, rotated away), the checkpoint was
+// written under other options, or it holds an event after now plus the
+// clock skew; in a log of several files, also a file fewer or an earlier
+// file grown. File and Offset name the file
+// that does not fit (or the log, for what is not one file's) and the byte
+// offset the checkpoint stopped at in it.
+type StateMismatchError struct {
+	File   string
+	Offset int64
+	Reason string
+}
+
+func (e *StateMismatchError) Error() string {
+	return fmt.Sprintf("the checkpoint does not fit %s at byte offset %d: %s", displayFile(e.File), e.Offset, e.Reason)
+}
+
+// ParseCheckpoint reads a checkpoint file's bytes. The error is a
+// *CheckpointError for anything that is not an intact checkpoint of
+// CheckpointVersion.
+func ParseCheckpoint(data []byte) (*Checkpoint, error) {
+	bad := func(format string, args ...any) (*Checkpoint, error) {
+		return nil, &CheckpointError{Reason: fmt.Sprintf(format, args...)}
+	}
+	line, _, ok := bytes.Cut(data, []byte{'\n'})
+	if !ok || !bytes.HasPrefix(line, []byte("greenlight.state/")) {
+		return bad("it is not a greenlight checkpoint (its first line is not %s)", CheckpointVersion)
+	}
+	if string(line) != CheckpointVersion {
+		return bad("it is a checkpoint of version %.40q, and this greenlight reads %s only", line, CheckpointVersion)
+	}
+	if len(data) < len(checkpointMagic)+sha256.Size {
+		return bad("it is truncated")
+	}
+	body, sum := data[len(checkpointMagic):len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(data[:len(data)-sha256.Size]); !bytes.Equal(got[:], sum) {
+		return bad("its SHA-256 trailer does not match its contents (truncated or damaged)")
+	}
+	d := runstore.NewDecoder(body)
+	cp := &Checkpoint{}
+	readSettings(d, &cp.settings)
+	n := d.Count()
+	for range n {
+		f := CheckpointFile{File: d.String(), Compression: d.String()}
+		f.Offset, f.Lines = int64(d.Uvarint()), int(d.Uvarint())
+		f.hashState = []byte(d.String())
+		if f.Offset < 0 || f.Lines < 0 {
+			d.Fail("a file offset out of range")
+		}
+		cp.files = append(cp.files, f)
+	}
+	cp.logHash = []byte(d.String())
+	cp.events = int(d.Uvarint())
+	if d.Bool() {
+		cp.maxEvent = d.Time()
+	}
+	if d.Fault() != "" {
+		return nil, damaged(d.Fault())
+	}
+	if len(cp.files) == 0 {
+		return bad("it lists no file")
+	}
+	for _, f := range cp.files {
+		switch f.Compression {
+		case CompressionNone, CompressionGzip, CompressionZstd:
+		default:
+			return bad("it lists a file stored as %.20q, which this greenlight does not read", f.Compression)
+		}
+	}
+	cp.fold = d.Rest()
+	return cp, nil
+}
+
+// WriteTo writes the checkpoint file: for a checkpoint built by Check its
+// encoding, for a parsed one the bytes it was parsed from.
+func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
+	e := &runstore.Encoder{B: make([]byte, 0, cp.sizeHint())}
+	e.B = append(e.B, checkpointMagic...)
+	writeSettings(e, cp.settings)
+	e.Uvarint(uint64(len(cp.files)))
+	for _, f := range cp.files {
+		e.String(f.File)
+		e.String(f.Compression)
+		e.Uvarint(uint64(f.Offset))
+		e.Uvarint(uint64(f.Lines))
+		e.String(string(f.hashState))
+	}
+	e.String(string(cp.logHash))
+	e.Uvarint(uint64(cp.events))
+	e.Bool(!cp.maxEvent.IsZero())
+	if !cp.maxEvent.IsZero() {
+		e.Time(cp.maxEvent)
+	}
+	if cp.c != nil {
+		if err := cp.c.encodeFold(e); err != nil {
+			return 0, err
+		}
+	} else {
+		e.B = append(e.B, cp.fold...)
+	}
+	sum := sha256.Sum256(e.B)
+	e.B = append(e.B, sum[:]...)
+	n, err := w.Write(e.B)
+	return int64(n), err
+}
+
+// fits checks what of cp can be checked before any file is read: the
+// options it was written under, its latest event against now, and that
+// the log still has as many files as cp read. A misfit is a
+// *StateMismatchError.
+func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
+	last := cp.files[len(cp.files)-1]
+	mismatch := func(format string, args ...any) error {
+		return &StateMismatchError{File: c.opts.File, Offset: last.Offset, Reason: fmt.Sprintf(format, args...)}
+	}
+	settings, err := settingsOf(c.opts)
+	if err != nil {
+		return err
+	}
+	if what := cp.settings.differs(settings); what != "" {
+		return mismatch("it was written under other options: %s differs", what)
+	}
+	if cp.maxEvent.After(c.horizon) {
+		return mismatch("it holds an event at %s, after --now %s plus the %d s clock skew (a full check would find it in the future)",
+			formatTime(cp.maxEvent), formatTime(c.opts.Now), int64(c.skew/time.Second))
+	}
+	if len(files) < len(cp.files) {
+		return mismatch("it read %d files, and the log has %d now (rotated away)", len(cp.files), len(files))
+	}
+	return nil
+}
+
+// startFold decodes cp's fold state into c on another goroutine, while the
+// files' prefixes are hashed, and returns the function that waits for it
+// (any number of times). Nothing but the decoding touches c's fold state
+// until it has been waited for.
+func (c *contractState) startFold(cp *Checkpoint) func() error {
+	done := make(chan error, 1)
+	go func() { done <- c.decodeFold(cp.fold) }()
+	var err error
+	waited := false
+	return func() error {
+		if !waited {
+			err, waited = <-done, true
+		}
+		return err
+	}
+}
+
+// resumeFile verifies that file i of the log starts with the text cp's
+// file i held, reading it from r at hash speed, without decoding: into
+// text, the file's own digest of its text, which r feeds as it is read, or
+// which is h itself in a log of one file. The text proves the file, stored
+// as read or compressed, whichever it was for cp. A file before cp's last
+// must also have ended there. At cp's last file, the log's digest h takes
+// cp's state of it. A misfit is a *StateMismatchError naming the file. The
+// file's name is not compared: every output names the file as given now.
+func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader, text, h hash.Hash) error {
+	want := cp.files[i]
+	mismatch := func(format string, args ...any) error {
+		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
+	}
+	sink := io.Discard // r hashes into text as it is read
+	if text == h {
+		sink = h
+	}
+	n, err := io.CopyBuffer(sink, io.LimitReader(r, want.Offset), make([]byte, 1<<20))
+	var broken *BrokenStreamError
+	if errors.As(err, &broken) {
+		return mismatch("its text breaks off after %d bytes: %s", n, broken.Msg)
+	} else if err != nil {
+		return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
+	}
+	if n < want.Offset {
+		what := "the log" // of one file
+		if text != h {
+			what = "the file"
+		}
+		return mismatch("%s has only %d bytes (truncated, or rotated away)", what, n)
+	}
+	state, err := hashState(text)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(state, want.hashState) {
+		return mismatch("its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", want.Offset)
+	}
+	if i < len(cp.files)-1 {
+		var b [1]byte
+		if n, err := io.ReadFull(r, b[:]); n > 0 {
+			return mismatch("the file grew after the checkpoint, and only the last file it read may (the log's later lines would move)")
+		} else if err != nil && err != io.EOF {
+			if errors.As(err, &broken) {
+				return mismatch("its text breaks off after %d bytes: %s", want.Offset, broken.Msg)
+			}
+			return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
+		}
+		return nil
+	}
+	if text != h {
+		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(cp.logHash); err != nil {
+			return damaged("its log digest state: " + err.Error())
+		}
+	}
+	c.events = cp.events
+	return nil
+}
+
+// sameStorage tells whether the files of a and b, in order, are stored
+// alike (compressed the same way).
+func sameStorage(a, b []CheckpointFile) bool {
+	for i := range a {
+		if a[i].Compression != b[i].Compression {
+			return false
+		}
+	}
+	return true
+}
+
+// hashState is h's crypto/sha256 digest state.
+func hashState(h hash.Hash) ([]byte, error) {
+	return h.(encoding.BinaryMarshaler).MarshalBinary()
+}
+
+// locateWarnings turns the lines of the retry-brake warnings a checkpoint
+// held, counted across the log's files as the checkpoint keeps them, into
+// their file and line within it, once the files the checkpoint read are in
+// c.files.
+func (c *contractState) locateWarnings() {
+	for i := range c.warnings {
+		c.warnings[i].File, c.warnings[i].Line = c.locate(c.warnings[i].Line)
+	}
+}
+
+// checkpointOf builds the checkpoint of a valid check that read the files
+// read (in reading order, each with where it stopped and its digest state)
+// into the log digest h; endsWithNewline tells whether the last file's
+// last byte is a newline. The checkpoint is nil with the reason when the
+// state cannot be resumed exactly.
+//
+// A check resumed from a checkpoint that read nothing after it gets that
+// very checkpoint back (Options.Resume): its bytes are the ones the check
+// would write, and a shell may leave the file as it is.
+func (c *contractState) checkpointOf(read []CheckpointFile, h hash.Hash, endsWithNewline bool) (cp *Checkpoint, why string, err error) {
+	last := read[len(read)-1]
+	if r := c.opts.Resume; r != nil && len(read) == len(r.files) && last.Offset == r.files[len(r.files)-1].Offset && sameStorage(read, r.files) {
+		return r, "", nil
+	}
+	if last.Offset > 0 && !endsWithNewline {
+		return nil, "the log's last line has no newline, and a line may still be being written: the next check could not tell", nil
+	}
+	settings, err := settingsOf(c.opts)
+	if err != nil {
+		return nil, "", err
+	}
+	state, err := hashState(h)
+	if err != nil {
+		return nil, "", err
+	}
+	cp = &Checkpoint{settings: settings, events: c.events, c: c, logHash: state, files: read}
+	for _, run := range c.runs.Runs() {
+		if t := run.LastAt(); t.After(cp.maxEvent) {
+			cp.maxEvent = t
+		}
+	}
+	return cp, "", nil
+}
+
+// sizeHint is about the bytes of the checkpoint's encoding: 56 a run.
+func (cp *Checkpoint) sizeHint() int {
+	if cp.c == nil {
+		return len(cp.fold) + 4096
+	}
+	return 56*cp.c.runs.Len() + 4096
+}
+
+// tailReader remembers whether the last byte read from r was a newline.
+type tailReader struct {
+	r       io.Reader
+	newline bool
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.newline = p[n-1] == '\n'
+	}
+	return n, err
+}
+
+func writeSettings(e *runstore.Encoder, s checkpointSettings) {
+	e.B = append(e.B, s.definition[:]...)
+	e.B = append(e.B, s.rules[:]...)
+	e.Bool(s.strict)
+	e.Uvarint(s.maxLineBytes)
+	e.Uvarint(s.maxViolations)
+	e.Uvarint(s.staleAfter)
+}
+
+func readSettings(d *runstore.Decoder, s *checkpointSettings) {
+	copy(s.definition[:], d.Fixed(sha256.Size))
+	copy(s.rules[:], d.Fixed(sha256.Size))
+	s.strict = d.Bool()
+	s.maxLineBytes = d.Uvarint()
+	s.maxViolations = d.Uvarint()
+	s.staleAfter = d.Uvarint()
+}
+
+// damaged is the error of a checkpoint whose decoding found a fault.
+func damaged(fault string) error {
+	return &CheckpointError{Reason: "its contents are damaged (" + fault + ")"}
+}

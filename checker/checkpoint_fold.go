@@ -1,0 +1,126 @@
+package checker
+
+import (
+	"slices"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
+)
+
+// The fold state's part of a checkpoint (docs/state.md): the number of
+// stages, the retry-brake warnings, the run store (runstore.Store.Encode:
+// every run with its attempts in first-line order) and the attempt ids.
+// What only the snapshot derives (states, stalls, leases, missed slots,
+// job-log adjudications) is not kept: it is judged at the next check's now.
+
+// encodeFold appends c's fold state to e.
+func (c *contractState) encodeFold(e *runstore.Encoder) error {
+	e.Uvarint(uint64(len(c.opts.Definition.Stages)))
+	e.Uvarint(uint64(len(c.warnings)))
+	j := 0 // the file of the warning, in c.files: warnings come in line order
+	for _, w := range c.warnings {
+		j = c.fileOf(w, j)
+		line := w.Line
+		if j < len(c.files) {
+			line += c.files[j].base
+		}
+		e.Uvarint(uint64(line)) // across the log's files
+		e.String(string(w.Rule))
+		e.String(w.Message)
+		e.String(w.RunID)
+		e.Bool(w.Stage != nil)
+		if w.Stage != nil {
+			writeStage(e, *w.Stage)
+		}
+		e.Varint(w.Attempt)
+	}
+	if err := c.runs.Encode(e); err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(c.attemptIDs))
+	for id := range c.attemptIDs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	e.Uvarint(uint64(len(ids)))
+	for _, id := range ids {
+		k := c.attemptIDs[id]
+		e.String(id)
+		e.String(k.run)
+		e.Uvarint(uint64(k.stage))
+		e.Varint(k.attempt)
+	}
+	return nil
+}
+
+// fileOf is the index in c.files of the file warning w is in, from index
+// j on: the first of that name whose lines reach w's line.
+func (c *contractState) fileOf(w Violation, j int) int {
+	for k := j; k < len(c.files); k++ {
+		if c.files[k].path != w.File {
+			continue
+		}
+		if k == len(c.files)-1 || w.Line <= c.files[k+1].base-c.files[k].base {
+			return k
+		}
+	}
+	return j
+}
+
+func writeStage(e *runstore.Encoder, s StageID) {
+	e.Bool(s.Str != "")
+	if s.Str != "" {
+		e.String(s.Str)
+	} else {
+		e.Varint(s.Int)
+	}
+}
+
+func readStage(d *runstore.Decoder) StageID {
+	if d.Bool() {
+		return StrStage(d.String())
+	}
+	return IntStage(d.Varint())
+}
+
+// decodeFold loads the fold state of a checkpoint into c, a check that has
+// read nothing yet. The error is a *CheckpointError.
+func (c *contractState) decodeFold(b []byte) error {
+	d := runstore.NewDecoder(b)
+	stages := len(c.opts.Definition.Stages)
+	if n := d.Uvarint(); n != uint64(stages) && d.Fault() == "" {
+		d.Fail("another number of stages")
+	}
+	for range d.Count() {
+		// The line is across the log's files until locateWarnings.
+		w := Violation{Line: int(d.Uvarint())}
+		w.Rule, w.Message, w.RunID = RuleID(d.String()), d.String(), d.String()
+		if d.Bool() {
+			st := readStage(d)
+			w.Stage = &st
+		}
+		w.Attempt = d.Varint()
+		c.warnings = append(c.warnings, w)
+	}
+	c.runs.Decode(d, stages, c.errorText)
+	for range d.Count() {
+		id, run := d.String(), d.Bytes()
+		k := attemptKey{stage: int(d.Uvarint()), attempt: d.Varint()}
+		if d.Fault() != "" {
+			break
+		}
+		r := c.runs.Lookup(run)
+		if r == nil || k.stage < 0 || k.stage >= stages || r.Attempt(k.stage, k.attempt) == nil {
+			d.Fail("an attempt id of no attempt")
+			break
+		}
+		k.run = r.ID()
+		c.attemptIDs[id] = k
+	}
+	if d.Fault() == "" && len(d.Rest()) > 0 {
+		d.Fail("bytes after its end")
+	}
+	if d.Fault() != "" {
+		return damaged(d.Fault())
+	}
+	return nil
+}

@@ -1,0 +1,510 @@
+package runstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+)
+
+// The store's part of a checkpoint (docs/state.md, "Format"): every run in
+// first-line order with its attempts, field by field. Times are Unix
+// seconds and nanoseconds, a run's last event as a delta from its first and
+// an attempt's times and lines as deltas from the run's first event and
+// from the attempt's start. The ids of all runs come first, in one block,
+// so that reading them back costs one string for all of them.
+
+// Encoder appends a checkpoint's encoding to B: encoding/binary varints
+// (Uvarint, Varint), strings as their length and bytes, times as Unix
+// seconds and nanoseconds.
+type Encoder struct {
+	B []byte
+	// texts numbers the error texts written so far: an error text is
+	// written once, then referred to by its number.
+	texts map[string]uint64
+}
+
+// Uvarint appends v as an unsigned varint.
+func (e *Encoder) Uvarint(v uint64) { e.B = binary.AppendUvarint(e.B, v) }
+
+// Varint appends v as a signed (zig-zag) varint.
+func (e *Encoder) Varint(v int64) { e.B = binary.AppendVarint(e.B, v) }
+
+// Byte appends one byte.
+func (e *Encoder) Byte(v byte) { e.B = append(e.B, v) }
+
+// Bool appends 1 for true, 0 for false.
+func (e *Encoder) Bool(v bool) {
+	if v {
+		e.Byte(1)
+	} else {
+		e.Byte(0)
+	}
+}
+
+// String appends s's length and bytes.
+func (e *Encoder) String(s string) {
+	e.Uvarint(uint64(len(s)))
+	e.B = append(e.B, s...)
+}
+
+// Time appends t as Unix seconds and nanoseconds.
+func (e *Encoder) Time(t time.Time) {
+	e.Varint(t.Unix())
+	e.Uvarint(uint64(t.Nanosecond()))
+}
+
+// Decoder reads what an Encoder wrote. The first fault sticks (Fault) and
+// every later read returns zeros.
+type Decoder struct {
+	b     []byte
+	fault string
+	texts []string
+}
+
+// NewDecoder reads b.
+func NewDecoder(b []byte) *Decoder { return &Decoder{b: b} }
+
+// Fault is what was wrong with the bytes, "" while nothing was.
+func (d *Decoder) Fault() string { return d.fault }
+
+// Rest is the bytes not read yet.
+func (d *Decoder) Rest() []byte { return d.b }
+
+// Fail records a fault, unless there is one already.
+func (d *Decoder) Fail(what string) {
+	if d.fault == "" {
+		d.fault = what
+	}
+	d.b = nil
+}
+
+// Uvarint reads an unsigned varint.
+func (d *Decoder) Uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.Fail("a bad number")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// Varint reads a signed varint.
+func (d *Decoder) Varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.Fail("a bad number")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// Byte reads one byte.
+func (d *Decoder) Byte() byte {
+	if len(d.b) == 0 {
+		d.Fail("it ends early")
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+// Bool reads a byte and tells whether it is 1.
+func (d *Decoder) Bool() bool { return d.Byte() == 1 }
+
+// Count reads how many elements follow, each at least one byte long, so a
+// damaged count cannot ask for more memory than the bytes left.
+func (d *Decoder) Count() int {
+	n := d.Uvarint()
+	if n > uint64(len(d.b)) {
+		d.Fail("a count beyond its end")
+		return 0
+	}
+	return int(n)
+}
+
+// Bytes reads a length and that many bytes; the slice aliases the input.
+func (d *Decoder) Bytes() []byte {
+	n := d.Count()
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+// Fixed reads n bytes; the slice aliases the input.
+func (d *Decoder) Fixed(n int) []byte {
+	if len(d.b) < n {
+		d.Fail("it ends early")
+		return make([]byte, n)
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+// String reads a length and that many bytes as a string.
+func (d *Decoder) String() string { return string(d.Bytes()) }
+
+// Time reads Unix seconds and nanoseconds as a UTC time.
+func (d *Decoder) Time() time.Time {
+	sec, nsec := d.Varint(), d.Uvarint()
+	if nsec >= 1e9 {
+		d.Fail("a time out of range")
+		return time.Time{}
+	}
+	return unixTime(sec, int32(nsec))
+}
+
+// Flags of a run, an attempt, its recovery fields and a resolution.
+const (
+	runScheduled  = 1 << 0
+	runRequesters = 1 << 1
+	runApprovers  = 1 << 2
+
+	attemptCode     = 1 << 0
+	attemptError    = 1 << 1
+	attemptNever    = 1 << 2
+	attemptRecovery = 1 << 3
+
+	recoveryLease      = 1 << 0
+	recoveryRerun      = 1 << 1
+	recoveryResolution = 1 << 2
+
+	resolutionManual      = 1 << 0
+	resolutionCompensated = 1 << 1
+)
+
+// ErrOwnDefinition is Encode's error for a run that follows a definition
+// of its own (a Feed's): its number means nothing to another check.
+var ErrOwnDefinition = errors.New("runstore: a run follows a definition of its own")
+
+// Encode appends every run of s to e. What only a snapshot derives (states,
+// stalls) and the job log's adjudications (SetJobOutcome) are not written:
+// they are judged again at the next check's now.
+func (s *Store) Encode(e *Encoder) error {
+	if e.texts == nil {
+		e.texts = make(map[string]uint64)
+	}
+	e.Uvarint(uint64(len(s.order)))
+	attempts, ids := 0, 0
+	for _, run := range s.order {
+		if run.ext != nil && run.ext.definition != 0 {
+			return ErrOwnDefinition
+		}
+		ids += len(run.id)
+		for _, atts := range run.stages {
+			attempts += len(atts)
+		}
+	}
+	e.Uvarint(uint64(attempts))
+	e.Uvarint(uint64(ids))
+	for _, run := range s.order {
+		e.B = append(e.B, run.id...)
+	}
+	for _, run := range s.order {
+		e.run(run)
+	}
+	return nil
+}
+
+func (e *Encoder) people(p *People) {
+	e.Uvarint(uint64(len(p.list)))
+	for _, id := range p.list {
+		e.String(id.Name)
+		e.String(id.Key)
+		e.Uvarint(uint64(id.Line))
+	}
+}
+
+func (e *Encoder) run(run *Run) {
+	e.Uvarint(uint64(len(run.id)))
+	e.Uvarint(uint64(run.firstLine))
+	e.Varint(run.firstSec)
+	e.Uvarint(uint64(run.firstNsec))
+	e.Varint(run.lastSec - run.firstSec)
+	e.Uvarint(uint64(run.lastNsec))
+	x := run.ext
+	var flags byte
+	if x != nil {
+		if x.hasScheduledFor {
+			flags |= runScheduled
+		}
+		if len(x.requesters.list) > 0 {
+			flags |= runRequesters
+		}
+		if len(x.approvers.list) > 0 {
+			flags |= runApprovers
+		}
+	}
+	e.Byte(flags)
+	if flags&runScheduled != 0 {
+		e.Time(x.scheduledFor)
+		e.Uvarint(uint64(x.scheduledLine))
+	}
+	if flags&runRequesters != 0 {
+		e.people(&x.requesters)
+	}
+	if flags&runApprovers != 0 {
+		e.people(&x.approvers)
+	}
+	for _, atts := range run.stages {
+		e.Uvarint(uint64(len(atts)))
+		for k := range atts {
+			e.attempt(run, &atts[k])
+		}
+	}
+}
+
+// hasRecovery tells whether r holds anything a later line or the snapshot
+// reads besides the job log's adjudication: an empty recovery part is the
+// same as none.
+func hasRecovery(r *AttemptRecovery) bool {
+	return r != nil && (r.Owner != "" || r.AttemptID != "" || r.ErrorCode != "" || !r.Lease.IsZero() || r.Reason != "" || r.RerunFrom || r.Resolution != nil)
+}
+
+func (e *Encoder) attempt(run *Run, a *Attempt) {
+	e.Byte(byte(a.status))
+	var flags byte
+	if a.hasCode {
+		flags |= attemptCode
+	}
+	if a.hasError {
+		flags |= attemptError
+	}
+	if a.neverStalls {
+		flags |= attemptNever
+	}
+	if hasRecovery(a.rec) {
+		flags |= attemptRecovery
+	}
+	e.Byte(flags)
+	e.Varint(a.startSec - run.firstSec)
+	e.Uvarint(uint64(a.startNsec))
+	e.Varint(int64(a.startLine - run.firstLine))
+	e.Varint(a.lastSec - a.startSec)
+	e.Uvarint(uint64(a.lastNsec))
+	e.Varint(int64(a.lastLine - a.startLine))
+	if a.hasCode {
+		e.Varint(a.returncode)
+	}
+	if a.hasError {
+		if i, ok := e.texts[a.err]; ok {
+			e.Uvarint(i + 1)
+		} else {
+			e.Uvarint(0)
+			e.String(a.err)
+			e.texts[a.err] = uint64(len(e.texts))
+		}
+	}
+	if flags&attemptRecovery == 0 {
+		return
+	}
+	r := a.rec
+	var rf byte
+	if !r.Lease.IsZero() {
+		rf |= recoveryLease
+	}
+	if r.RerunFrom {
+		rf |= recoveryRerun
+	}
+	if r.Resolution != nil {
+		rf |= recoveryResolution
+	}
+	e.Byte(rf)
+	e.String(r.Owner)
+	e.String(r.AttemptID)
+	e.String(r.ErrorCode)
+	e.String(r.Reason)
+	if !r.Lease.IsZero() {
+		e.Time(r.Lease)
+	}
+	if res := r.Resolution; res != nil {
+		e.Byte(byte(res.Outcome))
+		e.String(res.Reason)
+		e.String(res.EvidenceRef)
+		e.String(res.ResolvedBy)
+		e.String(res.ApprovedBy)
+		var f byte
+		if res.ManualCompletion {
+			f |= resolutionManual
+		}
+		if res.Compensated {
+			f |= resolutionCompensated
+		}
+		e.Byte(f)
+		e.Time(res.At)
+		e.Uvarint(uint64(res.Line))
+	}
+}
+
+// Decode reads the runs Encode wrote into s, an empty store, each with
+// room for stages stages; intern gives an error text its string (package
+// checker shares repeated texts). A fault is left in d.
+func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string) {
+	if len(s.order) != 0 {
+		d.Fail("a store that is not empty")
+		return
+	}
+	n, attempts := d.Count(), d.Count()
+	ids := string(d.Bytes())
+	if d.fault != "" {
+		return
+	}
+	s.runs = make([]Run, 0, n)
+	s.order = make([]*Run, 0, n)
+	s.stages = make([][]Attempt, 0, n*stages)
+	s.attempts = make([]Attempt, 0, attempts)
+	s.index.byHash = make(map[uint64]int32, n)
+	for range n {
+		size := d.Uvarint()
+		if size > uint64(len(ids)) {
+			d.Fail("a run id beyond its block")
+			return
+		}
+		id := ids[:size]
+		ids = ids[size:]
+		if !d.run(s, id, stages, intern) {
+			return
+		}
+	}
+	if len(ids) > 0 {
+		d.Fail("run ids left over")
+	}
+}
+
+// run decodes the run id into s; false after a fault.
+func (d *Decoder) run(s *Store, id string, stages int, intern func([]byte) string) bool {
+	firstLine := int(d.Uvarint())
+	sec, firstNsec := d.Varint(), d.Uvarint()
+	lastDelta, lastNsec := d.Varint(), d.Uvarint()
+	flags := d.Byte()
+	if d.fault != "" {
+		return false
+	}
+	if firstNsec >= 1e9 || lastNsec >= 1e9 {
+		d.Fail("a time out of range")
+		return false
+	}
+	if !s.index.addNew(id, len(s.order), s.order) {
+		d.Fail("a run twice")
+		return false
+	}
+	s.runs = s.runs[:len(s.runs)+1]
+	run := &s.runs[len(s.runs)-1]
+	*run = Run{id: id, firstLine: firstLine, firstSec: sec, firstNsec: int32(firstNsec), lastSec: sec + lastDelta, lastNsec: int32(lastNsec),
+		stages: s.stages[len(s.stages) : len(s.stages)+stages : len(s.stages)+stages]}
+	s.stages = s.stages[:len(s.stages)+stages]
+	s.order = append(s.order, run)
+	if flags&runScheduled != 0 {
+		slot := d.Time()
+		run.SetScheduledFor(slot, int(d.Uvarint()))
+	}
+	if flags&runRequesters != 0 {
+		d.people(&run.wext().requesters)
+	}
+	if flags&runApprovers != 0 {
+		d.people(&run.wext().approvers)
+	}
+	for si := range stages {
+		k := d.Count()
+		if k == 0 {
+			continue
+		}
+		if len(s.attempts)+k > cap(s.attempts) {
+			d.Fail("more attempts than it counts")
+			return false
+		}
+		atts := s.attempts[len(s.attempts) : len(s.attempts)+k : len(s.attempts)+k]
+		s.attempts = s.attempts[:len(s.attempts)+k]
+		for i := range atts {
+			d.attempt(run, &atts[i], intern)
+		}
+		run.stages[si] = atts
+	}
+	return d.fault == ""
+}
+
+func (d *Decoder) people(p *People) {
+	for range d.Count() {
+		name, key := d.String(), d.String()
+		p.Add(Identity{Name: name, Key: key, Line: int(d.Uvarint())})
+	}
+}
+
+func (d *Decoder) attempt(run *Run, a *Attempt, intern func([]byte) string) {
+	status := Status(d.Byte())
+	flags := d.Byte()
+	if status < eventline.StatusStarted || status > eventline.StatusCancelled {
+		d.Fail("an unknown status")
+		return
+	}
+	a.status = status
+	a.hasCode, a.hasError, a.neverStalls = flags&attemptCode != 0, flags&attemptError != 0, flags&attemptNever != 0
+	startDelta, startNsec, startLine := d.Varint(), d.Uvarint(), d.Varint()
+	lastDelta, lastNsec, lastLine := d.Varint(), d.Uvarint(), d.Varint()
+	if startNsec >= 1e9 || lastNsec >= 1e9 {
+		d.Fail("a time out of range")
+		return
+	}
+	a.startSec, a.startNsec, a.startLine = run.firstSec+startDelta, int32(startNsec), run.firstLine+int(startLine)
+	a.lastSec, a.lastNsec, a.lastLine = a.startSec+lastDelta, int32(lastNsec), a.startLine+int(lastLine)
+	if a.hasCode {
+		a.returncode = d.Varint()
+	}
+	if a.hasError {
+		switch i := d.Uvarint(); {
+		case i == 0:
+			a.err = intern(d.Bytes())
+			d.texts = append(d.texts, a.err)
+		case i <= uint64(len(d.texts)):
+			a.err = d.texts[i-1]
+		default:
+			d.Fail("an error text of no number")
+			return
+		}
+	}
+	if flags&attemptRecovery == 0 {
+		return
+	}
+	r := a.recovery()
+	rf := d.Byte()
+	r.Owner, r.AttemptID, r.ErrorCode, r.Reason = d.String(), d.String(), d.String(), d.String()
+	r.RerunFrom = rf&recoveryRerun != 0
+	if rf&recoveryLease != 0 {
+		r.Lease = d.Time()
+	}
+	if rf&recoveryResolution != 0 {
+		res := &Resolution{Outcome: Status(d.Byte())}
+		res.Reason, res.EvidenceRef, res.ResolvedBy, res.ApprovedBy = d.String(), d.String(), d.String(), d.String()
+		f := d.Byte()
+		res.ManualCompletion, res.Compensated = f&resolutionManual != 0, f&resolutionCompensated != 0
+		res.At, res.Line = d.Time(), int(d.Uvarint())
+		r.Resolution = res
+	}
+}
+
+// addNew records that run id is at position i of order, with one look-up
+// of its hash in the common case; false when order already has run id.
+func (x *runIndex) addNew(id string, i int, order []*Run) bool {
+	h := x.hash([]byte(id))
+	j, taken := x.byHash[h]
+	if !taken {
+		x.byHash[h] = int32(i)
+		return true
+	}
+	if order[j].id == id {
+		return false
+	}
+	if _, ok := x.collided[id]; ok {
+		return false
+	}
+	if x.collided == nil {
+		x.collided = make(map[string]int32)
+	}
+	x.collided[id] = int32(i)
+	return true
+}

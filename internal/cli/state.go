@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+
+	"github.com/spf13/pflag"
+
+	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/atomicfile"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
+)
+
+// The values of --state-mismatch.
+const (
+	mismatchError   = "error"
+	mismatchRecheck = "recheck"
+)
+
+// stateFlags are check's --state and --state-mismatch (docs/state.md): the
+// checkpoint a check resumes from and leaves for the next one.
+type stateFlags struct {
+	path     string
+	mismatch string
+	// resumed is the checkpoint the check resumed from, if any.
+	resumed *checker.Checkpoint
+}
+
+func (s *stateFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.path, "state", "", "resume from the checkpoint `FILE` (decoding only what the log gained) and write the new one there after a valid check (docs/state.md)")
+	fs.StringVar(&s.mismatch, "state-mismatch", mismatchError, "when the checkpoint does not fit the log or the options: `error|recheck` (exit 2, or check the whole log)")
+}
+
+// validate refuses flag values no check can use: called once the flags are
+// parsed, with the log's files.
+func (s *stateFlags) validate(logs []string, inputFormat string, changed bool) error {
+	if s.mismatch != mismatchError && s.mismatch != mismatchRecheck {
+		return usageError{fmt.Sprintf("--state-mismatch is error or recheck, not %s", render.Terminal(s.mismatch))}
+	}
+	if s.path == "" {
+		if changed {
+			return usageError{"--state-mismatch needs --state FILE"}
+		}
+		return nil
+	}
+	if inputFormat == formatOpenLineage {
+		return usageError{"--state reads native event logs only, not --input-format openlineage"}
+	}
+	if slices.Contains(logs, "-") && s.mismatch == mismatchRecheck {
+		return usageError{"--state-mismatch recheck reads the log again, which standard input cannot be: give the log's path"}
+	}
+	return nil
+}
+
+// check checks the log as checkInput does, resuming from the checkpoint
+// file when there is one; without --state it is checkInput. A checkpoint
+// that does not fit is an error, or with --state-mismatch recheck a note
+// and a check of the whole log. A checkpoint file that cannot be read or
+// is damaged is always an error: it is never a silent full check.
+func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, progress string, env Env) (*checker.Result, error) {
+	if s.path == "" {
+		return checkInput(logs, opts, inputFormat, progress, env)
+	}
+	opts.Checkpoint = true
+	data, err := osfile.ReadFile(s.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// The first check: there is nothing to resume from yet.
+		return checkInput(logs, opts, inputFormat, progress, env)
+	case err != nil:
+		return nil, readError("the checkpoint", err)
+	}
+	cp, err := checker.ParseCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(s.path), err)
+	}
+	resumed := opts
+	resumed.Resume = cp
+	res, err := checkInput(logs, resumed, inputFormat, progress, env)
+	s.resumed = cp
+	var mis *checker.StateMismatchError
+	if !errors.As(err, &mis) {
+		return res, err
+	}
+	if s.mismatch != mismatchRecheck {
+		// The log's name in the message is raw: ErrorLine escapes a line
+		// that holds anything a terminal would act on.
+		return nil, fmt.Errorf("%s: %v; nothing was checked (give --state-mismatch recheck to check the whole log)", render.Terminal(s.path), mis)
+	}
+	fmt.Fprintf(env.Stderr, "greenlight: %s\n", ErrorLine(fmt.Errorf("%s: %v; checking the whole log", render.Terminal(s.path), mis)))
+	return checkInput(logs, opts, inputFormat, progress, env)
+}
+
+// write writes the checkpoint of a valid check atomically (like
+// --snapshot), or says on standard error why there is none; the file is
+// left as it was then, and stays a checkpoint of a prefix of the log.
+func (s *stateFlags) write(res *checker.Result, env Env) error {
+	if s.path == "" || res.Snapshot == nil {
+		return nil
+	}
+	if res.Checkpoint == nil {
+		fmt.Fprintf(env.Stderr, "greenlight: no checkpoint written (%s left as it was): %s\n", render.Terminal(s.path), res.NoCheckpoint)
+		return nil
+	}
+	if res.Checkpoint == s.resumed {
+		return nil // the log gained nothing: the file holds these bytes
+	}
+	err := atomicfile.WriteFunc(s.path, func(w io.Writer) error {
+		_, err := res.Checkpoint.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%v; no verdict printed, since the checkpoint was not written", err)
+	}
+	return nil
+}
