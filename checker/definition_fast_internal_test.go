@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -431,4 +433,145 @@ func hugeExponent(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// TestDefinitionFastPathRandomDocuments builds documents from pools of
+// values near each keyword's edges (a fixed seed, so the same ones every
+// run) and holds the fast path to the schema's verdict on each: byte
+// mutations seldom reach a valid schedule or stage list, these mostly do.
+func TestDefinitionFastPathRandomDocuments(t *testing.T) {
+	compiled, err := schemas.Compile("pipeline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(14, 1))
+	n := func(s string) any { return json.Number(s) }
+	// Values that fit the key more often than not, then its edges.
+	seconds := []any{n("1"), n("60"), n("31536000"), n("2.0"), n("3.1536e7"), n("0"), n("31536001"), n("1.5"), n("-1"), n("1e21")}
+	zeroOK := []any{n("0"), n("-0"), n("0e9"), n("5"), n("31536000"), n("-1"), n("31536001")}
+	ids := []any{n("1"), n("2"), n("2147483647"), "a", "A.b_c-9", "x" + strings.Repeat("y", 127), n("3.0"), n("0"), n("2147483648"), "_a", "1", "a b", "é", "x" + strings.Repeat("y", 128)}
+	good := map[string][]any{
+		"pipeline":             {"nightly", "a", strings.Repeat("é", 256), "", strings.Repeat("é", 257)},
+		"stale_after_seconds":  seconds,
+		"lease_margin_seconds": zeroOK,
+		"threshold":            {n("1"), n("3"), n("1000000"), n("0"), n("1000001")},
+		"enforce":              {true, false, "true"},
+		"name":                 {"bronze", "b", "", strings.Repeat("n", 257)},
+		"idempotent":           {true, false, n("1")},
+		"cron":                 {"0 2 * * *", "*/5  1-3 ? JAN MON-FRI", "0 2 * *", " 0 2 * * *", "0 2 * * * ", "0\t2 * * *", "0 2 * * @"},
+		"every_seconds":        seconds,
+		"timezone":             {"UTC", "Europe/Berlin", "Etc/GMT+5", "A/1", "", "/UTC", "UTC/", "Europe//Berlin", "1UTC", strings.Repeat("Z", 65)},
+		"start_grace_seconds":  zeroOK,
+		"max_runtime_seconds":  seconds,
+		"lookback_slots":       {n("1"), n("7"), n("1000"), n("0"), n("1001")},
+		"since": {"2026-01-01T00:00:00Z", "2028-02-29T23:59:59.123456789+23:59", "0000-12-31T23:30:00-01:00", "2026-02-29T00:00:00Z",
+			"0001-01-01T00:30:00+01:00", "2026-01-01T00:00:00.1234567890Z", "9999-12-31T23:30:00-01:00", "2026-01-01T24:00:00Z", "2026-01-01t00:00:00Z"},
+	}
+	scalar := func() any {
+		switch rng.IntN(5) {
+		case 0:
+			return nil
+		case 1:
+			return rng.IntN(2) == 0
+		case 2:
+			return n("7")
+		case 3:
+			return []any{}
+		}
+		return "x"
+	}
+	// value gives key k a value: mostly from its pool (the first half of
+	// which fits), now and then one of another type.
+	value := func(k string) any {
+		pool := good[k]
+		switch r := rng.IntN(20); {
+		case r == 0:
+			return scalar()
+		case r < 12:
+			return pool[rng.IntN((len(pool)+1)/2)]
+		}
+		return pool[rng.IntN(len(pool))]
+	}
+	stageID := func() any {
+		if rng.IntN(3) != 0 {
+			return ids[rng.IntN(6)]
+		}
+		return ids[rng.IntN(len(ids))]
+	}
+	// object sets each of keys with chance 1/2 and, rarely, a key outside
+	// the schema.
+	object := func(keys []string, gen func(string) any) map[string]any {
+		obj := map[string]any{}
+		for _, k := range keys {
+			if rng.IntN(2) == 0 {
+				obj[k] = gen(k)
+			}
+		}
+		if rng.IntN(25) == 0 {
+			obj["extra"] = scalar()
+		}
+		return obj
+	}
+	stage := func() any {
+		obj := object([]string{"name", "depends_on", "idempotent", "stale_after_seconds"}, func(k string) any {
+			if k != "depends_on" {
+				return value(k)
+			}
+			if rng.IntN(20) == 0 {
+				return scalar()
+			}
+			deps := make([]any, rng.IntN(4))
+			for i := range deps {
+				deps[i] = stageID()
+			}
+			if len(deps) > 1 && rng.IntN(4) == 0 {
+				deps[0] = deps[len(deps)-1]
+			}
+			return deps
+		})
+		if rng.IntN(15) != 0 {
+			obj["id"] = stageID()
+		}
+		return obj
+	}
+	seen := map[bool]int{}
+	for range 20000 {
+		doc := object([]string{"pipeline", "stale_after_seconds", "lease_margin_seconds", "retry_brake", "schedule"}, func(k string) any {
+			switch k {
+			case "retry_brake":
+				return object([]string{"threshold", "enforce"}, value)
+			case "schedule":
+				obj := object([]string{"timezone", "start_grace_seconds", "max_runtime_seconds", "lookback_slots", "since"}, value)
+				switch rng.IntN(8) {
+				case 0:
+				case 1:
+					obj["cron"], obj["every_seconds"] = value("cron"), value("every_seconds")
+				case 2, 3, 4:
+					obj["cron"] = value("cron")
+				default:
+					obj["every_seconds"] = value("every_seconds")
+				}
+				return obj
+			}
+			return value(k)
+		})
+		if rng.IntN(15) != 0 {
+			stages := make([]any, rng.IntN(4))
+			for i := range stages {
+				stages[i] = stage()
+			}
+			doc["stages"] = stages
+		}
+		fast, schema := definitionFastValid(doc), schemas.Validate(compiled, doc) == nil
+		if fast != schema {
+			js, _ := json.Marshal(doc)
+			t.Fatalf("fast path accepts %v, schema accepts %v: %s", fast, schema, js)
+		}
+		seen[schema]++
+	}
+	t.Logf("verdicts: %v", seen)
+	// Both verdicts must be common, or the pools test nothing.
+	if seen[true] < 1000 || seen[false] < 1000 {
+		t.Errorf("verdicts %v: the pools no longer reach both", seen)
+	}
 }
