@@ -21,12 +21,18 @@ import (
 // (runs and missed slots, latest first) listed with their details, MaxLatest
 // the healthy runs listed after them (latest first), MaxViolations the
 // violations of an invalid log, and MaxErrorRunes the characters of one
-// error text; 0 takes the default (DefaultHTMLOptions).
+// error text; 0 takes the default (DefaultHTMLOptions). Log and LogFiles
+// name the log of an invalid check, which has no snapshot to name it: Log
+// as source.path would (its file, or the names given), LogFiles its files
+// in reading order; with Log empty, the page names the file of the first
+// violation.
 type HTMLOptions struct {
 	MaxUnhealthy  int
 	MaxLatest     int
 	MaxViolations int
 	MaxErrorRunes int
+	Log           string
+	LogFiles      []string
 }
 
 // DefaultHTMLOptions are the bounds of "greenlight report --html": a
@@ -246,11 +252,17 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 		p.Invalid, p.Verdict = true, VerdictInvalid
 		p.Headline = InvalidHeadline(rep)
 		file := "-"
-		if len(rep.Violations) > 0 {
+		if o.Log != "" {
+			file = o.Log
+		} else if len(rep.Violations) > 0 {
 			file = rep.Violations[0].File
 		}
 		p.File = fileName(file)
-		p.Title = fmt.Sprintf("greenlight: invalid: %s", baseName(p.File))
+		log := baseName(p.File)
+		if n := len(o.LogFiles); n > 1 {
+			log = baseName(o.LogFiles[0]) + " and " + words.Count(n-1, "more file")
+		}
+		p.Title = fmt.Sprintf("greenlight: invalid: %s", log)
 		for i, v := range rep.Violations {
 			if i == o.MaxViolations {
 				break

@@ -70,12 +70,14 @@ func runReport(args []string, env cli.Env) int {
 		}
 		fmt.Fprintf(env.Stderr, "greenlight: the viewer's module: %s\n", mod.from)
 	} else {
-		page = render.HTMLReport(res, render.DefaultHTMLOptions)
+		o := render.DefaultHTMLOptions
+		o.Log, o.LogFiles = in.name, in.files
+		page = render.HTMLReport(res, o)
 	}
 	if err := atomicfile.Write(*out, page); err != nil {
 		return failed(env, err)
 	}
-	fmt.Fprintf(env.Stdout, "greenlight: wrote %s (%s, judged at %s)\n", render.Terminal(*out), verdictLine(res), p.Now)
+	fmt.Fprintf(env.Stdout, "greenlight: wrote %s (%s, judged at %s)\n", render.Terminal(*out), verdictLine(res, in.name), p.Now)
 	if res.Snapshot == nil {
 		return cli.ExitInvalid
 	}

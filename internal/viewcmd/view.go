@@ -109,7 +109,9 @@ func viewHandler(f *flags, in logInput, p Preload, log []byte, opts checker.Opti
 		return nil, err
 	}
 	note(fmt.Sprintf("%s; serving the static report instead, judged at %s (the page cannot check a log again)", why, opts.Now.Format(time.RFC3339)))
-	return StaticHandler(render.HTMLReport(res, render.DefaultHTMLOptions)), nil
+	o := render.DefaultHTMLOptions
+	o.Log, o.LogFiles = in.name, in.files
+	return StaticHandler(render.HTMLReport(res, o)), nil
 }
 
 // NewToken returns the secret first segment of the viewer's URL: 16 bytes

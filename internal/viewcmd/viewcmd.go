@@ -165,11 +165,11 @@ func failed(env cli.Env, err error) int {
 	return cli.ExitInvalid
 }
 
-// verdictLine says in one line what the native checker found, for the
-// commands' own output.
-func verdictLine(res *checker.Result) string {
+// verdictLine says in one line what the native checker found in the log
+// named name (the names given), for the commands' own output.
+func verdictLine(res *checker.Result, name string) string {
 	if res.Snapshot == nil {
-		return fmt.Sprintf("%s is invalid: %s", render.Terminal(res.Report.Violations[0].File), words.Count(res.Report.ViolationCount, "contract violation"))
+		return fmt.Sprintf("%s is invalid: %s", render.Terminal(name), words.Count(res.Report.ViolationCount, "contract violation"))
 	}
 	return fmt.Sprintf("%s: %s", res.Snapshot.Verdict, words.Count(res.Snapshot.RunCount, "run"))
 }
