@@ -87,11 +87,12 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 		return res, err
 	}
 	if s.mismatch != mismatchRecheck {
-		// The log's name in the message is raw: ErrorLine escapes a line
-		// that holds anything a terminal would act on.
-		return nil, fmt.Errorf("%s: %v; nothing was checked (give --state-mismatch recheck to check the whole log)", render.Terminal(s.path), mis)
+		// The log's name in the message is raw, and so is the checkpoint's:
+		// ErrorLine escapes a line that holds anything a terminal would act
+		// on, once (a name escaped here would be escaped twice).
+		return nil, fmt.Errorf("%s: %v; nothing was checked (give --state-mismatch recheck to check the whole log)", s.path, mis)
 	}
-	fmt.Fprintf(env.Stderr, "greenlight: %s\n", ErrorLine(fmt.Errorf("%s: %v; checking the whole log", render.Terminal(s.path), mis)))
+	fmt.Fprintf(env.Stderr, "greenlight: %s\n", ErrorLine(fmt.Errorf("%s: %v; checking the whole log", s.path, mis)))
 	return checkInput(logs, opts, inputFormat, progress, env)
 }
 
