@@ -90,7 +90,12 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 		// The log's name in the message is raw, and so is the checkpoint's:
 		// ErrorLine escapes a line that holds anything a terminal would act
 		// on, once (a name escaped here would be escaped twice).
-		return nil, fmt.Errorf("%s: %v; nothing was checked (give --state-mismatch recheck to check the whole log)", s.path, mis)
+		hint := "give --state-mismatch recheck to check the whole log"
+		if slices.Contains(logs, "-") {
+			// recheck is refused for standard input (validate).
+			hint = "remove the checkpoint, or give the log's path with --state-mismatch recheck, to check the whole log"
+		}
+		return nil, fmt.Errorf("%s: %v; nothing was checked (%s)", s.path, mis, hint)
 	}
 	fmt.Fprintf(env.Stderr, "greenlight: %s\n", ErrorLine(fmt.Errorf("%s: %v; checking the whole log", s.path, mis)))
 	return checkInput(logs, opts, inputFormat, progress, env)
