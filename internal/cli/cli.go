@@ -385,7 +385,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 		return ExitInvalid, err
 	}
 	if c.inputFormat == formatOpenLineage && len(logs) != 1 {
-		return ExitInvalid, usageError{fmt.Sprintf("%s --input-format openlineage takes one log (a file or an event directory), and %s %s (%s)",
+		return ExitInvalid, usageError{fmt.Sprintf("%s --input-format openlineage takes one log (a file or an event directory), and %s is %s (%s)",
 			cmd, render.Terminal(strings.Join(fs.Args(), " ")), words.Count(len(logs), "file"), render.Terminal(strings.Join(shorten(logs, 3), ", ")))}
 	}
 	if err := checkFormat(c.format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
