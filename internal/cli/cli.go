@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -416,6 +417,9 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	if err := state.validate(logs, c.inputFormat, fs.Changed("state-mismatch")); err != nil {
 		return ExitInvalid, err
 	}
+	if err := distinctOutputs(*snapshotPath, state.path, logs, c.jobLog, c.pipeline); err != nil {
+		return ExitInvalid, err
+	}
 	started := time.Now() // the check's own duration, for --format openmetrics
 	res, err := state.check(logs, opts, c.inputFormat, c.progressWhen, env)
 	if err != nil {
@@ -494,6 +498,51 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 // RenderGCPercent is the garbage collector's GOGC while greenlight writes
 // its outputs, after the check (the action mode uses it too).
 const RenderGCPercent = 50
+
+// distinctOutputs refuses a --snapshot or --state FILE that is also one of
+// the check's inputs or the other output: writing it would replace the
+// event log, the job log or the definition with a snapshot, or the
+// checkpoint with the snapshot (a usage error, exit 2).
+func distinctOutputs(snapshot, state string, logs []string, jobLog, pipeline string) error {
+	type named struct{ what, path string }
+	var inputs []named
+	for _, l := range logs {
+		if l != "-" {
+			inputs = append(inputs, named{"the event log file", l})
+		}
+	}
+	for _, in := range []named{{"the job log", jobLog}, {"the pipeline definition", pipeline}} {
+		if in.path != "" {
+			inputs = append(inputs, in)
+		}
+	}
+	outs := []named{{"--snapshot", snapshot}, {"--state", state}}
+	for i, out := range outs {
+		if out.path == "" {
+			continue
+		}
+		if i == 0 && state != "" && sameFile(out.path, state) {
+			return usageError{fmt.Sprintf("--snapshot and --state name the same file, %s: each would overwrite the other", render.Terminal(state))}
+		}
+		for _, in := range inputs {
+			if sameFile(out.path, in.path) {
+				return usageError{fmt.Sprintf("%s %s is also %s (%s): writing it would replace it", out.what, render.Terminal(out.path), in.what, render.Terminal(in.path))}
+			}
+		}
+	}
+	return nil
+}
+
+// sameFile tells whether the paths a and b name one file: the same path, or
+// two names (a link) of one existing file.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
 
 func untouched(snapshot string) string {
 	if snapshot == "" {
