@@ -145,6 +145,15 @@ func Main(env Env) (code int) {
 	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
 		err = fmt.Errorf("the snapshot input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
 	}
+	// The snapshot must not replace an input (as check --snapshot refuses).
+	if err == nil && in.snapshot != "" {
+		for _, f := range append(files, in.jobLogFile) {
+			if f != "" && cli.SameFile(in.snapshotFile, f) {
+				err = fmt.Errorf("the snapshot input %s is also an input (%s): writing it would replace it", in.snapshot, f)
+				break
+			}
+		}
+	}
 	// A job log records the attempts of one event log: beside several, each
 	// would count the others' records as orphans.
 	if err == nil && in.jobLogFile != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {

@@ -521,11 +521,11 @@ func distinctOutputs(snapshot, state string, logs []string, jobLog, pipeline str
 		if out.path == "" {
 			continue
 		}
-		if i == 0 && state != "" && sameFile(out.path, state) {
+		if i == 0 && state != "" && SameFile(out.path, state) {
 			return usageError{fmt.Sprintf("--snapshot and --state name the same file, %s: each would overwrite the other", render.Terminal(state))}
 		}
 		for _, in := range inputs {
-			if sameFile(out.path, in.path) {
+			if SameFile(out.path, in.path) {
 				return usageError{fmt.Sprintf("%s %s is also %s (%s): writing it would replace it", out.what, render.Terminal(out.path), in.what, render.Terminal(in.path))}
 			}
 		}
@@ -533,9 +533,9 @@ func distinctOutputs(snapshot, state string, logs []string, jobLog, pipeline str
 	return nil
 }
 
-// sameFile tells whether the paths a and b name one file: the same path, or
-// two names (a link) of one existing file.
-func sameFile(a, b string) bool {
+// SameFile tells whether the paths a and b name one file: the same path, or
+// two names (a link) of one existing file. The action uses it as check does.
+func SameFile(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}
