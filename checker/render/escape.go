@@ -51,6 +51,33 @@ func TerminalMessage(s string) string {
 	return s
 }
 
+// Annotation makes untrusted text safe for a workflow command's message or
+// property (an annotation in the step log, which the runner's log viewer
+// renders as a terminal would): like TerminalMessage, each control or
+// otherwise unprintable character (ESC, BEL, a bidi override) becomes its
+// Go escape in place, so no escape sequence reaches the log viewer, but
+// tab, line feed and carriage return stay, since the workflow command's
+// own escaping (%0A, %0D) keeps them inert and a multi-line error stays
+// readable in the annotation.
+func Annotation(s string) string {
+	for i, r := range s {
+		if !unicode.IsPrint(r) && r != '\t' && r != '\n' && r != '\r' {
+			var b strings.Builder
+			b.WriteString(s[:i])
+			for _, r := range s[i:] {
+				if unicode.IsPrint(r) || r == '\t' || r == '\n' || r == '\r' {
+					b.WriteRune(r)
+				} else {
+					q := strconv.QuoteRune(r)
+					b.WriteString(q[1 : len(q)-1])
+				}
+			}
+			return b.String()
+		}
+	}
+	return s
+}
+
 // Markdown makes untrusted text inert inside a Markdown paragraph or table
 // cell: HTML metacharacters become entities, Markdown punctuation is
 // backslash-escaped, line breaks and other control characters become spaces

@@ -35,6 +35,22 @@ func TestTerminalMessage(t *testing.T) {
 	}
 }
 
+func TestAnnotation(t *testing.T) {
+	cases := map[string]string{
+		"plain: 50% done, a:b":     "plain: 50% done, a:b",
+		"e\x1b]8;;http://x\a link": `e\x1b]8;;http://x\a link`,
+		"rtl\u202eevil":            `rtl\u202eevil`,
+		"two\nlines\r\n\ttab":      "two\nlines\r\n\ttab",
+		"\x00\x7f\u0085":           `\x00\x7f\u0085`,
+		"café":                     "café",
+	}
+	for in, want := range cases {
+		if got := Annotation(in); got != want {
+			t.Errorf("Annotation(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestMarkdown(t *testing.T) {
 	cases := map[string]string{
 		"plain words":               "plain words",

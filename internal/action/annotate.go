@@ -290,14 +290,16 @@ func emit(gh *githubactions.Action, top []annotation, total, unlisted, budget in
 		shown = top[:min(len(top), budget-1)]
 	}
 	for _, a := range shown {
+		// go-githubactions escapes %, CR, LF (and : , in properties);
+		// render.Annotation turns every other control character visible.
 		props := githubactions.CommandProperties{
-			"file":  annotationPath(a.file, workspace),
-			"title": a.title,
+			"file":  render.Annotation(annotationPath(a.file, workspace)),
+			"title": render.Annotation(a.title),
 		}
 		if a.line > 0 {
 			props["line"] = strconv.Itoa(a.line)
 		}
-		gh.WithFieldsMap(props).Errorf("%s", a.message)
+		gh.WithFieldsMap(props).Errorf("%s", render.Annotation(a.message))
 	}
 	if rest := total + unlisted - len(shown); rest > 0 {
 		gh.WithFieldsMap(githubactions.CommandProperties{"title": "greenlight: " + words.Count(rest, "more problem")}).

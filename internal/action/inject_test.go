@@ -127,6 +127,15 @@ func TestAnnotationBytes(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
 	}
+	// Terminal escapes (an OSC 8 hyperlink, a colour, a bidi override) in
+	// the message, the title or the file name reach the log viewer as
+	// visible text, never as bytes it would interpret.
+	b.Reset()
+	emit(gh, []annotation{{file: "logs/e\x1b.jsonl", line: 1, title: "run \x1b[31mr\u202e", message: "e\x1b]8;;http://x\a link\ttab"}}, 1, 0, 10, "", "")
+	want = "::error file=logs/e\\x1b.jsonl,line=1,title=run \\x1b[31mr\\u202e::e\\x1b]8;;http://x\\a link\ttab\n"
+	if b.String() != want {
+		t.Errorf("got  %q\nwant %q", b.String(), want)
+	}
 }
 
 // TestAnnotationUnlisted: violations beyond the report's cap have no line
