@@ -33,12 +33,18 @@ func Terminal(s string) string {
 // puts around a value stay plain quotes. The checker quotes the values it
 // takes from a log (strconv.Quote) where a quote could blur them.
 func TerminalMessage(s string) string {
+	return escapeInPlace(s, unicode.IsPrint)
+}
+
+// escapeInPlace replaces each rune of s that keep refuses by its Go escape
+// (\x1b, \u202e), leaving the rest as it is; s itself when keep takes all.
+func escapeInPlace(s string, keep func(rune) bool) string {
 	for i, r := range s {
-		if !unicode.IsPrint(r) {
+		if !keep(r) {
 			var b strings.Builder
 			b.WriteString(s[:i])
 			for _, r := range s[i:] {
-				if unicode.IsPrint(r) {
+				if keep(r) {
 					b.WriteRune(r)
 				} else {
 					q := strconv.QuoteRune(r)
@@ -60,22 +66,7 @@ func TerminalMessage(s string) string {
 // own escaping (%0A, %0D) keeps them inert and a multi-line error stays
 // readable in the annotation.
 func Annotation(s string) string {
-	for i, r := range s {
-		if !unicode.IsPrint(r) && r != '\t' && r != '\n' && r != '\r' {
-			var b strings.Builder
-			b.WriteString(s[:i])
-			for _, r := range s[i:] {
-				if unicode.IsPrint(r) || r == '\t' || r == '\n' || r == '\r' {
-					b.WriteRune(r)
-				} else {
-					q := strconv.QuoteRune(r)
-					b.WriteString(q[1 : len(q)-1])
-				}
-			}
-			return b.String()
-		}
-	}
-	return s
+	return escapeInPlace(s, func(r rune) bool { return unicode.IsPrint(r) || r == '\t' || r == '\n' || r == '\r' })
 }
 
 // Markdown makes untrusted text inert inside a Markdown paragraph or table
