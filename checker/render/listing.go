@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // The caps of a default runs listing (docs/contract.md, "Text output"):
@@ -56,6 +57,23 @@ type Listing struct {
 	// MoreUnhealthy counts the unhealthy runs not listed, MoreMissed the
 	// missed slots not listed, MoreSucceeded the succeeded runs not listed.
 	MoreUnhealthy, MoreMissed, MoreSucceeded int
+}
+
+// Left counts what the listing leaves out, one phrase per kind with a
+// count above zero ("3 more unhealthy runs", "1 more missed slot", and,
+// with succeeded, "2 more succeeded runs"), in that order.
+func (l *Listing) Left(succeeded bool) []string {
+	var more []string
+	if l.MoreUnhealthy > 0 {
+		more = append(more, words.Count(l.MoreUnhealthy, "more unhealthy run"))
+	}
+	if l.MoreMissed > 0 {
+		more = append(more, words.Count(l.MoreMissed, "more missed slot"))
+	}
+	if succeeded && l.MoreSucceeded > 0 {
+		more = append(more, words.Count(l.MoreSucceeded, "more succeeded run"))
+	}
+	return more
 }
 
 // Rows are the listed rows in their order: Unhealthy, then Latest.

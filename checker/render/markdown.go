@@ -128,17 +128,7 @@ func writeMarkdownListing(b *bufio.Writer, s *checker.Snapshot, o MarkdownOption
 	for _, row := range rows {
 		writeMarkdownRow(b, &s.Source, row, s.GeneratedAt, o.MaxErrorRunes, &scratch)
 	}
-	var more []string
-	if l.MoreUnhealthy > 0 {
-		more = append(more, words.Count(l.MoreUnhealthy, "more unhealthy run"))
-	}
-	if l.MoreMissed > 0 {
-		more = append(more, words.Count(l.MoreMissed, "more missed slot"))
-	}
-	if l.MoreSucceeded > 0 {
-		more = append(more, words.Count(l.MoreSucceeded, "more succeeded run"))
-	}
-	if len(more) > 0 {
+	if more := l.Left(true); len(more) > 0 {
 		fmt.Fprintf(b, "\n_Listed: the latest unhealthy runs and missed slots, then the latest runs. Not shown: %s; `greenlight check --format json` lists every run._\n", strings.Join(more, ", "))
 	}
 	if s.Schedule != nil {

@@ -240,14 +240,7 @@ func WriteTextOptions(w io.Writer, s *checker.Snapshot, o TextOptions) error {
 	for _, row := range l.Unhealthy {
 		writeTextRow(bw, &s.Source, row, runWidth, stateWidth)
 	}
-	var more []string
-	if l.MoreUnhealthy > 0 {
-		more = append(more, words.Count(l.MoreUnhealthy, "more unhealthy run"))
-	}
-	if l.MoreMissed > 0 {
-		more = append(more, words.Count(l.MoreMissed, "more missed slot"))
-	}
-	if len(more) > 0 {
+	if more := l.Left(false); len(more) > 0 {
 		fmt.Fprintf(bw, "  ... %s, see --format json\n", strings.Join(more, " and "))
 	}
 	for _, row := range l.Latest {
