@@ -284,7 +284,11 @@ func logName(args, files []string) string {
 	return strings.Join(args, " ")
 }
 
-func newFlagSet(name string, env Env) *pflag.FlagSet {
+// NewFlagSet is the flag set of the greenlight subcommand name (emit and
+// run use it too): it prints nothing on errors, since the caller prints
+// them in greenlight's one-line form, and lists flags in the order they
+// were defined.
+func NewFlagSet(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -358,7 +362,7 @@ func readError(what string, err error) error {
 // runCheck is check, and gate (cmd "gate"): check with --fail-on-unhealthy
 // always on.
 func runCheck(cmd string, args []string, env Env) (int, error) {
-	fs := newFlagSet(cmd, env)
+	fs := NewFlagSet(cmd)
 	var c common
 	c.register(fs, "text, json, markdown, junit, sarif, gitlab or openmetrics")
 	staleFlag := AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
@@ -655,7 +659,7 @@ func writeReport(w io.Writer, r *checker.Report, format string) error {
 }
 
 func runValidate(args []string, env Env) (int, error) {
-	fs := newFlagSet("validate", env)
+	fs := NewFlagSet("validate")
 	var c common
 	c.register(fs, "text, json, junit, sarif, gitlab or openmetrics")
 	oneLog := fs.Bool("one-log", false, "read the files as one log in --log-order (a rotated log: a run may span files), as check does, instead of each file as a log of its own")
