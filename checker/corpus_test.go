@@ -58,7 +58,7 @@ func checkHeads(t *testing.T, s *checker.Snapshot) {
 	for i, h := range s.RunHeads() {
 		n++
 		r := reports[i]
-		if want := (checker.RunHead{State: r.State, FirstEvent: r.FirstEvent, LastEvent: r.LastEvent, FirstLine: r.FirstLine}); h != want {
+		if want := (checker.RunHead{RunID: r.RunID, State: r.State, FirstEvent: r.FirstEvent, LastEvent: r.LastEvent, FirstLine: r.FirstLine}); h != want {
 			t.Errorf("run %d (%s): head %+v, its report says %+v", i, r.RunID, h, want)
 		}
 		if got := s.RunAt(i); !reflect.DeepEqual(got, r) {

@@ -177,7 +177,7 @@ func (f *foldedRuns) id(i int) string { return f.c.runs.Runs()[i].ID() }
 
 func (f *foldedRuns) head(i int) RunHead {
 	run := f.c.runs.Runs()[i]
-	return RunHead{State: runStateCodes[f.states[i]], FirstEvent: run.FirstAt(), LastEvent: run.LastAt(), FirstLine: run.FirstLine()}
+	return RunHead{RunID: run.ID(), State: runStateCodes[f.states[i]], FirstEvent: run.FirstAt(), LastEvent: run.LastAt(), FirstLine: run.FirstLine()}
 }
 
 func (f *foldedRuns) attempts(i int) int {

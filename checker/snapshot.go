@@ -141,13 +141,15 @@ func (l reportList) attempts(i int) int {
 }
 func (l reportList) report(i int, _ *reportArena) RunReport { return l[i] }
 func (l reportList) head(i int) RunHead {
-	return RunHead{State: l[i].State, FirstEvent: l[i].FirstEvent, LastEvent: l[i].LastEvent, FirstLine: l[i].FirstLine}
+	return RunHead{RunID: l[i].RunID, State: l[i].State, FirstEvent: l[i].FirstEvent, LastEvent: l[i].LastEvent, FirstLine: l[i].FirstLine}
 }
 
-// RunHead is what orders and counts a run in a listing, without its
-// report: its state and its first and latest events (UTC) as its report
-// has them (RunReport.State, FirstEvent, LastEvent, FirstLine).
+// RunHead is what orders and counts a run in a listing or a metric,
+// without its report: its id, state, first and latest events (UTC) and
+// first line as its report has them (RunReport.RunID, State, FirstEvent,
+// LastEvent, FirstLine).
 type RunHead struct {
+	RunID                 string
 	State                 RunState
 	FirstEvent, LastEvent time.Time
 	FirstLine             int
