@@ -61,11 +61,14 @@ func checkHeads(t *testing.T, s *checker.Snapshot) {
 		if want := (checker.RunHead{RunID: r.RunID, State: r.State, FirstEvent: r.FirstEvent, LastEvent: r.LastEvent, FirstLine: r.FirstLine}); h != want {
 			t.Errorf("run %d (%s): head %+v, its report says %+v", i, r.RunID, h, want)
 		}
+		if got := s.RunHead(i); got != h {
+			t.Errorf("run %d (%s): RunHead %+v, RunHeads %+v", i, r.RunID, got, h)
+		}
 		if got := s.RunAt(i); !reflect.DeepEqual(got, r) {
 			t.Errorf("run %d (%s): RunAt gives\n%+v\nCollect\n%+v", i, r.RunID, got, r)
 		}
 	}
-	if n != len(reports) {
+	if n != len(reports) || s.RunsLen() != n {
 		t.Errorf("%d heads of %d runs", n, len(reports))
 	}
 }

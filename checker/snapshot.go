@@ -185,6 +185,20 @@ func (s *Snapshot) RunHeads() iter.Seq2[int, RunHead] {
 	}
 }
 
+// RunsLen is how many runs Runs and RunHeads yield: RunCount, except for
+// a snapshot whose runs were given by SetRuns.
+func (s *Snapshot) RunsLen() int { return s.source().count() }
+
+// RunHead returns the head of the run at place i (RunHeads): a listing
+// may read the heads in any order. It panics when i is out of range.
+func (s *Snapshot) RunHead(i int) RunHead {
+	src := s.source()
+	if i < 0 || i >= src.count() {
+		panic(fmt.Sprintf("checker: Snapshot.RunHead(%d) of %d runs", i, src.count()))
+	}
+	return src.head(i)
+}
+
 // RunAt returns the report of the run at place i (RunHeads), built in
 // storage of its own. It panics when i is out of range.
 func (s *Snapshot) RunAt(i int) RunReport {

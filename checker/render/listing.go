@@ -96,8 +96,14 @@ func Select(s *checker.Snapshot, o ListOptions) Listing {
 	for i := range missed {
 		unhealthy.offer(keyed{at: missed[i].Slot, seq: -1, missed: &missed[i]})
 	}
+	// The heads are read latest run first: in a log in time order, the
+	// heaps fill with the latest runs at once, and every earlier run is
+	// turned away by one comparison with the heap's earliest, where in
+	// log order each would push the earliest out. The heaps keep the same
+	// rows either way (later is a total order).
 	unhealthyRuns, succeededRuns := 0, 0
-	for i, h := range s.RunHeads() {
+	for i := s.RunsLen() - 1; i >= 0; i-- {
+		h := s.RunHead(i)
 		k := keyed{at: h.FirstEvent, line: h.FirstLine, seq: i}
 		if h.State == checker.RunSucceeded {
 			succeededRuns++
