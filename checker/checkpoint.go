@@ -63,6 +63,9 @@ type Checkpoint struct {
 	maxEvent time.Time
 	// fold is the encoded fold state of a parsed checkpoint.
 	fold []byte
+	// encoded, when not nil, is the file's bytes, encoded by CheckFiles
+	// while the proof of the log's old part ran (verifyAt).
+	encoded []byte
 	// c is the check whose state a built checkpoint writes.
 	c *contractState
 }
@@ -206,6 +209,19 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 // WriteTo writes the checkpoint file: for a checkpoint built by Check its
 // encoding, for a parsed one the bytes it was parsed from.
 func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
+	b := cp.encoded
+	if b == nil {
+		var err error
+		if b, err = cp.encode(); err != nil {
+			return 0, err
+		}
+	}
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// encode is the checkpoint file's bytes.
+func (cp *Checkpoint) encode() ([]byte, error) {
 	e := &runstore.Encoder{B: make([]byte, 0, cp.sizeHint())}
 	e.B = append(e.B, checkpointMagic...)
 	writeSettings(e, cp.settings)
@@ -225,15 +241,13 @@ func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	}
 	if cp.c != nil {
 		if err := cp.c.encodeFold(e); err != nil {
-			return 0, err
+			return nil, err
 		}
 	} else {
 		e.B = append(e.B, cp.fold...)
 	}
 	sum := sha256.Sum256(e.B)
-	e.B = append(e.B, sum[:]...)
-	n, err := w.Write(e.B)
-	return int64(n), err
+	return append(e.B, sum[:]...), nil
 }
 
 // fits checks what of cp can be checked before any file is read: the

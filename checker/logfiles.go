@@ -345,6 +345,13 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		if res.Checkpoint, res.NoCheckpoint, err = c.checkpointOf(read, h, newline); err != nil {
 			return nil, err
 		}
+		if verify != nil && res.Checkpoint != nil && res.Checkpoint != cp {
+			// Encoded while the old part is still being proven, on the
+			// other core; WriteTo writes these bytes.
+			if res.Checkpoint.encoded, err = res.Checkpoint.encode(); err != nil {
+				return nil, err
+			}
+		}
 	}
 	res.Snapshot = c.snapshot(Source{
 		Path:       opts.File,
