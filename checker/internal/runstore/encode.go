@@ -84,7 +84,7 @@ func (d *Decoder) Fail(what string) {
 }
 
 // Uvarint reads an unsigned varint. Most numbers of a checkpoint (deltas,
-// lengths, flags) fit in one byte, read inline.
+// lengths, flags) fit in one byte, read without encoding/binary's loop.
 func (d *Decoder) Uvarint() uint64 {
 	b := d.b
 	if len(b) == 0 || b[0] >= 0x80 {
