@@ -93,6 +93,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText}
 	var latest *runState
 	allSucceeded := true
+	states := make([]uint8, 0, c.runs.Len()) // for RunHeads
 	for _, run := range c.runs.Runs() {
 		if latest == nil || !run.FirstAt().Before(latest.FirstAt()) {
 			latest = run // ties go to the later line: c.runs.Runs() is in line order
@@ -101,24 +102,33 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		if state != RunSucceeded {
 			allSucceeded = false
 		}
+		code := stateUnknown
 		switch state {
 		case RunUnknown:
 			s.StateCounts.Unknown++
 		case RunFailed:
 			s.StateCounts.Failed++
+			code = stateFailed
 		case RunCancelled:
 			s.StateCounts.Cancelled++
+			code = stateCancelled
 		case RunStalled:
 			s.StateCounts.Stalled++
+			code = stateStalled
 		case RunOverdue:
 			*s.StateCounts.Overdue++
+			code = stateOverdue
 		case RunRunning:
 			s.StateCounts.Running++
+			code = stateRunning
 		case RunIncomplete:
 			s.StateCounts.Incomplete++
+			code = stateIncomplete
 		case RunSucceeded:
 			s.StateCounts.Succeeded++
+			code = stateSucceeded
 		}
+		states = append(states, code)
 	}
 	s.Verdict = VerdictUnhealthy
 	var judged *scheduleJudgement
@@ -145,7 +155,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.Verdict = VerdictHealthy
 		}
 	}
-	s.runs = &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged}
+	s.runs = &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: states}
 	return s
 }
 
@@ -157,10 +167,18 @@ type foldedRuns struct {
 	cfg        foldConfig
 	mismatched map[string]*Inconsistency
 	judged     *scheduleJudgement
+	// states are the runs' states as the snapshot counted them (the state
+	// their reports have), a code of runStateCodes each.
+	states []uint8
 }
 
 func (f *foldedRuns) count() int      { return f.c.runs.Len() }
 func (f *foldedRuns) id(i int) string { return f.c.runs.Runs()[i].ID() }
+
+func (f *foldedRuns) head(i int) RunHead {
+	run := f.c.runs.Runs()[i]
+	return RunHead{RunID: run.ID(), State: runStateCodes[f.states[i]], FirstEvent: run.FirstAt(), LastEvent: run.LastAt(), FirstLine: run.FirstLine()}
+}
 
 func (f *foldedRuns) attempts(i int) int {
 	n := 0

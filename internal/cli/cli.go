@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -429,6 +428,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
+	defer state.restoreGC() // a resumed check's collector is off
 	checkSeconds := []float64{time.Since(started).Seconds()}
 	if !res.Report.Valid {
 		if IsCIFormat(c.format) {
@@ -446,8 +446,9 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	snap := res.Snapshot
 	// The outputs read the checked state in a pass or two over the runs,
 	// each leaving garbage of about a hundred bytes a run: collecting it
-	// sooner keeps the peak near the check's own (docs/contract.md).
-	defer debug.SetGCPercent(debug.SetGCPercent(RenderGCPercent))
+	// sooner keeps the peak near the check's own (docs/contract.md;
+	// renderGC says when a resumed check need not).
+	defer state.renderGC(c.format, *allRuns, *snapshotPath)()
 	if err := state.write(res, env); err != nil {
 		return ExitInvalid, err
 	}

@@ -19,6 +19,9 @@ type Store struct {
 	// last is the run Lookup found last: most events follow one of the same
 	// run, and then the index is not consulted.
 	last *Run
+	// loaded is what Decode read the store's runs from, so that Encode
+	// copies the encoding of the runs no Lookup handed out since (encode.go).
+	loaded *loaded
 }
 
 // New returns an empty Store.
@@ -32,6 +35,7 @@ func (s *Store) Lookup(id []byte) *Run {
 	run, _ := s.index.find(id, s.order)
 	if run != nil {
 		s.last = run
+		s.loaded.touch(run)
 	}
 	return run
 }
