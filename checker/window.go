@@ -133,19 +133,6 @@ const (
 	foldedIncomplete
 )
 
-// foldedState is the run state of a FoldedRun's code.
-func foldedState(code uint8) RunState {
-	switch code {
-	case foldedFailed:
-		return RunFailed
-	case foldedCancelled:
-		return RunCancelled
-	case foldedIncomplete:
-		return RunIncomplete
-	}
-	return RunSucceeded
-}
-
 // windowState is what a check with a window keeps besides the run store:
 // the folded runs' records and counts, and what the snapshot needs of them.
 type windowState struct {
@@ -177,9 +164,6 @@ type foldedStub struct {
 // minSweep is the smallest store a window sweeps: below it, a sweep would
 // cost more than the memory it frees.
 const minSweep = 1 << 14
-
-// windowed says the check has a window.
-func (c *contractState) windowed() bool { return c.window != nil }
 
 // cutoff is where the window starts now: runs whose last event is before
 // t, or whose first line is before line, are outside it (zero values:

@@ -373,7 +373,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	var state stateFlags
 	state.register(fs)
-	window := fs.String("window", "", "keep in full only the runs in the window, `7d|36h|5000runs` (a duration back from the newest event, or a run count), and fold older ended runs into compact records; the snapshot lists the window's runs and counts the folded ones (docs/window.md)")
+	window := fs.String("window", "", "keep in full only the runs in the `window` (7d, 36h: back from the newest event; 5000runs: the runs first seen last) and fold older ended runs into compact records, still counted (docs/window.md)")
 	allRuns := fs.BoolP("all-runs", "v", false, fmt.Sprintf("list every run in the log's order (text and markdown; by default they list the latest %d unhealthy runs and missed slots, then the latest %d runs)", render.DefaultMaxUnhealthy, render.DefaultLatestRuns))
 	color := addWhen(fs, "color", "when to colour the verdict, `auto|always|never`: auto colours it when stdout is a terminal and NO_COLOR is unset or empty")
 	if err := ParseFlags(fs, args, env); err != nil {

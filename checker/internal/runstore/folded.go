@@ -199,6 +199,14 @@ func (s *FoldedSet) Add(b *FoldedBatch) {
 // part p.
 func (s *FoldedSet) addPart(p byte, cur []foldedEntry) {
 	levels := s.parts[p]
+	for i := range cur { // a key already folded: two runs share it
+		for _, l := range levels {
+			if j, found := slices.BinarySearchFunc(l, cur[i].key, compareKey); found {
+				l[j].run.flags |= foldedAmbiguous
+				cur[i].run.flags |= foldedAmbiguous
+			}
+		}
+	}
 	s.n += len(cur)
 	merged := false
 	for len(levels) > 0 && len(levels[len(levels)-1]) < 2*len(cur) {
@@ -213,6 +221,9 @@ func (s *FoldedSet) addPart(p byte, cur []foldedEntry) {
 	}
 	s.parts[p] = append(levels, cur)
 }
+
+// compareKey orders a record by its key.
+func compareKey(e foldedEntry, k FoldKey) int { return bytes.Compare(e.key[:], k[:]) }
 
 // dedupe merges the neighbouring records of a sorted slice that share a
 // key into one, marked ambiguous.
@@ -255,7 +266,7 @@ func (s *FoldedSet) Find(id []byte) (f FoldedRun, ok bool) {
 	}
 	k := KeyOf(id)
 	for _, l := range s.parts[k[0]] {
-		i, found := slices.BinarySearchFunc(l, k, func(e foldedEntry, k FoldKey) int { return bytes.Compare(e.key[:], k[:]) })
+		i, found := slices.BinarySearchFunc(l, k, compareKey)
 		if found {
 			return l[i].run, true
 		}
