@@ -97,7 +97,8 @@ func (c *contractState) foldedRun(x *lineCheck, run *runState) bool {
 		f, ok = c.window.folded.Find(x.ev.RunID)
 	}
 	if ok {
-		x.folded = &f
+		rec := f // only a folded run's record is moved to the heap
+		x.folded = &rec
 	}
 	return ok
 }

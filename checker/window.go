@@ -248,18 +248,26 @@ func (c *contractState) noteEvent(t time.Time) {
 func (c *contractState) sweep() {
 	w := c.window
 	t, line := c.cutoff()
+	var latest *runState // the latest folded now, still in the old slabs
 	c.runs.Sweep(func(run *runState) bool {
 		if !outside(run, t, line) || !foldable(run) {
 			return false
 		}
 		c.fold(run)
+		if l := cmp.Or(latest, w.latest); l == nil || run.FirstAt().After(l.FirstAt()) || (run.FirstAt().Equal(l.FirstAt()) && run.FirstLine() > l.FirstLine()) {
+			latest = run
+		}
 		return true
 	})
+	if latest != nil {
+		w.latest = runstore.Clone(latest) // once a sweep, not once a run
+	}
 	w.folded.Add(&w.batch)
 	w.nextSweep = max(2*c.runs.Len(), minSweep)
 }
 
-// fold records run, about to be dropped from the store, as folded.
+// fold records run, about to be dropped from the store, as folded (sweep
+// keeps the latest folded run).
 func (c *contractState) fold(run *runState) {
 	w := c.window
 	code, st := c.foldedCode(run)
@@ -274,9 +282,6 @@ func (c *contractState) fold(run *runState) {
 		w.counts.Incomplete++
 	default:
 		w.counts.Succeeded++
-	}
-	if l := w.latest; l == nil || run.FirstAt().After(l.FirstAt()) || (run.FirstAt().Equal(l.FirstAt()) && run.FirstLine() > l.FirstLine()) {
-		w.latest = runstore.Clone(run)
 	}
 	if c.opts.Definition.Schedule != nil {
 		w.stubs = append(w.stubs, foldedStub{runstore.Stub(run), st})

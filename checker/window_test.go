@@ -2,9 +2,11 @@ package checker_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -361,7 +363,8 @@ func TestWindowNeverFoldsOpenRuns(t *testing.T) {
 	}
 }
 
-// TestWindowRefusals: a window cannot serve a checkpoint or a job log.
+// TestWindowRefusals: a window cannot serve a checkpoint, a job log or
+// a Feed (OpenLineage).
 func TestWindowRefusals(t *testing.T) {
 	def := definitionFile(t, "testdata/window/linear.yaml")
 	base := checker.Options{Definition: def, Now: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), Window: checker.Window{Runs: 10}}
@@ -379,6 +382,29 @@ func TestWindowRefusals(t *testing.T) {
 		_, err := checker.Check(strings.NewReader(""), opts)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s: error %v, want %s", c.name, err, c.want)
+		}
+	}
+	if _, err := checker.NewFeed(base); err == nil || err.Error() != "--window reads native event logs only, not --input-format openlineage" {
+		t.Errorf("NewFeed: error %v", err)
+	}
+}
+
+// BenchmarkCheckWindow is BenchmarkCheck with a window of an hour (the
+// log's 22,000 runs span about eight days, so nearly all are folded), or
+// of GREENLIGHT_BENCH_WINDOW: the cost of folding beside the check's.
+func BenchmarkCheckWindow(b *testing.B) {
+	log := benchLog(22000)
+	win, err := checker.ParseWindow(cmp.Or(os.Getenv("GREENLIGHT_BENCH_WINDOW"), "1h"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := checker.Options{Definition: benchDefinition(b), Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Window: win}
+	b.SetBytes(int64(len(log)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := checker.Check(bytes.NewReader(log), opts)
+		if err != nil || !res.Report.Valid {
+			b.Fatal(err, res.Report.Violations)
 		}
 	}
 }
