@@ -120,6 +120,8 @@ func (opts Options) normalized() (Options, error) {
 		switch {
 		case opts.Window.Duration > 0 && opts.Window.Runs > 0:
 			return opts, errors.New("checker: a Window is a duration or a run count, not both")
+		case opts.Window.Duration%time.Second != 0 || opts.Window.Duration > maxWindowDuration || opts.Window.Runs > MaxWindowRuns:
+			return opts, fmt.Errorf("checker: Window %s is not whole seconds up to 36500 days or a run count up to %d", opts.Window, MaxWindowRuns)
 		case opts.Resume != nil || opts.Checkpoint:
 			return opts, errWindowWith("--state: a checkpoint holds every run's state in full (docs/state.md)")
 		case opts.JobLog != nil:

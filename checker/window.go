@@ -20,10 +20,10 @@ import (
 type Window struct {
 	// Duration, when > 0, keeps the runs whose last event is at most
 	// Duration before the newest event read so far (the log's own clock,
-	// not Options.Now).
+	// not Options.Now): whole seconds, at most 36500 days.
 	Duration time.Duration
 	// Runs, when > 0, keeps the Runs runs first seen last, in order of
-	// first line.
+	// first line; at most MaxWindowRuns.
 	Runs int
 }
 

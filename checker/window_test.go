@@ -376,6 +376,7 @@ func TestWindowRefusals(t *testing.T) {
 		{"checkpoint", func(o *checker.Options) { o.Checkpoint = true }, "--window cannot be combined with --state: a checkpoint holds every run's state in full (docs/state.md)"},
 		{"job log", func(o *checker.Options) { o.JobLog = strings.NewReader("") }, "--window cannot be combined with --job-log: the reconciliation compares every attempt"},
 		{"both sizes", func(o *checker.Options) { o.Window.Duration = time.Hour }, "checker: a Window is a duration or a run count, not both"},
+		{"a fraction of a second", func(o *checker.Options) { o.Window = checker.Window{Duration: 1500 * time.Millisecond} }, "checker: Window 1.5s is not whole seconds up to 36500 days or a run count up to 1073741824"},
 	} {
 		opts := base
 		c.edit(&opts)
@@ -407,4 +408,63 @@ func BenchmarkCheckWindow(b *testing.B) {
 			b.Fatal(err, res.Report.Violations)
 		}
 	}
+}
+
+// FuzzWindow: a check with a window is never greener than a full check.
+// A log a full check rejects, a windowed one rejects too; a log a full
+// check accepts, a windowed one accepts with the same verdict, run_count,
+// state_counts and latest run, or rejects first with folded_run_event (an
+// event its compact record cannot judge). Interesting inputs are kept under testdata/fuzz/FuzzWindow.
+func FuzzWindow(f *testing.F) {
+	f.Add([]byte(lateBase), uint16(24*60))
+	f.Add([]byte(lateBase+`{"run_id":"r-4","stage":1,"attempt":2,"status":"started","timestamp_utc":"2026-01-06T00:00:00Z"}`+"\n"), uint16(60))
+	f.Add([]byte(lateBase+`{"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:05:00Z"}`+"\n"), uint16(1))
+	f.Add(genLog(7, 40, 2, 2, 90*time.Second, false), uint16(5))
+	def, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1), checker.IntStage(2)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	now := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, log []byte, size uint16) {
+		opts := checker.Options{Definition: def, Now: now, MaxLineBytes: 4096}
+		full, err := checker.Check(bytes.NewReader(log), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range []checker.Window{{Duration: time.Duration(size) * time.Minute}, {Runs: int(size%64) + 1}} {
+			if w.IsZero() {
+				continue
+			}
+			opts.Window = w
+			got, err := checker.Check(bytes.NewReader(log), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !full.Report.Valid {
+				if got.Report.Valid {
+					t.Fatalf("window %s accepts a log a full check rejects:\n%s", w, violationLines(full.Report.Violations))
+				}
+				continue
+			}
+			if !got.Report.Valid {
+				// Only an event the record cannot judge may reject a valid
+				// log; later events of its run then meet the record
+				// without it.
+				if v := got.Report.Violations[0]; v.Rule != checker.RuleFoldedRunEvent {
+					t.Fatalf("window %s rejects a valid log with %s on line %d: %s", w, v.Rule, v.Line, v.Message)
+				}
+				continue
+			}
+			a, b := full.Snapshot, got.Snapshot
+			latest := func(s *checker.Snapshot) string {
+				if s.LatestRunID == nil {
+					return "(none)"
+				}
+				return *s.LatestRunID
+			}
+			if a.Verdict != b.Verdict || a.RunCount != b.RunCount || a.StateCounts != b.StateCounts || latest(a) != latest(b) {
+				t.Fatalf("window %s: %s %d %+v %s, full: %s %d %+v %s", w, b.Verdict, b.RunCount, b.StateCounts, latest(b), a.Verdict, a.RunCount, a.StateCounts, latest(a))
+			}
+		}
+	})
 }
