@@ -103,6 +103,9 @@ type Snapshot struct {
 	LatestRunID *string         `json:"latest_run_id"`
 	RunCount    int             `json:"run_count"`
 	StateCounts StateCounts     `json:"state_counts"`
+	// Window is set only by a check with a window (Options.Window): the
+	// runs listed are those in it, and it counts the folded ones.
+	Window *WindowReport `json:"window,omitempty"`
 	// Schedule is set only when the pipeline definition has a schedule.
 	Schedule *ScheduleReport `json:"schedule,omitempty"`
 	// Warnings are rules that only warn (retry_past_brake without enforce).

@@ -376,6 +376,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	var state stateFlags
 	state.register(fs)
+	window := fs.String("window", "", "keep in full only the runs in the `window` (7d, 36h: back from the newest event; 5000runs: the runs first seen last) and fold older ended runs into compact records, still counted (docs/window.md)")
 	allRuns := fs.BoolP("all-runs", "v", false, fmt.Sprintf("list every run in the log's order (text and markdown; by default they list the latest %d unhealthy runs and missed slots, then the latest %d runs)", render.DefaultMaxUnhealthy, render.DefaultLatestRuns))
 	color := addWhen(fs, "color", "when to colour the verdict, `auto|always|never`: auto colours it when stdout is a terminal and NO_COLOR is unset or empty")
 	if err := ParseFlags(fs, args, env); err != nil {
@@ -408,6 +409,11 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 		return ExitInvalid, err
 	}
 	opts.StaleAfterSeconds = stale
+	if fs.Changed("window") {
+		if opts.Window, err = windowOption(*window, state.path, c.jobLog, c.inputFormat); err != nil {
+			return ExitInvalid, err
+		}
+	}
 	if c.jobLog != "" {
 		data, err := osfile.ReadFile(c.jobLog)
 		if err != nil {
@@ -772,4 +778,24 @@ func runSchema(args []string, env Env) error {
 	}
 	_, err = env.Stdout.Write(src)
 	return err
+}
+
+// windowOption reads --window, refusing it with the options it cannot
+// serve (docs/window.md): --state, whose checkpoint holds every run in
+// full; --job-log, whose reconciliation compares every attempt; and
+// --input-format openlineage.
+func windowOption(text, statePath, jobLog, inputFormat string) (checker.Window, error) {
+	w, err := checker.ParseWindow(text)
+	if err != nil {
+		return w, usageError{"--window: " + err.Error()}
+	}
+	switch {
+	case statePath != "":
+		return w, usageError{"--window cannot be combined with --state: a checkpoint holds every run's state in full (docs/state.md); give one or the other"}
+	case jobLog != "":
+		return w, usageError{"--window cannot be combined with --job-log: the reconciliation compares every attempt with the job log"}
+	case inputFormat == formatOpenLineage:
+		return w, usageError{"--window reads native event logs only, not --input-format openlineage"}
+	}
+	return w, nil
 }
