@@ -72,7 +72,10 @@ type sarifLog struct {
 }
 
 // sarifRules is the rules table of the SARIF driver: every contract rule
-// of checker.Rules, then every health rule, with each id's index.
+// of checker.Rules, then the rules only an OpenLineage log or a check with
+// a window can break, then every health rule, with each id's index. Every
+// result's ruleIndex must name its own rule (SARIF 2.1.0, 3.27.6), so the
+// table holds every rule a result can carry.
 func sarifRules() ([]sarifRule, map[string]int) {
 	var rules []sarifRule
 	index := map[string]int{}
@@ -83,7 +86,8 @@ func sarifRules() ([]sarifRule, map[string]int) {
 		index[id] = len(rules)
 		rules = append(rules, r)
 	}
-	for _, r := range checker.Rules() {
+	contract := append(append(checker.Rules(), checker.OpenLineageRules()...), checker.WindowRules()...)
+	for _, r := range contract {
 		level := "error"
 		if r.ID == checker.RuleRetryPastBrake {
 			level = "warning" // an error only with retry_brake.enforce

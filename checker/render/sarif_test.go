@@ -112,7 +112,7 @@ func TestSARIF(t *testing.T) {
 			}
 			run := doc.Runs[0]
 			rules := run.Tool.Driver.Rules
-			if len(rules) != len(checker.Rules())+len(render.HealthRules()) {
+			if len(rules) != len(checker.Rules())+len(checker.OpenLineageRules())+len(checker.WindowRules())+len(render.HealthRules()) {
 				t.Errorf("%d rules in the driver", len(rules))
 			}
 			seen := map[string]bool{}
@@ -213,5 +213,29 @@ func TestSARIFFingerprintsStable(t *testing.T) {
 	}
 	if b[render.HealthSlotMissed] == "" || b[render.HealthSlotMissed] != a[render.HealthSlotMissed] {
 		t.Errorf("the missed slot's fingerprint changed as the log grew: %q, then %q", b[render.HealthSlotMissed], a[render.HealthSlotMissed])
+	}
+}
+
+// TestSARIFRuleIndexOfEveryRule checks that a violation of any rule, the
+// OpenLineage and window rules too, gets the ruleIndex of its own rule in
+// the driver's table (SARIF 2.1.0, 3.27.6), never another rule's.
+func TestSARIFRuleIndexOfEveryRule(t *testing.T) {
+	all := append(append(checker.Rules(), checker.OpenLineageRules()...), checker.WindowRules()...)
+	for _, r := range all {
+		rep := checker.NewReport()
+		rep.Add(checker.Violation{File: "events.jsonl", Line: 3, Rule: r.ID, Message: "m"}, 0)
+		out := renderSARIF(t, render.Log{Pipeline: "p", Path: "events.jsonl", Result: &checker.Result{Report: rep}, JudgedAt: "2026-01-01T00:00:00Z"})
+		var doc sarifDoc
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatal(err)
+		}
+		run := doc.Runs[0]
+		if len(run.Results) != 1 {
+			t.Fatalf("%s: %d results", r.ID, len(run.Results))
+		}
+		res := run.Results[0]
+		if res.RuleID != string(r.ID) || run.Tool.Driver.Rules[res.RuleIndex].ID != string(r.ID) {
+			t.Errorf("a %s violation has ruleId %s and ruleIndex %d, which is %s", r.ID, res.RuleID, res.RuleIndex, run.Tool.Driver.Rules[res.RuleIndex].ID)
+		}
 	}
 }
