@@ -35,6 +35,7 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
+	"github.com/greenlight-ci/greenlight/schemas"
 )
 
 // Mode values of the mode input.
@@ -163,6 +164,10 @@ func Main(env Env) (code int) {
 	if err == nil {
 		logs, err = checkAll(files, in)
 	}
+	// Every document is read and judged; from here on action mode writes.
+	// The lean module (docs/action.md) may hand over to the full one only
+	// before this point.
+	schemas.BeginOutput()
 	if err != nil {
 		gh.Errorf("%s", "greenlight action: "+err.Error())
 		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
