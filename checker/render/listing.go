@@ -80,59 +80,104 @@ func (l *Listing) Left(succeeded bool) []string {
 func (l *Listing) Rows() []Row { return append(slices.Clip(l.Unhealthy), l.Latest...) }
 
 // Select picks the rows of a default listing in one pass over the runs
-// (s.Runs, so a streamed snapshot stays streamed): it holds only the rows
+// (s.Runs, so a streamed snapshot stays streamed): a Selector offered every
+// run. o.All is ignored.
+func Select(s *checker.Snapshot, o ListOptions) Listing {
+	sel := NewSelector(s, o)
+	for r := range s.Runs() {
+		sel.Offer(r)
+	}
+	return sel.Listing(o)
+}
+
+// Selector picks the rows of a default listing from runs offered one by
+// one, for a caller that reads the runs once for several purposes (the
+// action's step log, job summary and annotations). It holds only the rows
 // it may list, in two small heaps (the latest unhealthy rows, the latest
 // runs), each run it keeps copied out of the iterator's storage into
 // storage that a run pushed out of both heaps hands on to the next, so
 // that a log of millions of runs in time order, each of which enters the
-// heap of the latest, costs no garbage. o.All is ignored.
-func Select(s *checker.Snapshot, o ListOptions) Listing {
+// heap of the latest, costs no garbage.
+type Selector struct {
+	free                          []*kept // storage of runs no heap holds any more
+	unhealthy, latest             rowHeap
+	missed                        int
+	unhealthyRuns, succeededRuns  int
+	seq                           int
+	done                          bool
+	sortedUnhealthy, sortedLatest []keyed
+}
+
+// NewSelector returns a Selector for the runs of s (offered next, in the
+// order s.Runs yields them), with the caps of o (o.All is ignored); s's
+// missed slots are offered already.
+func NewSelector(s *checker.Snapshot, o ListOptions) *Selector {
 	maxUnhealthy, maxLatest := o.caps()
-	var free []*kept // storage of runs no heap holds any more
+	sel := &Selector{}
 	release := func(k *kept) {
 		if k.refs--; k.refs == 0 {
-			free = append(free, k)
+			sel.free = append(sel.free, k)
 		}
 	}
-	unhealthy := rowHeap{max: maxUnhealthy, release: release}
-	latest := rowHeap{max: maxLatest, release: release}
-	var missed []checker.MissedSlot
+	sel.unhealthy = rowHeap{max: maxUnhealthy, release: release}
+	sel.latest = rowHeap{max: maxLatest, release: release}
 	if s.Schedule != nil {
-		missed = s.Schedule.Missed
+		missed := s.Schedule.Missed
+		sel.missed = len(missed)
+		for i := range missed {
+			sel.unhealthy.offer(keyed{at: missed[i].Slot, seq: -1, row: Row{Missed: &missed[i]}}, nil)
+		}
 	}
-	for i := range missed {
-		unhealthy.offer(keyed{at: missed[i].Slot, seq: -1, row: Row{Missed: &missed[i]}}, nil)
+	return sel
+}
+
+// Offer offers the next run; r may be storage the iterator reuses, since
+// a run kept is copied. Offer must not be called after Listing.
+func (sel *Selector) Offer(r *checker.RunReport) {
+	if sel.done {
+		panic("render: Selector.Offer after Listing")
 	}
-	unhealthyRuns, succeededRuns := 0, 0
-	seq := 0
-	for r := range s.Runs() {
-		k := keyed{at: r.FirstEvent, line: r.FirstLine, seq: seq}
-		seq++
-		var copied *kept // r copied once, for both heaps
-		keep := func() *kept {
-			if copied == nil {
-				if n := len(free); n > 0 {
-					copied, free = free[n-1], free[:n-1]
-				} else {
-					copied = new(kept)
-				}
-				cloneInto(&copied.run, r)
+	k := keyed{at: r.FirstEvent, line: r.FirstLine, seq: sel.seq}
+	sel.seq++
+	var copied *kept // r copied once, for both heaps
+	keep := func() *kept {
+		if copied == nil {
+			if n := len(sel.free); n > 0 {
+				copied, sel.free = sel.free[n-1], sel.free[:n-1]
+			} else {
+				copied = new(kept)
 			}
-			copied.refs++
-			return copied
+			cloneInto(&copied.run, r)
 		}
-		if r.State == checker.RunSucceeded {
-			succeededRuns++
-		} else {
-			unhealthyRuns++
-			unhealthy.offer(k, keep)
-		}
-		latest.offer(k, keep)
+		copied.refs++
+		return copied
 	}
+	if r.State == checker.RunSucceeded {
+		sel.succeededRuns++
+	} else {
+		sel.unhealthyRuns++
+		sel.unhealthy.offer(k, keep)
+	}
+	sel.latest.offer(k, keep)
+}
+
+// Listing returns the listing of the runs offered, with the caps of o (an
+// option left zero takes its default; a cap above the Selector's own is
+// taken as the Selector's): as Select(s, o) would return it, since the
+// latest rows under a smaller cap are the first of those under a larger
+// one. It may be called more than once; no run may be offered after it.
+func (sel *Selector) Listing(o ListOptions) Listing {
+	if !sel.done {
+		sel.done = true
+		sel.sortedUnhealthy, sel.sortedLatest = sel.unhealthy.sorted(), sel.latest.sorted()
+	}
+	maxUnhealthy, maxLatest := o.caps()
+	unhealthy := sel.sortedUnhealthy[:min(maxUnhealthy, len(sel.sortedUnhealthy))]
+	latest := sel.sortedLatest[:min(maxLatest, len(sel.sortedLatest))]
 	var l Listing
 	listed := map[*checker.RunReport]bool{}
 	shownUnhealthy, shownMissed, shownSucceeded := 0, 0, 0
-	for _, k := range unhealthy.sorted() {
+	for _, k := range unhealthy {
 		l.Unhealthy = append(l.Unhealthy, k.row)
 		if k.row.Run != nil {
 			listed[k.row.Run] = true
@@ -141,7 +186,7 @@ func Select(s *checker.Snapshot, o ListOptions) Listing {
 			shownMissed++
 		}
 	}
-	for _, k := range latest.sorted() {
+	for _, k := range latest {
 		if listed[k.row.Run] {
 			continue
 		}
@@ -152,9 +197,9 @@ func Select(s *checker.Snapshot, o ListOptions) Listing {
 			shownUnhealthy++
 		}
 	}
-	l.MoreUnhealthy = unhealthyRuns - shownUnhealthy
-	l.MoreMissed = len(missed) - shownMissed
-	l.MoreSucceeded = succeededRuns - shownSucceeded
+	l.MoreUnhealthy = sel.unhealthyRuns - shownUnhealthy
+	l.MoreMissed = sel.missed - shownMissed
+	l.MoreSucceeded = sel.succeededRuns - shownSucceeded
 	return l
 }
 
