@@ -197,24 +197,25 @@ export function tier(bytes) {
   // before the compile's promise resolves; the sha256 check has already
   // vouched for the bytes. It saves 20 to 40 ms of the sample's start-up.
   return bytes >= 0 && bytes <= smallLogBytes
-    ? { name: 'Liftoff only', flags: '--liftoff-only --wasm-lazy-validation', small: true }
-    : { name: 'tiered', flags: '--wasm-tiering-budget=20000000 --wasm-lazy-validation', small: false };
+    ? { name: 'Liftoff only', flags: '--liftoff-only --wasm-lazy-validation' }
+    : { name: 'tiered', flags: '--wasm-tiering-budget=20000000 --wasm-lazy-validation' };
 }
 
 /**
- * leanFirst says whether the lean module runs first: for a small log
- * (where start-up is most of the step) that the lean module can most
+ * leanFirst says whether the lean module runs first: whenever it can most
  * likely finish, so not for mode merge (every snapshot is validated
  * against its schema), input-format openlineage (every event is) or a
  * job log (every record is). A line or a pipeline definition that the
  * compiled fast paths refuse still needs the full module to word the
  * rejection; the lean module then exits with EXIT_NEEDS_FULL before
- * writing anything. A large log runs the full module at once, so that
- * such a line deep in it is not read twice.
+ * writing anything, and the log is read again by the full module. On a
+ * small log it saves the validator's package initialization, on a large
+ * one Go's SHA-256 (hostImports); an invalid large log pays for the
+ * lines read up to the first refused one twice.
  */
-export function leanFirst(env, t) {
+export function leanFirst(env) {
   const input = (name) => (env[`INPUT_${name}`] || '').trim();
-  return t.small && input('MODE') !== 'merge' && input('INPUT-FORMAT') !== 'openlineage' && input('JOB-LOG') === '';
+  return input('MODE') !== 'merge' && input('INPUT-FORMAT') !== 'openlineage' && input('JOB-LOG') === '';
 }
 
 /** sha256 of a file, in hex. */
@@ -365,6 +366,32 @@ async function copyOut(file, stream) {
 }
 
 /**
+ * hostImports returns the imports the lean module asks of its host besides
+ * WASI (internal/action/hostsha_wasip1.go): SHA-256 hashes computed by
+ * node's crypto over views of the module's memory, so over the very bytes
+ * the module read. Set memory to the instance's memory before it runs;
+ * the full module imports none of them.
+ */
+export function hostImports() {
+  const hashes = [];
+  const host = {
+    memory: null,
+    imports: {
+      greenlight_host: {
+        sha256_new: () => hashes.push(createHash('sha256')) - 1,
+        sha256_update: (h, ptr, len) => {
+          hashes[h].update(new Uint8Array(host.memory.buffer, ptr, len));
+        },
+        sha256_sum: (h, out) => {
+          new Uint8Array(host.memory.buffer, out, 32).set(hashes[h].copy().digest());
+        },
+      },
+    },
+  };
+  return host;
+}
+
+/**
  * runWasm runs the module's action mode under node:wasi. Its standard
  * output and error are temporary files: node:wasi writes straight to the
  * descriptor, and on a non-blocking pipe (a step's stdout) a write past
@@ -395,7 +422,9 @@ async function runWasm(compiled, env, cwd) {
       returnOnExit: true,
     });
     const module = await compiled;
-    const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+    const host = hostImports();
+    const instance = await WebAssembly.instantiate(module, { ...wasi.getImportObject(), ...host.imports });
+    host.memory = instance.exports.memory;
     code = wasi.start(instance);
   } catch (err) {
     // A trap (out of memory, say) ends the module without an exit code;
@@ -468,7 +497,7 @@ async function run(env, cwd, clock) {
     const released = fs.existsSync(path.join(actionRoot, 'dist', FULL_MODULE));
     const header = () => `greenlight ${version}, engine wasm: ${notes.join('; ')}, ${t.name}\n`;
     let deferred = false;
-    if (released && leanFirst(env, t)) {
+    if (released && leanFirst(env)) {
       const lean = releasedModule(LEAN_MODULE, compile);
       if (lean) {
         clock.mark('lean module read and hashed');

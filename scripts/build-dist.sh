@@ -4,9 +4,10 @@
 #   dist/greenlight-wasip1.wasm              the wasip1 module action/run.mjs runs
 #   dist/greenlight-wasip1.wasm.sha256       its sha256, which run.mjs checks
 #   dist/greenlight-wasip1-lean.wasm         the same built with the tag
-#                                            greenlight_lean, without the JSON
-#                                            Schema validator, which run.mjs
-#                                            tries first on a small log
+#                                            greenlight_lean: without the JSON
+#                                            Schema validator, and hashing logs
+#                                            with SHA-256 imported from run.mjs,
+#                                            which tries it first
 #   dist/greenlight-wasip1-lean.wasm.sha256  its sha256
 #   dist/VERSION                        the version the action logs
 # The module is built reproducibly: the toolchain that go.mod's toolchain line

@@ -337,6 +337,7 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 		in.opts.Now = now().UTC()
 	}
 	in.opts.ToolVersion = cli.ToolVersion()
+	in.opts.NewSHA256 = hostSHA256()
 	return in, nil
 }
 
