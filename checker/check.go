@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strings"
 	"time"
@@ -70,6 +71,11 @@ type Options struct {
 	// WebCrypto's digest, because SHA-256 compiled to WebAssembly runs at
 	// about 20 MB/s.
 	SHA256 string
+	// NewSHA256, when not nil, makes the SHA-256 hashes Check computes over
+	// the bytes it reads (nil: crypto/sha256's). The GitHub Action's wasm
+	// module passes one that its host (node's crypto) computes over those
+	// very bytes, for the reason SHA256 gives (internal/action).
+	NewSHA256 func() hash.Hash
 	// ToolVersion is the version of the program that checks, for the
 	// snapshot's tool.version ("greenlight version" prints it); empty means
 	// DevelVersion.

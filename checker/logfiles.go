@@ -193,7 +193,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 	}
 	var h hash.Hash
 	if opts.SHA256 == "" {
-		h = sha256.New()
+		h = opts.newSHA256()
 	} else if !isSHA256Hex(opts.SHA256) {
 		return nil, fmt.Errorf("checker: Options.SHA256 %q is not 64 lowercase hex digits", opts.SHA256)
 	}
@@ -247,7 +247,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 			verify = verifyAt(cp, i, f, len(files) == 1)
 		}
 		if f.Stored == nil && len(files) > 1 {
-			own = sha256.New()
+			own = opts.newSHA256()
 			r = eventline.HashingReader(r, own)
 		}
 		// text is the digest of the file's text a checkpoint keeps: the
@@ -259,7 +259,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		case len(files) == 1:
 			text = h
 		case f.Stored != nil && (opts.Checkpoint || cp != nil):
-			text = sha256.New()
+			text = opts.newSHA256()
 			r = eventline.HashingReader(r, text)
 		}
 		counted := &countingReader{r: r}
@@ -421,4 +421,12 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// newSHA256 is a new hash of NewSHA256's, or crypto/sha256's without one.
+func (o Options) newSHA256() hash.Hash {
+	if o.NewSHA256 != nil {
+		return o.NewSHA256()
+	}
+	return sha256.New()
 }

@@ -1,6 +1,12 @@
 // Package schemas holds greenlight's JSON Schemas (draft 2020-12), the source
 // of truth for every document greenlight reads or writes, embedded in the
 // binary, and compiles them with github.com/santhosh-tekuri/jsonschema/v5.
+//
+// The lean build (build tag greenlight_lean, the GitHub Action's first
+// module, docs/action.md) leaves the validator out, and with it the
+// package initialization of jsonschema v5, which compiles the meta-schemas
+// of five drafts: there Compile ends the process with ExitNeedsFull, so
+// that the runner script runs the full module instead.
 package schemas
 
 import (
@@ -11,8 +17,6 @@ import (
 	"io"
 	"strings"
 	"time"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 //go:embed *.schema.json
@@ -29,33 +33,6 @@ func Source(name string) ([]byte, error) {
 		return nil, fmt.Errorf("unknown schema %q (known: %s)", name, strings.Join(Names, ", "))
 	}
 	return b, nil
-}
-
-// Compile compiles the named schema with format assertion on and remote
-// loading disabled: a $ref may only point inside the embedded schemas.
-func Compile(name string) (*jsonschema.Schema, error) {
-	src, err := Source(name)
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	c.AssertFormat = true
-	c.Formats[FormatUTCRange] = isInUTCRange
-	c.LoadURL = func(url string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("greenlight does not load remote schemas (%s)", url)
-	}
-	// An absolute URL: a relative one makes the compiler resolve it against
-	// the working directory (os.Getwd), which a browser does not have.
-	url := "greenlight:///schemas/" + name + ".schema.json"
-	if err := c.AddResource(url, bytes.NewReader(src)); err != nil {
-		return nil, fmt.Errorf("schema %s: %w", name, err)
-	}
-	s, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("schema %s: %w", name, err)
-	}
-	return s, nil
 }
 
 // Instance decodes one JSON document into the form the validator takes

@@ -1,10 +1,6 @@
 package schemas
 
-import (
-	"errors"
-
-	"github.com/santhosh-tekuri/jsonschema/v5"
-)
+import "errors"
 
 // ErrNumberOutOfRange is Validate's error for an instance holding a number
 // the validator cannot represent: jsonschema v5.3.1 converts numbers to
@@ -13,18 +9,12 @@ import (
 // such a number, so the instance does not match.
 var ErrNumberOutOfRange = errors.New("a number is outside every range the schema allows")
 
-// Validate validates inst, in Instance's form, against schema. It returns
-// nil when inst matches, the validator's *jsonschema.ValidationError when
-// it does not, and ErrNumberOutOfRange instead of the validator's panic on
-// a number it cannot represent. Every schema validation of a document read
-// from outside (an event, a pipeline definition, a job log record, an
-// OpenLineage event, a snapshot) goes through it, so none can crash the
-// process.
-func Validate(schema *jsonschema.Schema, inst any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = ErrNumberOutOfRange
-		}
-	}()
-	return schema.Validate(inst)
-}
+// ExitNeedsFull is the exit code of the lean build (build tag
+// greenlight_lean) when it meets a document whose verdict or message needs
+// the JSON Schema validator it leaves out: a line or a pipeline definition
+// the compiled fast paths refuse, a job log, an OpenLineage log, a
+// snapshot to merge. It exits before writing anything, and the action's
+// runner script (action/run.mjs) then runs the full module, so the result
+// is the same bytes either way. No greenlight command exits with it
+// otherwise (docs/action.md).
+const ExitNeedsFull = 3

@@ -3,8 +3,9 @@
 #   wasm/viewer/greenlight.wasm   the js module the browser viewer loads (GOOS=js)
 #   wasm/viewer/wasm_exec.js      Go's JavaScript glue, copied from $(go env GOROOT)/lib/wasm
 #   dist/greenlight-wasip1.wasm   the WASI command (GOOS=wasip1), with its sha256
-#                                 and VERSION, by scripts/build-dist.sh
-# Both .wasm files and the copied wasm_exec.js are build outputs, kept out of git.
+#                                 and VERSION, by scripts/build-dist.sh, which also
+#                                 builds the action's lean module beside it
+# The .wasm files and the copied wasm_exec.js are build outputs, kept out of git.
 # Run from anywhere: sh wasm/build.sh   (or: go generate ./wasm/viewer)
 set -eu
 cd "$(dirname "$0")/.."

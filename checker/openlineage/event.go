@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
@@ -113,7 +112,7 @@ type event struct {
 // decodeEvent validates the event raw, given as its projection proj (see
 // readEvent), against schemas/openlineage-runevent.schema.json and reads it.
 // msg says why it was refused.
-func decodeEvent(schema *jsonschema.Schema, raw rawEvent, proj []byte) (ev event, msg string, ok bool) {
+func decodeEvent(schema *schemas.Schema, raw rawEvent, proj []byte) (ev event, msg string, ok bool) {
 	inst, err := schemas.Instance(proj)
 	if err != nil {
 		return ev, "not valid JSON: " + err.Error(), false
@@ -233,7 +232,7 @@ func longNumberMessage(ptr, lit string) string {
 
 // validate runs the schema validator (schemas.Validate, which also refuses
 // a number the validator cannot represent) and words its error.
-func validate(schema *jsonschema.Schema, inst any) (msg string, ok bool) {
+func validate(schema *schemas.Schema, inst any) (msg string, ok bool) {
 	if err := schemas.Validate(schema, inst); err != nil {
 		return eventline.SchemaErrorText(err, inst), false
 	}

@@ -86,58 +86,111 @@ func (l *Listing) Rows() []Row { return append(slices.Clip(l.Unhealthy), l.Lates
 // (s.RunAt), so that a log of millions of runs costs the reports of a
 // screenful. o.All is ignored.
 func Select(s *checker.Snapshot, o ListOptions) Listing {
-	maxUnhealthy, maxLatest := o.caps()
-	unhealthy := rowHeap{max: maxUnhealthy}
-	latest := rowHeap{max: maxLatest}
-	var missed []checker.MissedSlot
-	if s.Schedule != nil {
-		missed = s.Schedule.Missed
-	}
-	for i := range missed {
-		unhealthy.offer(keyed{at: missed[i].Slot, seq: -1, missed: &missed[i]})
-	}
+	sel := NewSelector(s, o)
 	// The heads are read latest run first: in a log in time order, the
 	// heaps fill with the latest runs at once, and every earlier run is
 	// turned away by one comparison with the heap's earliest, where in
 	// log order each would push the earliest out. The heaps keep the same
 	// rows either way (later is a total order).
-	unhealthyRuns, succeededRuns := 0, 0
 	for i := s.RunsLen() - 1; i >= 0; i-- {
 		h := s.RunHead(i)
-		k := keyed{at: h.FirstEvent, line: h.FirstLine, seq: i}
-		if h.State == checker.RunSucceeded {
-			succeededRuns++
-		} else {
-			unhealthyRuns++
-			unhealthy.offer(k)
-		}
-		latest.offer(k)
+		sel.offer(keyed{at: h.FirstEvent, line: h.FirstLine, seq: i}, h.State == checker.RunSucceeded)
 	}
-	reports := map[int]*checker.RunReport{} // by place, built once
+	return sel.Listing(o)
+}
+
+// Selector picks the rows of a default listing from runs offered one by
+// one, for a caller that reads every run's report anyway and would not
+// read the runs twice (the action's step log, job summary and annotations
+// come from one pass). It keeps only the places of the rows it may list,
+// in two small heaps, and builds the listed reports at the end (s.RunAt).
+type Selector struct {
+	s                             *checker.Snapshot
+	unhealthy, latest             rowHeap
+	missed                        int
+	unhealthyRuns, succeededRuns  int
+	seq                           int // the place of the next run offered
+	done                          bool
+	sortedUnhealthy, sortedLatest []keyed
+	reports                       map[int]*checker.RunReport // listed runs, by place, built once
+}
+
+// NewSelector returns a Selector for the runs of s, offered next in the
+// order s.Runs yields them, with the caps of o (o.All is ignored); s's
+// missed slots are offered already.
+func NewSelector(s *checker.Snapshot, o ListOptions) *Selector {
+	maxUnhealthy, maxLatest := o.caps()
+	sel := &Selector{s: s, unhealthy: rowHeap{max: maxUnhealthy}, latest: rowHeap{max: maxLatest}}
+	if s.Schedule != nil {
+		missed := s.Schedule.Missed
+		sel.missed = len(missed)
+		for i := range missed {
+			sel.unhealthy.offer(keyed{at: missed[i].Slot, seq: -1, missed: &missed[i]})
+		}
+	}
+	return sel
+}
+
+// Offer offers the next run of s.Runs, r; r may be storage the iterator
+// reuses, since only its place is kept. Offer panics after Listing.
+func (sel *Selector) Offer(r *checker.RunReport) {
+	sel.offer(keyed{at: r.FirstEvent, line: r.FirstLine, seq: sel.seq}, r.State == checker.RunSucceeded)
+	sel.seq++
+}
+
+func (sel *Selector) offer(k keyed, succeeded bool) {
+	if sel.done {
+		panic("render: Selector.Offer after Listing")
+	}
+	if succeeded {
+		sel.succeededRuns++
+	} else {
+		sel.unhealthyRuns++
+		sel.unhealthy.offer(k)
+	}
+	sel.latest.offer(k)
+}
+
+// Listing returns the listing of the runs offered, with the caps of o (an
+// option left zero takes its default; a cap above the Selector's own is
+// taken as the Selector's): as Select(s, o) would return it, since the
+// latest rows under a smaller cap are the first of those under a larger
+// one. It may be called more than once; no run may be offered after it.
+func (sel *Selector) Listing(o ListOptions) Listing {
+	if !sel.done {
+		sel.done = true
+		sel.sortedUnhealthy, sel.sortedLatest = sel.unhealthy.sorted(), sel.latest.sorted()
+		sel.reports = map[int]*checker.RunReport{}
+	}
+	maxUnhealthy, maxLatest := o.caps()
+	unhealthy := sel.sortedUnhealthy[:min(maxUnhealthy, len(sel.sortedUnhealthy))]
+	latest := sel.sortedLatest[:min(maxLatest, len(sel.sortedLatest))]
 	row := func(k keyed) Row {
 		if k.missed != nil {
 			return Row{Missed: k.missed}
 		}
-		r, ok := reports[k.seq]
+		r, ok := sel.reports[k.seq]
 		if !ok {
-			rr := s.RunAt(k.seq)
+			rr := sel.s.RunAt(k.seq)
 			r = &rr
-			reports[k.seq] = r
+			sel.reports[k.seq] = r
 		}
 		return Row{Run: r}
 	}
 	var l Listing
+	listed := map[int]bool{}
 	shownUnhealthy, shownMissed, shownSucceeded := 0, 0, 0
-	for _, k := range unhealthy.sorted() {
+	for _, k := range unhealthy {
 		l.Unhealthy = append(l.Unhealthy, row(k))
 		if k.missed == nil {
+			listed[k.seq] = true
 			shownUnhealthy++
 		} else {
 			shownMissed++
 		}
 	}
-	for _, k := range latest.sorted() {
-		if _, listed := reports[k.seq]; listed {
+	for _, k := range latest {
+		if listed[k.seq] {
 			continue
 		}
 		r := row(k)
@@ -148,9 +201,9 @@ func Select(s *checker.Snapshot, o ListOptions) Listing {
 			shownUnhealthy++
 		}
 	}
-	l.MoreUnhealthy = unhealthyRuns - shownUnhealthy
-	l.MoreMissed = len(missed) - shownMissed
-	l.MoreSucceeded = succeededRuns - shownSucceeded
+	l.MoreUnhealthy = sel.unhealthyRuns - shownUnhealthy
+	l.MoreMissed = sel.missed - shownMissed
+	l.MoreSucceeded = sel.succeededRuns - shownSucceeded
 	return l
 }
 

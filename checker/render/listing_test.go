@@ -86,6 +86,38 @@ func TestSelect(t *testing.T) {
 	}
 }
 
+// TestSelectorCaps: a Selector with the default caps, offered every run
+// once, gives for any smaller caps the listing Select gives with them,
+// so that the step log and the job summary (which may list fewer rows to
+// fit the runner's limit) share one pass over the runs.
+func TestSelectorCaps(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		snap *checker.Snapshot
+	}{
+		{"healthy", listingSnapshot("sssssss")},
+		{"latest failed", listingSnapshot("ssfsfsf")},
+		{"many failures", listingSnapshot(strings.Repeat("sssfsfsfsf", 4))},
+		{"missed slots", listingSnapshot("sfsffs", 1, 3, 5)},
+		{"empty", listingSnapshot("")},
+	} {
+		sel := render.NewSelector(c.snap, render.ListOptions{})
+		for r := range c.snap.Runs() {
+			sel.Offer(r)
+		}
+		for u := 1; u <= render.DefaultMaxUnhealthy; u++ {
+			for l := 1; l <= render.DefaultLatestRuns; l++ {
+				o := render.ListOptions{MaxUnhealthy: u, Latest: l}
+				got, want := sel.Listing(o), render.Select(c.snap, o)
+				if names(got.Unhealthy) != names(want.Unhealthy) || names(got.Latest) != names(want.Latest) ||
+					got.MoreUnhealthy != want.MoreUnhealthy || got.MoreMissed != want.MoreMissed || got.MoreSucceeded != want.MoreSucceeded {
+					t.Errorf("%s, caps %d/%d: Selector %+v, Select %+v", c.name, o.MaxUnhealthy, o.Latest, got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestTextCaps: 40 failures among 100 runs list the latest 20 of them, a
 // line for the other 20, the latest runs and a line for the succeeded runs not
 // shown, and the verdict first and last; --all-runs lists every run.

@@ -22,6 +22,11 @@ type MarkdownOptions struct {
 	List          ListOptions
 	MaxRuns       int
 	MaxErrorRunes int
+	// Selected, when not nil, gives the default listing's rows: a Selector
+	// with the default caps that the caller offered every run of the
+	// snapshot, so that the report reads no run itself. Ignored with
+	// List.All.
+	Selected *Selector
 }
 
 // MarkdownReport renders a snapshot as a Markdown report: the verdict
@@ -122,7 +127,12 @@ func writeMarkdownListing(b *bufio.Writer, s *checker.Snapshot, o MarkdownOption
 	if o.MaxRuns > 0 {
 		lo.MaxUnhealthy, lo.Latest = min(maxUnhealthy, o.MaxRuns), min(maxLatest, o.MaxRuns)
 	}
-	l := Select(s, lo)
+	var l Listing
+	if o.Selected != nil {
+		l = o.Selected.Listing(lo)
+	} else {
+		l = Select(s, lo)
+	}
 	var scratch []byte
 	rows := l.Rows()
 	for _, row := range rows {

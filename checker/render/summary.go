@@ -28,6 +28,11 @@ type LogResult struct {
 	File     string
 	Snapshot *checker.Snapshot
 	Report   *checker.Report
+	// Selected, when not nil, is a Selector with the default caps that the
+	// caller offered every run of Snapshot: the job summary then takes its
+	// runs table from it (MarkdownOptions.Selected) instead of reading the
+	// runs again.
+	Selected *Selector
 }
 
 // SummaryMode says what the job summary is about: health (check) or only the
@@ -188,7 +193,7 @@ func jobSummaryTo(b *cappedBuilder, mode SummaryMode, logs []LogResult, rowCap i
 			b.WriteString(ViolationsMarkdown(l.Report, rowCap))
 			continue
 		}
-		WriteMarkdownReport(b, l.Snapshot, MarkdownOptions{MaxRuns: rowCap, MaxErrorRunes: MaxSummaryTextRunes})
+		WriteMarkdownReport(b, l.Snapshot, MarkdownOptions{MaxRuns: rowCap, MaxErrorRunes: MaxSummaryTextRunes, Selected: l.Selected})
 	}
 	if b.full {
 		return
@@ -371,7 +376,7 @@ func clipLog(l LogResult) LogResult {
 		}
 		out.Report = &r
 	}
-	out.Snapshot = l.Snapshot
+	out.Snapshot, out.Selected = l.Snapshot, l.Selected
 	return out
 }
 

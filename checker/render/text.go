@@ -224,10 +224,20 @@ func WriteTextOptions(w io.Writer, s *checker.Snapshot, o TextOptions) error {
 	if o.List.All {
 		return writeText(w, s, maxHeldRecoveries, o.Color)
 	}
+	return writeTextListing(w, s, Select(s, o.List), o.Color)
+}
+
+// WriteTextListing is WriteText with the rows of l, a default listing of
+// s the caller selected (a Selector offered s's runs), so that it reads
+// no run of s itself.
+func WriteTextListing(w io.Writer, s *checker.Snapshot, l Listing) error {
+	return writeTextListing(w, s, l, false)
+}
+
+func writeTextListing(w io.Writer, s *checker.Snapshot, l Listing, color bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	headline := textHeadline(s, o.Color)
+	headline := textHeadline(s, color)
 	bw.WriteString(headline)
-	l := Select(s, o.List)
 	runWidth, stateWidth := 0, 0
 	for _, row := range l.Rows() {
 		id, state := NoRun, StateMissed

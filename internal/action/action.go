@@ -35,6 +35,7 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
+	"github.com/greenlight-ci/greenlight/schemas"
 )
 
 // Mode values of the mode input.
@@ -163,15 +164,19 @@ func Main(env Env) (code int) {
 	if err == nil {
 		logs, err = checkAll(files, in)
 	}
+	// Every document is read and judged; from here on action mode writes.
+	// The lean module (docs/action.md) may hand over to the full one only
+	// before this point.
+	schemas.BeginOutput()
 	if err != nil {
 		gh.Errorf("%s", "greenlight action: "+err.Error())
 		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
 		return cli.ExitInvalid
 	}
 	// The logs' state is built; the step log, the annotations and the job
-	// summary read it in a few passes over the runs, each leaving about a
-	// hundred bytes of garbage a run. Collecting it sooner keeps the peak
-	// near the check's own, as the CLI's single JSON pass does
+	// summary read it in one pass over the runs (readRuns), which leaves
+	// about a hundred bytes of garbage a run. Collecting it sooner keeps
+	// the peak near the check's own, as the CLI's single JSON pass does
 	// (docs/action.md).
 	defer debug.SetGCPercent(debug.SetGCPercent(cli.RenderGCPercent))
 	verdict := render.OverallVerdict(logs)
@@ -211,6 +216,11 @@ func Main(env Env) (code int) {
 		code = cli.ExitInvalid
 		outs["verdict"] = render.VerdictInvalid // exit 2 always reads as invalid
 	}
+	var found *finder
+	if budget := annotationBudget(in.maxAnnotations, code != cli.ExitOK) - len(own); budget > 0 {
+		found = &finder{mode: in.mode, gate: in.gate, keep: budget}
+	}
+	readRuns(logs, in.mode, found)
 	printReports(gh, token, in.mode, logs)
 	for _, msg := range own {
 		gh.Errorf("%s", "greenlight action: "+msg)
@@ -225,7 +235,7 @@ func Main(env Env) (code int) {
 		}
 		summary, complete = render.JobSummaryComplete(mode, logs, 0)
 	}
-	annotate(gh, in, logs, code != cli.ExitOK, len(own), gh.Getenv("GITHUB_WORKSPACE"), complete)
+	annotate(gh, in, logs, found, gh.Getenv("GITHUB_WORKSPACE"), complete)
 	if in.summary {
 		gh.AddStepSummary(summary)
 	}
@@ -327,6 +337,7 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 		in.opts.Now = now().UTC()
 	}
 	in.opts.ToolVersion = cli.ToolVersion()
+	in.opts.NewSHA256 = hostSHA256()
 	return in, nil
 }
 
@@ -479,6 +490,37 @@ func checkAll(files []string, in inputs) ([]render.LogResult, error) {
 	return logs, nil
 }
 
+// readRuns reads the runs of every log once for everything action mode
+// writes of them: in check mode each valid log gets the Selector of its
+// default listing (l.Selected: the rows of the step log's report and of
+// the job summary's runs table), and f, when not nil, the annotations of
+// every run (f.startLog). Each run report is built once, where three
+// passes over the runs built it three times: on the 1M-event log under
+// node those passes were over half of the module's CPU time.
+func readRuns(logs []render.LogResult, mode string, f *finder) {
+	for i := range logs {
+		l := &logs[i]
+		var each func(*checker.RunReport)
+		if f != nil {
+			each = f.startLog(*l)
+		}
+		if mode == ModeCheck && l.Snapshot != nil {
+			l.Selected = render.NewSelector(l.Snapshot, render.ListOptions{})
+		}
+		if l.Selected == nil && each == nil {
+			continue
+		}
+		for r := range l.Snapshot.Runs() {
+			if l.Selected != nil {
+				l.Selected.Offer(r)
+			}
+			if each != nil {
+				each(r)
+			}
+		}
+	}
+}
+
 // printReports prints each log's text report to the step log between
 // ::stop-commands::TOKEN and ::TOKEN::, so that no text from a log can run a
 // workflow command. The reports are written line by line as they are
@@ -497,7 +539,12 @@ func printReports(gh *githubactions.Action, token, mode string, logs []render.Lo
 			fmt.Fprintf(b, "greenlight: follows the event contract (%s)\n", words.Count(l.Snapshot.Source.EventCount, "event"))
 			continue
 		}
-		render.WriteText(b, l.Snapshot) // a stepLog never fails; gh panics if it cannot write
+		// A stepLog never fails; gh panics if it cannot write.
+		if l.Selected != nil {
+			render.WriteTextListing(b, l.Snapshot, l.Selected.Listing(render.ListOptions{}))
+		} else {
+			render.WriteText(b, l.Snapshot)
+		}
 	}
 	b.flush()
 	gh.IssueCommand(&githubactions.Command{Name: token})

@@ -55,123 +55,152 @@ type ranked struct {
 // annotates violations only. total counts them all; unlisted counts the
 // violations beyond the reports' cap, which have no line to point at. The
 // runs are read once, run by run (a streamed snapshot stays streamed), and
-// at most keep annotations are held.
+// at most keep annotations are held. Action mode itself reads the runs in
+// its one pass (readRuns), with a finder.
 func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int) (top []annotation, total, unlisted int) {
-	var ranks []ranked
-	seq := 0
-	// add keeps ranks the first keep of everything added, in the order a
-	// stable sort by less would give.
-	add := func(r ranked) {
-		total++
-		i := sort.Search(len(ranks), func(i int) bool { return less(r, ranks[i]) })
-		if i >= keep {
-			return
-		}
-		ranks = slices.Insert(ranks, i, r)
-		if len(ranks) > keep {
-			ranks = ranks[:keep]
-		}
-	}
+	f := &finder{mode: mode, gate: gate, keep: keep}
 	for _, l := range logs {
-		if l.Snapshot == nil {
-			unlisted += l.Report.OmittedCount
-			for _, v := range l.Report.Violations {
-				seq++
-				add(ranked{annotation{v.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, seq})
+		if each := f.startLog(l); each != nil {
+			for r := range l.Snapshot.Runs() {
+				each(r)
 			}
-			continue
 		}
-		if mode == ModeValidate {
-			continue
+	}
+	return f.result()
+}
+
+// finder collects problems' annotations log by log and run by run.
+type finder struct {
+	mode  string
+	gate  checker.Gate
+	keep  int
+	ranks []ranked
+	seq   int
+	total int
+	// unlisted counts the violations beyond the reports' cap.
+	unlisted int
+}
+
+// add keeps ranks the first keep of everything added, in the order a
+// stable sort by less would give.
+func (f *finder) add(r ranked) {
+	f.total++
+	i := sort.Search(len(f.ranks), func(i int) bool { return less(r, f.ranks[i]) })
+	if i >= f.keep {
+		return
+	}
+	f.ranks = slices.Insert(f.ranks, i, r)
+	if len(f.ranks) > f.keep {
+		f.ranks = f.ranks[:f.keep]
+	}
+}
+
+// result returns what problems returns.
+func (f *finder) result() (top []annotation, total, unlisted int) {
+	top = make([]annotation, len(f.ranks))
+	for i := range f.ranks {
+		top[i] = f.ranks[i].annotation
+	}
+	return top, f.total, f.unlisted
+}
+
+// startLog adds the annotations of log l that are not of a run, and
+// returns the function to call with each of l's runs, in the order
+// l.Snapshot.Runs yields them; nil when no run of l needs reading (an
+// invalid log, validate mode, no runs, or gate latest, whose one run it
+// annotates itself). The logs must be started in order.
+func (f *finder) startLog(l render.LogResult) func(*checker.RunReport) {
+	if l.Snapshot == nil {
+		f.unlisted += l.Report.OmittedCount
+		for _, v := range l.Report.Violations {
+			f.seq++
+			f.add(ranked{annotation{v.File, v.Line, "invalid event log: " + string(v.Rule), v.Message}, kindViolation, time.Time{}, f.seq})
 		}
-		// at is the file and line of a line of the log, which counts lines
-		// across the log's files.
-		at := func(line int) (string, int) {
-			if len(l.Snapshot.Source.Files) > 1 {
-				return l.Snapshot.Source.Locate(line)
-			}
-			return l.File, line
+		return nil
+	}
+	if f.mode == ModeValidate {
+		return nil
+	}
+	// at is the file and line of a line of the log, which counts lines
+	// across the log's files.
+	at := func(line int) (string, int) {
+		if len(l.Snapshot.Source.Files) > 1 {
+			return l.Snapshot.Source.Locate(line)
 		}
-		if l.Snapshot.RunCount == 0 {
-			seq++
+		return l.File, line
+	}
+	if l.Snapshot.RunCount == 0 {
+		f.seq++
+		file, _ := at(1)
+		f.add(ranked{annotation{file, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, f.seq})
+		return nil
+	}
+	if sch := l.Snapshot.Schedule; sch != nil && f.gate != checker.GateLatest {
+		// A missed slot has no line to point at: the annotation names
+		// the log file only.
+		for _, m := range sch.Missed {
+			f.seq++
 			file, _ := at(1)
-			add(ranked{annotation{file, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, seq})
-			continue
+			f.add(ranked{annotation{file, 0, "scheduled run missed: slot " + m.ScheduledFor,
+				render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, m.Slot, f.seq})
 		}
-		if sch := l.Snapshot.Schedule; sch != nil && gate != checker.GateLatest {
-			// A missed slot has no line to point at: the annotation names
-			// the log file only.
-			for _, m := range sch.Missed {
-				seq++
-				file, _ := at(1)
-				add(ranked{annotation{file, 0, "scheduled run missed: slot " + m.ScheduledFor,
-					render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, m.Slot, seq})
-			}
-		}
-		mismatches := outcomeMismatches(l.Snapshot)
-		// With gate latest only the latest run is annotated: build its
-		// report alone rather than every run's.
-		runs := l.Snapshot.EachRun
-		if gate == checker.GateLatest {
-			runs = func(yield func(*checker.RunReport) bool) {
-				if r := l.Snapshot.Latest(); r != nil {
-					yield(r)
-				}
-			}
-		}
-		runs(func(r *checker.RunReport) bool {
-			seq++
-			first := r.FirstEvent
-			for k := range r.Stages {
-				st := &r.Stages[k]
-				if len(st.Attempts) == 0 {
-					continue
-				}
-				a := &st.Attempts[len(st.Attempts)-1]
-				switch st.State {
-				case checker.StageFailed:
-					msg := fmt.Sprintf("attempt %d failed", a.Attempt)
-					if a.Returncode != nil {
-						msg += fmt.Sprintf(", returncode %d", *a.Returncode)
-					}
-					if a.Error != nil {
-						msg += ": " + render.Clip(*a.Error, render.MaxSummaryTextRunes)
-					}
-					add(ranked{located(at, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, seq})
-				case checker.StageStalled:
-					limit := fmt.Sprintf("longer than stale-after-seconds %d", l.Snapshot.Options.StaleAfterSeconds)
-					if sd := l.Snapshot.Options.Stages[k].StaleAfterSeconds; sd != nil {
-						limit = fmt.Sprintf("longer than the stage's stale_after_seconds %d", *sd)
-					}
-					if a.LeaseExpiresAt != nil {
-						limit = fmt.Sprintf("past its lease (%s) and the lease margin of %d s", *a.LeaseExpiresAt, l.Snapshot.Options.LeaseMarginSeconds)
-					}
-					msg := fmt.Sprintf("attempt %d silent for %s since this line, %s: a stall candidate, not proof",
-						a.Attempt, render.Duration(*a.SilentForSeconds), limit)
-					add(ranked{located(at, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg), kindStalled, first, seq})
-				case checker.StageUnknown:
-					msg := fmt.Sprintf("attempt %d has an unknown outcome", a.Attempt)
-					if a.Reason != nil {
-						msg += ": " + render.Clip(*a.Reason, render.MaxSummaryTextRunes)
-					}
-					msg += "; adjudicate it with evidence (a resolved event), never rerun it to see if it works"
-					add(ranked{located(at, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, seq})
-				}
-				// A job log that disagrees with the event log makes the run
-				// unknown whatever the stage's own state.
-				for _, inc := range mismatches[mismatchKey{r.RunID, st.Stage}] {
-					msg := render.Clip(inc.Message, render.MaxSummaryTextRunes) + "; find which record is wrong before rerunning or resolving"
-					add(ranked{located(at, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, seq})
-				}
-			}
-			return true
-		})
 	}
-	top = make([]annotation, len(ranks))
-	for i := range ranks {
-		top[i] = ranks[i].annotation
+	mismatches := outcomeMismatches(l.Snapshot)
+	each := func(r *checker.RunReport) {
+		f.seq++
+		first := r.FirstEvent
+		for k := range r.Stages {
+			st := &r.Stages[k]
+			if len(st.Attempts) == 0 {
+				continue
+			}
+			a := &st.Attempts[len(st.Attempts)-1]
+			switch st.State {
+			case checker.StageFailed:
+				msg := fmt.Sprintf("attempt %d failed", a.Attempt)
+				if a.Returncode != nil {
+					msg += fmt.Sprintf(", returncode %d", *a.Returncode)
+				}
+				if a.Error != nil {
+					msg += ": " + render.Clip(*a.Error, render.MaxSummaryTextRunes)
+				}
+				f.add(ranked{located(at, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
+			case checker.StageStalled:
+				limit := fmt.Sprintf("longer than stale-after-seconds %d", l.Snapshot.Options.StaleAfterSeconds)
+				if sd := l.Snapshot.Options.Stages[k].StaleAfterSeconds; sd != nil {
+					limit = fmt.Sprintf("longer than the stage's stale_after_seconds %d", *sd)
+				}
+				if a.LeaseExpiresAt != nil {
+					limit = fmt.Sprintf("past its lease (%s) and the lease margin of %d s", *a.LeaseExpiresAt, l.Snapshot.Options.LeaseMarginSeconds)
+				}
+				msg := fmt.Sprintf("attempt %d silent for %s since this line, %s: a stall candidate, not proof",
+					a.Attempt, render.Duration(*a.SilentForSeconds), limit)
+				f.add(ranked{located(at, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg), kindStalled, first, f.seq})
+			case checker.StageUnknown:
+				msg := fmt.Sprintf("attempt %d has an unknown outcome", a.Attempt)
+				if a.Reason != nil {
+					msg += ": " + render.Clip(*a.Reason, render.MaxSummaryTextRunes)
+				}
+				msg += "; adjudicate it with evidence (a resolved event), never rerun it to see if it works"
+				f.add(ranked{located(at, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
+			}
+			// A job log that disagrees with the event log makes the run
+			// unknown whatever the stage's own state.
+			for _, inc := range mismatches[mismatchKey{r.RunID, st.Stage}] {
+				msg := render.Clip(inc.Message, render.MaxSummaryTextRunes) + "; find which record is wrong before rerunning or resolving"
+				f.add(ranked{located(at, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
+			}
+		}
 	}
-	return top, total, unlisted
+	// With gate latest only the latest run is annotated: build its report
+	// alone rather than every run's.
+	if f.gate == checker.GateLatest {
+		if r := l.Snapshot.Latest(); r != nil {
+			each(r)
+		}
+		return nil
+	}
+	return each
 }
 
 // less orders annotations: by kind; violations and empty logs in log and
@@ -227,17 +256,18 @@ func annotationBudget(max int, failing bool) int {
 	return max
 }
 
-// annotate emits the error annotations of the logs within the budget, less
-// the reserved errors greenlight has already emitted of its own. When there
-// are more than fit, the last annotation says how many were left out and
-// what lists them; complete is whether the job summary lists every row of
-// its default tables (render.JobSummaryComplete).
-func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, failing bool, reserved int, workspace string, complete bool) {
-	budget := annotationBudget(in.maxAnnotations, failing) - reserved
-	if budget <= 0 {
+// annotate emits the error annotations that f found in the logs (readRuns),
+// f's keep being the budget: annotationBudget less the errors greenlight
+// has already emitted of its own; f is nil when nothing is left of the
+// budget. When there are more than fit, the last annotation says how many
+// were left out and what lists them; complete is whether the job summary
+// lists every row of its default tables (render.JobSummaryComplete).
+func annotate(gh *githubactions.Action, in inputs, logs []render.LogResult, f *finder, workspace string, complete bool) {
+	if f == nil {
 		return
 	}
-	top, total, unlisted := problems(logs, in.mode, in.gate, budget)
+	budget := f.keep
+	top, total, unlisted := f.result()
 	if total+unlisted == 0 {
 		return
 	}

@@ -118,7 +118,7 @@ func checkHostile(t *testing.T, got run) {
 func TestAnnotationBytes(t *testing.T) {
 	var b strings.Builder
 	gh := githubactions.New(githubactions.WithWriter(&b), githubactions.WithGetenv(func(string) string { return "" }))
-	annotate(gh, inputs{maxAnnotations: 10, summary: true}, nil, false, 0, "", true)
+	annotate(gh, inputs{maxAnnotations: 10, summary: true}, nil, &finder{keep: 10}, "", true)
 	if b.Len() != 0 {
 		t.Fatalf("no problem, yet annotations: %q", b.String())
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/schemas"
 )
 
 // ModeMerge rolls up the snapshots of other jobs (a CI matrix) as
@@ -67,6 +68,7 @@ func readMergeInputs(gh *githubactions.Action, now func() time.Time) (inputs, er
 func mergeMain(env Env, in inputs) int {
 	gh := env.GH
 	fail := func(err error) int {
+		schemas.BeginOutput()
 		gh.Errorf("%s", "greenlight action: "+err.Error())
 		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
 		return cli.ExitInvalid
@@ -79,6 +81,7 @@ func mergeMain(env Env, in inputs) int {
 	if err != nil {
 		return fail(err)
 	}
+	schemas.BeginOutput() // as in Main
 	token, err := env.Token()
 	if err != nil {
 		return fail(err)

@@ -85,8 +85,55 @@ func releaseLayout(t testing.TB) string {
 	return release.root
 }
 
-// wasmHeader is the runner script's first line in the release layout.
-var wasmHeader = regexp.MustCompile(`^greenlight v0\.0\.0-test, engine wasm: released module dist/greenlight-wasip1\.wasm \(sha256 checked\) under node v[0-9.]+, (?:Liftoff only|tiered)\n`)
+// fullOnly is the release layout without the lean module, made once per
+// test binary: the runner script then runs the full module at once.
+var fullOnly struct {
+	once sync.Once
+	root string
+	err  error
+}
+
+// fullOnlyLayout returns an action root like releaseLayout's, but whose
+// dist/ lacks greenlight-wasip1-lean.wasm, as a release before the lean
+// module had it: so the tests see the full module's bytes for every
+// scenario the lean module finishes on its own.
+func fullOnlyLayout(t testing.TB) string {
+	t.Helper()
+	base := releaseLayout(t)
+	fullOnly.once.Do(func() {
+		root := filepath.Join(tmpRoot, "full-only")
+		for _, f := range []string{"action/run.mjs", "dist/greenlight-wasip1.wasm", "dist/greenlight-wasip1.wasm.sha256", "dist/VERSION"} {
+			b, err := os.ReadFile(filepath.Join(base, f))
+			if err == nil {
+				err = os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755)
+			}
+			if err == nil {
+				err = os.WriteFile(filepath.Join(root, f), b, 0o644)
+			}
+			if err != nil {
+				fullOnly.err = err
+				return
+			}
+		}
+		fullOnly.root = root
+	})
+	if fullOnly.err != nil {
+		t.Fatal(fullOnly.err)
+	}
+	return fullOnly.root
+}
+
+// wasmHeader is the runner script's first line in the release layout; its
+// group 1 names the module that ran and group 2 is set when the lean
+// module handed over to the full one.
+var wasmHeader = regexp.MustCompile(`^greenlight v0\.0\.0-test, engine wasm: released module dist/(greenlight-wasip1(?:-lean)?\.wasm) \(sha256 checked\) under node v[0-9.]+(; the lean module greenlight-wasip1-lean\.wasm handed over to it, having met a document that needs the JSON Schema validator)?, (?:Liftoff only|tiered)\n`)
+
+// The paths through the runner script, as wasmHeader tells them.
+const (
+	pathLean     = "lean module"
+	pathHandOver = "lean module, then the full module"
+	pathFull     = "full module"
+)
 
 // stopToken finds the random stop-commands token in a step log.
 var stopToken = regexp.MustCompile(`(?m)^::stop-commands::([0-9a-f]{32})$`)
@@ -101,7 +148,24 @@ var stopToken = regexp.MustCompile(`(?m)^::stop-commands::([0-9a-f]{32})$`)
 // result compares with runAction's.
 func runWasmAction(t *testing.T, env map[string]string) run {
 	t.Helper()
-	root := releaseLayout(t)
+	got, _ := runWasmIn(t, releaseLayout(t), env)
+	return got
+}
+
+// runWasmFull is runWasmAction with the full module only (fullOnlyLayout).
+func runWasmFull(t *testing.T, env map[string]string) run {
+	t.Helper()
+	got, path := runWasmIn(t, fullOnlyLayout(t), env)
+	if path != pathFull {
+		t.Errorf("without the lean module the runner script ran the %s", path)
+	}
+	return got
+}
+
+// runWasmIn is runWasmAction from the action root given; it also returns
+// which path the runner script took (pathLean, pathHandOver or pathFull).
+func runWasmIn(t *testing.T, root string, env map[string]string) (run, string) {
+	t.Helper()
 	vars := stepVars(t, env)
 	args := []string{filepath.Join(root, "action", "run.mjs")}
 	cmdEnv := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_TOKEN=not-for-the-module", "GREENLIGHT_SECRET=not-for-the-module"}
@@ -128,25 +192,35 @@ func runWasmAction(t *testing.T, env map[string]string) run {
 		t.Errorf("the runner wrote to stderr:\n%s", stderr.Bytes())
 	}
 	log := stdout.String()
-	header := wasmHeader.FindString(log)
-	if header == "" {
+	h := wasmHeader.FindStringSubmatch(log)
+	if h == nil {
 		t.Fatalf("step log does not start with the runner's line:\n%.300s", log)
 	}
-	log = strings.TrimPrefix(log, header)
+	path := pathFull
+	switch {
+	case h[1] == "greenlight-wasip1-lean.wasm":
+		path = pathLean
+	case h[2] != "":
+		path = pathHandOver
+	}
+	log = strings.TrimPrefix(log, h[0])
 	if m := stopToken.FindStringSubmatch(log); m != nil {
 		log = strings.ReplaceAll(log, m[1], testToken)
 	}
-	return stepRun(t, vars, code, log)
+	return stepRun(t, vars, code, log), path
 }
 
-// engines are the two ways the tests run action mode: in-process (the
-// native binary's code) and through the JavaScript action.
+// engines are the ways the tests run action mode: in-process (the native
+// binary's code), through the JavaScript action (the lean module first
+// where the runner script tries it), and through the JavaScript action with
+// the full module only.
 var engines = []struct {
 	name string
 	run  func(*testing.T, map[string]string) run
 }{
 	{"native", runAction},
 	{"wasm", runWasmAction},
+	{"wasm-full", runWasmFull},
 }
 
 // diffRuns reports every part of got that differs from want.
@@ -167,8 +241,11 @@ func diffRuns(t *testing.T, got, want run) {
 }
 
 // TestWasmGolden runs every scenario of testdata/action/*.txtar through the
-// JavaScript action and compares exit code, step log, outputs and job
-// summary byte for byte with the native in-process run.
+// JavaScript action, as released (the lean module first where the runner
+// script tries it, handing over to the full module when a document needs
+// the JSON Schema validator) and with the full module only, and compares
+// exit code, step log, outputs and job summary byte for byte with the
+// native in-process run. The corpus must take each path at least once.
 func TestWasmGolden(t *testing.T) {
 	releaseLayout(t)
 	paths, err := filepath.Glob("../../testdata/action/*.txtar")
@@ -176,18 +253,26 @@ func TestWasmGolden(t *testing.T) {
 		t.Fatalf("no scenarios: %v", err)
 	}
 	codes := map[int]int{}
+	taken := map[string]int{}
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
 			env := scenarioEnv(t, path)
 			want := runAction(t, env)
-			got := runWasmAction(t, env)
+			got, path := runWasmIn(t, releaseLayout(t), env)
 			codes[want.exit]++
+			taken[path]++
 			diffRuns(t, got, want)
+			t.Run("full", func(t *testing.T) { diffRuns(t, runWasmFull(t, env), want) })
 		})
 	}
 	for _, c := range []int{0, 1, 2} {
 		if codes[c] == 0 {
 			t.Errorf("no scenario exited %d; exit codes seen: %v", c, codes)
+		}
+	}
+	for _, p := range []string{pathLean, pathHandOver, pathFull} {
+		if taken[p] == 0 {
+			t.Errorf("no scenario ran the %s; paths taken: %v", p, taken)
 		}
 	}
 }
@@ -216,7 +301,13 @@ func TestWasmMillionEvents(t *testing.T) {
 	if want.exit != 1 || len(want.stdout) < 64<<10 {
 		t.Fatalf("native in-process: exit %d and %d bytes of step log, want exit 1 and over the pipe's 64 KiB", want.exit, len(want.stdout))
 	}
-	diffRuns(t, runWasmAction(t, env), want)
+	// The lean module runs it, hashing the log with node's SHA-256
+	// (hostImports); the snapshot's digest is in the job summary.
+	got, path := runWasmIn(t, releaseLayout(t), env)
+	if path != pathLean {
+		t.Errorf("the runner script ran the %s, want the lean module", path)
+	}
+	diffRuns(t, got, want)
 }
 
 // writeMillionLog writes a valid two-stage log of 1,000,000 events: 250,000
@@ -502,5 +593,29 @@ func TestNativeEngine(t *testing.T) {
 	code, log, output := runNode(t, root, vars)
 	if code != 2 || !strings.HasPrefix(log, "::error::greenlight action: "+url+"/owner/greenlight/releases/download/v0.0.0-test/greenlight-") || !strings.Contains(log, "but dist/checksums.txt says") || output != invalidOutput {
 		t.Errorf("tampered binary: exit %d, step log %q, outputs %q", code, log, output)
+	}
+}
+
+// TestLeanFirst: the runner script tries the lean module first in modes
+// check and validate with the native input format and no job log,
+// whatever the log's size; the corpus (TestWasmGolden) shows that every
+// other case gives the same bytes either way.
+func TestLeanFirst(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("SKIP: node is not installed")
+	}
+	script := filepath.ToSlash(filepath.Join(repoRoot, "action", "run.mjs"))
+	probe := `const m = await import(process.argv[2]);
+for (const env of [
+  {}, {INPUT_MODE: 'validate'}, {INPUT_MODE: 'check', 'INPUT_INPUT-FORMAT': 'native'},
+  {INPUT_MODE: 'merge'}, {INPUT_MODE: ' merge '}, {'INPUT_INPUT-FORMAT': 'openlineage'},
+  {'INPUT_JOB-LOG': 'jobs.jsonl'}, {'INPUT_JOB-LOG': ' '},
+]) console.log(m.leanFirst(env));`
+	out, err := exec.Command("node", "--input-type=module", "-e", probe, "probe", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := "true\ntrue\ntrue\nfalse\nfalse\nfalse\nfalse\ntrue\n"; string(out) != want {
+		t.Errorf("leanFirst gave\n%s\nwant\n%s", out, want)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/schemas"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // MaxAgeLimit is the largest --max-age merge takes.
@@ -121,7 +120,7 @@ func ReadSnapshots(names []string) ([]render.RollupInput, error) {
 
 // readSnapshot reads and validates one snapshot file; the problem says why
 // it cannot be used.
-func readSnapshot(name string, schema *jsonschema.Schema) (*checker.Snapshot, string) {
+func readSnapshot(name string, schema *schemas.Schema) (*checker.Snapshot, string) {
 	data, err := osfile.ReadFile(name)
 	if err != nil {
 		return nil, "cannot read the snapshot: " + osfile.Describe(err)

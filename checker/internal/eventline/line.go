@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -94,19 +92,19 @@ func isBlank(b []byte) bool {
 // The zero Schema is ready to use; the decoding goroutines share one.
 type Schema struct {
 	once   sync.Once
-	schema *jsonschema.Schema
+	schema *schemas.Schema
 	err    error
 }
 
 // Get returns the compiled event schema.
-func (l *Schema) Get() (*jsonschema.Schema, error) {
+func (l *Schema) Get() (*schemas.Schema, error) {
 	l.once.Do(func() { l.schema, l.err = schemas.Compile("event") })
 	return l.schema, l.err
 }
 
 // schemaCheck validates one line with the JSON Schema validator and returns
 // its message when the event does not match.
-func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
+func schemaCheck(schema *schemas.Schema, raw []byte) (msg string, ok bool) {
 	inst, err := schemas.Instance(raw)
 	if err != nil {
 		return "not valid JSON: " + err.Error(), false
@@ -118,7 +116,7 @@ func schemaCheck(schema *jsonschema.Schema, raw []byte) (msg string, ok bool) {
 // with the JSON Schema validator and returns its message when it does not
 // match; then hint (if not nil) may first add to the instance what the
 // message should know of the event beyond what was validated.
-func schemaCheckValue(schema *jsonschema.Schema, inst any, hint func(any)) (msg string, ok bool) {
+func schemaCheckValue(schema *schemas.Schema, inst any, hint func(any)) (msg string, ok bool) {
 	if err := schemas.Validate(schema, inst); err != nil {
 		if hint != nil {
 			hint(inst)

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
-
 	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
@@ -23,7 +21,7 @@ const leafSkip = "\x00skip"
 // validated instance (schemas.Instance's form), nil when not known; the
 // values taken from it are Go-quoted, the message as a whole never is. ok
 // is false to keep the validator's own message.
-func friendlyLeaf(e *jsonschema.ValidationError, loc string, inst any) (msg string, ok bool) {
+func friendlyLeaf(e *schemas.ValidationError, loc string, inst any) (msg string, ok bool) {
 	kw := e.KeywordLocation
 	switch {
 	case strings.HasSuffix(kw, "/propertyNames/then/enum") || strings.HasSuffix(kw, "/propertyNames/enum"):
@@ -224,14 +222,14 @@ func valueText(v any) string {
 // key that looks like it (friendlyLeaf). Every schema of greenlight (event,
 // pipeline, job log, OpenLineage) words its violations with it.
 func SchemaErrorText(err error, inst any) string {
-	var ve *jsonschema.ValidationError
+	var ve *schemas.ValidationError
 	if !errors.As(err, &ve) {
 		return err.Error()
 	}
 	var parts []string
 	seen := map[string]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
+	var walk func(e *schemas.ValidationError)
+	walk = func(e *schemas.ValidationError) {
 		if len(e.Causes) == 0 {
 			loc := e.InstanceLocation
 			if loc == "" {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/greenlight-ci/greenlight/schemas"
 )
 
 // The bounds below keep the schema validator's work on one line small
@@ -190,7 +190,7 @@ const maxOtherKeys = 8
 // Schema validator, on schemaInstance, and returns its message when the
 // event does not match; with more than maxFoldedKeys keys in another letter
 // case, the message says how many more there are.
-func (d *Decoder) schemaCheckLine(schema *jsonschema.Schema) (msg string, ok bool) {
+func (d *Decoder) schemaCheckLine(schema *schemas.Schema) (msg string, ok bool) {
 	msg, ok = schemaCheckValue(schema, d.schemaInstance(), func(inst any) {
 		// The keys outside the contract, for the message only: a
 		// missing field's look-alike ("stauts" for "status").
