@@ -60,7 +60,13 @@ func (d *Decoder) scan(line []byte, keepUnknown bool) bool {
 			return false
 		}
 		i = skipSpace(line, i+1)
-		valEnd := d.scanValue(line, i, 1)
+		var valEnd int
+		plainVal := false // a string value without an escape
+		if i < len(line) && line[i] == '"' {
+			valEnd, plainVal = scanString(line, i)
+		} else {
+			valEnd = d.scanValue(line, i, 1)
+		}
 		if valEnd < 0 {
 			return false
 		}
@@ -76,6 +82,7 @@ func (d *Decoder) scan(line []byte, keepUnknown bool) bool {
 			}
 			d.raw[f] = val
 			d.kind[f] = jsontext.Kind(kindOf(val[0]))
+			d.plain[f] = plainVal
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
 			if !d.scanNewName(rawKey, 0) {
