@@ -86,6 +86,12 @@ type Options struct {
 	Resume *Checkpoint
 	// Checkpoint asks for Result.Checkpoint when the log is valid.
 	Checkpoint bool
+	// Window, when not zero, keeps in full only the runs in it and folds
+	// the others whose attempts have all ended into compact records
+	// (docs/window.md): the snapshot lists the runs in the window and
+	// counts the folded ones. It cannot be combined with Resume,
+	// Checkpoint or JobLog, nor given to NewFeed.
+	Window Window
 }
 
 // normalized is opts with every zero that means a default replaced by it,
@@ -109,6 +115,18 @@ func (opts Options) normalized() (Options, error) {
 	}
 	if opts.MaxViolations <= 0 {
 		opts.MaxViolations = DefaultMaxViolations
+	}
+	if !opts.Window.IsZero() {
+		switch {
+		case opts.Window.Duration > 0 && opts.Window.Runs > 0:
+			return opts, errors.New("checker: a Window is a duration or a run count, not both")
+		case opts.Window.Duration%time.Second != 0 || opts.Window.Duration > maxWindowDuration || opts.Window.Runs > MaxWindowRuns:
+			return opts, fmt.Errorf("checker: Window %s is not whole seconds up to 36500 days or a run count up to %d", opts.Window, MaxWindowRuns)
+		case opts.Resume != nil || opts.Checkpoint:
+			return opts, errWindowWith("--state: a checkpoint holds every run's state in full (docs/state.md)")
+		case opts.JobLog != nil:
+			return opts, errWindowWith("--job-log: the reconciliation compares every attempt")
+		}
 	}
 	return opts, nil
 }
@@ -202,6 +220,11 @@ type contractState struct {
 	line lineCheck
 	// files are the log's files read so far (CheckFiles), for locate.
 	files []fileSpan
+	// window is what a check with Options.Window keeps of the runs it
+	// folds; nil without a window.
+	window *windowState
+	// foldCfg judges the state of a run the window folds.
+	foldCfg foldConfig
 }
 
 func newContractState(opts Options) *contractState {
@@ -226,6 +249,10 @@ func newContractState(opts Options) *contractState {
 	}
 	c.plan = newStagePlan(opts.Definition, c.stageOf)
 	c.horizon = opts.Now.Add(c.skew)
+	if !opts.Window.IsZero() {
+		c.window = &windowState{win: opts.Window, nextSweep: minSweep}
+		c.foldCfg = foldConfig{now: opts.Now, stale: time.Duration(c.staleAfter()) * time.Second, defs: c.defs, lineText: c.lineText}
+	}
 	return c
 }
 
@@ -312,6 +339,10 @@ func (c *contractState) apply(dl *eventline.Decoded) {
 		return
 	}
 	c.record(x)
+	if c.window != nil {
+		c.line.run = nil // a sweep moves the runs
+		c.noteEvent(ev.Time)
+	}
 }
 
 // declared lists the declared stage ids for an unknown_stage message. It is

@@ -63,6 +63,9 @@ type Checkpoint struct {
 	maxEvent time.Time
 	// fold is the encoded fold state of a parsed checkpoint.
 	fold []byte
+	// encoded, when not nil, is the file's bytes, encoded by CheckFiles
+	// while the proof of the log's old part ran (verifyAt).
+	encoded []byte
 	// c is the check whose state a built checkpoint writes.
 	c *contractState
 }
@@ -206,6 +209,19 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 // WriteTo writes the checkpoint file: for a checkpoint built by Check its
 // encoding, for a parsed one the bytes it was parsed from.
 func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
+	b := cp.encoded
+	if b == nil {
+		var err error
+		if b, err = cp.encode(); err != nil {
+			return 0, err
+		}
+	}
+	n, err := w.Write(b)
+	return int64(n), err
+}
+
+// encode is the checkpoint file's bytes.
+func (cp *Checkpoint) encode() ([]byte, error) {
 	e := &runstore.Encoder{B: make([]byte, 0, cp.sizeHint())}
 	e.B = append(e.B, checkpointMagic...)
 	writeSettings(e, cp.settings)
@@ -225,15 +241,13 @@ func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	}
 	if cp.c != nil {
 		if err := cp.c.encodeFold(e); err != nil {
-			return 0, err
+			return nil, err
 		}
 	} else {
 		e.B = append(e.B, cp.fold...)
 	}
 	sum := sha256.Sum256(e.B)
-	e.B = append(e.B, sum[:]...)
-	n, err := w.Write(e.B)
-	return int64(n), err
+	return append(e.B, sum[:]...), nil
 }
 
 // fits checks what of cp can be checked before any file is read: the
@@ -297,26 +311,10 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader
 		sink = h
 	}
 	n, err := io.CopyBuffer(sink, io.LimitReader(r, want.Offset), make([]byte, 1<<20))
-	var broken *BrokenStreamError
-	if errors.As(err, &broken) {
-		return mismatch("its text breaks off after %d bytes: %s", n, broken.Msg)
-	} else if err != nil {
-		return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
-	}
-	if n < want.Offset {
-		what := "the log" // of one file
-		if text != h {
-			what = "the file"
-		}
-		return mismatch("%s has only %d bytes (truncated, or rotated away)", what, n)
-	}
-	state, err := hashState(text)
-	if err != nil {
+	if err := provePrefix(want, f, n, err, text, text == h); err != nil {
 		return err
 	}
-	if !bytes.Equal(state, want.hashState) {
-		return mismatch("its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", want.Offset)
-	}
+	var broken *BrokenStreamError
 	if i < len(cp.files)-1 {
 		var b [1]byte
 		if n, err := io.ReadFull(r, b[:]); n > 0 {
@@ -332,6 +330,92 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader
 	if text != h {
 		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(cp.logHash); err != nil {
 			return damaged("its log digest state: " + err.Error())
+		}
+	}
+	c.events = cp.events
+	return nil
+}
+
+// provePrefix judges what reading the first want.Offset bytes of the text
+// of file f gave: n bytes, the read error err, and text, the digest they
+// went to (the log's own when oneFile). A misfit is a *StateMismatchError
+// naming the file. It touches no check state, so that verifyAt may call
+// it on a goroutine of its own.
+func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.Hash, oneFile bool) error {
+	mismatch := func(format string, args ...any) error {
+		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
+	}
+	var broken *BrokenStreamError
+	if errors.As(err, &broken) {
+		return mismatch("its text breaks off after %d bytes: %s", n, broken.Msg)
+	} else if err != nil {
+		return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
+	}
+	if n < want.Offset {
+		what := "the log"
+		if !oneFile {
+			what = "the file"
+		}
+		return mismatch("%s has only %d bytes (truncated, or rotated away)", what, n)
+	}
+	state, err := hashState(text)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(state, want.hashState) {
+		return mismatch("its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", want.Offset)
+	}
+	return nil
+}
+
+// verifyAt starts proving, on a goroutine of its own, that file i of the
+// log, the last one cp read, starts with the text cp's file i held,
+// reading it from f.At; it returns the function that waits for the proof
+// (any number of times), which is resumeFile's. Meanwhile resumeAt lets
+// the check go on from where cp stopped: the new bytes are decoded, and
+// the state they give judged, while the old ones are hashed. oneFile says
+// the log has no other file.
+func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool) func() error {
+	want := cp.files[i]
+	done := make(chan error, 1)
+	go func() {
+		h := sha256.New()
+		n, err := io.CopyBuffer(h, io.NewSectionReader(f.At, 0, want.Offset), make([]byte, 1<<20))
+		done <- provePrefix(want, f, n, err, h, oneFile)
+	}()
+	var err error
+	waited := false
+	return func() error {
+		if !waited {
+			err, waited = <-done, true
+		}
+		return err
+	}
+}
+
+// resumeAt gives text, the digest of file i's own text (h itself in a log
+// of one file), and h, the log's, the states cp holds after the text of
+// file i it read, the last file cp read, as if the check had read it
+// (verifyAt proves it did not need to).
+// A state that cannot be taken is verify's misfit, as resumeFile would
+// find it, or else a damaged checkpoint.
+func (c *contractState) resumeAt(cp *Checkpoint, i int, text, h hash.Hash, verify func() error) error {
+	take := func(d hash.Hash, state []byte, what string) error {
+		err := d.(encoding.BinaryUnmarshaler).UnmarshalBinary(state)
+		if err == nil {
+			return nil
+		}
+		if verr := verify(); verr != nil {
+			return verr
+		}
+		return damaged(what + ": " + err.Error())
+	}
+	if err := take(text, cp.files[i].hashState, "its digest state of a file"); err != nil {
+		return err
+	}
+	if text != h {
+		if err := take(h, cp.logHash, "its log digest state"); err != nil {
+			return err
 		}
 	}
 	c.events = cp.events

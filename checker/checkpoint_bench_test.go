@@ -5,15 +5,19 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 )
 
 // BenchmarkCheckpointLoad measures loading a checkpoint: parsing the file
 // and decoding its fold state into a fresh run store, without hashing the
-// log (bench/run.sh adds sha256sum's time for "hash plus load"). The
-// checkpoint is that of GREENLIGHT_BENCH_LOG, or of 20,000 generated runs,
-// checked at 2026-12-01 against stages 1,2.
+// log (bench/run.sh adds bench/loghash's time for "hash plus load"), with
+// the collector off as the CLI has it (cli.ResumeGCPercent; the garbage of
+// the iteration before is collected untimed). The checkpoint is that of
+// GREENLIGHT_BENCH_LOG, or of 20,000 generated runs, checked at 2026-12-01
+// against stages 1,2.
 func BenchmarkCheckpointLoad(b *testing.B) {
 	var log []byte
 	if path := os.Getenv("GREENLIGHT_BENCH_LOG"); path != "" {
@@ -39,8 +43,14 @@ func BenchmarkCheckpointLoad(b *testing.B) {
 	}
 	opts, _ = opts.normalized()
 	b.ReportMetric(float64(file.Len()), "checkpoint-bytes")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	b.ResetTimer()
 	for range b.N {
+		b.StopTimer()
+		debug.SetGCPercent(100)
+		runtime.GC()
+		debug.SetGCPercent(-1)
+		b.StartTimer()
 		cp, err := ParseCheckpoint(file.Bytes())
 		if err != nil {
 			b.Fatal(err)

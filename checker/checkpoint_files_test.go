@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -28,6 +29,20 @@ func logFiles(parts [][]byte, stored ...int) []checker.LogFile {
 		}
 	}
 	return files
+}
+
+// withAt gives each file of files stored as read (not compressed) its
+// bytes at any offset too (LogFile.At), as the shell gives a regular file:
+// a check resumed from a checkpoint then proves the last file's old part on
+// a goroutine of its own while it decodes the rest.
+func withAt(files []checker.LogFile) []checker.LogFile {
+	out := append([]checker.LogFile(nil), files...)
+	for i := range out {
+		if r, ok := out[i].R.(*bytes.Reader); ok && out[i].Stored == nil {
+			out[i].At = r
+		}
+	}
+	return out
 }
 
 // brakeLog is a log of runs that each retry stage 1 past the retry brake
@@ -90,22 +105,28 @@ func checkFilesSplit(t *testing.T, sc splitCase, parts [][]byte, gz []int, full 
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts = sc.options()
-	opts.Checkpoint, opts.Resume = true, cp
-	res, err = checker.CheckFiles(logFiles(parts, gz...), opts)
-	if err != nil {
-		t.Fatalf("%s: %d files, the last cut at %d: resuming: %v", sc.name, k, at, err)
-	}
-	got := outputsOf(t, res)
-	where := fmt.Sprintf("%s (files of %v bytes) resumed from %d files, the last cut at %d", sc.name, lens(parts), k, at)
-	if !bytes.Equal(got.doc, full.doc) {
-		t.Fatalf("%s: the document differs from a full check's:\n%s\nvs\n%s", where, got.doc, full.doc)
-	}
-	if !bytes.Equal(got.text, full.text) {
-		t.Fatalf("%s: the text differs from a full check's:\n%s\nvs\n%s", where, got.text, full.text)
-	}
-	if !bytes.Equal(got.state, full.state) || got.why != full.why {
-		t.Fatalf("%s: the checkpoint (%d bytes, %q) differs from a full check's (%d bytes, %q)", where, len(got.state), got.why, len(full.state), full.why)
+	for _, readAt := range []bool{false, true} {
+		opts = sc.options()
+		opts.Checkpoint, opts.Resume = true, cp
+		files := logFiles(parts, gz...)
+		if readAt {
+			files = withAt(files)
+		}
+		res, err = checker.CheckFiles(files, opts)
+		if err != nil {
+			t.Fatalf("%s: %d files, the last cut at %d (At %t): resuming: %v", sc.name, k, at, readAt, err)
+		}
+		got := outputsOf(t, res)
+		where := fmt.Sprintf("%s (files of %v bytes) resumed from %d files, the last cut at %d (At %t)", sc.name, lens(parts), k, at, readAt)
+		if !bytes.Equal(got.doc, full.doc) {
+			t.Fatalf("%s: the document differs from a full check's:\n%s\nvs\n%s", where, got.doc, full.doc)
+		}
+		if !bytes.Equal(got.text, full.text) {
+			t.Fatalf("%s: the text differs from a full check's:\n%s\nvs\n%s", where, got.text, full.text)
+		}
+		if !bytes.Equal(got.state, full.state) || got.why != full.why {
+			t.Fatalf("%s: the checkpoint (%d bytes, %q) differs from a full check's (%d bytes, %q)", where, len(got.state), got.why, len(full.state), full.why)
+		}
 	}
 	return true
 }
@@ -230,16 +251,54 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 			fmt.Sprintf("the checkpoint does not fit part-1.jsonl at byte offset %d: the file has only %d bytes (truncated, or rotated away)", cut, cut-1)},
 		{"a file compressed since, its text rewritten", logFiles([][]byte{parts[0], rewritten, more}, 1),
 			fmt.Sprintf("the checkpoint does not fit part-2.jsonl.gz at byte offset %d: its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", len(parts[1]), len(parts[1]))},
+		{"the last file truncated", logFiles([][]byte{parts[0], parts[1][:len(parts[1])-1]}),
+			fmt.Sprintf("the checkpoint does not fit part-2.jsonl at byte offset %d: the file has only %d bytes (truncated, or rotated away)", len(parts[1]), len(parts[1])-1)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o := opts
-			o.Resume = cp
-			_, err := checker.CheckFiles(tc.files, o)
-			var mis *checker.StateMismatchError
-			if !errors.As(err, &mis) || err.Error() != tc.want {
-				t.Fatalf("err = %v, want the mismatch %q", err, tc.want)
+			for _, files := range [][]checker.LogFile{tc.files, withAt(tc.files)} {
+				for _, f := range files {
+					f.R.(*bytes.Reader).Seek(0, io.SeekStart) // read afresh
+				}
+				o := opts
+				o.Resume = cp
+				_, err := checker.CheckFiles(files, o)
+				var mis *checker.StateMismatchError
+				if !errors.As(err, &mis) || err.Error() != tc.want {
+					t.Fatalf("err = %v (At %t), want the mismatch %q", err, files[0].At != nil, tc.want)
+				}
 			}
 		})
+	}
+	// A log of one file, read at an offset: rewritten, truncated, or
+	// damaged in its fold state (a damaged checkpoint, never a mismatch).
+	one, err := checker.CheckFiles(logFiles(parts[:1]), opts)
+	if err != nil || one.Checkpoint == nil {
+		t.Fatalf("no checkpoint of one file: %v", err)
+	}
+	var oneFile bytes.Buffer
+	if _, err := one.Checkpoint.WriteTo(&oneFile); err != nil {
+		t.Fatal(err)
+	}
+	oneCP, err := checker.ParseCheckpoint(oneFile.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewritten0 := append(bytes.Clone(parts[0]), more...)
+	rewritten0[5] = 'Y'
+	for _, tc := range []struct {
+		name string
+		log  []byte
+		want string
+	}{
+		{"rewritten", rewritten0, fmt.Sprintf("the checkpoint does not fit rotated at byte offset %d: its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", cut, cut)},
+		{"truncated", parts[0][:cut-2], fmt.Sprintf("the checkpoint does not fit rotated at byte offset %d: the log has only %d bytes (truncated, or rotated away)", cut, cut-2)},
+	} {
+		o := opts
+		o.Resume = oneCP
+		_, err := checker.CheckFiles(withAt([]checker.LogFile{{Path: "rotated", R: bytes.NewReader(tc.log)}}), o)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("one file %s: err = %v, want %q", tc.name, err, tc.want)
+		}
 	}
 	// A file compressed since the checkpoint, and a compressed file after
 	// the checkpoint's, resume: the text is what a checkpoint proves. The

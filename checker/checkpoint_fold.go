@@ -119,6 +119,7 @@ func (c *contractState) decodeFold(b []byte) error {
 	if d.Fault() == "" && len(d.Rest()) > 0 {
 		d.Fail("bytes after its end")
 	}
+	c.runs.MarkUntouched() // the attempt ids' look-ups changed no run
 	if d.Fault() != "" {
 		return damaged(d.Fault())
 	}

@@ -55,3 +55,49 @@ func FuzzDecodeFold(f *testing.F) {
 		c.snapshot(Source{}).Collect()
 	})
 }
+
+// TestDamagedFoldBeatsMismatch: a checkpoint whose fold state is damaged
+// (behind an intact trailer) is a damaged checkpoint, never a mismatch to
+// recheck, even on a log that does not fit it; and a log that fits is
+// damaged too. Both with the last file read from the start (R) and at an
+// offset while its old part is proven meanwhile (At).
+func TestDamagedFoldBeatsMismatch(t *testing.T) {
+	def, err := LinearDefinition([]StageID{IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
+	log := []byte(`{"run_id":"r","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}` + "\n")
+	res, err := Check(bytes.NewReader(log), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	grown := append(bytes.Clone(log), `{"run_id":"r","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}`+"\n"...)
+	rewritten := bytes.Clone(grown)
+	rewritten[3] = 'X'
+	const want = "the checkpoint is unusable: its contents are damaged (a bad number)"
+	for _, l := range [][]byte{grown, rewritten} {
+		for _, readAt := range []bool{false, true} {
+			cp, err := ParseCheckpoint(b.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp.fold = cp.fold[:len(cp.fold)-1]
+			f := LogFile{Path: "log", R: bytes.NewReader(l)}
+			if readAt {
+				f.At = bytes.NewReader(l)
+			}
+			o := opts
+			o.Resume = cp
+			_, err = CheckFiles([]LogFile{f}, o)
+			var damage *CheckpointError
+			if !errors.As(err, &damage) || err.Error() != want {
+				t.Errorf("rewritten %t, At %t: err = %v, want %q", l[3] == 'X', readAt, err, want)
+			}
+		}
+	}
+}

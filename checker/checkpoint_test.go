@@ -105,6 +105,17 @@ func checkSplit(t testing.TB, sc splitCase, full checked, at int) bool {
 	if !bytes.Equal(got.state, full.state) || got.why != full.why {
 		t.Fatalf("%s split at %d: the resumed checkpoint (%d bytes, %q) differs from a full check's (%d bytes, %q)", sc.name, at, len(got.state), got.why, len(full.state), full.why)
 	}
+	// The log read at an offset (LogFile.At), its old part proven
+	// meanwhile, gives the same bytes.
+	opts = sc.options()
+	opts.Checkpoint, opts.Resume = true, cp
+	res, err = checker.CheckFiles(withAt([]checker.LogFile{{Path: opts.File, R: bytes.NewReader(sc.log)}}), opts)
+	if err != nil {
+		t.Fatalf("%s split at %d: resuming at an offset: %v", sc.name, at, err)
+	}
+	if o := outputsOf(t, res); !bytes.Equal(o.doc, got.doc) || !bytes.Equal(o.text, got.text) || !bytes.Equal(o.state, got.state) || o.why != got.why {
+		t.Fatalf("%s split at %d: resumed at an offset, the outputs differ from a full check's:\n%s\nvs\n%s", sc.name, at, o.doc, got.doc)
+	}
 	return true
 }
 

@@ -49,6 +49,30 @@ func definitionFile(t *testing.T, path string) *checker.Definition {
 	return def
 }
 
+// checkHeads fails the test when a run's head (Snapshot.RunHeads) or its
+// report built alone (RunAt) is not what its report says in Collect.
+func checkHeads(t *testing.T, s *checker.Snapshot) {
+	t.Helper()
+	reports := s.Collect()
+	n := 0
+	for i, h := range s.RunHeads() {
+		n++
+		r := reports[i]
+		if want := (checker.RunHead{RunID: r.RunID, State: r.State, FirstEvent: r.FirstEvent, LastEvent: r.LastEvent, FirstLine: r.FirstLine}); h != want {
+			t.Errorf("run %d (%s): head %+v, its report says %+v", i, r.RunID, h, want)
+		}
+		if got := s.RunHead(i); got != h {
+			t.Errorf("run %d (%s): RunHead %+v, RunHeads %+v", i, r.RunID, got, h)
+		}
+		if got := s.RunAt(i); !reflect.DeepEqual(got, r) {
+			t.Errorf("run %d (%s): RunAt gives\n%+v\nCollect\n%+v", i, r.RunID, got, r)
+		}
+	}
+	if n != len(reports) || s.RunsLen() != n {
+		t.Errorf("%d heads of %d runs", n, len(reports))
+	}
+}
+
 // checkDoc runs the checker on a log and returns the document greenlight
 // prints with --format json: the snapshot, or the violations report.
 func checkDoc(t *testing.T, log []byte, opts checker.Options) []byte {
@@ -69,6 +93,7 @@ func checkDoc(t *testing.T, log []byte, opts checker.Options) []byte {
 		if !bytes.Equal(whole, doc) {
 			t.Errorf("the snapshot document differs when its run reports are held whole:\n%s\nvs\n%s", doc, whole)
 		}
+		checkHeads(t, res.Snapshot)
 	} else {
 		doc, err = render.JSON(res.Report)
 	}

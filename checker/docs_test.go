@@ -84,10 +84,10 @@ func TestRulesMatchSchema(t *testing.T) {
 	for _, e := range enum {
 		ids = append(ids, e.(string))
 	}
-	for _, r := range append(checker.Rules(), checker.OpenLineageRules()...) {
+	for _, r := range slices.Concat(checker.Rules(), checker.WindowRules(), checker.OpenLineageRules()) {
 		table = append(table, string(r.ID))
 	}
 	if !slices.Equal(ids, table) {
-		t.Errorf("violations.schema.json rule enum %v\n!= checker.Rules() + checker.OpenLineageRules() %v", ids, table)
+		t.Errorf("violations.schema.json rule enum %v\n!= checker.Rules() + checker.WindowRules() + checker.OpenLineageRules() %v", ids, table)
 	}
 }

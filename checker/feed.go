@@ -62,7 +62,8 @@ type posViolation struct {
 // snapshot's options.stages is then empty. It returns an error for an
 // unknown gate, a zero Now, or a job log: a Feed does not reconcile one
 // (an imported log's attempts carry no attempt_id to match its records
-// with), and a job log silently left unread would look reconciled.
+// with), and a job log silently left unread would look reconciled; and
+// for a Window, which folds runs in line order (docs/window.md).
 func NewFeed(opts Options) (*Feed, error) {
 	opts, err := opts.normalized()
 	if err != nil {
@@ -70,6 +71,9 @@ func NewFeed(opts Options) (*Feed, error) {
 	}
 	if opts.JobLog != nil {
 		return nil, errors.New(jobLogNotImported)
+	}
+	if !opts.Window.IsZero() {
+		return nil, errors.New("--window reads native event logs only, not --input-format openlineage")
 	}
 	if opts.Definition == nil {
 		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold}}

@@ -58,6 +58,10 @@ func (cfg foldConfig) staleFor(sd *StageDef) time.Duration {
 // verdict) without building reports; the run reports are built one at a
 // time as the Snapshot's readers ask for them (foldedRuns).
 func (c *contractState) snapshot(src Source) *Snapshot {
+	w := c.window
+	if w != nil {
+		c.sweep() // the snapshot lists only the runs in the window
+	}
 	def := c.opts.Definition
 	stale := c.staleAfter()
 	s := &Snapshot{
@@ -93,43 +97,76 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText}
 	var latest *runState
 	allSucceeded := true
-	for _, run := range c.runs.Runs() {
-		if latest == nil || !run.FirstAt().Before(latest.FirstAt()) {
-			latest = run // ties go to the later line: c.runs.Runs() is in line order
+	live, judgedRuns, liveAt := c.runs.Runs(), c.runs.Runs(), []int(nil)
+	states := make([]uint8, 0, len(live)) // for RunHeads
+	var stubStates map[*runState]RunState
+	var foldedLatest *runState
+	if w != nil {
+		s.RunCount += w.total
+		s.StateCounts.Failed += w.counts.Failed
+		s.StateCounts.Cancelled += w.counts.Cancelled
+		s.StateCounts.Incomplete += w.counts.Incomplete
+		s.StateCounts.Succeeded += w.counts.Succeeded
+		allSucceeded = w.counts.Succeeded == w.total
+		latest, foldedLatest = w.latest, w.latest
+		cutoff, _ := c.cutoff()
+		s.Window = w.report(cutoff)
+		if sched != nil && len(w.stubs) > 0 {
+			judgedRuns, liveAt, stubStates = w.scheduleRuns(live)
+		}
+	}
+	for _, run := range live {
+		// Ties go to the later line: the store is in line order, and a
+		// folded run (the window's latest) is compared by its line.
+		if latest == nil || run.FirstAt().After(latest.FirstAt()) || (run.FirstAt().Equal(latest.FirstAt()) && (latest != foldedLatest || run.FirstLine() > latest.FirstLine())) {
+			latest = run
 		}
 		state := scheduledState(run, def, cfg, mismatched[run.ID()] != nil)
 		if state != RunSucceeded {
 			allSucceeded = false
 		}
+		code := stateUnknown
 		switch state {
 		case RunUnknown:
 			s.StateCounts.Unknown++
 		case RunFailed:
 			s.StateCounts.Failed++
+			code = stateFailed
 		case RunCancelled:
 			s.StateCounts.Cancelled++
+			code = stateCancelled
 		case RunStalled:
 			s.StateCounts.Stalled++
+			code = stateStalled
 		case RunOverdue:
 			*s.StateCounts.Overdue++
+			code = stateOverdue
 		case RunRunning:
 			s.StateCounts.Running++
+			code = stateRunning
 		case RunIncomplete:
 			s.StateCounts.Incomplete++
+			code = stateIncomplete
 		case RunSucceeded:
 			s.StateCounts.Succeeded++
+			code = stateSucceeded
 		}
+		states = append(states, code)
 	}
 	s.Verdict = VerdictUnhealthy
 	var judged *scheduleJudgement
 	if sched != nil {
-		judged = judgeSchedule(sched, c.runs.Runs(), c.opts.Now, c.skew)
+		judged = judgeSchedule(sched, judgedRuns, c.opts.Now, c.skew)
+		judged.liveAt = liveAt
 		s.Schedule = judged.report
 		if latest != nil {
 			id := latest.ID()
 			s.LatestRunID = &id
 		}
-		if judged.healthy(c.opts.Gate, c.runs.Runs(), latest, allSucceeded, func(r *runState) RunState {
+		if judged.healthy(c.opts.Gate, judgedRuns, latest, allSucceeded, func(r *runState) RunState {
+			if st, ok := stubStates[r]; ok {
+				return st
+			}
 			return scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
 		}) {
 			s.Verdict = VerdictHealthy
@@ -145,7 +182,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.Verdict = VerdictHealthy
 		}
 	}
-	s.runs = &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged}
+	s.runs = &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: states}
 	return s
 }
 
@@ -157,10 +194,18 @@ type foldedRuns struct {
 	cfg        foldConfig
 	mismatched map[string]*Inconsistency
 	judged     *scheduleJudgement
+	// states are the runs' states as the snapshot counted them (the state
+	// their reports have), a code of runStateCodes each.
+	states []uint8
 }
 
 func (f *foldedRuns) count() int      { return f.c.runs.Len() }
 func (f *foldedRuns) id(i int) string { return f.c.runs.Runs()[i].ID() }
+
+func (f *foldedRuns) head(i int) RunHead {
+	run := f.c.runs.Runs()[i]
+	return RunHead{RunID: run.ID(), State: runStateCodes[f.states[i]], FirstEvent: run.FirstAt(), LastEvent: run.LastAt(), FirstLine: run.FirstLine()}
+}
 
 func (f *foldedRuns) attempts(i int) int {
 	n := 0
@@ -175,7 +220,7 @@ func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
 	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule
-		f.judged.annotate(&rr, i, run, sched, f.c.opts.Now)
+		f.judged.annotate(&rr, f.judged.at(i), run, sched, f.c.opts.Now)
 		if rr.State == RunOverdue {
 			rr.Recovery = recoveryFor(&rr, f.def, nil, f.cfg.lineText)
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 	"sort"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
@@ -81,6 +82,12 @@ type LogFile struct {
 	// describes the file as stored (a compressed file). When nil, the
 	// bytes R gives are the file as stored, and Check hashes them.
 	Stored func() StoredFile
+	// At, when not nil, reads the bytes R gives at any offset (a regular
+	// file stored as read; Stored is nil). A check resumed from a
+	// checkpoint (Options.Resume) then hashes the part of the file the
+	// checkpoint read from At while it decodes the rest, read from At too
+	// (R is not read).
+	At io.ReaderAt
 }
 
 // BrokenStreamError is the error a LogFile's reader returns when the file's
@@ -164,14 +171,14 @@ func (s Source) LineText(line int) string {
 // lines across the files (Source.Locate maps them back), and source.files
 // lists each file. opts.File names the whole log (source.path); opts.SHA256
 // may be given only for a log of one file whose bytes are stored as read.
-func CheckFiles(files []LogFile, opts Options) (*Result, error) {
+func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 	if len(files) == 0 {
 		return nil, errors.New("checker: a log needs at least one file")
 	}
 	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
 		return nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
 	}
-	opts, err := opts.normalized()
+	opts, err = opts.normalized()
 	if err != nil {
 		return nil, err
 	}
@@ -192,6 +199,20 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 	}
 	var cp *Checkpoint
 	waitFold := func() error { return nil }
+	// verify, when not nil, waits for the proof of the last file's part
+	// the checkpoint read (verifyAt): nothing is returned before it, and a
+	// misfit it finds is the check's error, unless the fold state is
+	// damaged (a damaged checkpoint is never a mismatch to recheck).
+	var verify func() error
+	defer func() {
+		if verify == nil {
+			return
+		}
+		var damage *CheckpointError
+		if verr := verify(); verr != nil && !errors.As(err, &damage) {
+			res, err = nil, verr
+		}
+	}()
 	if opts.Resume != nil || opts.Checkpoint {
 		if h == nil {
 			return nil, errors.New("checker: a checkpoint needs the log's SHA-256 computed by Check, not Options.SHA256")
@@ -215,6 +236,16 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 		// several: the log's digest covers them all.
 		var own hash.Hash
 		r := f.R
+		// The last file the checkpoint read, when it can be read at an
+		// offset, is read from there on while another goroutine proves
+		// the part before it.
+		resumed := cp != nil && i < len(cp.files)
+		at := resumed && i == len(cp.files)-1 && f.At != nil && f.Stored == nil
+		if at {
+			offset := cp.files[i].Offset
+			r = io.NewSectionReader(f.At, offset, math.MaxInt64-offset)
+			verify = verifyAt(cp, i, f, len(files) == 1)
+		}
 		if f.Stored == nil && len(files) > 1 {
 			own = sha256.New()
 			r = eventline.HashingReader(r, own)
@@ -236,10 +267,15 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 		// A file the checkpoint read is hashed up to where it stopped,
 		// not decoded; an earlier file must have ended there, and the last
 		// one is decoded from there on.
-		resumed := cp != nil && i < len(cp.files)
 		var fileLines int
 		if resumed {
-			err := c.resumeFile(cp, i, f, tail, text, h)
+			var err error
+			if at {
+				counted.n = cp.files[i].Offset
+				err = c.resumeAt(cp, i, text, h, verify)
+			} else {
+				err = c.resumeFile(cp, i, f, tail, text, h)
+			}
 			if err != nil || i == len(cp.files)-1 {
 				// A damaged fold state is never a mismatch to recheck.
 				if err := waitFold(); err != nil {
@@ -301,13 +337,20 @@ func CheckFiles(files []LogFile, opts Options) (*Result, error) {
 	if len(src) == 1 && src[0].SHA256 == "" {
 		src[0].SHA256 = digest
 	}
-	res := &Result{Report: c.report}
+	res = &Result{Report: c.report}
 	if !c.report.Valid {
 		return res, nil
 	}
 	if opts.Checkpoint {
 		if res.Checkpoint, res.NoCheckpoint, err = c.checkpointOf(read, h, newline); err != nil {
 			return nil, err
+		}
+		if verify != nil && res.Checkpoint != nil && res.Checkpoint != cp {
+			// Encoded while the old part is still being proven, on the
+			// other core; WriteTo writes these bytes.
+			if res.Checkpoint.encoded, err = res.Checkpoint.encode(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res.Snapshot = c.snapshot(Source{

@@ -3,6 +3,8 @@ package checker
 import (
 	"fmt"
 	"slices"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // RuleID is the stable id of a contract rule: the string users see in every
@@ -49,7 +51,8 @@ const (
 )
 
 // checkingOrder is the one ordered table of the rules: the contract's (Rules),
-// then those only an OpenLineage log can break (OpenLineageRules). A line
+// the one of a check with a window (WindowRules), then those only an
+// OpenLineage log can break (OpenLineageRules). A line
 // reports the first rule it breaks in this order. The groups, in order: the
 // line alone (reading), the event against the definition (stage,
 // returncode), the run's time line, the attempt's life by the event's status
@@ -62,6 +65,8 @@ var checkingOrder = []*Rule{
 	&unknownStageRule, &successWithNonzeroReturncodeRule, &failureWithZeroReturncodeRule,
 	// The run's time line.
 	&outOfOrderRule, &timestampInFutureRule, &conflictingScheduledForRule,
+	// An event for a run the window folded (it stands for the rules below).
+	&foldedRunEventRule,
 	// A start.
 	&duplicateStartRule, &skippedAttemptRule,
 	&retryAfterCancellationRule, &retryWithoutFailureRule, &retryWithoutResolutionRule, &retryPastBrakeRule,
@@ -83,7 +88,13 @@ var checkingOrder = []*Rule{
 // Rules returns the table of every contract rule, in checking order. It is
 // the one source of the rule ids and texts for the docs, the schemas'
 // enumerations and any listing of rules.
-func Rules() []Rule { return rulesWhere(func(r *Rule) bool { return r.Family != familyOpenLineage }) }
+func Rules() []Rule {
+	return rulesWhere(func(r *Rule) bool { return r.Family != familyOpenLineage && r.Family != familyWindow })
+}
+
+// WindowRules returns the table of the rules only a check with a window
+// can break (Options.Window, docs/window.md), in the same form as Rules().
+func WindowRules() []Rule { return rulesWhere(func(r *Rule) bool { return r.Family == familyWindow }) }
 
 // OpenLineageRules returns the table of the rules only an OpenLineage log
 // can break, in the same form as Rules(). An OpenLineage log is also held
@@ -137,6 +148,9 @@ type lineCheck struct {
 	neverStalls bool
 	// warning is the retry brake's message when it tripped without enforce.
 	warning string
+	// folded is the compact record of the event's run when the window
+	// folded it (runFor); nil otherwise.
+	folded *runstore.FoldedRun
 }
 
 // who names the event's attempt in messages.
@@ -160,6 +174,9 @@ func (c *contractState) check(x *lineCheck) (RuleID, string) {
 	for _, r := range checksByStatus[in][x.ev.Status] {
 		if r.needsRun && x.run == nil {
 			x.run = c.runFor(x)
+			if x.folded != nil { // the window folded the run: docs/window.md
+				return c.judgeFolded(x, x.folded)
+			}
 		}
 		if msg := r.check(c, x); msg != "" {
 			return r.ID, msg
@@ -175,6 +192,11 @@ func (c *contractState) runFor(x *lineCheck) *runState {
 	}
 	ev := x.ev
 	run := c.runs.Lookup(ev.RunID)
+	if c.window != nil {
+		if c.foldedRun(x, run) {
+			return nil
+		}
+	}
 	if run == nil {
 		run = c.runs.Add(string(ev.RunID), ev.Line, ev.Time, len(c.opts.Definition.Stages))
 	}

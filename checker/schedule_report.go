@@ -135,6 +135,18 @@ type scheduleJudgement struct {
 	report     *ScheduleReport
 	claims     []claim
 	latestSlot int
+	// liveAt maps the index of a run of the store to its index among the
+	// judged runs, when a window's folded runs are judged too (nil: the
+	// same index).
+	liveAt []int
+}
+
+// at is the index among the judged runs of run i of the store.
+func (j *scheduleJudgement) at(i int) int {
+	if j.liveAt == nil {
+		return i
+	}
+	return j.liveAt[i]
 }
 
 // judgeSchedule matches runs (in line order) to the schedule's slots at now.

@@ -103,6 +103,9 @@ type Snapshot struct {
 	LatestRunID *string         `json:"latest_run_id"`
 	RunCount    int             `json:"run_count"`
 	StateCounts StateCounts     `json:"state_counts"`
+	// Window is set only by a check with a window (Options.Window): the
+	// runs listed are those in it, and it counts the folded ones.
+	Window *WindowReport `json:"window,omitempty"`
 	// Schedule is set only when the pipeline definition has a schedule.
 	Schedule *ScheduleReport `json:"schedule,omitempty"`
 	// Warnings are rules that only warn (retry_past_brake without enforce).
@@ -121,6 +124,8 @@ type runSource interface {
 	count() int
 	id(i int) string
 	attempts(i int) int
+	// head is run i's head, cheaper than its report.
+	head(i int) RunHead
 	// report builds run i's report into ar (nil: storage of its own).
 	report(i int, ar *reportArena) RunReport
 }
@@ -138,6 +143,74 @@ func (l reportList) attempts(i int) int {
 	return n
 }
 func (l reportList) report(i int, _ *reportArena) RunReport { return l[i] }
+func (l reportList) head(i int) RunHead {
+	return RunHead{RunID: l[i].RunID, State: l[i].State, FirstEvent: l[i].FirstEvent, LastEvent: l[i].LastEvent, FirstLine: l[i].FirstLine}
+}
+
+// RunHead is what orders and counts a run in a listing or a metric,
+// without its report: its id, state, first and latest events (UTC) and
+// first line as its report has them (RunReport.RunID, State, FirstEvent,
+// LastEvent, FirstLine).
+type RunHead struct {
+	RunID                 string
+	State                 RunState
+	FirstEvent, LastEvent time.Time
+	FirstLine             int
+}
+
+// The run states in one byte each, as foldedRuns keeps them: a code is an
+// index of runStateCodes.
+const (
+	stateUnknown uint8 = iota
+	stateFailed
+	stateCancelled
+	stateStalled
+	stateOverdue
+	stateRunning
+	stateIncomplete
+	stateSucceeded
+)
+
+var runStateCodes = [...]RunState{stateUnknown: RunUnknown, stateFailed: RunFailed, stateCancelled: RunCancelled,
+	stateStalled: RunStalled, stateOverdue: RunOverdue, stateRunning: RunRunning, stateIncomplete: RunIncomplete, stateSucceeded: RunSucceeded}
+
+// RunHeads yields every run's place (from 0, in the order of Runs) and
+// head, without building its report: a listing picks its rows from the
+// heads and builds the reports of those it lists alone (RunAt).
+func (s *Snapshot) RunHeads() iter.Seq2[int, RunHead] {
+	return func(yield func(int, RunHead) bool) {
+		src := s.source()
+		for i := range src.count() {
+			if !yield(i, src.head(i)) {
+				return
+			}
+		}
+	}
+}
+
+// RunsLen is how many runs Runs and RunHeads yield: RunCount, except for
+// a snapshot whose runs were given by SetRuns.
+func (s *Snapshot) RunsLen() int { return s.source().count() }
+
+// RunHead returns the head of the run at place i (RunHeads): a listing
+// may read the heads in any order. It panics when i is out of range.
+func (s *Snapshot) RunHead(i int) RunHead {
+	src := s.source()
+	if i < 0 || i >= src.count() {
+		panic(fmt.Sprintf("checker: Snapshot.RunHead(%d) of %d runs", i, src.count()))
+	}
+	return src.head(i)
+}
+
+// RunAt returns the report of the run at place i (RunHeads), built in
+// storage of its own. It panics when i is out of range.
+func (s *Snapshot) RunAt(i int) RunReport {
+	src := s.source()
+	if i < 0 || i >= src.count() {
+		panic(fmt.Sprintf("checker: Snapshot.RunAt(%d) of %d runs", i, src.count()))
+	}
+	return src.report(i, nil)
+}
 
 // SetRuns makes runs the snapshot's run reports: for a snapshot built by
 // hand (tests, a renderer's fixtures). It does not change RunCount,

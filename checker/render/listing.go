@@ -79,74 +79,70 @@ func (l *Listing) Left(succeeded bool) []string {
 // Rows are the listed rows in their order: Unhealthy, then Latest.
 func (l *Listing) Rows() []Row { return append(slices.Clip(l.Unhealthy), l.Latest...) }
 
-// Select picks the rows of a default listing in one pass over the runs
-// (s.Runs, so a streamed snapshot stays streamed): it holds only the rows
-// it may list, in two small heaps (the latest unhealthy rows, the latest
-// runs), each run it keeps copied out of the iterator's storage into
-// storage that a run pushed out of both heaps hands on to the next, so
-// that a log of millions of runs in time order, each of which enters the
-// heap of the latest, costs no garbage. o.All is ignored.
+// Select picks the rows of a default listing in one pass over the runs'
+// heads (s.RunHeads: a run's state and first event, no report), holding
+// only the rows it may list in two small heaps (the latest unhealthy rows,
+// the latest runs); then it builds the reports of the runs it lists alone
+// (s.RunAt), so that a log of millions of runs costs the reports of a
+// screenful. o.All is ignored.
 func Select(s *checker.Snapshot, o ListOptions) Listing {
 	maxUnhealthy, maxLatest := o.caps()
-	var free []*kept // storage of runs no heap holds any more
-	release := func(k *kept) {
-		if k.refs--; k.refs == 0 {
-			free = append(free, k)
-		}
-	}
-	unhealthy := rowHeap{max: maxUnhealthy, release: release}
-	latest := rowHeap{max: maxLatest, release: release}
+	unhealthy := rowHeap{max: maxUnhealthy}
+	latest := rowHeap{max: maxLatest}
 	var missed []checker.MissedSlot
 	if s.Schedule != nil {
 		missed = s.Schedule.Missed
 	}
 	for i := range missed {
-		unhealthy.offer(keyed{at: missed[i].Slot, seq: -1, row: Row{Missed: &missed[i]}}, nil)
+		unhealthy.offer(keyed{at: missed[i].Slot, seq: -1, missed: &missed[i]})
 	}
+	// The heads are read latest run first: in a log in time order, the
+	// heaps fill with the latest runs at once, and every earlier run is
+	// turned away by one comparison with the heap's earliest, where in
+	// log order each would push the earliest out. The heaps keep the same
+	// rows either way (later is a total order).
 	unhealthyRuns, succeededRuns := 0, 0
-	seq := 0
-	for r := range s.Runs() {
-		k := keyed{at: r.FirstEvent, line: r.FirstLine, seq: seq}
-		seq++
-		var copied *kept // r copied once, for both heaps
-		keep := func() *kept {
-			if copied == nil {
-				if n := len(free); n > 0 {
-					copied, free = free[n-1], free[:n-1]
-				} else {
-					copied = new(kept)
-				}
-				cloneInto(&copied.run, r)
-			}
-			copied.refs++
-			return copied
-		}
-		if r.State == checker.RunSucceeded {
+	for i := s.RunsLen() - 1; i >= 0; i-- {
+		h := s.RunHead(i)
+		k := keyed{at: h.FirstEvent, line: h.FirstLine, seq: i}
+		if h.State == checker.RunSucceeded {
 			succeededRuns++
 		} else {
 			unhealthyRuns++
-			unhealthy.offer(k, keep)
+			unhealthy.offer(k)
 		}
-		latest.offer(k, keep)
+		latest.offer(k)
+	}
+	reports := map[int]*checker.RunReport{} // by place, built once
+	row := func(k keyed) Row {
+		if k.missed != nil {
+			return Row{Missed: k.missed}
+		}
+		r, ok := reports[k.seq]
+		if !ok {
+			rr := s.RunAt(k.seq)
+			r = &rr
+			reports[k.seq] = r
+		}
+		return Row{Run: r}
 	}
 	var l Listing
-	listed := map[*checker.RunReport]bool{}
 	shownUnhealthy, shownMissed, shownSucceeded := 0, 0, 0
 	for _, k := range unhealthy.sorted() {
-		l.Unhealthy = append(l.Unhealthy, k.row)
-		if k.row.Run != nil {
-			listed[k.row.Run] = true
+		l.Unhealthy = append(l.Unhealthy, row(k))
+		if k.missed == nil {
 			shownUnhealthy++
 		} else {
 			shownMissed++
 		}
 	}
 	for _, k := range latest.sorted() {
-		if listed[k.row.Run] {
+		if _, listed := reports[k.seq]; listed {
 			continue
 		}
-		l.Latest = append(l.Latest, k.row)
-		if k.row.Run.State == checker.RunSucceeded {
+		r := row(k)
+		l.Latest = append(l.Latest, r)
+		if r.Run.State == checker.RunSucceeded {
 			shownSucceeded++
 		} else {
 			shownUnhealthy++
@@ -158,19 +154,12 @@ func Select(s *checker.Snapshot, o ListOptions) Listing {
 	return l
 }
 
-// kept is a run report Select keeps, and how many of its heaps hold it.
-type kept struct {
-	run  checker.RunReport
-	refs int
-}
-
-// keyed is a row with the time that orders it.
+// keyed is a row's place with the time that orders it.
 type keyed struct {
-	at   time.Time
-	line int // the run's first line; 0 for a missed slot
-	seq  int // the run's place in the snapshot; -1 for a missed slot
-	row  Row
-	kept *kept // where row.Run is kept; nil for a missed slot
+	at     time.Time
+	line   int // the run's first line; 0 for a missed slot
+	seq    int // the run's place in the snapshot; -1 for a missed slot
+	missed *checker.MissedSlot
 }
 
 // later orders rows latest first: by time, then by line, then by place in
@@ -188,9 +177,8 @@ func later(a, b keyed) int {
 // rowHeap keeps the max latest rows offered: a min-heap (the earliest kept
 // row on top, the first to go).
 type rowHeap struct {
-	max     int
-	rows    []keyed
-	release func(*kept) // called with the storage of a run pushed out
+	max  int
+	rows []keyed
 }
 
 func (h *rowHeap) Len() int           { return len(h.rows) }
@@ -203,22 +191,14 @@ func (h *rowHeap) Pop() any {
 	return x
 }
 
-// offer keeps k when it is among the max latest so far; run, when not nil,
-// gives the storage of the run report to keep (called only then).
-func (h *rowHeap) offer(k keyed, run func() *kept) {
+// offer keeps k when it is among the max latest so far.
+func (h *rowHeap) offer(k keyed) {
 	if len(h.rows) == h.max && later(k, h.rows[0]) >= 0 {
 		return // not later than the earliest kept
-	}
-	if run != nil {
-		k.kept = run()
-		k.row = Row{Run: &k.kept.run}
 	}
 	if len(h.rows) < h.max {
 		heap.Push(h, k)
 		return
-	}
-	if out := h.rows[0].kept; out != nil {
-		h.release(out)
 	}
 	h.rows[0] = k
 	heap.Fix(h, 0)
@@ -228,102 +208,5 @@ func (h *rowHeap) offer(k keyed, run func() *kept) {
 func (h *rowHeap) sorted() []keyed {
 	out := slices.Clone(h.rows)
 	slices.SortFunc(out, later)
-	return out
-}
-
-// cloneInto copies a run report out of the storage Snapshot.Runs reuses
-// into dst: its slices and every pointer are dst's own (strings are
-// immutable and may be shared), reusing the storage dst held before, which
-// must be no one else's. TestCloneIntoOwnsItsMemory guards it against a
-// new field.
-func cloneInto(dst, r *checker.RunReport) {
-	old := *dst
-	*dst = *r
-	dst.ScheduledFor = copyPtr(old.ScheduledFor, r.ScheduledFor)
-	dst.OverdueBySeconds = copyPtr(old.OverdueBySeconds, r.OverdueBySeconds)
-	dst.Recovery.Stage = copyPtr(old.Recovery.Stage, r.Recovery.Stage)
-	dst.Recovery.Attempt = copyPtr(old.Recovery.Attempt, r.Recovery.Attempt)
-	dst.Recovery.AttemptID = copyPtr(old.Recovery.AttemptID, r.Recovery.AttemptID)
-	dst.Recovery.Owner = copyPtr(old.Recovery.Owner, r.Recovery.Owner)
-	dst.Recovery.Steps = copySlice(old.Recovery.Steps, r.Recovery.Steps)
-	prevStages := old.Stages[:cap(old.Stages)]
-	dst.Stages = reslice(old.Stages, len(r.Stages), r.Stages == nil)
-	for i, st := range r.Stages {
-		var prev checker.StageReport
-		if i < len(prevStages) {
-			prev = prevStages[i]
-		}
-		st.Name = copyPtr(prev.Name, st.Name)
-		st.StatusReason = copyPtr(prev.StatusReason, st.StatusReason)
-		st.Brake = copyPtr(prev.Brake, st.Brake)
-		prevAtts := prev.Attempts[:cap(prev.Attempts)]
-		atts := reslice(prev.Attempts, len(st.Attempts), st.Attempts == nil)
-		for j, a := range st.Attempts {
-			var pa checker.AttemptReport
-			if j < len(prevAtts) {
-				pa = prevAtts[j]
-			}
-			a.EndedAt = copyPtr(pa.EndedAt, a.EndedAt)
-			a.DurationSeconds = copyPtr(pa.DurationSeconds, a.DurationSeconds)
-			a.Returncode = copyPtr(pa.Returncode, a.Returncode)
-			a.Error = copyPtr(pa.Error, a.Error)
-			a.SilentForSeconds = copyPtr(pa.SilentForSeconds, a.SilentForSeconds)
-			a.AttemptID = copyPtr(pa.AttemptID, a.AttemptID)
-			a.Owner = copyPtr(pa.Owner, a.Owner)
-			a.ErrorCode = copyPtr(pa.ErrorCode, a.ErrorCode)
-			a.LeaseExpiresAt = copyPtr(pa.LeaseExpiresAt, a.LeaseExpiresAt)
-			a.Reason = copyPtr(pa.Reason, a.Reason)
-			if a.Resolution != nil {
-				var approvedBy *string
-				if pa.Resolution != nil {
-					approvedBy = pa.Resolution.ApprovedBy
-				}
-				src := a.Resolution
-				a.Resolution = copyPtr(pa.Resolution, src)
-				a.Resolution.ApprovedBy = copyPtr(approvedBy, src.ApprovedBy)
-			}
-			a.AdjudicatedFrom = copyPtr(pa.AdjudicatedFrom, a.AdjudicatedFrom)
-			a.JobLogLine = copyPtr(pa.JobLogLine, a.JobLogLine)
-			atts[j] = a
-		}
-		st.Attempts = atts
-		dst.Stages[i] = st
-	}
-}
-
-// copyPtr returns nil when src is nil, else a pointer of dst's storage
-// (old, when it is not nil) holding *src.
-func copyPtr[T any](old, src *T) *T {
-	if src == nil {
-		return nil
-	}
-	if old == nil {
-		old = new(T)
-	}
-	*old = *src
-	return old
-}
-
-// copySlice returns src's elements in old's storage when it has room
-// (nil for a nil src).
-func copySlice[T any](old, src []T) []T {
-	if src == nil {
-		return nil
-	}
-	return append(reslice(old, 0, false), src...)
-}
-
-// reslice returns old cut to n elements, or new storage when old has no
-// room for them; nil when isNil. The elements past old's length keep what
-// they held, for the caller to reuse.
-func reslice[T any](old []T, n int, isNil bool) []T {
-	switch {
-	case isNil:
-		return nil
-	case old != nil && cap(old) >= n:
-		return old[:n]
-	}
-	out := make([]T, n)
-	copy(out, old[:cap(old)])
 	return out
 }

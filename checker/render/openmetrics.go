@@ -66,24 +66,18 @@ func gatherMetrics(l *Log) metricsOf {
 		m.hasSchedule = true
 		m.missed, m.slots = MissedCount(s)
 	}
-	forEachRun(s, func(row Row) bool {
-		r := row.Run
-		if r == nil {
-			return true
+	// The runs' heads hold all the metrics read: no run report is built.
+	for _, h := range s.RunHeads() {
+		m.runs[string(h.State)]++
+		if s.LatestRunID != nil && h.RunID == *s.LatestRunID {
+			m.latest = string(h.State)
 		}
-		m.runs[string(r.State)]++
-		if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
-			m.latest = string(r.State)
-		}
-		if r.State == checker.RunSucceeded {
-			if t, err := time.Parse(time.RFC3339Nano, r.LastEventAt); err == nil {
-				if u := unixSeconds(t); !m.hasSuccess || u > m.lastSuccess {
-					m.lastSuccess, m.hasSuccess = u, true
-				}
+		if h.State == checker.RunSucceeded && !h.LastEvent.IsZero() {
+			if u := unixSeconds(h.LastEvent); !m.hasSuccess || u > m.lastSuccess {
+				m.lastSuccess, m.hasSuccess = u, true
 			}
 		}
-		return true
-	})
+	}
 	return m
 }
 

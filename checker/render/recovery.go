@@ -50,6 +50,9 @@ func writeRecovery(b *strings.Builder, r *checker.RunReport, header bool) bool {
 // one per line, escaped.
 func noticesText(s *checker.Snapshot) string {
 	var b strings.Builder
+	if line := WindowLine(s); line != "" {
+		b.WriteString(line + "\n")
+	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(&b, "warning: %s:%d: %s: %s\n", Terminal(fileName(w.File)), w.Line, w.Rule, TerminalMessage(w.Message))
 	}
@@ -87,8 +90,15 @@ func noticesMarkdown(s *checker.Snapshot) string {
 			items = append(items, fmt.Sprintf("- ❗ `%s`: %s", inc.Code, Markdown(inc.Message)))
 		}
 	}
-	if len(items) == 0 {
-		return ""
+	window := ""
+	if line := WindowLine(s); line != "" {
+		window = "_" + Markdown(line) + "._\n"
 	}
-	return "### Warnings and inconsistencies\n\n" + strings.Join(items, "\n") + "\n"
+	if len(items) == 0 {
+		return window
+	}
+	if window != "" {
+		window += "\n"
+	}
+	return window + "### Warnings and inconsistencies\n\n" + strings.Join(items, "\n") + "\n"
 }

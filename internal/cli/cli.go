@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -284,7 +283,11 @@ func logName(args, files []string) string {
 	return strings.Join(args, " ")
 }
 
-func newFlagSet(name string, env Env) *pflag.FlagSet {
+// NewFlagSet is the flag set of the greenlight subcommand name (emit and
+// run use it too): it prints nothing on errors, since the caller prints
+// them in greenlight's one-line form, and lists flags in the order they
+// were defined.
+func NewFlagSet(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
@@ -358,7 +361,7 @@ func readError(what string, err error) error {
 // runCheck is check, and gate (cmd "gate"): check with --fail-on-unhealthy
 // always on.
 func runCheck(cmd string, args []string, env Env) (int, error) {
-	fs := newFlagSet(cmd, env)
+	fs := NewFlagSet(cmd)
 	var c common
 	c.register(fs, "text, json, markdown, junit, sarif, gitlab or openmetrics")
 	staleFlag := AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
@@ -373,6 +376,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	var state stateFlags
 	state.register(fs)
+	window := fs.String("window", "", "keep in full only the runs in the `window` (7d, 36h: back from the newest event; 5000runs: the runs first seen last) and fold older ended runs into compact records, still counted (docs/window.md)")
 	allRuns := fs.BoolP("all-runs", "v", false, fmt.Sprintf("list every run in the log's order (text and markdown; by default they list the latest %d unhealthy runs and missed slots, then the latest %d runs)", render.DefaultMaxUnhealthy, render.DefaultLatestRuns))
 	color := addWhen(fs, "color", "when to colour the verdict, `auto|always|never`: auto colours it when stdout is a terminal and NO_COLOR is unset or empty")
 	if err := ParseFlags(fs, args, env); err != nil {
@@ -405,6 +409,11 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 		return ExitInvalid, err
 	}
 	opts.StaleAfterSeconds = stale
+	if fs.Changed("window") {
+		if opts.Window, err = windowOption(*window, state.path, c.jobLog, c.inputFormat); err != nil {
+			return ExitInvalid, err
+		}
+	}
 	if c.jobLog != "" {
 		data, err := osfile.ReadFile(c.jobLog)
 		if err != nil {
@@ -425,6 +434,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
+	defer state.restoreGC() // a resumed check's collector is off
 	checkSeconds := []float64{time.Since(started).Seconds()}
 	if !res.Report.Valid {
 		if IsCIFormat(c.format) {
@@ -442,8 +452,9 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	snap := res.Snapshot
 	// The outputs read the checked state in a pass or two over the runs,
 	// each leaving garbage of about a hundred bytes a run: collecting it
-	// sooner keeps the peak near the check's own (docs/contract.md).
-	defer debug.SetGCPercent(debug.SetGCPercent(RenderGCPercent))
+	// sooner keeps the peak near the check's own (docs/contract.md;
+	// renderGC says when a resumed check need not).
+	defer state.renderGC(c.format, *allRuns, *snapshotPath)()
 	if err := state.write(res, env); err != nil {
 		return ExitInvalid, err
 	}
@@ -655,7 +666,7 @@ func writeReport(w io.Writer, r *checker.Report, format string) error {
 }
 
 func runValidate(args []string, env Env) (int, error) {
-	fs := newFlagSet("validate", env)
+	fs := NewFlagSet("validate")
 	var c common
 	c.register(fs, "text, json, junit, sarif, gitlab or openmetrics")
 	oneLog := fs.Bool("one-log", false, "read the files as one log in --log-order (a rotated log: a run may span files), as check does, instead of each file as a log of its own")
@@ -767,4 +778,24 @@ func runSchema(args []string, env Env) error {
 	}
 	_, err = env.Stdout.Write(src)
 	return err
+}
+
+// windowOption reads --window, refusing it with the options it cannot
+// serve (docs/window.md): --state, whose checkpoint holds every run in
+// full; --job-log, whose reconciliation compares every attempt; and
+// --input-format openlineage.
+func windowOption(text, statePath, jobLog, inputFormat string) (checker.Window, error) {
+	w, err := checker.ParseWindow(text)
+	if err != nil {
+		return w, usageError{"--window: " + err.Error()}
+	}
+	switch {
+	case statePath != "":
+		return w, usageError{"--window cannot be combined with --state: a checkpoint holds every run's state in full (docs/state.md); give one or the other"}
+	case jobLog != "":
+		return w, usageError{"--window cannot be combined with --job-log: the reconciliation compares every attempt with the job log"}
+	case inputFormat == formatOpenLineage:
+		return w, usageError{"--window reads native event logs only, not --input-format openlineage"}
+	}
+	return w, nil
 }

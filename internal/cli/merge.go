@@ -25,7 +25,7 @@ const MaxAgeLimit = 366 * 24 * time.Hour
 // writing the roll-up, which lists it) or the command line is wrong; 1 with
 // --fail-on-unhealthy when the roll-up is unhealthy; else 0.
 func runMerge(args []string, env Env) (int, error) {
-	fs := newFlagSet("merge", env)
+	fs := NewFlagSet("merge")
 	maxAge := fs.String("max-age", "", "a snapshot generated longer than this `duration` before now (e.g. 26h, 90m) is stale, so unusable; required")
 	now := fs.String("now", "", "judge the snapshots at this RFC 3339 `time` instead of the wall clock")
 	format := fs.String("format", "text", "output `format`: text, json, markdown, junit, sarif, gitlab or openmetrics")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime/debug"
 	"slices"
 
 	"github.com/spf13/pflag"
@@ -28,6 +29,34 @@ type stateFlags struct {
 	mismatch string
 	// resumed is the checkpoint the check resumed from, if any.
 	resumed *checker.Checkpoint
+	// gcOff says the check resumed with the collector off, and gc is the
+	// GOGC to restore.
+	gcOff bool
+	gc    int
+}
+
+// restoreGC turns the collector back on after a resumed check.
+func (s *stateFlags) restoreGC() {
+	if s.gcOff {
+		debug.SetGCPercent(s.gc)
+		s.gcOff = false
+	}
+}
+
+// renderGC sets the collector for writing the outputs of a valid check and
+// returns what restores it: RenderGCPercent, except after a resumed check
+// whose outputs are bounded (text or markdown without --all-runs, or
+// openmetrics, and no --snapshot). Those leave next to no garbage, and
+// turning the collector back on before them would have it mark the whole
+// loaded state once, for nothing.
+func (s *stateFlags) renderGC(format string, allRuns bool, snapshot string) (restore func()) {
+	bounded := snapshot == "" && (format == "openmetrics" || (format == "text" || format == "markdown") && !allRuns)
+	if s.gcOff && bounded {
+		return s.restoreGC
+	}
+	s.restoreGC()
+	gc := debug.SetGCPercent(RenderGCPercent)
+	return func() { debug.SetGCPercent(gc) }
 }
 
 func (s *stateFlags) register(fs *pflag.FlagSet) {
@@ -56,6 +85,11 @@ func (s *stateFlags) validate(logs []string, inputFormat string, changed bool) e
 	return nil
 }
 
+// ResumeGCPercent is the garbage collector's GOGC while a check resumes
+// from a checkpoint: off (a memory limit, as the wasip1 module sets, still
+// holds).
+const ResumeGCPercent = -1
+
 // check checks the log as checkInput does, resuming from the checkpoint
 // file when there is one; without --state it is checkInput. A checkpoint
 // that does not fit is an error, or with --state-mismatch recheck a note
@@ -80,12 +114,24 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 	}
 	resumed := opts
 	resumed.Resume = cp
+	// Loading the checkpoint allocates the fold state, tens of megabytes,
+	// and next to no garbage, and so does folding events (a full check's
+	// heap is within a tenth of its live state): a collection while a
+	// check resumes frees next to nothing, and marking the loaded state
+	// took a fifth of a resumed check's CPU for the 1M-event benchmark log
+	// (bench/run.sh section 12).
+	// The collector stays off for a bounded output too (renderGC).
+	s.gc, s.gcOff = debug.SetGCPercent(ResumeGCPercent), true
 	res, err := checkInput(logs, resumed, inputFormat, progress, env)
 	s.resumed = cp
 	var mis *checker.StateMismatchError
 	if !errors.As(err, &mis) {
+		if err != nil {
+			s.restoreGC()
+		}
 		return res, err
 	}
+	s.restoreGC()
 	if s.mismatch != mismatchRecheck {
 		// The log's name in the message is raw, and so is the checkpoint's:
 		// ErrorLine escapes a line that holds anything a terminal would act

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -148,16 +147,6 @@ func compact(s string) json.RawMessage {
 	return b.Bytes()
 }
 
-// NewFlagSet is a flag set for a greenlight subcommand, quiet on errors
-// (the caller prints them in greenlight's form).
-func NewFlagSet(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SortFlags = false
-	return fs
-}
-
 // Failed prints err as greenlight's one-line error (or, for a refusal, the
 // violations in check's FILE:LINE: rule: message form and then the reason)
 // and returns exit 2; --help is exit 0.
@@ -182,7 +171,7 @@ func PrintWarnings(env cli.Env, a Appended) {
 // appends it when the log stays valid (docs/emit.md). Exit 0 appended, 2
 // refused or failed, with the reason on stderr.
 func Command(args []string, env cli.Env) int {
-	fs := NewFlagSet("emit")
+	fs := cli.NewFlagSet("emit")
 	var f Flags
 	f.Register(fs, "emit")
 	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown or resolved")

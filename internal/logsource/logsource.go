@@ -282,6 +282,11 @@ func Open(names []string, stdin io.Reader, open Opener, openErr func(error) erro
 		}
 		if f.Log.Stored == nil {
 			f.size = size
+			if size >= 0 {
+				// A regular file stored as read: a resumed check proves
+				// the part its checkpoint read while it decodes the rest.
+				f.Log.At = osf
+			}
 		}
 		files = append(files, f)
 	}

@@ -17,7 +17,7 @@ import (
 // greenlight refused or could not record the start (the command did not
 // run) or could not record a success.
 func Command(args []string, env cli.Env) int {
-	fs := emit.NewFlagSet("run")
+	fs := cli.NewFlagSet("run")
 	fs.SetInterspersed(false) // the command's own flags are not greenlight's
 	var f emit.Flags
 	f.Register(fs, "run", "owner", "attempt_id", "lease_expires_at")

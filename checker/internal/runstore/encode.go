@@ -3,6 +3,9 @@ package runstore
 import (
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
+	"math"
+	"sort"
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
@@ -80,8 +83,18 @@ func (d *Decoder) Fail(what string) {
 	d.b = nil
 }
 
-// Uvarint reads an unsigned varint.
+// Uvarint reads an unsigned varint. Most numbers of a checkpoint (deltas,
+// lengths, flags) fit in one byte, read without encoding/binary's loop.
 func (d *Decoder) Uvarint() uint64 {
+	b := d.b
+	if len(b) == 0 || b[0] >= 0x80 {
+		return d.uvarint()
+	}
+	d.b = b[1:]
+	return uint64(b[0])
+}
+
+func (d *Decoder) uvarint() uint64 {
 	v, n := binary.Uvarint(d.b)
 	if n <= 0 {
 		d.Fail("a bad number")
@@ -91,8 +104,17 @@ func (d *Decoder) Uvarint() uint64 {
 	return v
 }
 
-// Varint reads a signed varint.
+// Varint reads a signed varint, one byte inline (as Uvarint).
 func (d *Decoder) Varint() int64 {
+	b := d.b
+	if len(b) == 0 || b[0] >= 0x80 {
+		return d.varint()
+	}
+	d.b = b[1:]
+	return int64(b[0]>>1) ^ -int64(b[0]&1)
+}
+
+func (d *Decoder) varint() int64 {
 	v, n := binary.Varint(d.b)
 	if n <= 0 {
 		d.Fail("a bad number")
@@ -105,12 +127,17 @@ func (d *Decoder) Varint() int64 {
 // Byte reads one byte.
 func (d *Decoder) Byte() byte {
 	if len(d.b) == 0 {
-		d.Fail("it ends early")
-		return 0
+		return d.early()
 	}
 	v := d.b[0]
 	d.b = d.b[1:]
 	return v
+}
+
+// early records that the bytes end early.
+func (d *Decoder) early() byte {
+	d.Fail("it ends early")
+	return 0
 }
 
 // Bool reads a byte and tells whether it is 1.
@@ -190,25 +217,87 @@ func (s *Store) Encode(e *Encoder) error {
 		e.texts = make(map[string]uint64)
 	}
 	e.Uvarint(uint64(len(s.order)))
-	attempts, ids := 0, 0
-	for _, run := range s.order {
+	kept := s.loaded.untouched(s.order) // runs whose encoding is copied
+	attempts, ids, keptIDs := 0, 0, 0
+	for i, run := range s.order {
 		if run.ext != nil && run.ext.definition != 0 {
 			return ErrOwnDefinition
+		}
+		if i == kept {
+			keptIDs = ids
 		}
 		ids += len(run.id)
 		for _, atts := range run.stages {
 			attempts += len(atts)
 		}
 	}
+	if kept == len(s.order) {
+		keptIDs = ids
+	}
 	e.Uvarint(uint64(attempts))
 	e.Uvarint(uint64(ids))
-	for _, run := range s.order {
+	if kept > 0 {
+		e.B = append(e.B, s.loaded.ids[:keptIDs]...)
+	}
+	for _, run := range s.order[kept:] {
 		e.B = append(e.B, run.id...)
 	}
-	for _, run := range s.order {
+	if kept > 0 {
+		l := s.loaded
+		e.B = append(e.B, l.runs[:l.at[kept].offset]...)
+		for i, text := range l.texts[:l.at[kept].texts] {
+			e.texts[text] = uint64(i)
+		}
+	}
+	for _, run := range s.order[kept:] {
 		e.run(run)
 	}
 	return nil
+}
+
+// loaded is what a store's runs were decoded from: the block of their ids,
+// the encoding of the runs, and for each run (and after the last) where its
+// encoding starts and how many error texts the runs before it wrote. A run
+// is untouched while no Lookup handed it out: its state, and so its
+// encoding, is the one it was read with. Runs in first-line order are in
+// the order of their first lines, so the runs before the first line of
+// every run handed out are the untouched ones Encode copies.
+type loaded struct {
+	ids   string
+	runs  []byte
+	at    []loadedAt
+	texts []string
+	// touched is the least first line of a run Lookup handed out.
+	touched int
+}
+
+type loadedAt struct{ offset, texts int }
+
+// touch records that Lookup handed run out.
+func (l *loaded) touch(run *Run) {
+	if l != nil && run.firstLine < l.touched {
+		l.touched = run.firstLine
+	}
+}
+
+// untouched is how many of the first runs of order, all of them decoded,
+// no Lookup handed out: 0 for a store that was not decoded.
+func (l *loaded) untouched(order []*Run) int {
+	if l == nil {
+		return 0
+	}
+	n := len(l.at) - 1
+	return sort.Search(n, func(i int) bool { return order[i].firstLine >= l.touched })
+}
+
+// MarkUntouched forgets the runs Lookup handed out so far: after Decode and
+// the lookups of the caller's own decoding, every run's state is the one
+// its encoding holds.
+func (s *Store) MarkUntouched() {
+	if s.loaded != nil {
+		s.loaded.touched = math.MaxInt
+	}
+	s.last = nil // Lookup hands out its last run without touching it again
 }
 
 func (e *Encoder) people(p *People) {
@@ -354,12 +443,14 @@ func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string) {
 	if d.fault != "" {
 		return
 	}
+	l := &loaded{ids: ids, runs: d.b, at: make([]loadedAt, 0, n+1), touched: math.MaxInt}
 	s.runs = make([]Run, 0, n)
 	s.order = make([]*Run, 0, n)
 	s.stages = make([][]Attempt, 0, n*stages)
 	s.attempts = make([]Attempt, 0, attempts)
 	s.index.byHash = make(map[uint64]int32, n)
 	for range n {
+		l.at = append(l.at, loadedAt{offset: len(l.runs) - len(d.b), texts: len(d.texts)})
 		size := d.Uvarint()
 		if size > uint64(len(ids)) {
 			d.Fail("a run id beyond its block")
@@ -373,7 +464,11 @@ func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string) {
 	}
 	if len(ids) > 0 {
 		d.Fail("run ids left over")
+		return
 	}
+	l.at = append(l.at, loadedAt{offset: len(l.runs) - len(d.b), texts: len(d.texts)})
+	l.runs, l.texts = l.runs[:l.at[n].offset:l.at[n].offset], d.texts
+	s.loaded = l
 }
 
 // run decodes the run id into s; false after a fault.
@@ -389,7 +484,7 @@ func (d *Decoder) run(s *Store, id string, stages int, intern func([]byte) strin
 		d.Fail("a time out of range")
 		return false
 	}
-	if !s.index.addNew(id, len(s.order), s.order) {
+	if !s.index.addNew(id, s.index.hashString(id), len(s.order), s.order, s.index.hashString) {
 		d.Fail("a run twice")
 		return false
 	}
@@ -487,15 +582,26 @@ func (d *Decoder) attempt(run *Run, a *Attempt, intern func([]byte) string) {
 	}
 }
 
-// addNew records that run id is at position i of order, with one look-up
-// of its hash in the common case; false when order already has run id.
-func (x *runIndex) addNew(id string, i int, order []*Run) bool {
-	h := x.hash([]byte(id))
-	j, taken := x.byHash[h]
-	if !taken {
-		x.byHash[h] = int32(i)
+// addNew records that run id, of hash h (hashOf(id), the index's hash),
+// is at position i of order, with one map operation in the common case
+// (h is new); false when order already has run id. A hash taken before is
+// put back on the run that held it, found by a scan: two ids of one 64-bit
+// hash are rare, and a seed of its own each check keeps anyone from
+// choosing them.
+func (x *runIndex) addNew(id string, h uint64, i int, order []*Run, hashOf func(string) uint64) bool {
+	n := len(x.byHash)
+	x.byHash[h] = int32(i)
+	if len(x.byHash) > n {
 		return true
 	}
+	j := 0 // the first run of hash h held it: later ones are in collided
+	for j < i && hashOf(order[j].id) != h {
+		j++
+	}
+	if j == i {
+		return false // no run held h: not an index addNew built
+	}
+	x.byHash[h] = int32(j)
 	if order[j].id == id {
 		return false
 	}
@@ -508,3 +614,6 @@ func (x *runIndex) addNew(id string, i int, order []*Run) bool {
 	x.collided[id] = int32(i)
 	return true
 }
+
+// hashString is the index's hash of id (runIndex.hash), without copying it.
+func (x *runIndex) hashString(id string) uint64 { return maphash.String(x.seed, id) }

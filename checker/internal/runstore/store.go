@@ -19,6 +19,9 @@ type Store struct {
 	// last is the run Lookup found last: most events follow one of the same
 	// run, and then the index is not consulted.
 	last *Run
+	// loaded is what Decode read the store's runs from, so that Encode
+	// copies the encoding of the runs no Lookup handed out since (encode.go).
+	loaded *loaded
 }
 
 // New returns an empty Store.
@@ -32,6 +35,7 @@ func (s *Store) Lookup(id []byte) *Run {
 	run, _ := s.index.find(id, s.order)
 	if run != nil {
 		s.last = run
+		s.loaded.touch(run)
 	}
 	return run
 }
@@ -80,3 +84,60 @@ func (s *Store) Len() int { return len(s.order) }
 // Runs are the runs in order of their first line; the caller must not
 // change the slice.
 func (s *Store) Runs() []*Run { return s.order }
+
+// FromEnd is the n-th run from the end in order of first line (1: the
+// last one), or nil when the store holds fewer than n runs.
+func (s *Store) FromEnd(n int) *Run {
+	if n < 1 || n > len(s.order) {
+		return nil
+	}
+	return s.order[len(s.order)-n]
+}
+
+// Sweep drops the runs fold accepts (it sees each run once, in order of
+// first line, and keeps what it needs of a run it accepts) and moves the
+// others into new slabs, so that the memory of the dropped ones is
+// released: a check with a window (docs/window.md) sweeps now and then.
+// It returns how many runs it dropped; the states it dropped, and every
+// pointer into the store taken before, must not be used after it.
+func (s *Store) Sweep(fold func(*Run) bool) int {
+	kept := New()
+	dropped := 0
+	for _, run := range s.order {
+		if fold(run) {
+			dropped++
+			continue
+		}
+		nr := kept.Add(run.id, run.firstLine, run.FirstAt(), len(run.stages))
+		nr.lastSec, nr.lastNsec, nr.ext = run.lastSec, run.lastNsec, run.ext
+		for si, atts := range run.stages {
+			for _, a := range atts {
+				kept.AddAttempt(nr, si, a)
+			}
+		}
+	}
+	kept.last = nil
+	*s = *kept
+	return dropped
+}
+
+// Clone returns a copy of run in storage of its own, attempts included,
+// that outlives a Sweep dropping run.
+func Clone(run *Run) *Run {
+	c := *run
+	c.stages = make([][]Attempt, len(run.stages))
+	for i, atts := range run.stages {
+		c.stages[i] = append([]Attempt(nil), atts...)
+	}
+	return &c
+}
+
+// Stub returns a copy of run without its attempts: its id, first line,
+// first and last events and slot, for the schedule's judgement of a run
+// that was swept. A stub has no stages: Stages is empty, and Attempts and
+// Attempt must not be called.
+func Stub(run *Run) *Run {
+	c := *run
+	c.stages = nil
+	return &c
+}

@@ -1,0 +1,141 @@
+package runstore
+
+import (
+	"fmt"
+	"hash/fnv"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+)
+
+// TestKeyOf: KeyOf is FNV-1a 128, as hash/fnv computes it.
+func TestKeyOf(t *testing.T) {
+	for _, id := range []string{"", "a", "run-00000001", "ünïcode run", string(make([]byte, 300))} {
+		h := fnv.New128a()
+		h.Write([]byte(id))
+		if got, want := KeyOf([]byte(id)), h.Sum(nil); string(got[:]) != string(want) {
+			t.Errorf("KeyOf(%q) = %x, want %x", id, got, want)
+		}
+	}
+}
+
+// TestFoldedSizes: a folded run costs 40 bytes with its key, within the
+// 64 bytes docs/window.md promises.
+func TestFoldedSizes(t *testing.T) {
+	if n := unsafe.Sizeof(foldedEntry{}); n != 40 {
+		t.Errorf("a folded entry is %d bytes, want 40", n)
+	}
+}
+
+// TestFoldedSet: every record added in batches is found with what it
+// recorded, an id never added is not, and two records with one key make
+// one ambiguous record.
+func TestFoldedSet(t *testing.T) {
+	var s FoldedSet
+	var b FoldedBatch
+	at := time.Date(2026, 1, 1, 0, 0, 0, 5, time.UTC)
+	st := New()
+	const n = 5000
+	for i := range n {
+		run := st.Add(fmt.Sprintf("r-%d", i), i+1, at, 2)
+		var a Attempt
+		a.SetStart(at, i+1, false)
+		a.SetOutcome(eventline.StatusFailed, at, i+1, false, 0)
+		st.AddAttempt(run, 0, a)
+		for range i % 3 {
+			st.AddAttempt(run, 0, a)
+		}
+		run.SetLast(at.Add(time.Duration(i) * time.Second))
+		if i%10 == 0 {
+			run.SetScheduledFor(at.Add(time.Duration(i)*time.Hour), i+1)
+		}
+		b.Fold(run, NewFoldedRun(run, uint8(i%4)))
+		if i%97 == 0 { // batches of uneven sizes
+			s.Add(&b)
+		}
+	}
+	s.Add(&b)
+	if s.Len() != n {
+		t.Fatalf("Len %d, want %d", s.Len(), n)
+	}
+	for i := range n {
+		id := []byte(fmt.Sprintf("r-%d", i))
+		f, ok := s.Find(id)
+		if !ok {
+			t.Fatalf("r-%d not found", i)
+		}
+		k, o, ok := f.Stage(0)
+		if !ok || k != 1+i%3 || o != eventline.StatusFailed || f.State() != uint8(i%4) || !f.LastAt().Equal(at.Add(time.Duration(i)*time.Second)) {
+			t.Fatalf("r-%d: stage 0 %d %v %v, state %d, last %v", i, k, o, ok, f.State(), f.LastAt())
+		}
+		if k, _, ok := f.Stage(1); !ok || k != 0 {
+			t.Fatalf("r-%d: stage 1 %d %v", i, k, ok)
+		}
+		slot, ok := s.Slot(id)
+		if ok != (i%10 == 0) || f.HasSlot() != ok || (ok && !slot.Equal(at.Add(time.Duration(i)*time.Hour))) {
+			t.Fatalf("r-%d: slot %v %v", i, slot, ok)
+		}
+	}
+	if _, ok := s.Find([]byte("r-5000")); ok {
+		t.Error("r-5000 found")
+	}
+	// The same id folded twice stands for two runs with one key.
+	b.Fold(st.Runs()[7], NewFoldedRun(st.Runs()[7], 0))
+	s.Add(&b)
+	if f, _ := s.Find([]byte("r-7")); !f.Ambiguous() {
+		t.Error("r-7 folded twice is not ambiguous")
+	}
+	if _, _, ok := func() (int, Status, bool) { f, _ := s.Find([]byte("r-7")); return f.Stage(0) }(); ok {
+		t.Error("an ambiguous record tells a stage")
+	}
+}
+
+// TestSweep: the runs a sweep keeps keep every field, attempts included,
+// and Lookup finds them; the dropped ones are gone.
+func TestSweep(t *testing.T) {
+	st := New()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 3000 {
+		run := st.Add(fmt.Sprintf("r-%d", i), i+1, at, 2)
+		for k := range 1 + i%2 {
+			var a Attempt
+			a.SetStart(at.Add(time.Duration(k)*time.Minute), i+1, false)
+			a.SetOutcome(eventline.StatusFailed, at.Add(time.Duration(k)*time.Minute+time.Second), i+2, true, int64(k+1))
+			a.SetError("e")
+			st.AddAttempt(run, 1, a)
+		}
+		run.SetLast(at.Add(time.Hour))
+	}
+	want := map[string]Run{}
+	for _, r := range st.Runs() {
+		want[r.ID()] = *Clone(r)
+	}
+	dropped := st.Sweep(func(r *Run) bool { return r.FirstLine()%3 == 0 })
+	if dropped != 1000 || st.Len() != 2000 {
+		t.Fatalf("dropped %d, kept %d", dropped, st.Len())
+	}
+	for i := range 3000 {
+		id := fmt.Sprintf("r-%d", i)
+		r := st.Lookup([]byte(id))
+		if (i+1)%3 == 0 {
+			if r != nil {
+				t.Fatalf("%s kept", id)
+			}
+			continue
+		}
+		w := want[id]
+		if r == nil || r.FirstLine() != w.FirstLine() || !r.LastAt().Equal(w.LastAt()) || len(r.Attempts(1)) != len(w.Attempts(1)) || len(r.Attempts(0)) != 0 {
+			t.Fatalf("%s after the sweep: %+v", id, r)
+		}
+		for k := range r.Attempts(1) {
+			if r.Attempts(1)[k] != w.Attempts(1)[k] {
+				t.Fatalf("%s attempt %d: %+v, want %+v", id, k+1, r.Attempts(1)[k], w.Attempts(1)[k])
+			}
+		}
+	}
+	if r := st.FromEnd(1); r.ID() != "r-2998" { // r-2999, on line 3000, was dropped
+		t.Errorf("FromEnd(1) = %s", r.ID())
+	}
+}
