@@ -396,9 +396,15 @@ func stageWord(s Status) string {
 // time, without the time package's calendar, as a snapshot holds millions
 // of times; TestFormatTime keeps the two equal.
 func formatTime(t time.Time) string {
+	var b [30]byte
+	return string(appendTime(b[:0], t))
+}
+
+// appendTime appends formatTime(t) to dst.
+func appendTime(dst []byte, t time.Time) []byte {
 	sec := t.Unix()
 	if sec < minFormatUnix || sec > maxFormatUnix {
-		return t.UTC().Format(time.RFC3339Nano)
+		return t.UTC().AppendFormat(dst, time.RFC3339Nano)
 	}
 	// Days since 0000-03-01 and the second of the day; a year starts in
 	// March here, so that February's leap day ends it (the civil-from-days
@@ -446,7 +452,7 @@ func formatTime(t time.Time) string {
 		}
 	}
 	b[n] = 'Z'
-	return string(b[:n+1])
+	return append(dst, b[:n+1]...)
 }
 
 // Bounds of the instants formatTime writes itself, in Unix seconds: from

@@ -313,6 +313,7 @@ func runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) R
 // one is. A nil arena allocates each report on its own.
 type reportArena struct {
 	rr       RunReport // the report itself, which enc and yield get a pointer to
+	times    timeTexts
 	stages   []StageReport
 	attempts []AttemptReport
 	boxes    []attemptBox
@@ -366,7 +367,13 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 	if ar != nil {
 		stagePool, attemptPool, boxPool = &ar.stages, &ar.attempts, &ar.boxes
 	}
-	var times timeTexts
+	var times *timeTexts
+	if ar != nil {
+		times = &ar.times
+		times.reset()
+	} else {
+		times = new(timeTexts)
+	}
 	first, last := run.FirstAt(), run.LastAt()
 	rr := RunReport{
 		RunID:           run.ID(),
@@ -382,7 +389,7 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: stageState(run, i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts))}
 		boxes := take(boxPool, len(atts))
 		for k := range atts {
-			attemptReport(&sr.Attempts[k], &boxes[k], &times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
+			attemptReport(&sr.Attempts[k], &boxes[k], times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
 		if b := brakeTrip(atts, cfg.threshold); b != nil { // only a tripped brake allocates
 			reason := b.String()
@@ -390,8 +397,10 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		}
 	}
 	// A run's first and last events are some attempt's start and end.
-	rr.FirstEventAt = times.text(first)
-	rr.LastEventAt = times.text(last)
+	f0, f1 := times.span(first)
+	l0, l1 := times.span(last)
+	text := times.done()
+	rr.FirstEventAt, rr.LastEventAt = text[f0:f1], text[l0:l1]
 	rr.FirstEvent, rr.LastEvent = first, last
 	markBlocked(&rr, plan)
 	rr.Recovery = recoveryFor(&rr, def, mismatch, cfg.lineText)
@@ -419,37 +428,75 @@ func markBlocked(rr *RunReport, plan *stagePlan) {
 	}
 }
 
-// timeTexts formats the times of one run report, each distinct time once:
-// the run's first and last events are attempts' starts and ends, so a
-// report of a attempts needs about 2a formatted times, not 2a+2.
+// timeTexts formats the times of one run report, each distinct time once
+// (the run's first and last events are attempts' starts and ends, so a
+// report of a attempts needs about 2a formatted times, not 2a+2), into one
+// text: the report's time strings are pieces of one string, one
+// allocation a run instead of one a time. set records which string gets
+// which piece, span tells a piece; done makes the text and fills them in.
 type timeTexts struct {
 	n     int
 	sec   [8]int64
 	nsec  [8]int32
-	texts [8]string
+	spans [8][2]int32 // where time i is in buf
+	buf   []byte
+	fix   []timeFix
 }
 
-// text returns formatTime(t), from the cache when t was formatted before.
-func (tt *timeTexts) text(t time.Time) string {
+// timeFix is a string that is to hold buf[from:to].
+type timeFix struct {
+	dst      *string
+	from, to int32
+}
+
+// reset makes tt ready for another run report, keeping its storage.
+func (tt *timeTexts) reset() {
+	tt.n, tt.buf, tt.fix = 0, tt.buf[:0], tt.fix[:0]
+}
+
+// set has done fill *dst with formatTime(t).
+func (tt *timeTexts) set(dst *string, t time.Time) {
+	from, to := tt.span(t)
+	tt.fix = append(tt.fix, timeFix{dst, from, to})
+}
+
+// span returns where formatTime(t) is in the text done returns.
+func (tt *timeTexts) span(t time.Time) (from, to int32) {
 	sec, nsec := t.Unix(), int32(t.Nanosecond())
 	for i := range tt.n {
 		if tt.sec[i] == sec && tt.nsec[i] == nsec {
-			return tt.texts[i]
+			return tt.spans[i][0], tt.spans[i][1]
 		}
 	}
-	s := formatTime(t)
-	if tt.n < len(tt.texts) {
-		tt.sec[tt.n], tt.nsec[tt.n], tt.texts[tt.n] = sec, nsec, s
+	from = int32(len(tt.buf))
+	tt.buf = appendTime(tt.buf, t)
+	to = int32(len(tt.buf))
+	if tt.n < len(tt.sec) {
+		tt.sec[tt.n], tt.nsec[tt.n], tt.spans[tt.n] = sec, nsec, [2]int32{from, to}
 		tt.n++
 	}
-	return s
+	return from, to
+}
+
+// done fills in the strings set asked for and returns the text. It is a
+// new string, so the report's strings outlive the storage tt reuses.
+func (tt *timeTexts) done() string {
+	text := string(tt.buf)
+	for _, f := range tt.fix {
+		*f.dst = text[f.from:f.to]
+	}
+	clear(tt.fix) // keeps no pool the arena has since replaced alive
+	tt.fix = tt.fix[:0]
+	return text
 }
 
 // attemptReport fills ar, a zeroed report, with attempt n; the values ar
 // points at are kept in box, and times are formatted through times.
 func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64, a *attemptState, cfg foldConfig, stale time.Duration) {
 	started, last := a.StartedAt(), a.LastAt()
-	*ar = AttemptReport{Attempt: n, Status: string(liveState(a, cfg.now, stale, cfg.margin)), StartedAt: times.text(started), Started: started, Line: a.LastLine()}
+	// ar is zeroed: set field by field, not as a whole struct written again.
+	ar.Attempt, ar.Status, ar.Started, ar.Line = n, string(liveState(a, cfg.now, stale, cfg.margin)), started, a.LastLine()
+	times.set(&ar.StartedAt, started)
 	var x runstore.AttemptRecovery // read once, and only when there is one
 	if a.HasRecovery() {
 		x = a.Recovery()
@@ -472,7 +519,8 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 		ar.StaleCandidate = ar.Status == StageStalled
 	case a.Status() == StatusUnknown:
 	default:
-		box.ended, ar.Ended = times.text(last), last
+		times.set(&box.ended, last)
+		ar.Ended = last
 		box.dur = last.Sub(started).Seconds()
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 	}

@@ -12,64 +12,34 @@ import (
 // appendRun appends the JSON of one run report exactly as json.Marshal
 // writes it (compact: a snapshot lists one run per line), without
 // reflection: the snapshot of a million-event log has hundreds of
-// thousands of runs. TestAppendRunMatches
-// compares the two on every corpus snapshot and fails when a report type
-// gains a field this function does not write.
+// thousands of runs. TestAppendRunMatches and TestAppendRunRandom
+// compare the two and fail when a report type gains a field this
+// function does not write. Strings are written between keys that carry
+// their quotes (appendText), so that a report of a few attempts costs a
+// few dozen appends of constant text, not twice that.
 func appendRun(b []byte, r *checker.RunReport) []byte {
-	b = append(b, '{')
-	b = append(b, `"run_id":`...)
-	b = appendString(b, r.RunID)
-	b = append(b, `,"state":`...)
-	b = appendString(b, string(r.State))
-	b = append(b, `,"first_event_at":`...)
-	b = appendString(b, r.FirstEventAt)
-	b = append(b, `,"last_event_at":`...)
-	b = appendString(b, r.LastEventAt)
-	b = append(b, `,"duration_seconds":`...)
+	b = append(b, `{"run_id":"`...)
+	b = appendText(b, r.RunID)
+	b = append(b, `","state":"`...)
+	b = appendText(b, string(r.State))
+	b = append(b, `","first_event_at":"`...)
+	b = appendText(b, r.FirstEventAt)
+	b = append(b, `","last_event_at":"`...)
+	b = appendText(b, r.LastEventAt)
+	b = append(b, `","duration_seconds":`...)
 	b = appendFloat(b, r.DurationSeconds)
 	b = append(b, `,"first_line":`...)
-	b = strconv.AppendInt(b, int64(r.FirstLine), 10)
+	b = appendInt(b, int64(r.FirstLine))
 	if r.ScheduledFor != nil {
-		b = append(b, `,"scheduled_for":`...)
-		b = appendString(b, *r.ScheduledFor)
+		b = append(b, `,"scheduled_for":"`...)
+		b = appendText(b, *r.ScheduledFor)
+		b = append(b, '"')
 	}
 	if r.OverdueBySeconds != nil {
 		b = append(b, `,"overdue_by_seconds":`...)
 		b = appendFloat(b, *r.OverdueBySeconds)
 	}
-	b = append(b, `,"recovery":{"action":`...)
-	b = appendString(b, string(r.Recovery.Action))
-	b = append(b, `,"run_id":`...)
-	b = appendString(b, r.Recovery.RunID)
-	b = append(b, `,"stage":`...)
-	if r.Recovery.Stage == nil {
-		b = append(b, "null"...)
-	} else {
-		b = appendStage(b, *r.Recovery.Stage)
-	}
-	b = append(b, `,"attempt":`...)
-	b = appendOptInt(b, r.Recovery.Attempt)
-	b = append(b, `,"attempt_id":`...)
-	b = appendOptString(b, r.Recovery.AttemptID)
-	b = append(b, `,"owner":`...)
-	b = appendOptString(b, r.Recovery.Owner)
-	b = append(b, `,"steps":`...)
-	switch {
-	case r.Recovery.Steps == nil:
-		b = append(b, "null"...)
-	case len(r.Recovery.Steps) == 0:
-		b = append(b, "[]"...)
-	default:
-		b = append(b, '[')
-		for i, step := range r.Recovery.Steps {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, step)
-		}
-		b = append(b, "]"...)
-	}
-	b = append(b, "}"...)
+	b = appendRecovery(b, &r.Recovery)
 	b = append(b, `,"stages":`...)
 	if r.Stages == nil {
 		b = append(b, "null"...)
@@ -84,14 +54,22 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 			}
 			b = append(b, `{"stage":`...)
 			b = appendStage(b, s.Stage)
-			b = append(b, `,"name":`...)
-			b = appendOptString(b, s.Name)
-			b = append(b, `,"state":`...)
-			b = appendString(b, string(s.State))
-			b = append(b, `,"status_reason":`...)
-			b = appendOptString(b, s.StatusReason)
-			b = append(b, `,"attempt_count":`...)
-			b = strconv.AppendInt(b, int64(s.AttemptCount), 10)
+			if s.Name == nil {
+				b = append(b, `,"name":null,"state":"`...)
+			} else {
+				b = append(b, `,"name":"`...)
+				b = appendText(b, *s.Name)
+				b = append(b, `","state":"`...)
+			}
+			b = appendText(b, string(s.State))
+			if s.StatusReason == nil {
+				b = append(b, `","status_reason":null,"attempt_count":`...)
+			} else {
+				b = append(b, `","status_reason":"`...)
+				b = appendText(b, *s.StatusReason)
+				b = append(b, `","attempt_count":`...)
+			}
+			b = appendInt(b, int64(s.AttemptCount))
 			b = append(b, `,"attempts":`...)
 			if s.Attempts == nil {
 				b = append(b, "null"...)
@@ -100,85 +78,138 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 			} else {
 				b = append(b, '[')
 				for k := range s.Attempts {
-					a := &s.Attempts[k]
 					if k > 0 {
 						b = append(b, ',')
 					}
-					b = append(b, `{"attempt":`...)
-					b = strconv.AppendInt(b, a.Attempt, 10)
-					b = append(b, `,"status":`...)
-					b = appendString(b, a.Status)
-					b = append(b, `,"started_at":`...)
-					b = appendString(b, a.StartedAt)
-					b = append(b, `,"ended_at":`...)
-					b = appendOptString(b, a.EndedAt)
-					b = append(b, `,"duration_seconds":`...)
-					b = appendOptFloat(b, a.DurationSeconds)
-					b = append(b, `,"returncode":`...)
-					if a.Returncode == nil {
-						b = append(b, "null"...)
-					} else {
-						b = strconv.AppendInt(b, *a.Returncode, 10)
-					}
-					b = append(b, `,"error":`...)
-					b = appendOptString(b, a.Error)
-					b = append(b, `,"silent_for_seconds":`...)
-					b = appendOptFloat(b, a.SilentForSeconds)
-					b = append(b, `,"line":`...)
-					b = strconv.AppendInt(b, int64(a.Line), 10)
-					b = append(b, `,"stale_candidate":`...)
-					b = strconv.AppendBool(b, a.StaleCandidate)
-					if a.AttemptID == nil && a.Owner == nil && a.ErrorCode == nil && a.LeaseExpiresAt == nil &&
-						a.Reason == nil && a.Resolution == nil && a.AdjudicatedFrom == nil && a.JobLogLine == nil {
-						// Most attempts have none of the recovery model's fields.
-						b = append(b, `,"attempt_id":null,"owner":null,"error_code":null,"lease_expires_at":null,"reason":null,"resolution":null,"adjudicated_from":null,"job_log_line":null`...)
-					} else {
-						b = append(b, `,"attempt_id":`...)
-						b = appendOptString(b, a.AttemptID)
-						b = append(b, `,"owner":`...)
-						b = appendOptString(b, a.Owner)
-						b = append(b, `,"error_code":`...)
-						b = appendOptString(b, a.ErrorCode)
-						b = append(b, `,"lease_expires_at":`...)
-						b = appendOptString(b, a.LeaseExpiresAt)
-						b = append(b, `,"reason":`...)
-						b = appendOptString(b, a.Reason)
-						b = append(b, `,"resolution":`...)
-						if res := a.Resolution; res == nil {
-							b = append(b, "null"...)
-						} else {
-							b = append(b, `{"resolution":`...)
-							b = appendString(b, res.Resolution)
-							b = append(b, `,"reason":`...)
-							b = appendString(b, res.Reason)
-							b = append(b, `,"evidence_ref":`...)
-							b = appendString(b, res.EvidenceRef)
-							b = append(b, `,"resolved_by":`...)
-							b = appendString(b, res.ResolvedBy)
-							b = append(b, `,"approved_by":`...)
-							b = appendOptString(b, res.ApprovedBy)
-							b = append(b, `,"resolved_at":`...)
-							b = appendString(b, res.ResolvedAt)
-							b = append(b, `,"line":`...)
-							b = strconv.AppendInt(b, int64(res.Line), 10)
-							b = append(b, "}"...)
-						}
-						b = append(b, `,"adjudicated_from":`...)
-						b = appendOptString(b, a.AdjudicatedFrom)
-						b = append(b, `,"job_log_line":`...)
-						if a.JobLogLine == nil {
-							b = append(b, "null"...)
-						} else {
-							b = strconv.AppendInt(b, int64(*a.JobLogLine), 10)
-						}
-					}
-					b = append(b, "}"...)
+					b = appendAttempt(b, &s.Attempts[k])
 				}
-				b = append(b, "]"...)
+				b = append(b, ']')
 			}
-			b = append(b, "}"...)
+			b = append(b, '}')
 		}
-		b = append(b, "]"...)
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendRecovery appends a run report's "recovery" member, with its
+// leading comma.
+func appendRecovery(b []byte, rec *checker.Recovery) []byte {
+	b = append(b, `,"recovery":{"action":"`...)
+	b = appendText(b, string(rec.Action))
+	b = append(b, `","run_id":"`...)
+	b = appendText(b, rec.RunID)
+	if rec.Stage == nil && rec.Attempt == nil && rec.AttemptID == nil && rec.Owner == nil && rec.Steps != nil && len(rec.Steps) == 0 {
+		// A run that needs no action, as most runs.
+		return append(b, `","stage":null,"attempt":null,"attempt_id":null,"owner":null,"steps":[]}`...)
+	}
+	b = append(b, `","stage":`...)
+	if rec.Stage == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendStage(b, *rec.Stage)
+	}
+	b = append(b, `,"attempt":`...)
+	b = appendOptInt(b, rec.Attempt)
+	b = append(b, `,"attempt_id":`...)
+	b = appendOptString(b, rec.AttemptID)
+	b = append(b, `,"owner":`...)
+	b = appendOptString(b, rec.Owner)
+	b = append(b, `,"steps":`...)
+	switch {
+	case rec.Steps == nil:
+		b = append(b, "null"...)
+	case len(rec.Steps) == 0:
+		b = append(b, "[]"...)
+	default:
+		b = append(b, '[')
+		for i, step := range rec.Steps {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, step)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+// appendAttempt appends the JSON object of one attempt report.
+func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
+	b = append(b, `{"attempt":`...)
+	b = appendInt(b, a.Attempt)
+	b = append(b, `,"status":"`...)
+	b = appendText(b, a.Status)
+	b = append(b, `","started_at":"`...)
+	b = appendText(b, a.StartedAt)
+	if a.EndedAt == nil {
+		b = append(b, `","ended_at":null`...)
+	} else {
+		b = append(b, `","ended_at":"`...)
+		b = appendText(b, *a.EndedAt)
+		b = append(b, '"')
+	}
+	b = append(b, `,"duration_seconds":`...)
+	b = appendOptFloat(b, a.DurationSeconds)
+	b = append(b, `,"returncode":`...)
+	b = appendOptInt(b, a.Returncode)
+	if a.Error == nil {
+		b = append(b, `,"error":null,"silent_for_seconds":`...)
+	} else {
+		b = append(b, `,"error":"`...)
+		b = appendText(b, *a.Error)
+		b = append(b, `","silent_for_seconds":`...)
+	}
+	b = appendOptFloat(b, a.SilentForSeconds)
+	b = append(b, `,"line":`...)
+	b = appendInt(b, int64(a.Line))
+	if a.StaleCandidate {
+		b = append(b, `,"stale_candidate":true`...)
+	} else {
+		b = append(b, `,"stale_candidate":false`...)
+	}
+	if a.AttemptID == nil && a.Owner == nil && a.ErrorCode == nil && a.LeaseExpiresAt == nil &&
+		a.Reason == nil && a.Resolution == nil && a.AdjudicatedFrom == nil && a.JobLogLine == nil {
+		// Most attempts have none of the recovery model's fields.
+		return append(b, `,"attempt_id":null,"owner":null,"error_code":null,"lease_expires_at":null,"reason":null,"resolution":null,"adjudicated_from":null,"job_log_line":null}`...)
+	}
+	b = append(b, `,"attempt_id":`...)
+	b = appendOptString(b, a.AttemptID)
+	b = append(b, `,"owner":`...)
+	b = appendOptString(b, a.Owner)
+	b = append(b, `,"error_code":`...)
+	b = appendOptString(b, a.ErrorCode)
+	b = append(b, `,"lease_expires_at":`...)
+	b = appendOptString(b, a.LeaseExpiresAt)
+	b = append(b, `,"reason":`...)
+	b = appendOptString(b, a.Reason)
+	b = append(b, `,"resolution":`...)
+	if res := a.Resolution; res == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"resolution":"`...)
+		b = appendText(b, res.Resolution)
+		b = append(b, `","reason":"`...)
+		b = appendText(b, res.Reason)
+		b = append(b, `","evidence_ref":"`...)
+		b = appendText(b, res.EvidenceRef)
+		b = append(b, `","resolved_by":"`...)
+		b = appendText(b, res.ResolvedBy)
+		b = append(b, `","approved_by":`...)
+		b = appendOptString(b, res.ApprovedBy)
+		b = append(b, `,"resolved_at":"`...)
+		b = appendText(b, res.ResolvedAt)
+		b = append(b, `","line":`...)
+		b = appendInt(b, int64(res.Line))
+		b = append(b, '}')
+	}
+	b = append(b, `,"adjudicated_from":`...)
+	b = appendOptString(b, a.AdjudicatedFrom)
+	b = append(b, `,"job_log_line":`...)
+	if a.JobLogLine == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendInt(b, int64(*a.JobLogLine))
 	}
 	return append(b, '}')
 }
@@ -196,7 +227,7 @@ func appendStage(b []byte, s checker.StageID) []byte {
 	if s.Str != "" {
 		return appendString(b, s.Str)
 	}
-	return strconv.AppendInt(b, s.Int, 10)
+	return appendInt(b, s.Int)
 }
 
 func appendOptString(b []byte, s *string) []byte {
@@ -210,8 +241,37 @@ func appendOptInt(b []byte, n *int64) []byte {
 	if n == nil {
 		return append(b, "null"...)
 	}
-	return strconv.AppendInt(b, *n, 10)
+	return appendInt(b, *n)
 }
+
+// appendInt appends n in decimal, as strconv.AppendInt does; the counts and
+// line numbers of a report take a short path of two digits at a time.
+func appendInt(b []byte, n int64) []byte {
+	if n < 0 || n >= 1e9 {
+		return strconv.AppendInt(b, n, 10)
+	}
+	var d [9]byte
+	i := len(d)
+	u := uint32(n)
+	for u >= 100 {
+		q := u / 100
+		r := (u - q*100) * 2
+		i -= 2
+		d[i], d[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		i -= 2
+		d[i], d[i+1] = digitPairs[2*u], digitPairs[2*u+1]
+	} else {
+		i--
+		d[i] = byte('0' + u)
+	}
+	return append(b, d[i:]...)
+}
+
+// digitPairs holds the two digits of 00 to 99, in order.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
 func appendOptFloat(b []byte, f *float64) []byte {
 	if f == nil {
@@ -227,7 +287,7 @@ func appendFloat(b []byte, f float64) []byte {
 	// Whole numbers of seconds are most durations; strconv.AppendInt writes
 	// them in the same digits as AppendFloat's 'f' format, faster.
 	if f == math.Trunc(f) && f != 0 && math.Abs(f) < 1<<53 {
-		return strconv.AppendInt(b, int64(f), 10)
+		return appendInt(b, int64(f))
 	}
 	abs := math.Abs(f)
 	format := byte('f')
@@ -246,13 +306,53 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString quotes s as encoding/json does with HTML escaping: < > & and
-// control characters as \u00XX (with the short forms \" \\ \b \f \n \r \t),
-// U+2028 and U+2029 escaped, invalid UTF-8 as \ufffd.
+// appendString quotes s as encoding/json does with HTML escaping (see
+// appendText).
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	b = appendText(b, s)
+	return append(b, '"')
+}
+
+// appendText appends s as the inside of a JSON string, as encoding/json
+// writes it with HTML escaping: < > & and control characters as \u00XX
+// (with the short forms \" \\ \b \f \n \r \t), U+2028 and U+2029
+// escaped, invalid UTF-8 as \ufffd. Most strings of a report (ids,
+// times, states) need none of that and are copied whole.
+func appendText(b []byte, s string) []byte {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// plain8, by hand: the call and its spills cost more than the test.
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if swar.NonASCII(w)|swar.Below(w, 0x20)|swar.Equal(w, '"')|swar.Equal(w, '\\')|
+			swar.Equal(w, '<')|swar.Equal(w, '>')|swar.Equal(w, '&') != 0 {
+			break
+		}
+	}
+	for i < len(s) && plainByte[s[i]] {
+		i++
+	}
+	if i == len(s) {
+		return append(b, s...)
+	}
+	return appendEscaped(b, s, i)
+}
+
+// plainByte tells the bytes that JSON writes as they are: ASCII but for
+// control characters, quote, backslash, <, > and &.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// appendEscaped is appendText from s[i], the first byte that may need
+// escaping.
+func appendEscaped(b []byte, s string, i int) []byte {
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		// Eight bytes at a time while none needs a second look.
 		if i+8 <= len(s) && plain8(s, i) {
 			i += 8
@@ -302,6 +402,5 @@ func appendString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

@@ -85,6 +85,98 @@ func TestAppendRunMatches(t *testing.T) {
 	}
 }
 
+// TestAppendRunRandom compares the run encoder with encoding/json on
+// random reports: every pointer field nil or set, every list nil, empty
+// or not, strings over an alphabet of the bytes that need escaping, and
+// numbers of every sign and size.
+func TestAppendRunRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []string{"a", "0", ":", "-", "\"", "\\", "<", ">", "&", "\x00", "\n", "\u2028", "é", "\xff"}
+	str := func() string {
+		var b strings.Builder
+		for k := r.IntN(12); k > 0; k-- {
+			b.WriteString(alphabet[r.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	opt := func() *string {
+		if r.IntN(2) == 0 {
+			return nil
+		}
+		return ptr(str())
+	}
+	num := func() int64 {
+		return []int64{0, 7, -3, 99, 100, 123456789, 999999999, 1e9, -1e12, math.MaxInt64, math.MinInt64}[r.IntN(11)]
+	}
+	flt := func() float64 {
+		return []float64{0, 1, -2.5, 41, 1e-7, 1e21, 123456.789, 1 << 53, math.Copysign(0, -1)}[r.IntN(9)]
+	}
+	optFloat := func() *float64 {
+		if r.IntN(2) == 0 {
+			return nil
+		}
+		return ptr(flt())
+	}
+	optInt := func() *int64 {
+		if r.IntN(2) == 0 {
+			return nil
+		}
+		return ptr(num())
+	}
+	stage := func() checker.StageID {
+		if r.IntN(2) == 0 {
+			return checker.IntStage(num())
+		}
+		return checker.StrStage("s" + str())
+	}
+	for n := 0; n < 3000; n++ {
+		rr := checker.RunReport{RunID: str(), State: checker.RunState(str()), FirstEventAt: str(), LastEventAt: str(),
+			DurationSeconds: flt(), FirstLine: int(num() % 1e6), ScheduledFor: opt(), OverdueBySeconds: optFloat()}
+		rr.Recovery = checker.Recovery{Action: checker.Action(str()), RunID: str(), Attempt: optInt(), AttemptID: opt(), Owner: opt()}
+		if r.IntN(2) == 0 {
+			rr.Recovery.Stage = ptr(stage())
+		}
+		switch r.IntN(3) {
+		case 0:
+			rr.Recovery.Steps = []string{}
+		case 1:
+			rr.Recovery.Steps = []string{str(), str()}
+		}
+		if r.IntN(4) > 0 {
+			rr.Stages = []checker.StageReport{}
+		}
+		for range r.IntN(3) {
+			st := checker.StageReport{Stage: stage(), Name: opt(), State: checker.StageState(str()), StatusReason: opt(), AttemptCount: int(num() % 1e6)}
+			if r.IntN(4) > 0 {
+				st.Attempts = []checker.AttemptReport{}
+			}
+			for range r.IntN(3) {
+				a := checker.AttemptReport{Attempt: num(), Status: str(), StartedAt: str(), EndedAt: opt(), DurationSeconds: optFloat(),
+					Returncode: optInt(), Error: opt(), SilentForSeconds: optFloat(), Line: int(num() % 1e6), StaleCandidate: r.IntN(2) == 0}
+				if r.IntN(2) == 0 {
+					a.AttemptID, a.Owner, a.ErrorCode, a.LeaseExpiresAt, a.Reason, a.AdjudicatedFrom = opt(), opt(), opt(), opt(), opt(), opt()
+					if r.IntN(2) == 0 {
+						a.JobLogLine = ptr(int(num() % 1e6))
+					}
+					if r.IntN(2) == 0 {
+						a.Resolution = &checker.ResolutionReport{Resolution: str(), Reason: str(), EvidenceRef: str(), ResolvedBy: str(),
+							ApprovedBy: opt(), ResolvedAt: str(), Line: int(num() % 1e6)}
+					}
+				}
+				st.Attempts = append(st.Attempts, a)
+			}
+			rr.Stages = append(rr.Stages, st)
+		}
+		want, err := json.Marshal(&rr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendRun(nil, &rr); string(got) != string(want) {
+			t.Fatalf("appendRun differs from encoding/json:\n%s\nwant\n%s", got, want)
+		}
+	}
+}
+
 // FuzzAppendString checks the string quoting against encoding/json.
 func FuzzAppendString(f *testing.F) {
 	for _, s := range []string{"", "plain", "<>&", "\u2028\u2029", "\x00\x1f\x7f", "\xff\xfe", "é漢字🙂", strings.Repeat("\\\"", 3)} {
@@ -260,4 +352,44 @@ func TestStreamedEmptyAttempts(t *testing.T) {
 	if !strings.Contains(doc, `{"stage":1,"name":null,"state":"pending","status_reason":null,"attempt_count":0,"attempts":[]}`) {
 		t.Fatalf("stage 1 is not pending with no attempts:\n%s", doc)
 	}
+}
+
+// BenchmarkAppendRun measures the run encoder alone on the reports of a
+// generated log shaped like genlog.py's (one retry in five runs, a Java
+// error text on each failure).
+func BenchmarkAppendRun(b *testing.B) {
+	var log strings.Builder
+	t := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	ts := func() string { t = t.Add(7 * time.Second); return t.Format("2006-01-02T15:04:05.000000Z") }
+	for r := range 2000 {
+		for st := 1; st <= 2; st++ {
+			att := 1
+			if r%5 == 0 && st == 1 {
+				fmt.Fprintf(&log, `{"run_id": "run-%08d", "stage": %d, "attempt": %d, "status": "started", "timestamp_utc": %q}`+"\n", r, st, att, ts())
+				fmt.Fprintf(&log, `{"run_id": "run-%08d", "stage": %d, "attempt": %d, "status": "failed", "timestamp_utc": %q, "returncode": 1, "error": "java.lang.OutOfMemoryError: Java heap space"}`+"\n", r, st, att, ts())
+				att++
+			}
+			fmt.Fprintf(&log, `{"run_id": "run-%08d", "stage": %d, "attempt": %d, "status": "started", "timestamp_utc": %q}`+"\n", r, st, att, ts())
+			fmt.Fprintf(&log, `{"run_id": "run-%08d", "stage": %d, "attempt": %d, "status": "succeeded", "timestamp_utc": %q, "returncode": 0}`+"\n", r, st, att, ts())
+		}
+	}
+	def, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1), checker.IntStage(2)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := checker.Check(strings.NewReader(log.String()), checker.Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil || res.Snapshot == nil {
+		b.Fatal(err, res.Report.Violations)
+	}
+	reports := res.Snapshot.Collect()
+	var buf []byte
+	n := 0
+	for b.Loop() {
+		buf = buf[:0]
+		for i := range reports {
+			buf = appendRun(buf, &reports[i])
+		}
+		n = len(buf)
+	}
+	b.SetBytes(int64(n))
 }

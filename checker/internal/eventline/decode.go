@@ -2,6 +2,7 @@ package eventline
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/greenlight-ci/greenlight/checker/internal/swar"
 )
 
 // contractFields are the event keys of schemas/event.schema.json; a key equal
@@ -83,11 +85,15 @@ type Event struct {
 // Decoder decodes lines into events with one reused jsontext.Decoder and
 // scratch buffers, so that the hot path allocates little.
 type Decoder struct {
-	rd      bytes.Reader
-	dec     *jsontext.Decoder
-	names   [fieldCount]string
-	raw     [fieldCount][]byte // raw JSON value of each contract field seen; aliases the line
-	kind    [fieldCount]jsontext.Kind
+	rd    bytes.Reader
+	dec   *jsontext.Decoder
+	names [fieldCount]string
+	raw   [fieldCount][]byte // raw JSON value of each contract field seen; aliases the line
+	kind  [fieldCount]jsontext.Kind
+	// plain says the scanner found the field's string value without an
+	// escape, so that its content is its raw bytes (textOf, contentOf);
+	// false when it does not know.
+	plain   [fieldCount]bool
 	arena   []byte // unquoted text that events keep; see text
 	strBuf  []byte
 	unknown []string // keys outside the contract, for --strict
@@ -139,6 +145,7 @@ func (d *Decoder) Syntax(line []byte, keepUnknown bool) *Fault {
 func (d *Decoder) resetFields() {
 	d.raw = [fieldCount][]byte{}
 	d.kind = [fieldCount]jsontext.Kind{}
+	d.plain = [fieldCount]bool{}
 	d.unknown = d.unknown[:0]
 	d.otherKeys = d.otherKeys[:0]
 	d.folded, d.recovery = false, false
@@ -358,7 +365,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldRunID] != '"' {
 		return false
 	}
-	ev.RunID = d.text(d.raw[fieldRunID])
+	ev.RunID = d.textOf(fieldRunID)
 	if !validRunID(ev.RunID) {
 		return false
 	}
@@ -392,7 +399,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldStatus] != '"' {
 		return false
 	}
-	switch string(d.content(d.raw[fieldStatus])) {
+	switch string(d.contentOf(fieldStatus)) {
 	case "started":
 		ev.Status = StatusStarted
 	case "succeeded":
@@ -412,7 +419,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldTimestamp] != '"' {
 		return false
 	}
-	t, ok := ParseTimestamp(d.content(d.raw[fieldTimestamp]))
+	t, ok := ParseTimestamp(d.contentOf(fieldTimestamp))
 	if !ok {
 		return false
 	}
@@ -438,7 +445,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 			return false
 		}
 	case '"':
-		ev.Error = d.text(d.raw[fieldError])
+		ev.Error = d.textOf(fieldError)
 		if ev.Status == StatusFailed && !HasNonSpace(ev.Error) {
 			return false
 		}
@@ -451,7 +458,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	switch d.kind[fieldScheduledFor] {
 	case 0, 'n':
 	case '"':
-		t, ok := ParseTimestamp(d.content(d.raw[fieldScheduledFor]))
+		t, ok := ParseTimestamp(d.contentOf(fieldScheduledFor))
 		if !ok {
 			return false
 		}
@@ -568,6 +575,22 @@ func (d *Decoder) text(q []byte) []byte {
 	return d.arena[start:len(d.arena):len(d.arena)]
 }
 
+// textOf is text of contract field f's string value.
+func (d *Decoder) textOf(f int) []byte {
+	if q := d.raw[f]; d.plain[f] {
+		return q[1 : len(q)-1]
+	}
+	return d.text(d.raw[f])
+}
+
+// contentOf is content of contract field f's string value.
+func (d *Decoder) contentOf(f int) []byte {
+	if q := d.raw[f]; d.plain[f] {
+		return q[1 : len(q)-1]
+	}
+	return d.content(d.raw[f])
+}
+
 // content returns the content of the JSON string literal q for a look
 // during this line: q's own bytes when it has no escape, else its unquoted
 // form in strBuf.
@@ -610,6 +633,9 @@ func unquote(dst, q []byte) []byte {
 
 // validRunID: 1..256 code points, none of them U+0000..U+001F or U+007F..U+009F.
 func validRunID(b []byte) bool {
+	if len(b) > 0 && len(b) <= 256 && printableASCII(b) {
+		return true // as many code points as bytes, none a control character
+	}
 	count := 0
 	for i := 0; i < len(b); {
 		c := b[i]
@@ -630,6 +656,24 @@ func validRunID(b []byte) bool {
 		}
 	}
 	return count >= 1
+}
+
+// printableASCII tells whether every byte of b is in 0x20..0x7E, eight
+// bytes at a time.
+func printableASCII(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if swar.NonASCII(w)|swar.Below(w, 0x20)|swar.Equal(w, 0x7f) != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x20 || b[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // HasNonSpace reports whether b holds a character that is not white space

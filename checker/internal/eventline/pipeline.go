@@ -58,22 +58,7 @@ func Read(lr *LineReader, cfg *Config, apply func(*Decoded)) error {
 			}
 			b.raw, b.refs, b.arena, b.err = b.raw[:0], b.refs[:0], b.arena[:0], nil
 			b.done = make(chan struct{})
-			eof := false
-			for len(b.refs) < batchLines && len(b.raw) < batchBytes {
-				line, err := lr.Next()
-				if err == io.EOF {
-					eof = true
-					break
-				}
-				if err != nil {
-					b.err = err
-					eof = true
-					break
-				}
-				start := len(b.raw)
-				b.raw = append(b.raw, line...)
-				b.refs = append(b.refs, lineRef{n: lr.line, start: start, end: len(b.raw), tooLong: lr.tooLong, length: lr.length})
-			}
+			eof := fillBatch(lr, b)
 			b.read = lr.BytesRead()
 			if len(b.refs) > 0 || b.err != nil {
 				order <- b
@@ -118,6 +103,32 @@ func Read(lr *LineReader, cfg *Config, apply func(*Decoded)) error {
 		cfg.Progress(lr.BytesRead())
 	}
 	return readErr
+}
+
+// fillBatch reads lines into b, an empty batch, until it holds batchLines
+// lines or batchBytes bytes, or the log ends (true) or breaks off (true,
+// with b.err set).
+func fillBatch(lr *LineReader, b *batch) (eof bool) {
+	for len(b.refs) < batchLines && len(b.raw) < batchBytes {
+		// The whole lines already buffered, copied at once.
+		b.raw, b.refs = lr.buffered(b.raw, b.refs, batchLines, batchBytes)
+		if len(b.refs) == batchLines || len(b.raw) >= batchBytes {
+			break
+		}
+		// A line the buffer does not hold whole, or the end.
+		line, err := lr.Next()
+		if err == io.EOF {
+			return true
+		}
+		if err != nil {
+			b.err = err
+			return true
+		}
+		start := len(b.raw)
+		b.raw = append(b.raw, line...)
+		b.refs = append(b.refs, lineRef{n: lr.line, start: start, end: len(b.raw), tooLong: lr.tooLong, length: lr.length})
+	}
+	return false
 }
 
 // decodeBatch decodes every line of b into b.out.

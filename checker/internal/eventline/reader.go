@@ -113,6 +113,41 @@ func (lr *LineReader) Next() ([]byte, error) {
 	return line, nil
 }
 
+// buffered appends to raw the lines that the reader's buffer holds whole
+// (each with its line ending, which its lineRef leaves out), and their
+// places to refs, while refs has fewer than maxLines lines and raw fewer
+// than maxBytes bytes: one copy for all of them instead of one a line. It
+// hands out exactly the lines, numbers and lengths that as many calls of
+// Next would (TestBufferedMatchesNext); a line the buffer holds only in
+// part is left to Next.
+func (lr *LineReader) buffered(raw []byte, refs []lineRef, maxLines, maxBytes int) ([]byte, []lineRef) {
+	buf, _ := lr.br.Peek(lr.br.Buffered())
+	used := 0
+	base := len(raw)
+	for len(refs) < maxLines && base+used < maxBytes {
+		i := bytes.IndexByte(buf[used:], '\n')
+		if i < 0 {
+			break
+		}
+		start, end := base+used, base+used+i
+		if i > 0 && buf[used+i-1] == '\r' {
+			end--
+		}
+		lr.line++
+		refs = append(refs, lineRef{n: lr.line, start: start, end: end, tooLong: end-start > lr.max, length: i + 1})
+		used += i + 1
+	}
+	if used == 0 {
+		return raw, refs
+	}
+	raw = append(raw, buf[:used]...)
+	lr.br.Discard(used)
+	// What Next would say of the last line handed out.
+	last := refs[len(refs)-1]
+	lr.tooLong, lr.length = last.tooLong, last.length
+	return raw, refs
+}
+
 func trimEOL(b []byte) []byte {
 	b = bytes.TrimSuffix(b, []byte{'\n'})
 	return bytes.TrimSuffix(b, []byte{'\r'})

@@ -46,9 +46,13 @@ func (d *Decoder) scan(line []byte, keepUnknown bool) bool {
 		if i == len(line) || line[i] != '"' {
 			return false
 		}
-		keyEnd, plain := scanString(line, i)
-		if keyEnd < 0 || !plain {
-			return false
+		f, keyEnd := knownKey(line, i)
+		if f < 0 {
+			var plain bool
+			keyEnd, plain = scanString(line, i)
+			if keyEnd < 0 || !plain {
+				return false
+			}
 		}
 		rawKey := line[i:keyEnd]
 		i = skipSpace(line, keyEnd)
@@ -56,19 +60,29 @@ func (d *Decoder) scan(line []byte, keepUnknown bool) bool {
 			return false
 		}
 		i = skipSpace(line, i+1)
-		valEnd := d.scanValue(line, i, 1)
+		var valEnd int
+		plainVal := false // a string value without an escape
+		if i < len(line) && line[i] == '"' {
+			valEnd, plainVal = scanString(line, i)
+		} else {
+			valEnd = d.scanValue(line, i, 1)
+		}
 		if valEnd < 0 {
 			return false
 		}
 		val := line[i:valEnd]
 		// Names without escapes are equal exactly when their bytes are; a
 		// contract field's name is recorded in raw, the others in seen.
-		if f := d.field(rawKey[1 : len(rawKey)-1]); f >= 0 {
+		if f < 0 {
+			f = d.field(rawKey[1 : len(rawKey)-1])
+		}
+		if f >= 0 {
 			if d.raw[f] != nil {
 				return false
 			}
 			d.raw[f] = val
 			d.kind[f] = jsontext.Kind(kindOf(val[0]))
+			d.plain[f] = plainVal
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
 			if !d.scanNewName(rawKey, 0) {
@@ -89,6 +103,68 @@ func (d *Decoder) scan(line []byte, keepUnknown bool) bool {
 			return false
 		}
 	}
+}
+
+// The names most events spell, with their quotes, as the little-endian
+// words knownKey compares them with: the first eight bytes, or fewer under
+// mask7 (bytes 0 to 6).
+var (
+	keyRunID     = keyWord(`"run_id"`)
+	keyStatus    = keyWord(`"status"`)
+	keyStage     = keyWord(`"stage"`)
+	keyError     = keyWord(`"error"`)
+	keyAttempt   = keyWord(`"attempt`) // "attempt" and "attempt_id"
+	keyTimesta   = keyWord(`"timesta`) // "timestamp_utc"
+	keyReturnc   = keyWord(`"returnc`) // "returncode"
+	keyMaskSeven = uint64(1)<<56 - 1
+)
+
+// keyWord is the little-endian word of the first eight bytes of k, zero
+// beyond its end.
+func keyWord(k string) uint64 {
+	var b [8]byte
+	copy(b[:], k)
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// knownKey tells whether the name starting at line[i] (a quote) is one of
+// the contract fields most events carry, spelled without an escape: then
+// it returns the field and the index just past the name's closing quote,
+// as scanString and field would; else -1. It compares a word or two
+// instead of scanning the name and searching the field names.
+func knownKey(line []byte, i int) (int, int) {
+	if len(line)-i < 16 {
+		return -1, 0
+	}
+	w := binary.LittleEndian.Uint64(line[i:])
+	switch w {
+	case keyRunID:
+		return fieldRunID, i + 8
+	case keyStatus:
+		return fieldStatus, i + 8
+	case keyAttempt:
+		if line[i+8] == '"' {
+			return fieldAttempt, i + 9
+		}
+		if string(line[i+8:i+12]) == `_id"` {
+			return fieldAttemptID, i + 12
+		}
+	case keyTimesta:
+		if string(line[i+8:i+15]) == `mp_utc"` {
+			return fieldTimestamp, i + 15
+		}
+	case keyReturnc:
+		if string(line[i+8:i+12]) == `ode"` {
+			return fieldReturncode, i + 12
+		}
+	}
+	switch w & keyMaskSeven {
+	case keyStage:
+		return fieldStage, i + 7
+	case keyError:
+		return fieldError, i + 7
+	}
+	return -1, 0
 }
 
 // scanNewName appends rawKey to the names of the object whose names start at

@@ -2,6 +2,7 @@ package eventline
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -115,4 +116,35 @@ func FuzzScanMatchesJSONText(f *testing.F) {
 			t.Fatalf("%q: Syntax records\n%+v\njsontext's path\n%+v", line, got, want)
 		}
 	})
+}
+
+// TestKnownKey: knownKey finds the names most events spell exactly where
+// scanString and field do, and no other name: every contract name and
+// near misses of the ones it knows (a byte more, a byte less, another
+// letter, an escape), before a colon or a space, at the end of a line too.
+func TestKnownKey(t *testing.T) {
+	d := NewDecoder()
+	all := contractFieldNames()
+	names := append([]string{}, all[:]...)
+	for _, k := range []string{"run_id", "status", "stage", "error", "attempt", "attempt_id", "timestamp_utc", "returncode"} {
+		names = append(names, k+"s", k[:len(k)-1], "X"+k[1:], k[:len(k)-1]+"X", `\u00`+strconv.FormatInt(int64(k[0]), 16)+k[1:])
+	}
+	for _, name := range names {
+		for _, rest := range []string{`: 1, "other": 2}`, `:"x"}`, ` : 1}`, `:1}`, ``} {
+			line := []byte(`"` + name + `"` + rest)
+			end, plain := scanString(line, 0)
+			want := -1
+			if end > 0 && plain {
+				want = d.field(line[1 : end-1])
+			}
+			f, gotEnd := knownKey(line, 0)
+			if f >= 0 && (f != want || gotEnd != end) {
+				t.Errorf("knownKey(%s) = %d, %d; scanString and field: %d, %d", line, f, gotEnd, want, end)
+			}
+			common := map[string]bool{"run_id": true, "status": true, "stage": true, "error": true, "attempt": true, "attempt_id": true, "timestamp_utc": true, "returncode": true}
+			if f < 0 && common[name] && len(line) >= 16 {
+				t.Errorf("knownKey(%s) does not know it", line)
+			}
+		}
+	}
 }

@@ -448,7 +448,7 @@ func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string) {
 	s.order = make([]*Run, 0, n)
 	s.stages = make([][]Attempt, 0, n*stages)
 	s.attempts = make([]Attempt, 0, attempts)
-	s.index.byHash = make(map[uint64]int32, n)
+	s.index.reserve(n)
 	for range n {
 		l.at = append(l.at, loadedAt{offset: len(l.runs) - len(d.b), texts: len(d.texts)})
 		size := d.Uvarint()
@@ -484,7 +484,7 @@ func (d *Decoder) run(s *Store, id string, stages int, intern func([]byte) strin
 		d.Fail("a time out of range")
 		return false
 	}
-	if !s.index.addNew(id, s.index.hashString(id), len(s.order), s.order, s.index.hashString) {
+	if !s.index.addNew(id, s.index.hashString(id), len(s.order), s.order) {
 		d.Fail("a run twice")
 		return false
 	}
@@ -580,39 +580,6 @@ func (d *Decoder) attempt(run *Run, a *Attempt, intern func([]byte) string) {
 		res.At, res.Line = d.Time(), int(d.Uvarint())
 		r.Resolution = res
 	}
-}
-
-// addNew records that run id, of hash h (hashOf(id), the index's hash),
-// is at position i of order, with one map operation in the common case
-// (h is new); false when order already has run id. A hash taken before is
-// put back on the run that held it, found by a scan: two ids of one 64-bit
-// hash are rare, and a seed of its own each check keeps anyone from
-// choosing them.
-func (x *runIndex) addNew(id string, h uint64, i int, order []*Run, hashOf func(string) uint64) bool {
-	n := len(x.byHash)
-	x.byHash[h] = int32(i)
-	if len(x.byHash) > n {
-		return true
-	}
-	j := 0 // the first run of hash h held it: later ones are in collided
-	for j < i && hashOf(order[j].id) != h {
-		j++
-	}
-	if j == i {
-		return false // no run held h: not an index addNew built
-	}
-	x.byHash[h] = int32(j)
-	if order[j].id == id {
-		return false
-	}
-	if _, ok := x.collided[id]; ok {
-		return false
-	}
-	if x.collided == nil {
-		x.collided = make(map[string]int32)
-	}
-	x.collided[id] = int32(i)
-	return true
 }
 
 // hashString is the index's hash of id (runIndex.hash), without copying it.

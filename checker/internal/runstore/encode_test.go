@@ -11,7 +11,7 @@ func TestAddNewCollision(t *testing.T) {
 	x := newRunIndex()
 	var order []*Run
 	for _, id := range []string{"c", "a", "b", "d"} {
-		if !x.addNew(id, hashOf(id), len(order), order, hashOf) {
+		if !x.addNew(id, hashOf(id), len(order), order) {
 			t.Fatalf("addNew(%s) refused a new id", id)
 		}
 		order = append(order, &Run{id: id})
@@ -22,7 +22,7 @@ func TestAddNewCollision(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"a", "b", "c", "d"} {
-		if x.addNew(id, hashOf(id), len(order), order, hashOf) {
+		if x.addNew(id, hashOf(id), len(order), order) {
 			t.Errorf("addNew(%s) took an id the index has", id)
 		}
 	}
