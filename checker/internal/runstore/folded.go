@@ -300,31 +300,42 @@ const foldedRecordSize = 40
 // foldedFlags are the flags a FoldedRun may have.
 const foldedFlags = foldedHasSlot | foldedWide | foldedAmbiguous
 
-// Encode appends the set to e (docs/state.md): the number of records, the
-// records sorted by key, foldedRecordSize bytes each, so that Decode reads
-// them with no per-record decoding, then the slots, sorted by key. The set
-// is encoded the same way whatever batches built it.
+// Encode appends the set to e (docs/state.md): the number of records (8
+// bytes, little-endian), the records sorted by key, foldedRecordSize bytes
+// each, so that Decode reads them with no per-record decoding, then the
+// slots, sorted by key. The set is encoded the same way whatever batches
+// built it: each part's levels are merged as they are written, with no
+// copy of the records (a key two levels hold is one record, ambiguous).
 func (s *FoldedSet) Encode(e *Encoder) {
-	var parts [256][]foldedEntry
+	at := len(e.B)
+	e.B = append(e.B, make([]byte, 8)...)
 	n := 0
-	for p, levels := range s.parts {
-		if len(levels) == 0 {
-			continue
+	heads := make([]int, 0, 8)
+	for _, levels := range s.parts {
+		heads = append(heads[:0], make([]int, len(levels))...)
+		for {
+			least := -1 // the level whose head has the least key
+			for i, l := range levels {
+				if heads[i] < len(l) && (least < 0 || bytes.Compare(l[heads[i]].key[:], levels[least][heads[least]].key[:]) < 0) {
+					least = i
+				}
+			}
+			if least < 0 {
+				break
+			}
+			r := levels[least][heads[least]]
+			heads[least]++
+			for i := least + 1; i < len(levels); i++ {
+				if heads[i] < len(levels[i]) && levels[i][heads[i]].key == r.key {
+					heads[i]++
+					r.run.flags |= foldedAmbiguous
+				}
+			}
+			e.B = appendRecord(e.B, &r)
+			n++
 		}
-		// The part's levels, merged: a key two levels hold is one record.
-		l := levels[0]
-		for _, next := range levels[1:] {
-			l = merge(l, next)
-		}
-		parts[p] = l
-		n += len(l)
 	}
-	e.Uvarint(uint64(n))
-	for _, l := range parts {
-		for i := range l {
-			e.B = appendRecord(e.B, &l[i])
-		}
-	}
+	binary.LittleEndian.PutUint64(e.B[at:], uint64(n))
 	keys := make([]FoldKey, 0, len(s.slots))
 	for k := range s.slots {
 		keys = append(keys, k)
@@ -355,7 +366,10 @@ func (s *FoldedSet) Decode(d *Decoder, states func(uint8) bool) {
 		d.Fail("a folded set that is not empty")
 		return
 	}
-	n := d.Uvarint()
+	n := binary.LittleEndian.Uint64(d.Fixed(8))
+	if d.fault != "" {
+		return
+	}
 	if n > uint64(len(d.b))/foldedRecordSize {
 		d.Fail("a count of folded runs beyond its end")
 		return

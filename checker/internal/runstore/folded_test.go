@@ -183,7 +183,7 @@ func TestFoldedSetEncode(t *testing.T) {
 	}
 	// The count, the records, the slots' count and each slot: its key,
 	// 5 bytes of seconds and 1 of nanoseconds.
-	if want := 2 + n*foldedRecordSize + 2 + n/10*(16+5+1); len(b) != want {
+	if want := 8 + n*foldedRecordSize + 2 + n/10*(16+5+1); len(b) != want {
 		t.Fatalf("%d bytes for %d records, want %d", len(b), n, want)
 	}
 	var s FoldedSet
@@ -210,7 +210,7 @@ func TestFoldedSetEncode(t *testing.T) {
 		t.Fatal("the decoded set encodes to other bytes")
 	}
 	// Damage: the bytes of the second record and of the first slot.
-	rec := func(i int) int { return 2 + i*foldedRecordSize }
+	rec := func(i int) int { return 8 + i*foldedRecordSize }
 	slot := rec(n) + 2
 	for _, c := range []struct {
 		name  string
