@@ -17,10 +17,11 @@ import (
 // A checkpoint (docs/state.md) lets a check of a log that only grew since
 // the last one read just the new bytes: it holds where the earlier check
 // stopped in each file, the SHA-256 state of the bytes it read, and the fold
-// state (runs, attempts, warnings, attempt ids) those bytes left. The
-// next check hashes the prefix without decoding it, compares the hash state,
-// loads the fold state and goes on from there, with the result a full check
-// of the same log at the same now would give, byte for byte.
+// state (runs, attempts, warnings, attempt ids, a window's folded runs)
+// those bytes left. The next check hashes the prefix without decoding it,
+// compares the hash state, loads the fold state and goes on from there,
+// with the result a full check of the same log at the same now would give,
+// byte for byte.
 
 // CheckpointVersion is the first line of a checkpoint file: its format and
 // version. A file with any other first line is no checkpoint of this
