@@ -250,8 +250,18 @@ cp "$log" "$grown"; rm -f "$state"
 go build -o "$work/loghash" ./bench/loghash
 "$gl" check "$grown" --stages 1,2 --now "$now" --state "$state" > /dev/null
 cp "$state" "$state.orig"
+# The same with --window 7d: the checkpoint keeps the window's state (the
+# folded runs as 40-byte records, docs/state.md). The events appended are
+# the same 1,000 moved to the day after the 1M log's last one: events older
+# than the window would meet runs it folded (folded_run_event).
+wgrown="$work/growing-7d.jsonl"
+wstate="$work/growing-7d.state"
+cp "$log" "$wgrown"; rm -f "$wstate"
+"$gl" check "$wgrown" --stages 1,2 --now "$now" --window 7d --state "$wstate" > /dev/null
+cp "$wstate" "$wstate.orig"
 python3 "$tools/genlog.py" "$work/1k.jsonl" --events 1000 --seed 2
 sed 's/"run_id": "run-/"run_id": "tail-/' "$work/1k.jsonl" >> "$grown"
+sed 's/"run_id": "run-/"run_id": "tail-/; s/"2026-01-01T0/"2026-07-31T1/' "$work/1k.jsonl" >> "$wgrown"
 added=$(( $(wc -l < "$grown") - events ))
 # The resumed outputs are a full check's, byte for byte.
 for f in text json openmetrics; do
@@ -263,7 +273,13 @@ for f in text json openmetrics; do
     echo "check --state --format $f differs from a full check: see $work/full.$f and $work/resumed.$f" >&2; exit 1
   fi
 done
+cp "$wstate.orig" "$wstate"
+"$gl" check "$wgrown" --stages 1,2 --now "$now" --window 7d > "$work/full-7d.text" || true
+"$gl" check "$wgrown" --stages 1,2 --now "$now" --window 7d --state "$wstate" > "$work/resumed-7d.text" || true
+cmp -s "$work/full-7d.text" "$work/resumed-7d.text" ||
+  { echo "check --state --window 7d differs from a full check: see $work/full-7d.text and $work/resumed-7d.text" >&2; exit 1; }
 : > "$work/full-text.txt"; : > "$work/state-text.txt"; : > "$work/full-om.txt"; : > "$work/state-om.txt"; : > "$work/sha.txt"
+: > "$work/full-7d.txt"; : > "$work/state-7d.txt"
 for i in $(seq "$runs"); do
   measure "$gl" check "$grown" --stages 1,2 --now "$now" >> "$work/full-text.txt"
   cp "$state.orig" "$state"
@@ -272,18 +288,26 @@ for i in $(seq "$runs"); do
   cp "$state.orig" "$state"
   measure "$gl" check "$grown" --stages 1,2 --now "$now" --format openmetrics --state "$state" >> "$work/state-om.txt"
   measure "$work/loghash" "$grown" >> "$work/sha.txt"
+  measure "$gl" check "$wgrown" --stages 1,2 --now "$now" --window 7d >> "$work/full-7d.txt"
+  cp "$wstate.orig" "$wstate"
+  measure "$gl" check "$wgrown" --stages 1,2 --now "$now" --window 7d --state "$wstate" >> "$work/state-7d.txt"
 done
 load=$(GREENLIGHT_BENCH_LOG="$log" go test ./checker -run XXX -bench CheckpointLoad -benchtime 3x | awk '/^BenchmarkCheckpointLoad/ { print $3 / 1e9 }')
+wload=$(GREENLIGHT_BENCH_LOG="$log" GREENLIGHT_BENCH_WINDOW=7d go test ./checker -run XXX -bench CheckpointLoad -benchtime 3x | awk '/^BenchmarkCheckpointLoad/ { print $3 / 1e9 }')
 ft=$(cut -d' ' -f1 "$work/full-text.txt" | median); st=$(cut -d' ' -f1 "$work/state-text.txt" | median)
 fo=$(cut -d' ' -f1 "$work/full-om.txt" | median); so=$(cut -d' ' -f1 "$work/state-om.txt" | median)
 sh=$(cut -d' ' -f1 "$work/sha.txt" | median)
 sm=$(cut -d' ' -f2 "$work/state-text.txt" | sort -n | tail -1); fm=$(cut -d' ' -f2 "$work/full-text.txt" | sort -n | tail -1)
+fw=$(cut -d' ' -f1 "$work/full-7d.txt" | median); sw=$(cut -d' ' -f1 "$work/state-7d.txt" | median)
+fwm=$(cut -d' ' -f2 "$work/full-7d.txt" | sort -n | tail -1); swm=$(cut -d' ' -f2 "$work/state-7d.txt" | sort -n | tail -1)
 awk -v ft="$ft" -v st="$st" -v fo="$fo" -v so="$so" -v sh="$sh" -v ld="$load" -v sm="$sm" -v fm="$fm" -v added="$added" -v size="$(stat -c %s "$state.orig")" 'BEGIN {
   printf "%d events appended; checkpoint %.1f MB\n", added, size/1e6
   printf "text (default)   full %.2f s  --state %.2f s  %.1fx faster (target >= 5x)  peak RSS %.0f / %.0f MB\n", ft, st, ft/st, fm/1024, sm/1024
   printf "openmetrics      full %.2f s  --state %.2f s  %.1fx faster\n", fo, so, fo/so
   printf "hash + load      hash (bench/loghash, Go crypto/sha256) %.2f s + load %.2f s = %.2f s; --state text %.2fx of it, openmetrics %.2fx (target <= 2x)\n", sh, ld, sh+ld, st/(sh+ld), so/(sh+ld) }'
-awk '$3 != 0 { bad = 1 } END { exit bad }' "$work/full-text.txt" "$work/state-text.txt" "$work/full-om.txt" "$work/state-om.txt" "$work/sha.txt" ||
+awk -v fw="$fw" -v sw="$sw" -v fwm="$fwm" -v swm="$swm" -v sh="$sh" -v ld="$wload" -v size="$(stat -c %s "$wstate.orig")" 'BEGIN {
+  printf "--window 7d text full %.2f s  --state %.2f s  %.1fx faster  peak RSS %.0f / %.0f MB  checkpoint %.1f MB, load %.2f s (hash + load %.2fx)\n", fw, sw, fw/sw, fwm/1024, swm/1024, size/1e6, ld, sw/(sh+ld) }'
+awk '$3 != 0 { bad = 1 } END { exit bad }' "$work/full-text.txt" "$work/state-text.txt" "$work/full-om.txt" "$work/state-om.txt" "$work/sha.txt" "$work/full-7d.txt" "$work/state-7d.txt" ||
   { echo "a run in section 12 exited non-zero: see $work/*.txt" >&2; exit 1; }
 fi
 

@@ -95,8 +95,9 @@ type Options struct {
 	// Window, when not zero, keeps in full only the runs in it and folds
 	// the others whose attempts have all ended into compact records
 	// (docs/window.md): the snapshot lists the runs in the window and
-	// counts the folded ones. It cannot be combined with Resume,
-	// Checkpoint or JobLog, nor given to NewFeed.
+	// counts the folded ones; a checkpoint keeps the window's state
+	// (docs/state.md). It cannot be combined with JobLog, nor given to
+	// NewFeed.
 	Window Window
 }
 
@@ -128,8 +129,6 @@ func (opts Options) normalized() (Options, error) {
 			return opts, errors.New("checker: a Window is a duration or a run count, not both")
 		case opts.Window.Duration%time.Second != 0 || opts.Window.Duration > maxWindowDuration || opts.Window.Runs > MaxWindowRuns:
 			return opts, fmt.Errorf("checker: Window %s is not whole seconds up to 36500 days or a run count up to %d", opts.Window, MaxWindowRuns)
-		case opts.Resume != nil || opts.Checkpoint:
-			return opts, errWindowWith("--state: a checkpoint holds every run's state in full (docs/state.md)")
 		case opts.JobLog != nil:
 			return opts, errWindowWith("--job-log: the reconciliation compares every attempt")
 		}

@@ -17,15 +17,16 @@ import (
 // A checkpoint (docs/state.md) lets a check of a log that only grew since
 // the last one read just the new bytes: it holds where the earlier check
 // stopped in each file, the SHA-256 state of the bytes it read, and the fold
-// state (runs, attempts, warnings, attempt ids) those bytes left. The
-// next check hashes the prefix without decoding it, compares the hash state,
-// loads the fold state and goes on from there, with the result a full check
-// of the same log at the same now would give, byte for byte.
+// state (runs, attempts, warnings, attempt ids, a window's folded runs)
+// those bytes left. The next check hashes the prefix without decoding it,
+// compares the hash state, loads the fold state and goes on from there,
+// with the result a full check of the same log at the same now would give,
+// byte for byte.
 
 // CheckpointVersion is the first line of a checkpoint file: its format and
 // version. A file with any other first line is no checkpoint of this
 // greenlight.
-const CheckpointVersion = "greenlight.state/v1"
+const CheckpointVersion = "greenlight.state/v2"
 
 // checkpointMagic is the checkpoint file's first line, newline included.
 var checkpointMagic = []byte(CheckpointVersion + "\n")
@@ -85,6 +86,7 @@ type checkpointSettings struct {
 	maxLineBytes  uint64
 	maxViolations uint64 // caps the listed retry-brake warnings
 	staleAfter    uint64 // Options.StaleAfterSeconds
+	window        string // Options.Window (Window.String), "" without one
 }
 
 // settingsOf returns the settings of normalized options.
@@ -99,7 +101,8 @@ func settingsOf(opts Options) (checkpointSettings, error) {
 		rules.Write([]byte{0})
 	}
 	s := checkpointSettings{definition: sha256.Sum256(def), strict: opts.Strict,
-		maxLineBytes: uint64(opts.MaxLineBytes), maxViolations: uint64(opts.MaxViolations), staleAfter: uint64(max(opts.StaleAfterSeconds, 0))}
+		maxLineBytes: uint64(opts.MaxLineBytes), maxViolations: uint64(opts.MaxViolations), staleAfter: uint64(max(opts.StaleAfterSeconds, 0)),
+		window: opts.Window.String()}
 	rules.Sum(s.rules[:0])
 	return s, nil
 }
@@ -119,6 +122,8 @@ func (s checkpointSettings) differs(o checkpointSettings) string {
 		return "--max-violations"
 	case s.staleAfter != o.staleAfter:
 		return "--stale-after-seconds"
+	case s.window != o.window:
+		return "--window"
 	}
 	return ""
 }
@@ -479,6 +484,14 @@ func (c *contractState) checkpointOf(read []CheckpointFile, h hash.Hash, endsWit
 			cp.maxEvent = t
 		}
 	}
+	if w := c.window; w != nil {
+		// The window's state is kept as the snapshot's sweep leaves it, so
+		// that a checkpoint does not depend on when the check swept.
+		c.sweepOnce()
+		if w.newest.After(cp.maxEvent) {
+			cp.maxEvent = w.newest
+		}
+	}
 	return cp, "", nil
 }
 
@@ -487,7 +500,11 @@ func (cp *Checkpoint) sizeHint() int {
 	if cp.c == nil {
 		return len(cp.fold) + 4096
 	}
-	return 56*cp.c.runs.Len() + 4096
+	n := 56*cp.c.runs.Len() + 4096
+	if w := cp.c.window; w != nil {
+		n += 40*w.folded.Len() + 32*len(w.stubs)
+	}
+	return n
 }
 
 // tailReader remembers whether the last byte read from r was a newline.
@@ -511,6 +528,7 @@ func writeSettings(e *runstore.Encoder, s checkpointSettings) {
 	e.Uvarint(s.maxLineBytes)
 	e.Uvarint(s.maxViolations)
 	e.Uvarint(s.staleAfter)
+	e.String(s.window)
 }
 
 func readSettings(d *runstore.Decoder, s *checkpointSettings) {
@@ -520,6 +538,7 @@ func readSettings(d *runstore.Decoder, s *checkpointSettings) {
 	s.maxLineBytes = d.Uvarint()
 	s.maxViolations = d.Uvarint()
 	s.staleAfter = d.Uvarint()
+	s.window = d.String()
 }
 
 // damaged is the error of a checkpoint whose decoding found a fault.

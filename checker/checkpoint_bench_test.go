@@ -17,7 +17,8 @@ import (
 // the collector off as the CLI has it (cli.ResumeGCPercent; the garbage of
 // the iteration before is collected untimed). The checkpoint is that of
 // GREENLIGHT_BENCH_LOG, or of 20,000 generated runs, checked at 2026-12-01
-// against stages 1,2.
+// against stages 1,2, with the window GREENLIGHT_BENCH_WINDOW when set
+// (7d: the folded runs' records, docs/state.md).
 func BenchmarkCheckpointLoad(b *testing.B) {
 	var log []byte
 	if path := os.Getenv("GREENLIGHT_BENCH_LOG"); path != "" {
@@ -33,6 +34,11 @@ func BenchmarkCheckpointLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	opts := Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true}
+	if w := os.Getenv("GREENLIGHT_BENCH_WINDOW"); w != "" {
+		if opts.Window, err = ParseWindow(w); err != nil {
+			b.Fatal(err)
+		}
+	}
 	res, err := Check(bytes.NewReader(log), opts)
 	if err != nil || res.Checkpoint == nil {
 		b.Fatalf("no checkpoint: %v %s", err, res.NoCheckpoint)

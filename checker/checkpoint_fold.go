@@ -8,7 +8,8 @@ import (
 
 // The fold state's part of a checkpoint (docs/state.md): the number of
 // stages, the retry-brake warnings, the run store (runstore.Store.Encode:
-// every run with its attempts in first-line order) and the attempt ids.
+// every run with its attempts in first-line order), with a window its
+// state (checkpoint_window.go), and the attempt ids.
 // What only the snapshot derives (states, stalls, leases, missed slots,
 // job-log adjudications) is not kept: it is judged at the next check's now.
 
@@ -35,6 +36,9 @@ func (c *contractState) encodeFold(e *runstore.Encoder) error {
 	}
 	if err := c.runs.Encode(e); err != nil {
 		return err
+	}
+	if c.window != nil {
+		c.encodeWindow(e)
 	}
 	ids := make([]string, 0, len(c.attemptIDs))
 	for id := range c.attemptIDs {
@@ -102,6 +106,9 @@ func (c *contractState) decodeFold(b []byte) error {
 		c.warnings = append(c.warnings, w)
 	}
 	c.runs.Decode(d, stages, c.errorText)
+	if c.window != nil && d.Fault() == "" {
+		c.decodeWindow(d)
+	}
 	for range d.Count() {
 		id, run := d.String(), d.Bytes()
 		k := attemptKey{stage: int(d.Uvarint()), attempt: d.Varint()}
@@ -109,6 +116,15 @@ func (c *contractState) decodeFold(b []byte) error {
 			break
 		}
 		r := c.runs.Lookup(run)
+		if r == nil && c.window != nil && k.stage >= 0 && k.stage < stages && k.attempt >= 1 {
+			// An attempt of a run the window folded: its record holds
+			// no attempt ids.
+			if _, ok := c.window.folded.Find(run); ok {
+				k.run = string(run)
+				c.attemptIDs[id] = k
+				continue
+			}
+		}
 		if r == nil || k.stage < 0 || k.stage >= stages || r.Attempt(k.stage, k.attempt) == nil {
 			d.Fail("an attempt id of no attempt")
 			break

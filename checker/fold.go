@@ -60,7 +60,7 @@ func (cfg foldConfig) staleFor(sd *StageDef) time.Duration {
 func (c *contractState) snapshot(src Source) *Snapshot {
 	w := c.window
 	if w != nil {
-		c.sweep() // the snapshot lists only the runs in the window
+		c.sweepOnce() // the snapshot lists only the runs in the window
 	}
 	def := c.opts.Definition
 	stale := c.staleAfter()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/schemas"
@@ -13,7 +14,7 @@ import (
 // never panic or fail to answer, and no log holding a line that
 // event.schema.json rejects may ever yield a snapshot, let alone a healthy
 // verdict; and a check resumed from the checkpoint of a prefix gives the
-// bytes of a full check (split-point mode). Interesting inputs are kept
+// bytes of a full check (split-point mode), with a window of a minute too. Interesting inputs are kept
 // under testdata/fuzz/FuzzCheck.
 func FuzzCheck(f *testing.F) {
 	f.Add([]byte(lines(ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "succeeded", t0(1)), ev("r-1", 2, 1, "started", t0(2)), ev("r-1", 2, 1, "succeeded", t0(3)))))
@@ -48,6 +49,19 @@ func FuzzCheck(f *testing.F) {
 		if len(ends) > 0 {
 			for _, at := range []int{ends[0], ends[len(ends)/2], ends[len(ends)-1]} {
 				checkSplit(t, splitCase{name: "fuzz", log: log, opts: opts}, full, at)
+			}
+			// With a window of a minute, which folds the runs that ended a
+			// minute before the newest event, the checkpoint holds the
+			// window's state too.
+			wopts := opts
+			wopts.Window = checker.Window{Duration: time.Minute}
+			wres, err := checker.Check(bytes.NewReader(log), wopts)
+			if err != nil {
+				t.Fatalf("Check with a window failed to answer: %v", err)
+			}
+			wfull := outputsOf(t, wres)
+			for _, at := range []int{ends[len(ends)/2], ends[len(ends)-1]} {
+				checkSplit(t, splitCase{name: "fuzz, a window", log: log, opts: wopts}, wfull, at)
 			}
 			// Rotated: the log as two files cut at its middle line end,
 			// resumed from a checkpoint of the first file whole (a file

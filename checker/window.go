@@ -153,6 +153,10 @@ type windowState struct {
 	// were folded, with their states: kept only with a schedule, which
 	// judges every run's claim (docs/schedule.md).
 	stubs []foldedStub
+	// swept says no event was recorded since the last sweep (or since the
+	// checkpoint the check resumed from, which is swept): another sweep
+	// would fold nothing.
+	swept bool
 }
 
 // foldedStub is a folded run kept for the schedule.
@@ -239,6 +243,7 @@ func (c *contractState) noteEvent(t time.Time) {
 	if t.After(w.newest) {
 		w.newest = t
 	}
+	w.swept = false
 	if c.runs.Len() >= w.nextSweep {
 		c.sweep()
 	}
@@ -264,6 +269,14 @@ func (c *contractState) sweep() {
 	}
 	w.folded.Add(&w.batch)
 	w.nextSweep = max(2*c.runs.Len(), minSweep)
+	w.swept = true
+}
+
+// sweepOnce sweeps unless nothing was recorded since the last sweep.
+func (c *contractState) sweepOnce() {
+	if !c.window.swept {
+		c.sweep()
+	}
 }
 
 // fold records run, about to be dropped from the store, as folded (sweep

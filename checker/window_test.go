@@ -363,8 +363,8 @@ func TestWindowNeverFoldsOpenRuns(t *testing.T) {
 	}
 }
 
-// TestWindowRefusals: a window cannot serve a checkpoint, a job log or
-// a Feed (OpenLineage).
+// TestWindowRefusals: a window cannot serve a job log or a Feed
+// (OpenLineage); a checkpoint keeps it (TestCheckpointSplitWindow).
 func TestWindowRefusals(t *testing.T) {
 	def := definitionFile(t, "testdata/window/linear.yaml")
 	base := checker.Options{Definition: def, Now: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), Window: checker.Window{Runs: 10}}
@@ -373,7 +373,6 @@ func TestWindowRefusals(t *testing.T) {
 		edit func(*checker.Options)
 		want string
 	}{
-		{"checkpoint", func(o *checker.Options) { o.Checkpoint = true }, "--window cannot be combined with --state: a checkpoint holds every run's state in full (docs/state.md)"},
 		{"job log", func(o *checker.Options) { o.JobLog = strings.NewReader("") }, "--window cannot be combined with --job-log: the reconciliation compares every attempt"},
 		{"both sizes", func(o *checker.Options) { o.Window.Duration = time.Hour }, "checker: a Window is a duration or a run count, not both"},
 		{"a fraction of a second", func(o *checker.Options) { o.Window = checker.Window{Duration: 1500 * time.Millisecond} }, "checker: Window 1.5s is not whole seconds up to 36500 days or a run count up to 1073741824"},

@@ -410,7 +410,7 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	}
 	opts.StaleAfterSeconds = stale
 	if fs.Changed("window") {
-		if opts.Window, err = windowOption(*window, state.path, c.jobLog, c.inputFormat); err != nil {
+		if opts.Window, err = windowOption(*window, c.jobLog, c.inputFormat); err != nil {
 			return ExitInvalid, err
 		}
 	}
@@ -781,17 +781,14 @@ func runSchema(args []string, env Env) error {
 }
 
 // windowOption reads --window, refusing it with the options it cannot
-// serve (docs/window.md): --state, whose checkpoint holds every run in
-// full; --job-log, whose reconciliation compares every attempt; and
-// --input-format openlineage.
-func windowOption(text, statePath, jobLog, inputFormat string) (checker.Window, error) {
+// serve (docs/window.md): --job-log, whose reconciliation compares every
+// attempt, and --input-format openlineage.
+func windowOption(text, jobLog, inputFormat string) (checker.Window, error) {
 	w, err := checker.ParseWindow(text)
 	if err != nil {
 		return w, usageError{"--window: " + err.Error()}
 	}
 	switch {
-	case statePath != "":
-		return w, usageError{"--window cannot be combined with --state: a checkpoint holds every run's state in full (docs/state.md); give one or the other"}
 	case jobLog != "":
 		return w, usageError{"--window cannot be combined with --job-log: the reconciliation compares every attempt with the job log"}
 	case inputFormat == formatOpenLineage:

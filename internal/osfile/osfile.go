@@ -7,8 +7,8 @@
 package osfile
 
 import (
+	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 
@@ -94,7 +94,16 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	// Open admits regular files only: the size sizes the buffer, so that a
+	// large file (a checkpoint of millions of folded runs) is read into
+	// one allocation, not grown into several.
+	size := 0
+	if st, err := f.Stat(); err == nil && st.Size() < 1<<40 {
+		size = int(st.Size())
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err = b.ReadFrom(f)
+	return b.Bytes(), err
 }
 
 // Describe is err's text for a terminal: every file name inside an

@@ -250,9 +250,62 @@ func (s *Store) Encode(e *Encoder) error {
 		}
 	}
 	for _, run := range s.order[kept:] {
+		e.Uvarint(uint64(len(run.id)))
 		e.run(run)
 	}
 	return nil
+}
+
+// EncodeRuns appends runs, which need not be a store's, on their own: their
+// count and attempts, then each run's id and encoding, each with stages
+// stages (0 for stubs, which have none). A check with a window keeps its
+// latest folded run and its stubs so (docs/state.md).
+func (e *Encoder) EncodeRuns(runs []*Run, stages int) {
+	if e.texts == nil {
+		e.texts = make(map[string]uint64)
+	}
+	attempts := 0
+	for _, run := range runs {
+		for _, atts := range run.stages {
+			attempts += len(atts)
+		}
+	}
+	e.Uvarint(uint64(len(runs)))
+	e.Uvarint(uint64(attempts))
+	for _, run := range runs {
+		if len(run.stages) != stages {
+			panic("runstore: EncodeRuns of a run of another number of stages")
+		}
+		e.String(run.id)
+		e.run(run)
+	}
+}
+
+// DecodeRuns reads the runs EncodeRuns wrote, with room for stages stages,
+// into storage of their own; intern is Decode's. A fault is left in d.
+func (d *Decoder) DecodeRuns(stages int, intern func([]byte) string) []*Run {
+	n, attempts := d.Count(), d.Count()
+	if d.fault != "" {
+		return nil
+	}
+	s := New()
+	s.alloc(n, attempts, stages)
+	for range n {
+		if !d.run(s, d.String(), stages, intern) {
+			return nil
+		}
+	}
+	return s.order
+}
+
+// alloc gives the empty store s room for n runs of stages stages and
+// attempts attempts, which Decoder.run fills.
+func (s *Store) alloc(n, attempts, stages int) {
+	s.runs = make([]Run, 0, n)
+	s.order = make([]*Run, 0, n)
+	s.stages = make([][]Attempt, 0, n*stages)
+	s.attempts = make([]Attempt, 0, attempts)
+	s.index.reserve(n)
 }
 
 // loaded is what a store's runs were decoded from: the block of their ids,
@@ -309,8 +362,8 @@ func (e *Encoder) people(p *People) {
 	}
 }
 
+// run appends run's encoding, its id's length and id excepted.
 func (e *Encoder) run(run *Run) {
-	e.Uvarint(uint64(len(run.id)))
 	e.Uvarint(uint64(run.firstLine))
 	e.Varint(run.firstSec)
 	e.Uvarint(uint64(run.firstNsec))
@@ -444,11 +497,7 @@ func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string) {
 		return
 	}
 	l := &loaded{ids: ids, runs: d.b, at: make([]loadedAt, 0, n+1), touched: math.MaxInt}
-	s.runs = make([]Run, 0, n)
-	s.order = make([]*Run, 0, n)
-	s.stages = make([][]Attempt, 0, n*stages)
-	s.attempts = make([]Attempt, 0, attempts)
-	s.index.reserve(n)
+	s.alloc(n, attempts, stages)
 	for range n {
 		l.at = append(l.at, loadedAt{offset: len(l.runs) - len(d.b), texts: len(d.texts)})
 		size := d.Uvarint()

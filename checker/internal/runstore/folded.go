@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
 	"slices"
 	"time"
@@ -264,7 +265,11 @@ func (s *FoldedSet) Find(id []byte) (f FoldedRun, ok bool) {
 	if s.n == 0 {
 		return f, false
 	}
-	k := KeyOf(id)
+	return s.find(KeyOf(id))
+}
+
+// find returns the record of key k.
+func (s *FoldedSet) find(k FoldKey) (f FoldedRun, ok bool) {
 	for _, l := range s.parts[k[0]] {
 		i, found := slices.BinarySearchFunc(l, k, compareKey)
 		if found {
@@ -286,3 +291,139 @@ func (s *FoldedSet) Slot(id []byte) (slot time.Time, ok bool) {
 
 // Len is the number of records (runs sharing a key count once).
 func (s *FoldedSet) Len() int { return s.n }
+
+// foldedRecordSize is the bytes of a folded record in a checkpoint: its
+// key, last event (seconds, nanoseconds), stages, state, flags and two
+// zero bytes, little-endian.
+const foldedRecordSize = 40
+
+// foldedFlags are the flags a FoldedRun may have.
+const foldedFlags = foldedHasSlot | foldedWide | foldedAmbiguous
+
+// Encode appends the set to e (docs/state.md): the number of records (8
+// bytes, little-endian), the records sorted by key, foldedRecordSize bytes
+// each, so that Decode reads them with no per-record decoding, then the
+// slots, sorted by key. The set is encoded the same way whatever batches
+// built it: each part's levels are merged as they are written, with no
+// copy of the records (a key two levels hold is one record, ambiguous).
+func (s *FoldedSet) Encode(e *Encoder) {
+	at := len(e.B)
+	e.B = append(e.B, make([]byte, 8)...)
+	n := 0
+	heads := make([]int, 0, 8)
+	for _, levels := range s.parts {
+		heads = append(heads[:0], make([]int, len(levels))...)
+		for {
+			least := -1 // the level whose head has the least key
+			for i, l := range levels {
+				if heads[i] < len(l) && (least < 0 || bytes.Compare(l[heads[i]].key[:], levels[least][heads[least]].key[:]) < 0) {
+					least = i
+				}
+			}
+			if least < 0 {
+				break
+			}
+			r := levels[least][heads[least]]
+			heads[least]++
+			for i := least + 1; i < len(levels); i++ {
+				if heads[i] < len(levels[i]) && levels[i][heads[i]].key == r.key {
+					heads[i]++
+					r.run.flags |= foldedAmbiguous
+				}
+			}
+			e.B = appendRecord(e.B, &r)
+			n++
+		}
+	}
+	binary.LittleEndian.PutUint64(e.B[at:], uint64(n))
+	keys := make([]FoldKey, 0, len(s.slots))
+	for k := range s.slots {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b FoldKey) int { return bytes.Compare(a[:], b[:]) })
+	e.Uvarint(uint64(len(keys)))
+	for _, k := range keys {
+		e.B = append(e.B, k[:]...)
+		v := s.slots[k]
+		e.Varint(v[0])
+		e.Uvarint(uint64(v[1]))
+	}
+}
+
+func appendRecord(b []byte, r *foldedEntry) []byte {
+	b = append(b, r.key[:]...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(r.run.lastSec))
+	b = binary.LittleEndian.AppendUint32(b, uint32(r.run.lastNsec))
+	b = binary.LittleEndian.AppendUint64(b, r.run.stages)
+	return append(b, r.run.state, r.run.flags, 0, 0)
+}
+
+// Decode reads what Encode wrote into s, an empty set; states says which
+// state codes a record may have. A record out of order or out of range,
+// or a slot of no record, is a fault left in d.
+func (s *FoldedSet) Decode(d *Decoder, states func(uint8) bool) {
+	if s.n != 0 {
+		d.Fail("a folded set that is not empty")
+		return
+	}
+	n := binary.LittleEndian.Uint64(d.Fixed(8))
+	if d.fault != "" {
+		return
+	}
+	if n > uint64(len(d.b))/foldedRecordSize {
+		d.Fail("a count of folded runs beyond its end")
+		return
+	}
+	b := d.Fixed(int(n) * foldedRecordSize)
+	all := make([]foldedEntry, n)
+	for i := range all {
+		r := b[i*foldedRecordSize : (i+1)*foldedRecordSize]
+		f := &all[i]
+		copy(f.key[:], r[:16])
+		f.run = FoldedRun{lastSec: int64(binary.LittleEndian.Uint64(r[16:])), lastNsec: int32(binary.LittleEndian.Uint32(r[24:])),
+			stages: binary.LittleEndian.Uint64(r[28:]), state: r[36], flags: r[37]}
+		switch {
+		case f.run.lastNsec < 0 || f.run.lastNsec >= 1e9:
+			d.Fail("a folded run's time out of range")
+		case !states(f.run.state) || f.run.flags&^foldedFlags != 0 || r[38] != 0 || r[39] != 0:
+			d.Fail("a folded run's state or flags out of range")
+		case i > 0 && bytes.Compare(all[i-1].key[:], f.key[:]) >= 0:
+			d.Fail("folded runs out of order")
+		}
+		if d.fault != "" {
+			return
+		}
+	}
+	for len(all) > 0 {
+		p := all[0].key[0]
+		end := 1
+		for end < len(all) && all[end].key[0] == p {
+			end++
+		}
+		s.parts[p] = [][]foldedEntry{all[:end:end]}
+		all = all[end:]
+	}
+	s.n = int(n)
+	for range d.Count() {
+		var k FoldKey
+		copy(k[:], d.Fixed(len(k)))
+		sec, nsec := d.Varint(), d.Uvarint()
+		if d.fault != "" {
+			return
+		}
+		f, ok := s.find(k)
+		switch {
+		case nsec >= 1e9:
+			d.Fail("a slot out of range")
+		case !ok || !f.HasSlot():
+			d.Fail("a slot of no folded run that named one")
+		}
+		if d.fault != "" {
+			return
+		}
+		if s.slots == nil {
+			s.slots = make(map[FoldKey][2]int64)
+		}
+		s.slots[k] = [2]int64{sec, int64(nsec)}
+	}
+}

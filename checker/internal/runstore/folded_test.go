@@ -139,3 +139,98 @@ func TestSweep(t *testing.T) {
 		t.Errorf("FromEnd(1) = %s", r.ID())
 	}
 }
+
+// foldedSetOf folds n runs into a set in batches of batch runs: every
+// 10th names a slot.
+func foldedSetOf(n, batch int) *FoldedSet {
+	var s FoldedSet
+	var b FoldedBatch
+	at := time.Date(2026, 1, 1, 0, 0, 0, 5, time.UTC)
+	st := New()
+	for i := range n {
+		run := st.Add(fmt.Sprintf("r-%d", i), i+1, at, 2)
+		var a Attempt
+		a.SetStart(at, i+1, false)
+		a.SetOutcome(eventline.StatusFailed, at, i+1, false, 0)
+		st.AddAttempt(run, i%2, a)
+		run.SetLast(at.Add(time.Duration(i) * time.Second))
+		if i%10 == 0 {
+			run.SetScheduledFor(at.Add(time.Duration(i)*time.Hour), i+1)
+		}
+		b.Fold(run, NewFoldedRun(run, uint8(1+i%4)))
+		if (i+1)%batch == 0 {
+			s.Add(&b)
+		}
+	}
+	s.Add(&b)
+	return &s
+}
+
+// TestFoldedSetEncode: a set's encoding does not depend on the batches
+// that built it, decodes to a set with the same records and slots, and
+// re-encodes to the same bytes; a damaged encoding is a fault.
+func TestFoldedSetEncode(t *testing.T) {
+	encode := func(s *FoldedSet) []byte {
+		e := &Encoder{}
+		s.Encode(e)
+		return e.B
+	}
+	states := func(v uint8) bool { return v >= 1 && v <= 4 }
+	const n = 3000
+	b := encode(foldedSetOf(n, 97))
+	if one := encode(foldedSetOf(n, n)); string(one) != string(b) {
+		t.Fatal("the encoding depends on the batches")
+	}
+	// The count, the records, the slots' count and each slot: its key,
+	// 5 bytes of seconds and 1 of nanoseconds.
+	if want := 8 + n*foldedRecordSize + 2 + n/10*(16+5+1); len(b) != want {
+		t.Fatalf("%d bytes for %d records, want %d", len(b), n, want)
+	}
+	var s FoldedSet
+	d := NewDecoder(b)
+	s.Decode(d, states)
+	if d.Fault() != "" || len(d.Rest()) != 0 || s.Len() != n {
+		t.Fatalf("decoded: fault %q, %d bytes left, %d records", d.Fault(), len(d.Rest()), s.Len())
+	}
+	orig := foldedSetOf(n, 97)
+	for i := range n {
+		id := []byte(fmt.Sprintf("r-%d", i))
+		got, ok := s.Find(id)
+		want, _ := orig.Find(id)
+		if !ok || got != want {
+			t.Fatalf("r-%d: %+v %v, want %+v", i, got, ok, want)
+		}
+		gs, gok := s.Slot(id)
+		ws, wok := orig.Slot(id)
+		if gok != wok || !gs.Equal(ws) {
+			t.Fatalf("r-%d: slot %v %v, want %v %v", i, gs, gok, ws, wok)
+		}
+	}
+	if again := encode(&s); string(again) != string(b) {
+		t.Fatal("the decoded set encodes to other bytes")
+	}
+	// Damage: the bytes of the second record and of the first slot.
+	rec := func(i int) int { return 8 + i*foldedRecordSize }
+	slot := rec(n) + 2
+	for _, c := range []struct {
+		name  string
+		edit  func([]byte) []byte
+		fault string
+	}{
+		{"records out of order", func(b []byte) []byte { copy(b[rec(1):rec(1)+16], b[rec(0):rec(0)+16]); return b }, "folded runs out of order"},
+		{"a state of no code", func(b []byte) []byte { b[rec(1)+36] = 9; return b }, "a folded run's state or flags out of range"},
+		{"a flag of no meaning", func(b []byte) []byte { b[rec(1)+37] |= 0x80; return b }, "a folded run's state or flags out of range"},
+		{"a padding byte", func(b []byte) []byte { b[rec(1)+39] = 1; return b }, "a folded run's state or flags out of range"},
+		{"nanoseconds out of range", func(b []byte) []byte { b[rec(1)+27] = 0x7f; return b }, "a folded run's time out of range"},
+		{"a count beyond its end", func(b []byte) []byte { return b[:rec(n)-1] }, "a count of folded runs beyond its end"},
+		{"a slot of no record", func(b []byte) []byte { b[slot+15] ^= 1; return b }, "a slot of no folded run that named one"},
+		{"a slot cut short", func(b []byte) []byte { return b[:slot+22*299+10] }, "it ends early"},
+	} {
+		var s FoldedSet
+		d := NewDecoder(c.edit(append([]byte(nil), b...)))
+		s.Decode(d, states)
+		if d.Fault() != c.fault {
+			t.Errorf("%s: fault %q, want %q", c.name, d.Fault(), c.fault)
+		}
+	}
+}
