@@ -201,7 +201,29 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		}
 		return true
 	})
-	if n != s.RunCount {
+	// A check with --window (docs/window.md) lists only the runs in its
+	// window and counts the folded ones in its window section: they are
+	// runs of the snapshot too, and the only ones it may name without
+	// listing them.
+	folded := 0
+	if w := s.Window; w != nil {
+		folded = w.FoldedRunCount
+		fc := w.FoldedStateCounts
+		counts[checker.RunFailed] += fc.Failed
+		counts[checker.RunIncomplete] += fc.Incomplete
+		counts[checker.RunSucceeded] += fc.Succeeded
+		counts[checker.RunCancelled] += fc.Cancelled
+		if fc.Failed+fc.Incomplete+fc.Succeeded+fc.Cancelled != folded {
+			return fmt.Errorf("window.folded_state_counts add up to %d, not folded_run_count %d", fc.Failed+fc.Incomplete+fc.Succeeded+fc.Cancelled, folded)
+		}
+	}
+	// foldedSucceeded says every folded run succeeded, so that one the
+	// snapshot names without listing it succeeded.
+	foldedSucceeded := s.Window == nil || s.Window.FoldedStateCounts.Succeeded == folded
+	if n+folded != s.RunCount {
+		if folded > 0 {
+			return fmt.Errorf("run_count is %d but the snapshot lists %s and folds %d", s.RunCount, words.Count(n, "run"), folded)
+		}
 		return fmt.Errorf("run_count is %d but the snapshot lists %s", s.RunCount, words.Count(n, "run"))
 	}
 	for _, state := range runStates {
@@ -209,10 +231,12 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 			return fmt.Errorf("state_counts.%s is %d but %s %s", state, claimed, words.Count(counts[state], "run is"), state)
 		}
 	}
-	if (s.LatestRunID == nil) != (n == 0) || (s.LatestRunID != nil && latestState == "") {
+	// The latest run is folded (not listed) only when a window folded runs.
+	latestFolded := s.LatestRunID != nil && latestState == "" && folded > 0
+	if (s.LatestRunID == nil) != (n+folded == 0) || (s.LatestRunID != nil && latestState == "" && !latestFolded) {
 		return fmt.Errorf("latest_run_id does not name one of the snapshot's runs")
 	}
-	if s.LatestRunID != nil && *s.LatestRunID != latestID {
+	if s.LatestRunID != nil && !latestFolded && *s.LatestRunID != latestID {
 		return fmt.Errorf("latest_run_id is %s, but the run whose first event is latest is %s", *s.LatestRunID, latestID)
 	}
 	if s.Verdict != checker.VerdictHealthy {
@@ -220,7 +244,7 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	}
 	missed, _ := MissedCount(s)
 	switch {
-	case n == 0:
+	case n+folded == 0:
 		return fmt.Errorf("verdict healthy without any run")
 	case s.Options.Gate == checker.GateLatest && s.Schedule != nil && len(s.Schedule.Slots) > 0:
 		// With judged slots, gate latest asks about the latest run of the
@@ -238,19 +262,25 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 			}
 			return true
 		})
-		if id == "" {
+		if id == "" && folded > 0 && !foldedSucceeded {
+			return fmt.Errorf("verdict healthy with gate latest, but the latest slot %s names run %s, which is folded, and not every folded run succeeded", slot.ScheduledFor, *slot.RunID)
+		}
+		if id == "" && folded == 0 {
 			return fmt.Errorf("the latest slot %s names run %s, but no run of the snapshot claims it", slot.ScheduledFor, *slot.RunID)
 		}
-		if state != checker.RunSucceeded {
+		if id != "" && state != checker.RunSucceeded {
 			return fmt.Errorf("verdict healthy with gate latest, but run %s of the latest slot is %s", id, state)
 		}
 	case s.Options.Gate == checker.GateLatest:
-		if latestState != checker.RunSucceeded {
+		if latestFolded && !foldedSucceeded {
+			return fmt.Errorf("verdict healthy with gate latest, but the latest run is folded and not every folded run succeeded")
+		}
+		if !latestFolded && latestState != checker.RunSucceeded {
 			return fmt.Errorf("verdict healthy with gate latest, but the latest run is %s", latestState)
 		}
 	default:
-		if counts[checker.RunSucceeded] != n {
-			return fmt.Errorf("verdict healthy, but %d of %s did not succeed", n-counts[checker.RunSucceeded], words.Count(n, "run"))
+		if counts[checker.RunSucceeded] != n+folded {
+			return fmt.Errorf("verdict healthy, but %d of %s did not succeed", n+folded-counts[checker.RunSucceeded], words.Count(n+folded, "run"))
 		}
 		if missed > 0 {
 			return fmt.Errorf("verdict healthy, but %s missed", words.Count(missed, "slot was"))

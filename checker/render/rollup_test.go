@@ -124,6 +124,21 @@ func TestSnapshotConsistency(t *testing.T) {
 			id := "cm-2026-11-26"
 			l.Result.Snapshot.Verdict, l.Result.Snapshot.Options.Gate, l.Result.Snapshot.LatestRunID = "healthy", "latest", &id
 		}, "latest_run_id is cm-2026-11-26, but the run whose first event is latest is cm-2026-11-28"},
+		// A check with --window lists only the runs in its window and
+		// counts the folded ones in its window section (docs/window.md).
+		{"a window's folded runs, counted but not listed", func(l *render.Log) { foldOne(l.Result.Snapshot) }, ""},
+		{"healthy verdict over a folded failed run", func(l *render.Log) {
+			foldOne(l.Result.Snapshot)
+			l.Result.Snapshot.Verdict = "healthy"
+		}, "verdict healthy, but 3 of 7 runs did not succeed"},
+		{"a run count that is not the listed and folded runs'", func(l *render.Log) {
+			foldOne(l.Result.Snapshot)
+			l.Result.Snapshot.RunCount = 6
+		}, "run_count is 6 but the snapshot lists 6 runs and folds 1"},
+		{"folded state counts that are not the folded run count", func(l *render.Log) {
+			foldOne(l.Result.Snapshot)
+			l.Result.Snapshot.Window.FoldedRunCount = 2
+		}, "window.folded_state_counts add up to 1, not folded_run_count 2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := checkFormatLog(t, formatLogs[0])
@@ -138,11 +153,26 @@ func TestSnapshotConsistency(t *testing.T) {
 			}
 			c.edit(&l)
 			err := render.CheckSnapshotConsistency(s)
+			if c.want == "" {
+				if err != nil {
+					t.Errorf("err = %v, want none", err)
+				}
+				return
+			}
 			if err == nil || err.Error() != c.want {
 				t.Errorf("err = %v, want %s", err, c.want)
 			}
 		})
 	}
+}
+
+// foldOne makes s the snapshot of a check with a window that folded one
+// more run, a failed one: counted in run_count and state_counts, not listed.
+func foldOne(s *checker.Snapshot) {
+	secs := int64(86400)
+	s.Window = &checker.WindowReport{Window: "1d", DurationSeconds: &secs, FoldedRunCount: 1, FoldedStateCounts: checker.FoldedStateCounts{Failed: 1}}
+	s.RunCount++
+	s.StateCounts.Failed++
 }
 
 func decodeSnapshot(t *testing.T, doc []byte) *checker.Snapshot {
