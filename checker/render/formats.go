@@ -201,6 +201,24 @@ func eachFinding(l *Log, fn func(finding) bool) {
 	if s.RunCount == 0 && !fn(finding{Rule: HealthNoRuns, Path: l.Path, Message: "no runs in the log, so nothing proves health", Key: key(HealthNoRuns, l.Path)}) {
 		return
 	}
+	// The unhealthy runs a window folded (docs/window.md) are not listed,
+	// but they make the log unhealthy: one finding per state says so, so
+	// that a code-scanning report is never cleaner than the verdict.
+	if w := s.Window; w != nil {
+		for _, p := range []struct {
+			n     int
+			state string
+		}{{w.FoldedStateCounts.Failed, checker.RunFailed}, {w.FoldedStateCounts.Cancelled, checker.RunCancelled}, {w.FoldedStateCounts.Incomplete, checker.RunIncomplete}} {
+			if p.n == 0 {
+				continue
+			}
+			rule := healthRuleOf(p.state)
+			msg := fmt.Sprintf("%s folded out of the window %s: counted in the verdict, not listed; check without --window to list them", words.Count(p.n, p.state+" run"), w.Window)
+			if !fn(finding{Rule: rule, Path: l.Path, Message: msg, Key: key(rule, l.Path, "window")}) {
+				return
+			}
+		}
+	}
 	forEachRun(s, func(row Row) bool {
 		if m := row.Missed; m != nil {
 			return fn(finding{Rule: HealthSlotMissed, Path: l.Path, Message: "missed: " + MissedSummary(m), Key: key(HealthSlotMissed, l.Path, m.ScheduledFor)})
