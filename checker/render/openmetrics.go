@@ -78,6 +78,14 @@ func gatherMetrics(l *Log) metricsOf {
 			}
 		}
 	}
+	// A window's folded runs (docs/window.md) are not listed, but they are
+	// runs of the log by state, as state_counts counts them.
+	if w := s.Window; w != nil {
+		m.runs[checker.RunFailed] += w.FoldedStateCounts.Failed
+		m.runs[checker.RunCancelled] += w.FoldedStateCounts.Cancelled
+		m.runs[checker.RunIncomplete] += w.FoldedStateCounts.Incomplete
+		m.runs[checker.RunSucceeded] += w.FoldedStateCounts.Succeeded
+	}
 	return m
 }
 
