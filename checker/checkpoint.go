@@ -427,11 +427,12 @@ func (c *contractState) resumeAt(cp *Checkpoint, i int, text, h hash.Hash, verif
 	return nil
 }
 
-// sameStorage tells whether the files of a and b, in order, are stored
-// alike (compressed the same way).
-func sameStorage(a, b []CheckpointFile) bool {
+// sameFiles tells whether the files of a and b, in order, have the same
+// names and are stored alike (compressed the same way): the checkpoint
+// keeps both, so a log renamed since, or compressed, needs a new one.
+func sameFiles(a, b []CheckpointFile) bool {
 	for i := range a {
-		if a[i].Compression != b[i].Compression {
+		if a[i].File != b[i].File || a[i].Compression != b[i].Compression {
 			return false
 		}
 	}
@@ -464,7 +465,7 @@ func (c *contractState) locateWarnings() {
 // would write, and a shell may leave the file as it is.
 func (c *contractState) checkpointOf(read []CheckpointFile, h hash.Hash, endsWithNewline bool) (cp *Checkpoint, why string, err error) {
 	last := read[len(read)-1]
-	if r := c.opts.Resume; r != nil && len(read) == len(r.files) && last.Offset == r.files[len(r.files)-1].Offset && sameStorage(read, r.files) {
+	if r := c.opts.Resume; r != nil && len(read) == len(r.files) && last.Offset == r.files[len(r.files)-1].Offset && sameFiles(read, r.files) {
 		return r, "", nil
 	}
 	if last.Offset > 0 && !endsWithNewline {

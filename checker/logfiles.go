@@ -264,6 +264,11 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		}
 		counted := &countingReader{r: r}
 		tail := &tailReader{r: counted}
+		if at && cp.files[i].Offset > 0 {
+			// Read from the checkpoint's offset on, which is the end of a
+			// line: a file that gained nothing still ends with a newline.
+			tail.newline = true
+		}
 		// A file the checkpoint read is hashed up to where it stopped,
 		// not decoded; an earlier file must have ended there, and the last
 		// one is decoded from there on.

@@ -74,14 +74,14 @@ func Write(path string, data []byte) error {
 	return writeWith(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	}, nil)
+	}, nil, nil)
 }
 
 // WriteFunc is Write for content produced by a function: fill writes the
 // content to w (buffered) and its error, or a write error, leaves the target
 // as it was.
 func WriteFunc(path string, fill func(w io.Writer) error) error {
-	return writeWith(path, fill, nil)
+	return writeWith(path, fill, nil, nil)
 }
 
 // WriteFuncThen is WriteFunc followed, once the target is replaced, by
@@ -90,10 +90,20 @@ func WriteFunc(path string, fill func(w io.Writer) error) error {
 // reads). An error of then is returned as it is: the target holds the new
 // content by then.
 func WriteFuncThen(path string, fill func(w io.Writer) error, then func(written io.Reader) error) error {
-	return writeWith(path, fill, then)
+	return writeWith(path, fill, nil, then)
 }
 
-func writeWith(path string, fill func(w io.Writer) error, then func(io.Reader) error) (err error) {
+// WriteFuncBefore is WriteFuncThen (then may be nil) with before, called
+// once the content is written and synced to the temporary file and before
+// it replaces the target. An error of before is returned as it is, and the
+// target is left as it was: a caller that writes two files (a snapshot
+// and a checkpoint) writes the other one in before, so that when either
+// cannot be written, neither is replaced (short of a failed rename).
+func WriteFuncBefore(path string, fill func(w io.Writer) error, before func() error, then func(written io.Reader) error) error {
+	return writeWith(path, fill, before, then)
+}
+
+func writeWith(path string, fill func(w io.Writer) error, before func() error, then func(io.Reader) error) (err error) {
 	fail := func(op string, err error) error { return &Error{Op: op, Path: path, Err: err} }
 	// A target that is a directory, a device or a FIFO is refused: renaming
 	// over it would replace, say, /dev/null for every other program.
@@ -139,6 +149,11 @@ func writeWith(path string, fill func(w io.Writer) error, then func(io.Reader) e
 	if !keepOpen {
 		if err = tmp.Close(); err != nil {
 			return fail("cannot write", err)
+		}
+	}
+	if before != nil {
+		if err = before(); err != nil {
+			return err
 		}
 	}
 	pending.Lock()

@@ -121,3 +121,44 @@ func TestErrorEscapesNames(t *testing.T) {
 		t.Fatalf("err = %q", err)
 	}
 }
+
+// TestWriteFuncBefore: before runs once the content is in the temporary
+// file, before the target is replaced; its error is returned as it is and
+// leaves the target as it was, without a temporary file.
+func TestWriteFuncBefore(t *testing.T) {
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name    string
+		before  error
+		want    string
+		wantErr error
+	}{
+		{"before succeeds", nil, "new", nil},
+		{"before fails", boom, "old", boom},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "health.json")
+			if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			seen := ""
+			err := WriteFuncBefore(path, func(w io.Writer) error {
+				_, err := w.Write([]byte("new"))
+				return err
+			}, func() error {
+				got, _ := os.ReadFile(path)
+				seen = string(got)
+				return tc.before
+			}, nil)
+			if err != tc.wantErr {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			got, _ := os.ReadFile(path)
+			entries, _ := os.ReadDir(dir)
+			if seen != "old" || string(got) != tc.want || len(entries) != 1 {
+				t.Fatalf("target %q during before, %q after, %d entries; want old, %s, 1", seen, got, len(entries), tc.want)
+			}
+		})
+	}
+}

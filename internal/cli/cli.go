@@ -455,25 +455,30 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	// sooner keeps the peak near the check's own (docs/contract.md;
 	// renderGC says when a resumed check need not).
 	defer state.renderGC(c.format, *allRuns, *snapshotPath)()
-	if err := state.write(res, env); err != nil {
-		return ExitInvalid, err
-	}
-	// The snapshot is written before anything is printed: when it cannot
-	// be written, stdout holds no verdict that exit 2 contradicts, and the
-	// reason is the last thing on stderr (docs/contract.md).
-	if *snapshotPath != "" {
+	// The snapshot and the checkpoint are written before anything is
+	// printed: when one cannot be written, stdout holds no verdict that
+	// exit 2 contradicts, and the reason is the last thing on stderr
+	// (docs/contract.md). The checkpoint is written while the snapshot's
+	// temporary file waits to replace it, so that neither is replaced when
+	// the other cannot be written.
+	writeState := func() error { return state.write(res, env) }
+	if *snapshotPath == "" {
+		if err := writeState(); err != nil {
+			return ExitInvalid, err
+		}
+	} else {
 		write := func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) }
+		var then func(io.Reader) error
 		if c.format == "json" {
 			// Standard output gets the bytes of the file just written.
-			err = atomicfile.WriteFuncThen(*snapshotPath, write, func(written io.Reader) error {
+			then = func(written io.Reader) error {
 				if _, err := io.Copy(env.Stdout, written); err != nil {
 					return fmt.Errorf("cannot write the output: %s (%s is written)", osfile.Describe(err), render.Terminal(*snapshotPath))
 				}
 				return nil
-			})
-		} else {
-			err = atomicfile.WriteFunc(*snapshotPath, write)
+			}
 		}
+		err = atomicfile.WriteFuncBefore(*snapshotPath, write, writeState, then)
 		if err != nil {
 			var werr *atomicfile.Error
 			if errors.As(err, &werr) {

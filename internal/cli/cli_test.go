@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -47,3 +48,41 @@ func TestMaxLineBytesAtTheLimit(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestStateDamagedFold: a checkpoint whose trailer matches but whose fold
+// state does not decode is exit 2 naming the checkpoint file, also with
+// --state-mismatch recheck, and is left as it was (docs/state.md).
+func TestStateDamagedFold(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log.jsonl")
+	if err := os.WriteFile(log, []byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "st")
+	args := []string{"check", log, "--stages", "1", "--now", "2026-01-01T12:00:00Z", "--state", state}
+	var stdout, stderr bytes.Buffer
+	if code := Main(args, Env{Stdout: &stdout, Stderr: &stderr, Now: time.Now}); code != ExitOK {
+		t.Fatalf("first check: exit %d, stderr %q", code, stderr.String())
+	}
+	data, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A byte after the fold state's end, under a trailer that matches.
+	body := append(data[:len(data)-sha256.Size:len(data)-sha256.Size], 0)
+	sum := sha256.Sum256(body)
+	damaged := append(body, sum[:]...)
+	if err := os.WriteFile(state, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "greenlight: " + state + ": the checkpoint is unusable: its contents are damaged (bytes after its end) (remove it to check the whole log)\n"
+	for _, extra := range [][]string{nil, {"--state-mismatch", "recheck"}} {
+		stdout.Reset()
+		stderr.Reset()
+		code := Main(append(args[:len(args):len(args)], extra...), Env{Stdout: &stdout, Stderr: &stderr, Now: time.Now})
+		got, _ := os.ReadFile(state)
+		if code != ExitInvalid || stdout.Len() != 0 || stderr.String() != want || !bytes.Equal(got, damaged) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q, checkpoint changed %v; want exit 2, no stdout, %q", extra, code, stdout.String(), stderr.String(), !bytes.Equal(got, damaged), want)
+		}
+	}
+}

@@ -124,6 +124,13 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 	s.gc, s.gcOff = debug.SetGCPercent(ResumeGCPercent), true
 	res, err := checkInput(logs, resumed, inputFormat, progress, env)
 	s.resumed = cp
+	var damaged *checker.CheckpointError
+	if errors.As(err, &damaged) {
+		// A fold state that does not decode, found once the check has
+		// started: named like a checkpoint that does not parse.
+		s.restoreGC()
+		return nil, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(s.path), damaged)
+	}
 	var mis *checker.StateMismatchError
 	if !errors.As(err, &mis) {
 		if err != nil {
