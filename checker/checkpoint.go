@@ -87,6 +87,10 @@ type checkpointSettings struct {
 	maxViolations uint64 // caps the listed retry-brake warnings
 	staleAfter    uint64 // Options.StaleAfterSeconds
 	window        string // Options.Window (Window.String), "" without one
+	// tool is the version of the greenlight that wrote the checkpoint
+	// (Options.ToolVersion): another build may fold the same rules
+	// differently, so its fold state is not trusted.
+	tool string
 }
 
 // settingsOf returns the settings of normalized options.
@@ -102,7 +106,7 @@ func settingsOf(opts Options) (checkpointSettings, error) {
 	}
 	s := checkpointSettings{definition: sha256.Sum256(def), strict: opts.Strict,
 		maxLineBytes: uint64(opts.MaxLineBytes), maxViolations: uint64(opts.MaxViolations), staleAfter: uint64(max(opts.StaleAfterSeconds, 0)),
-		window: opts.Window.String()}
+		window: opts.Window.String(), tool: toolOf(opts).Version}
 	rules.Sum(s.rules[:0])
 	return s, nil
 }
@@ -124,6 +128,8 @@ func (s checkpointSettings) differs(o checkpointSettings) string {
 		return "--stale-after-seconds"
 	case s.window != o.window:
 		return "--window"
+	case s.tool != o.tool:
+		return "the greenlight version"
 	}
 	return ""
 }
@@ -267,6 +273,9 @@ func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
 	settings, err := settingsOf(c.opts)
 	if err != nil {
 		return err
+	}
+	if cp.settings.tool != settings.tool {
+		return mismatch("it was written by greenlight %s, and this is greenlight %s", cp.settings.tool, settings.tool)
 	}
 	if what := cp.settings.differs(settings); what != "" {
 		return mismatch("it was written under other options: %s differs", what)
@@ -530,6 +539,7 @@ func writeSettings(e *runstore.Encoder, s checkpointSettings) {
 	e.Uvarint(s.maxViolations)
 	e.Uvarint(s.staleAfter)
 	e.String(s.window)
+	e.String(s.tool)
 }
 
 func readSettings(d *runstore.Decoder, s *checkpointSettings) {
@@ -540,6 +550,7 @@ func readSettings(d *runstore.Decoder, s *checkpointSettings) {
 	s.maxViolations = d.Uvarint()
 	s.staleAfter = d.Uvarint()
 	s.window = d.String()
+	s.tool = d.String()
 }
 
 // damaged is the error of a checkpoint whose decoding found a fault.

@@ -294,6 +294,8 @@ func TestCheckpointMismatch(t *testing.T) {
 			fmt.Sprintf("the checkpoint does not fit events.jsonl at byte offset %d: it was written under other options: the pipeline definition (stages, dependencies, schedule or thresholds) differs", half)},
 		{"strict", state, log, func(o *checker.Options) { o.Strict = true },
 			fmt.Sprintf("the checkpoint does not fit events.jsonl at byte offset %d: it was written under other options: --strict differs", half)},
+		{"other greenlight", state, log, func(o *checker.Options) { o.ToolVersion = "v9.9.9" },
+			fmt.Sprintf("the checkpoint does not fit events.jsonl at byte offset %d: it was written by greenlight devel, and this is greenlight v9.9.9", half)},
 		{"earlier now", state, log, func(o *checker.Options) { o.Now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
 			fmt.Sprintf("the checkpoint does not fit events.jsonl at byte offset %d: it holds an event at 2026-01-01T00:", half)},
 		{"damaged", damaged, log, nil, "the checkpoint is unusable: its SHA-256 trailer does not match its contents (truncated or damaged)"},
