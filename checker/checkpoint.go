@@ -295,8 +295,14 @@ func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
 // (any number of times). Nothing but the decoding touches c's fold state
 // until it has been waited for.
 func (c *contractState) startFold(cp *Checkpoint) func() error {
+	return background(func() error { return c.decodeFold(cp.fold) })
+}
+
+// background runs f on a goroutine of its own and returns the function
+// that waits for it and gives its error, any number of times.
+func background(f func() error) (wait func() error) {
 	done := make(chan error, 1)
-	go func() { done <- c.decodeFold(cp.fold) }()
+	go func() { done <- f() }()
 	var err error
 	waited := false
 	return func() error {
@@ -391,20 +397,11 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 // the log has no other file.
 func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool) func() error {
 	want := cp.files[i]
-	done := make(chan error, 1)
-	go func() {
+	return background(func() error {
 		h := sha256.New()
 		n, err := io.CopyBuffer(h, io.NewSectionReader(f.At, 0, want.Offset), make([]byte, 1<<20))
-		done <- provePrefix(want, f, n, err, h, oneFile)
-	}()
-	var err error
-	waited := false
-	return func() error {
-		if !waited {
-			err, waited = <-done, true
-		}
-		return err
-	}
+		return provePrefix(want, f, n, err, h, oneFile)
+	})
 }
 
 // resumeAt gives text, the digest of file i's own text (h itself in a log
