@@ -204,19 +204,10 @@ func eachFinding(l *Log, fn func(finding) bool) {
 	// The unhealthy runs a window folded (docs/window.md) are not listed,
 	// but they make the log unhealthy: one finding per state says so, so
 	// that a code-scanning report is never cleaner than the verdict.
-	if w := s.Window; w != nil {
-		for _, p := range []struct {
-			n     int
-			state string
-		}{{w.FoldedStateCounts.Failed, checker.RunFailed}, {w.FoldedStateCounts.Cancelled, checker.RunCancelled}, {w.FoldedStateCounts.Incomplete, checker.RunIncomplete}} {
-			if p.n == 0 {
-				continue
-			}
-			rule := healthRuleOf(p.state)
-			msg := fmt.Sprintf("%s folded out of the window %s: counted in the verdict, not listed; check without --window to list them", words.Count(p.n, p.state+" run"), w.Window)
-			if !fn(finding{Rule: rule, Path: l.Path, Message: msg, Key: key(rule, l.Path, "window")}) {
-				return
-			}
+	for _, f := range foldedUnhealthy(s.Window) {
+		rule := healthRuleOf(f.State)
+		if !fn(finding{Rule: rule, Path: l.Path, Message: f.Message, Key: key(rule, l.Path, "window")}) {
+			return
 		}
 	}
 	forEachRun(s, func(row Row) bool {
@@ -297,4 +288,33 @@ func healthOrContractSummary(id string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// foldedState is one unhealthy state of the runs a window folded: how many
+// runs, and the sentence that says so.
+type foldedState struct {
+	State   string
+	Runs    int
+	Message string
+}
+
+// foldedUnhealthy lists the failed, cancelled and incomplete runs a
+// window folded (w nil: none), one entry per state with runs, for the CI
+// formats that list findings: the runs are not listed, but they make the
+// log unhealthy, so a report is never cleaner than its verdict.
+func foldedUnhealthy(w *checker.WindowReport) []foldedState {
+	if w == nil {
+		return nil
+	}
+	var out []foldedState
+	for _, p := range []struct {
+		n     int
+		state string
+	}{{w.FoldedStateCounts.Failed, checker.RunFailed}, {w.FoldedStateCounts.Cancelled, checker.RunCancelled}, {w.FoldedStateCounts.Incomplete, checker.RunIncomplete}} {
+		if p.n > 0 {
+			out = append(out, foldedState{State: p.state, Runs: p.n,
+				Message: fmt.Sprintf("%s folded out of the window %s: counted in the verdict, not listed; check without --window to list them", words.Count(p.n, p.state+" run"), w.Window)})
+		}
+	}
+	return out
 }

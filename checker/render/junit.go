@@ -102,6 +102,11 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 		if s.Verdict != checker.VerdictHealthy {
 			verdict, verdictType, verdictMsg = "failure", string(s.Verdict), Headline(s)
 		}
+		// One failed testcase per unhealthy state a window folded (each is
+		// failed, cancelled or incomplete: junitOutcome "failure").
+		folded := len(foldedUnhealthy(s.Window))
+		c.tests += folded
+		c.failures += folded
 		forEachRun(s, func(row Row) bool {
 			c.tests++
 			state := StateMissed
@@ -172,6 +177,10 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 		}
 		for _, v := range s.Warnings {
 			fmt.Fprintf(&out, "warning: %s:%d: %s: %s\n", fileName(v.File), v.Line, v.Rule, v.Message)
+		}
+		for _, f := range foldedUnhealthy(s.Window) {
+			fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <failure type=\"%s\" message=\"%s\">%s</failure>\n    </testcase>\n",
+				name, XML("folded "+f.State+" runs"), f.State, XML(f.Message), XMLText(f.Message))
 		}
 		forEachRun(s, func(row Row) bool {
 			writeJUnitCase(bw, &s.Source, name, row)
