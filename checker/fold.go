@@ -182,7 +182,21 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			s.Verdict = VerdictHealthy
 		}
 	}
-	s.runs = &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: states}
+	f := &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: states, latestAt: -1}
+	if latest != nil && latest == foldedLatest {
+		// The latest run was folded: its copy still gives its report
+		// (Snapshot.Latest), judged at its stub's place in the schedule.
+		f.latest = latest
+		if judged != nil {
+			for k, r := range judgedRuns {
+				if r.ID() == latest.ID() {
+					f.latestAt = k
+					break
+				}
+			}
+		}
+	}
+	s.runs = f
 	return s
 }
 
@@ -197,6 +211,25 @@ type foldedRuns struct {
 	// states are the runs' states as the snapshot counted them (the state
 	// their reports have), a code of runStateCodes each.
 	states []uint8
+	// latest is the window's copy of the latest run when a window folded
+	// it (else nil), and latestAt its place among the schedule's judged
+	// runs (-1 without a schedule).
+	latest   *runState
+	latestAt int
+}
+
+// foldedLatest returns the report of the latest run when a window folded
+// it, as a full check would build it; false when it was not folded.
+func (f *foldedRuns) foldedLatest() (RunReport, bool) {
+	run := f.latest
+	if run == nil {
+		return RunReport{}, false
+	}
+	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], nil)
+	if f.judged != nil && f.latestAt >= 0 {
+		f.judged.annotate(&rr, f.latestAt, run, f.def.Schedule, f.c.opts.Now)
+	}
+	return rr, true
 }
 
 func (f *foldedRuns) count() int      { return f.c.runs.Len() }

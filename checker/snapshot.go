@@ -451,8 +451,9 @@ type AttemptReport struct {
 	Started, Ended time.Time `json:"-"`
 }
 
-// Latest returns the run named by LatestRunID, or nil, built in storage of
-// its own.
+// Latest returns the report of the run named by LatestRunID, or nil, built
+// in storage of its own; also when a window folded that run out of the
+// listed ones (Options.Window), as a full check would build it.
 func (s *Snapshot) Latest() *RunReport {
 	if s.LatestRunID == nil {
 		return nil
@@ -461,6 +462,13 @@ func (s *Snapshot) Latest() *RunReport {
 	for i := range src.count() {
 		if src.id(i) == *s.LatestRunID {
 			rr := src.report(i, nil)
+			return &rr
+		}
+	}
+	// A window may have folded the latest run out of the listed ones
+	// (docs/window.md); the check kept a copy of it for this.
+	if f, ok := src.(*foldedRuns); ok {
+		if rr, ok := f.foldedLatest(); ok && rr.RunID == *s.LatestRunID {
 			return &rr
 		}
 	}

@@ -467,3 +467,85 @@ func FuzzWindow(f *testing.F) {
 		}
 	})
 }
+
+// TestWindowLatestFolded: when the run whose first event is latest was
+// folded (it ended early, while an earlier run went on past the window),
+// Snapshot.Latest still gives its report, the one a full check gives: with
+// and without a schedule, where the report carries its slot.
+func TestWindowLatestFolded(t *testing.T) {
+	ev := func(run string, stage int, status, at, extra string) string {
+		more := ""
+		if status != "started" {
+			more = `,"returncode":0`
+		}
+		return fmt.Sprintf(`{"run_id":"%s","stage":%d,"attempt":1,"status":"%s","timestamp_utc":"2026-01-01T%sZ"%s%s}`+"\n", run, stage, status, at, more, extra)
+	}
+	log := func(stages int, slots bool) []byte {
+		slot := func(s string) string {
+			if !slots {
+				return ""
+			}
+			return `,"scheduled_for":"2026-01-01T` + s + `Z"`
+		}
+		var b strings.Builder
+		b.WriteString(ev("r-1", 1, "started", "00:00:00", slot("00:00:00")))
+		for st := 1; st <= stages; st++ {
+			b.WriteString(ev("r-2", st, "started", fmt.Sprintf("00:01:%02d", 2*st), slot("00:01:00")))
+			b.WriteString(ev("r-2", st, "succeeded", fmt.Sprintf("00:01:%02d", 2*st+1), slot("00:01:00")))
+		}
+		b.WriteString(ev("r-1", 1, "succeeded", "00:50:00", slot("00:00:00")))
+		for st := 2; st <= stages; st++ {
+			b.WriteString(ev("r-1", st, "started", fmt.Sprintf("00:5%d:00", st), slot("00:00:00")))
+			b.WriteString(ev("r-1", st, "succeeded", fmt.Sprintf("00:5%d:30", st), slot("00:00:00")))
+		}
+		return []byte(b.String())
+	}
+	for _, c := range []struct {
+		name   string
+		def    string
+		stages int
+		slots  bool
+	}{
+		{"no schedule", "testdata/window/linear.yaml", 3, false},
+		{"a schedule", "testdata/window/scheduled.yaml", 2, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := checker.Options{Definition: definitionFile(t, c.def), Now: time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC), File: "log.jsonl"}
+			full, _, _ := checkJSON(t, log(c.stages, c.slots), opts)
+			opts.Window = checker.Window{Duration: 10 * time.Minute}
+			win, _, runs := checkJSON(t, log(c.stages, c.slots), opts)
+			if len(runs) != 1 || win.Snapshot.Window == nil || win.Snapshot.Window.FoldedRunCount != 1 {
+				t.Fatalf("the window lists %d runs and folded %+v, want r-2 folded and r-1 listed", len(runs), win.Snapshot.Window)
+			}
+			want, got := full.Snapshot.Latest(), win.Snapshot.Latest()
+			if want == nil || want.RunID != "r-2" {
+				t.Fatalf("the full check's latest run is %+v, want r-2", want)
+			}
+			if got == nil {
+				t.Fatal("Latest() is nil when the window folded the latest run")
+			}
+			wantJSON, _ := json.Marshal(want)
+			gotJSON, _ := json.Marshal(got)
+			if !bytes.Equal(gotJSON, wantJSON) {
+				t.Errorf("Latest() with the window:\n%s\nwant the full check's:\n%s", gotJSON, wantJSON)
+			}
+			// OpenMetrics names the latest run's state as the full check does.
+			latestState := func(res *checker.Result) string {
+				var b bytes.Buffer
+				if err := render.WriteOpenMetrics(&b, []render.Log{{Pipeline: "p", Result: res}}, render.OpenMetricsOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				var lines []string
+				for _, l := range strings.Split(b.String(), "\n") {
+					if strings.HasPrefix(l, "greenlight_latest_run_state{") {
+						lines = append(lines, l)
+					}
+				}
+				return strings.Join(lines, "\n")
+			}
+			if got, want := latestState(win), latestState(full); got != want || !strings.Contains(want, `state="succeeded"} 1`) {
+				t.Errorf("greenlight_latest_run_state with the window:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}

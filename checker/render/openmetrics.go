@@ -85,6 +85,11 @@ func gatherMetrics(l *Log) metricsOf {
 		m.runs[checker.RunCancelled] += w.FoldedStateCounts.Cancelled
 		m.runs[checker.RunIncomplete] += w.FoldedStateCounts.Incomplete
 		m.runs[checker.RunSucceeded] += w.FoldedStateCounts.Succeeded
+		if m.latest == "" {
+			if r := s.Latest(); r != nil { // the latest run was folded
+				m.latest = string(r.State)
+			}
+		}
 	}
 	return m
 }
