@@ -320,9 +320,14 @@ func rollupDetail(p *RollupPipeline, esc func(string) string) string {
 		return esc(p.Snapshot) + ": " + esc(*p.Problem)
 	}
 	var parts []string
-	if p.LatestRunID != nil {
+	switch {
+	case p.LatestRunID != nil && p.LatestRunState != nil:
 		parts = append(parts, fmt.Sprintf("latest run %s %s", esc(*p.LatestRunID), *p.LatestRunState))
-	} else {
+	case p.LatestRunID != nil:
+		// A window folded the latest run (docs/window.md): the snapshot
+		// counts it, but does not list it or its state.
+		parts = append(parts, fmt.Sprintf("latest run %s folded by the window", esc(*p.LatestRunID)))
+	default:
 		parts = append(parts, "no runs")
 	}
 	parts = append(parts, words.Count(p.RunCount, "run"))
