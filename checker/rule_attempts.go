@@ -35,7 +35,7 @@ var skippedAttemptRule = Rule{ID: RuleSkippedAttempt, Family: familyAttempts,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.ev.Attempt > int64(len(x.attempts()))+1 {
-			return fmt.Sprintf("%s started, but attempt %d never started", x.who(), x.ev.Attempt-1)
+			return skippedText(x)
 		}
 		return ""
 	}}
@@ -47,7 +47,7 @@ var terminalWithoutStartRule = Rule{ID: RuleTerminalWithoutStart, Family: family
 	Statuses: outcomes, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.attempt() == nil {
-			return fmt.Sprintf("%s %s, but it never started", x.who(), x.ev.Status)
+			return withoutStartText(x)
 		}
 		return ""
 	}}
@@ -90,3 +90,23 @@ var duplicateAttemptIDRule = Rule{ID: RuleDuplicateAttemptID, Family: familyAtte
 		}
 		return ""
 	}}
+
+// skippedText is skipped_attempt's message for the event of x (a live or a
+// folded run, judgeFolded).
+func skippedText(x *lineCheck) string {
+	return fmt.Sprintf("%s started, but attempt %d never started", x.who(), x.ev.Attempt-1)
+}
+
+// withoutStartText is the message of an event of an attempt that never
+// started: terminal_without_start for an outcome, and the heartbeat's and
+// resolution's rules with their own verbs ("sent a heartbeat", "was
+// resolved").
+func withoutStartText(x *lineCheck) string {
+	switch x.ev.Status {
+	case StatusHeartbeat:
+		return x.who() + " sent a heartbeat, but it never started"
+	case StatusResolved:
+		return x.who() + " was resolved, but it never started"
+	}
+	return fmt.Sprintf("%s %s, but it never started", x.who(), x.ev.Status)
+}

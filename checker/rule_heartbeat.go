@@ -17,7 +17,7 @@ var heartbeatWithoutStartRule = Rule{ID: RuleHeartbeatWithoutStart, Family: fami
 	Statuses: []Status{StatusHeartbeat}, on: onLog, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.attempt() == nil {
-			return x.who() + " sent a heartbeat, but it never started"
+			return withoutStartText(x)
 		}
 		return ""
 	}}

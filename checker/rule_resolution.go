@@ -43,7 +43,7 @@ var resolutionWithoutStartRule = Rule{ID: RuleResolutionWithoutStart, Family: fa
 	Statuses: []Status{StatusResolved}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.attempt() == nil {
-			return x.who() + " was resolved, but it never started"
+			return withoutStartText(x)
 		}
 		return ""
 	}}

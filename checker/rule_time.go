@@ -1,6 +1,9 @@
 package checker
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // The rules of a run's time line.
 const (
@@ -17,10 +20,16 @@ var outOfOrderRule = Rule{ID: RuleOutOfOrder, Family: familyTime,
 	on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if last := x.run.LastAt(); x.ev.Time.Before(last) {
-			return fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(x.ev.Time), x.run.ID(), formatTime(last))
+			return outOfOrderText(x, last)
 		}
 		return ""
 	}}
+
+// outOfOrderText is out_of_order's message for the event of x, whose run's
+// previous event was at last (a live or a folded run, judgeFolded).
+func outOfOrderText(x *lineCheck, last time.Time) string {
+	return fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(x.ev.Time), x.runID(), formatTime(last))
+}
 
 var timestampInFutureRule = Rule{ID: RuleTimestampInFuture, Family: familyTime,
 	Summary: "a timestamp later than now plus the allowed clock skew",
@@ -29,10 +38,15 @@ var timestampInFutureRule = Rule{ID: RuleTimestampInFuture, Family: familyTime,
 	on:      onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if x.ev.Time.After(c.horizon) {
-			return fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(x.ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now))
+			return c.inFutureText(x)
 		}
 		return ""
 	}}
+
+// inFutureText is timestamp_in_future's message for the event of x.
+func (c *contractState) inFutureText(x *lineCheck) string {
+	return fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(x.ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now))
+}
 
 var conflictingScheduledForRule = Rule{ID: RuleConflictingScheduledFor, Family: familyTime,
 	Summary: "an event's scheduled_for differs from an earlier event of the same run",

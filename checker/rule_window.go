@@ -26,16 +26,16 @@ var foldedRunEventRule = Rule{ID: RuleFoldedRunEvent, Family: familyWindow,
 // folded_run_event. No event for a folded run is recorded.
 func (c *contractState) judgeFolded(x *lineCheck, f *runstore.FoldedRun) (RuleID, string) {
 	ev := x.ev
-	who := fmt.Sprintf("attempt %d of stage %s in run %s", ev.Attempt, ev.Stage, ev.RunID)
+	who := x.who()
 	folded := fmt.Sprintf("run %s was folded out of the window (last event %s)", ev.RunID, formatTime(f.LastAt()))
 	if f.Ambiguous() {
 		return RuleFoldedRunEvent, fmt.Sprintf("%s is for run %s, whose id shares its key with another folded run: its compact record cannot judge it; check without --window", who, ev.RunID)
 	}
 	if last := f.LastAt(); ev.Time.Before(last) {
-		return RuleOutOfOrder, fmt.Sprintf("timestamp %s is earlier than the previous event of run %s (%s)", formatTime(ev.Time), ev.RunID, formatTime(last))
+		return RuleOutOfOrder, outOfOrderText(x, last)
 	}
 	if ev.Time.After(c.horizon) {
-		return RuleTimestampInFuture, fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now))
+		return RuleTimestampInFuture, c.inFutureText(x)
 	}
 	if ev.HasScheduledFor && f.HasSlot() {
 		slot, ok := c.slotOf(x)
@@ -57,7 +57,7 @@ func (c *contractState) judgeFolded(x *lineCheck, f *runstore.FoldedRun) (RuleID
 		case n <= int64(k):
 			return RuleDuplicateStart, fmt.Sprintf("%s started a second time (first start before the window: %s); a retry is a new attempt number", who, folded)
 		case n > int64(k)+1:
-			return RuleSkippedAttempt, fmt.Sprintf("%s started, but attempt %d never started", who, n-1)
+			return RuleSkippedAttempt, skippedText(x)
 		case k == 0:
 			return cannot("a first start of a stage")
 		case outcome == StatusCancelled:
@@ -68,17 +68,17 @@ func (c *contractState) judgeFolded(x *lineCheck, f *runstore.FoldedRun) (RuleID
 		return cannot("a retry")
 	case StatusSucceeded, StatusFailed, StatusUnknown:
 		if n > int64(k) {
-			return RuleTerminalWithoutStart, fmt.Sprintf("%s %s, but it never started", who, ev.Status)
+			return RuleTerminalWithoutStart, withoutStartText(x)
 		}
 		return RuleDuplicateTerminal, fmt.Sprintf("%s %s, but it already ended before the window (%s)", who, ev.Status, folded)
 	case StatusHeartbeat:
 		if n > int64(k) {
-			return RuleHeartbeatWithoutStart, who + " sent a heartbeat, but it never started"
+			return RuleHeartbeatWithoutStart, withoutStartText(x)
 		}
 		return RuleHeartbeatAfterTerminal, fmt.Sprintf("%s sent a heartbeat, but it already ended before the window (%s)", who, folded)
 	case StatusResolved:
 		if n > int64(k) {
-			return RuleResolutionWithoutStart, who + " was resolved, but it never started"
+			return RuleResolutionWithoutStart, withoutStartText(x)
 		}
 		return cannot("a resolution")
 	}

@@ -155,7 +155,17 @@ type lineCheck struct {
 
 // who names the event's attempt in messages.
 func (x *lineCheck) who() string {
-	return fmt.Sprintf("attempt %d of stage %s in run %s", x.ev.Attempt, x.ev.Stage, x.run.ID())
+	return fmt.Sprintf("attempt %d of stage %s in run %s", x.ev.Attempt, x.ev.Stage, x.runID())
+}
+
+// runID names the event's run: its state's id, or the event's own while
+// it has none (a run the window folded, judgeFolded). An OpenLineage event
+// fed through Feed carries no run id of its own.
+func (x *lineCheck) runID() string {
+	if x.run != nil {
+		return x.run.ID()
+	}
+	return string(x.ev.RunID)
 }
 
 // attempts are the attempts of the event's stage in its run so far.
