@@ -290,11 +290,10 @@ func healthOrContractSummary(id string) (string, bool) {
 	return "", false
 }
 
-// foldedState is one unhealthy state of the runs a window folded: how many
-// runs, and the sentence that says so.
+// foldedState is one unhealthy state of the runs a window folded, and the
+// sentence that says how many.
 type foldedState struct {
 	State   string
-	Runs    int
 	Message string
 }
 
@@ -307,13 +306,10 @@ func foldedUnhealthy(w *checker.WindowReport) []foldedState {
 		return nil
 	}
 	var out []foldedState
-	for _, p := range []struct {
-		n     int
-		state string
-	}{{w.FoldedStateCounts.Failed, checker.RunFailed}, {w.FoldedStateCounts.Cancelled, checker.RunCancelled}, {w.FoldedStateCounts.Incomplete, checker.RunIncomplete}} {
-		if p.n > 0 {
-			out = append(out, foldedState{State: p.state, Runs: p.n,
-				Message: fmt.Sprintf("%s folded out of the window %s: counted in the verdict, not listed; check without --window to list them", words.Count(p.n, p.state+" run"), w.Window)})
+	for _, f := range foldedByState(w) {
+		if f.state != checker.RunSucceeded && f.runs > 0 {
+			out = append(out, foldedState{State: f.state,
+				Message: fmt.Sprintf("%s folded out of the window %s: counted in the verdict, not listed; check without --window to list them", words.Count(f.runs, f.state+" run"), w.Window)})
 		}
 	}
 	return out

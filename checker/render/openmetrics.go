@@ -81,10 +81,9 @@ func gatherMetrics(l *Log) metricsOf {
 	// A window's folded runs (docs/window.md) are not listed, but they are
 	// runs of the log by state, as state_counts counts them.
 	if w := s.Window; w != nil {
-		m.runs[checker.RunFailed] += w.FoldedStateCounts.Failed
-		m.runs[checker.RunCancelled] += w.FoldedStateCounts.Cancelled
-		m.runs[checker.RunIncomplete] += w.FoldedStateCounts.Incomplete
-		m.runs[checker.RunSucceeded] += w.FoldedStateCounts.Succeeded
+		for _, f := range foldedByState(w) {
+			m.runs[f.state] += f.runs
+		}
 		if m.latest == "" {
 			if r := s.Latest(); r != nil { // the latest run was folded
 				m.latest = string(r.State)

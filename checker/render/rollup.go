@@ -208,13 +208,13 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	folded := 0
 	if w := s.Window; w != nil {
 		folded = w.FoldedRunCount
-		fc := w.FoldedStateCounts
-		counts[checker.RunFailed] += fc.Failed
-		counts[checker.RunIncomplete] += fc.Incomplete
-		counts[checker.RunSucceeded] += fc.Succeeded
-		counts[checker.RunCancelled] += fc.Cancelled
-		if fc.Failed+fc.Incomplete+fc.Succeeded+fc.Cancelled != folded {
-			return fmt.Errorf("window.folded_state_counts add up to %d, not folded_run_count %d", fc.Failed+fc.Incomplete+fc.Succeeded+fc.Cancelled, folded)
+		sum := 0
+		for _, f := range foldedByState(w) {
+			counts[f.state] += f.runs
+			sum += f.runs
+		}
+		if sum != folded {
+			return fmt.Errorf("window.folded_state_counts add up to %d, not folded_run_count %d", sum, folded)
 		}
 	}
 	// foldedSucceeded says every folded run succeeded, so that one the

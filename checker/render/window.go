@@ -29,15 +29,25 @@ func WindowLine(s *checker.Snapshot) string {
 	}
 	fmt.Fprintf(&b, "%s folded", words.Count(w.FoldedRunCount, "older run"))
 	var parts []string
-	for _, p := range []struct {
-		n    int
-		word string
-	}{{w.FoldedStateCounts.Succeeded, checker.RunSucceeded}, {w.FoldedStateCounts.Failed, checker.RunFailed},
-		{w.FoldedStateCounts.Cancelled, checker.RunCancelled}, {w.FoldedStateCounts.Incomplete, checker.RunIncomplete}} {
-		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.word))
+	for _, f := range foldedByState(w) {
+		if f.runs > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", f.runs, f.state))
 		}
 	}
 	b.WriteString(" (" + strings.Join(parts, ", ") + "), counted above, not listed")
 	return b.String()
+}
+
+// foldedRuns is how many of a window's folded runs are in one state.
+type foldedRuns struct {
+	state string
+	runs  int
+}
+
+// foldedByState lists the folded runs of w by state, every state a folded
+// run can be in (it has ended), succeeded first: the one place that reads
+// the fields of FoldedStateCounts.
+func foldedByState(w *checker.WindowReport) [4]foldedRuns {
+	c := w.FoldedStateCounts
+	return [4]foldedRuns{{checker.RunSucceeded, c.Succeeded}, {checker.RunFailed, c.Failed}, {checker.RunCancelled, c.Cancelled}, {checker.RunIncomplete, c.Incomplete}}
 }

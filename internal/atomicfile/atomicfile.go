@@ -84,21 +84,17 @@ func WriteFunc(path string, fill func(w io.Writer) error) error {
 	return writeWith(path, fill, nil, nil)
 }
 
-// WriteFuncThen is WriteFunc followed, once the target is replaced, by
-// then, which reads the content just written from its start (from the file
-// itself, so a later writer of the same path does not change what it
-// reads). An error of then is returned as it is: the target holds the new
-// content by then.
-func WriteFuncThen(path string, fill func(w io.Writer) error, then func(written io.Reader) error) error {
-	return writeWith(path, fill, nil, then)
-}
-
-// WriteFuncBefore is WriteFuncThen (then may be nil) with before, called
-// once the content is written and synced to the temporary file and before
-// it replaces the target. An error of before is returned as it is, and the
-// target is left as it was: a caller that writes two files (a snapshot
-// and a checkpoint) writes the other one in before, so that when either
-// cannot be written, neither is replaced (short of a failed rename).
+// WriteFuncBefore is WriteFunc with two steps around the replacement,
+// either of which may be nil. before is called once the content is
+// written and synced to the temporary file and before it replaces the
+// target: an error of before is returned as it is, and the target is left
+// as it was, so a caller that writes two files (a snapshot and a
+// checkpoint) writes the other one in before, and when either cannot be
+// written neither is replaced (short of a failed rename). then is called
+// once the target is replaced, and reads the content just written from its
+// start (from the file itself, so a later writer of the same path does not
+// change what it reads): an error of then is returned as it is, the target
+// holding the new content by then.
 func WriteFuncBefore(path string, fill func(w io.Writer) error, before func() error, then func(written io.Reader) error) error {
 	return writeWith(path, fill, before, then)
 }

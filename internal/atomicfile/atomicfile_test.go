@@ -65,15 +65,16 @@ func TestWriteMissingDir(t *testing.T) {
 	}
 }
 
-// TestWriteFuncThen: then reads exactly the bytes just written, after the
-// target holds them; an error of then is returned as it is.
+// TestWriteFuncThen: WriteFuncBefore's then reads exactly the bytes just
+// written, after the target holds them; an error of then is returned as
+// it is.
 func TestWriteFuncThen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "health.json")
 	var seen []byte
-	err := WriteFuncThen(path, func(w io.Writer) error {
+	err := WriteFuncBefore(path, func(w io.Writer) error {
 		_, err := io.WriteString(w, "the snapshot\n")
 		return err
-	}, func(r io.Reader) error {
+	}, nil, func(r io.Reader) error {
 		onDisk, _ := os.ReadFile(path)
 		if string(onDisk) != "the snapshot\n" {
 			t.Errorf("then ran before the target was replaced: %q", onDisk)
@@ -86,7 +87,7 @@ func TestWriteFuncThen(t *testing.T) {
 		t.Fatalf("then read %q, %v", seen, err)
 	}
 	boom := errors.New("stdout closed")
-	if err := WriteFuncThen(path, func(w io.Writer) error { return nil }, func(io.Reader) error { return boom }); err != boom {
+	if err := WriteFuncBefore(path, func(w io.Writer) error { return nil }, nil, func(io.Reader) error { return boom }); err != boom {
 		t.Fatalf("err = %v, want then's own error", err)
 	}
 }
