@@ -46,30 +46,17 @@ type ranked struct {
 	order int       // log and line order, later first among equal times
 }
 
-// problems finds every annotation the logs call for and returns the first
-// keep of them, most important first: every contract violation the reports
-// list (in log and line order), then, in check mode, every failed stage,
-// stage of unknown outcome and job-log outcome mismatch, then every stalled
-// stage of the runs in the gate scope, latest run first,
-// then every log without runs (unhealthy: it proves nothing). Validate mode
-// annotates violations only. total counts them all; unlisted counts the
-// violations beyond the reports' cap, which have no line to point at. The
-// runs are read once, run by run (a streamed snapshot stays streamed), and
-// at most keep annotations are held. Action mode itself reads the runs in
-// its one pass (readRuns), with a finder.
-func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int) (top []annotation, total, unlisted int) {
-	f := &finder{mode: mode, gate: gate, keep: keep}
-	for _, l := range logs {
-		if each := f.startLog(l); each != nil {
-			for r := range l.Snapshot.Runs() {
-				each(r)
-			}
-		}
-	}
-	return f.result()
-}
-
-// finder collects problems' annotations log by log and run by run.
+// finder finds every annotation the logs call for, fed log by log
+// (startLog) and run by run in action mode's one pass (readRuns), and
+// holds the first keep of them, most important first: every contract
+// violation the reports list (in log and line order), then, in check mode,
+// every failed stage, stage of unknown outcome and job-log outcome
+// mismatch, then every stalled stage of the runs in the gate scope, latest
+// run first, then every log without runs (unhealthy: it proves nothing).
+// Validate mode annotates violations only. result's total counts them
+// all; unlisted counts the violations beyond the reports' cap, which have
+// no line to point at. A streamed snapshot stays streamed, and at most
+// keep annotations are held.
 type finder struct {
 	mode  string
 	gate  checker.Gate

@@ -14,6 +14,14 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 )
 
+// problems runs a finder through action mode's one pass over the runs
+// (readRuns) and returns its result.
+func problems(logs []render.LogResult, mode string, gate checker.Gate, keep int) (top []annotation, total, unlisted int) {
+	f := &finder{mode: mode, gate: gate, keep: keep}
+	readRuns(logs, mode, f)
+	return f.result()
+}
+
 // TestProblemsKeepsTheFirst: problems holds only the annotations it can
 // emit (docs/action.md), and they are the first of the
 // whole ranking, for every budget: failed and unknown stages before stalled
