@@ -135,6 +135,23 @@ func TestSnapshotConsistency(t *testing.T) {
 			foldOne(l.Result.Snapshot)
 			l.Result.Snapshot.RunCount = 6
 		}, "run_count is 6 but the snapshot lists 6 runs and folds 1"},
+		// With gate latest and no schedule, a folded latest run proves a
+		// healthy verdict only when every folded run succeeded.
+		{"healthy with gate latest over a folded latest run, a folded run failed", func(l *render.Log) {
+			s := l.Result.Snapshot
+			foldOne(s)
+			id := "cm-folded"
+			s.Schedule, s.LatestRunID, s.Verdict, s.Options.Gate = nil, &id, "healthy", "latest"
+		}, "verdict healthy with gate latest, but the latest run is folded and not every folded run succeeded"},
+		{"healthy with gate latest over a folded latest run, every folded run succeeded", func(l *render.Log) {
+			s := l.Result.Snapshot
+			foldOne(s)
+			s.StateCounts.Failed--
+			s.StateCounts.Succeeded++
+			s.Window.FoldedStateCounts = checker.FoldedStateCounts{Succeeded: 1}
+			id := "cm-folded"
+			s.Schedule, s.LatestRunID, s.Verdict, s.Options.Gate = nil, &id, "healthy", "latest"
+		}, ""},
 		{"folded state counts that are not the folded run count", func(l *render.Log) {
 			foldOne(l.Result.Snapshot)
 			l.Result.Snapshot.Window.FoldedRunCount = 2
