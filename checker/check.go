@@ -99,6 +99,19 @@ type Options struct {
 	// (docs/state.md). It cannot be combined with JobLog, nor given to
 	// NewFeed.
 	Window Window
+
+	// pieceSize is the bytes of a proof piece of the checkpoints written
+	// (checkpoint_proof.go), 0 for defaultPieceBytes: tests cut small logs
+	// into several pieces.
+	pieceSize int64
+}
+
+// pieceBytes is the size of a proof piece of the checkpoints written.
+func (o Options) pieceBytes() int64 {
+	if o.pieceSize > 0 {
+		return o.pieceSize
+	}
+	return defaultPieceBytes
 }
 
 // normalized is opts with every zero that means a default replaced by it,

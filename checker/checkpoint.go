@@ -26,7 +26,7 @@ import (
 // CheckpointVersion is the first line of a checkpoint file: its format and
 // version. A file with any other first line is no checkpoint of this
 // greenlight.
-const CheckpointVersion = "greenlight.state/v2"
+const CheckpointVersion = "greenlight.state/v3"
 
 // checkpointMagic is the checkpoint file's first line, newline included.
 var checkpointMagic = []byte(CheckpointVersion + "\n")
@@ -44,6 +44,12 @@ type CheckpointFile struct {
 	// hashState is the crypto/sha256 digest state of the file's own text
 	// after Offset bytes (encoding.BinaryMarshaler's form).
 	hashState []byte
+	// pieceSize is the bytes of a proof piece (checkpoint_proof.go),
+	// pieceSums the SHA-256 of each whole piece of the first Offset bytes,
+	// and pieceTail the digest state of the bytes after the last one.
+	pieceSize int64
+	pieceSums []byte
+	pieceTail []byte
 }
 
 // Checkpoint is the state a valid check leaves for the next check of the
@@ -190,8 +196,16 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		f := CheckpointFile{File: d.String(), Compression: d.String()}
 		f.Offset, f.Lines = int64(d.Uvarint()), int(d.Uvarint())
 		f.hashState = []byte(d.String())
-		if f.Offset < 0 || f.Lines < 0 {
+		f.pieceSize = int64(d.Uvarint())
+		f.pieceSums = []byte(d.String())
+		f.pieceTail = []byte(d.String())
+		switch {
+		case f.Offset < 0 || f.Lines < 0:
 			d.Fail("a file offset out of range")
+		case f.pieceSize <= 0 || f.pieceSize > maxPieceBytes:
+			d.Fail("a proof piece size out of range")
+		case int64(len(f.pieceSums)) != f.Offset/f.pieceSize*sha256.Size:
+			d.Fail("a file's piece digests do not cover its offset")
 		}
 		cp.files = append(cp.files, f)
 	}
@@ -243,6 +257,9 @@ func (cp *Checkpoint) encode() ([]byte, error) {
 		e.Uvarint(uint64(f.Offset))
 		e.Uvarint(uint64(f.Lines))
 		e.String(string(f.hashState))
+		e.Uvarint(uint64(f.pieceSize))
+		e.String(string(f.pieceSums))
+		e.String(string(f.pieceTail))
 	}
 	e.String(string(cp.logHash))
 	e.Uvarint(uint64(cp.events))
@@ -390,18 +407,14 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 
 // verifyAt starts proving, on a goroutine of its own, that file i of the
 // log, the last one cp read, starts with the text cp's file i held,
-// reading it from f.At; it returns the function that waits for the proof
-// (any number of times), which is resumeFile's. Meanwhile resumeAt lets
-// the check go on from where cp stopped: the new bytes are decoded, and
-// the state they give judged, while the old ones are hashed. oneFile says
-// the log has no other file.
-func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool) func() error {
-	want := cp.files[i]
-	return background(func() error {
-		h := sha256.New()
-		n, err := io.CopyBuffer(h, io.NewSectionReader(f.At, 0, want.Offset), make([]byte, 1<<20))
-		return provePrefix(want, f, n, err, h, oneFile)
-	})
+// reading its pieces from f.At on every core (provePieces, with digests
+// of newHash); it returns the function that waits for the proof (any
+// number of times), which is resumeFile's. Meanwhile resumeAt lets the
+// check go on from where cp stopped: the new bytes are decoded, and the
+// state they give judged, while the old ones are hashed. oneFile says the
+// log has no other file.
+func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, newHash func() hash.Hash) func() error {
+	return background(func() error { return provePieces(cp.files[i], f, oneFile, newHash) })
 }
 
 // resumeAt gives text, the digest of file i's own text (h itself in a log

@@ -24,8 +24,13 @@ type splitCase struct {
 	jobLog []byte
 }
 
+// splitPieceBytes is the proof piece of the split tests' checkpoints: a
+// few lines of a log, so that a prefix is many pieces and a cut falls
+// anywhere in one.
+const splitPieceBytes = 97
+
 func (sc splitCase) options() checker.Options {
-	o := sc.opts
+	o := checker.WithPieceSize(sc.opts, splitPieceBytes)
 	if sc.jobLog != nil {
 		o.JobLog = bytes.NewReader(sc.jobLog)
 	}
@@ -300,9 +305,9 @@ func TestCheckpointMismatch(t *testing.T) {
 			fmt.Sprintf("the checkpoint does not fit events.jsonl at byte offset %d: it holds an event at 2026-01-01T00:", half)},
 		{"damaged", damaged, log, nil, "the checkpoint is unusable: its SHA-256 trailer does not match its contents (truncated or damaged)"},
 		{"truncated checkpoint", state[:len(state)-1], log, nil, "the checkpoint is unusable: its SHA-256 trailer does not match its contents (truncated or damaged)"},
-		{"not a checkpoint", []byte("{}\n"), log, nil, "the checkpoint is unusable: it is not a greenlight checkpoint (its first line is not greenlight.state/v2)"},
+		{"not a checkpoint", []byte("{}\n"), log, nil, "the checkpoint is unusable: it is not a greenlight checkpoint (its first line is not greenlight.state/v3)"},
 		{"other version", append([]byte("greenlight.state/v0\n"), state[20:]...), log, nil,
-			"the checkpoint is unusable: it is a checkpoint of version \"greenlight.state/v0\", and this greenlight reads greenlight.state/v2 only"},
+			"the checkpoint is unusable: it is a checkpoint of version \"greenlight.state/v0\", and this greenlight reads greenlight.state/v3 only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cp, err := checker.ParseCheckpoint(tc.state)

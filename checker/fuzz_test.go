@@ -35,7 +35,7 @@ func FuzzCheck(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, log []byte) {
-		opts := checker.Options{Definition: def, Now: corpusNow, MaxLineBytes: 4096, Checkpoint: true}
+		opts := checker.WithPieceSize(checker.Options{Definition: def, Now: corpusNow, MaxLineBytes: 4096, Checkpoint: true}, splitPieceBytes)
 		res, err := checker.Check(bytes.NewReader(log), opts)
 		if err != nil {
 			t.Fatalf("Check failed to answer: %v", err)

@@ -244,7 +244,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		if at {
 			offset := cp.files[i].Offset
 			r = io.NewSectionReader(f.At, offset, math.MaxInt64-offset)
-			verify = verifyAt(cp, i, f, len(files) == 1)
+			verify = verifyAt(cp, i, f, len(files) == 1, opts.newSHA256)
 		}
 		if f.Stored == nil && len(files) > 1 {
 			own = opts.newSHA256()
@@ -261,6 +261,25 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		case f.Stored != nil && (opts.Checkpoint || cp != nil):
 			text = opts.newSHA256()
 			r = eventline.HashingReader(r, text)
+		}
+		// A checkpoint written keeps the digests of the text's pieces: a
+		// file the checkpoint read goes on from its pieces, after the
+		// part read again to prove it.
+		var pc *pieces
+		if opts.Checkpoint {
+			if resumed {
+				var err error
+				if pc, err = resumePieces(cp.files[i], opts.newSHA256); err != nil {
+					return nil, err
+				}
+			} else {
+				pc = newPieces(opts.pieceBytes(), opts.newSHA256)
+			}
+			skip := int64(0)
+			if resumed && !at {
+				skip = cp.files[i].Offset
+			}
+			r = &piecesReader{r: r, p: pc, skip: skip}
 		}
 		counted := &countingReader{r: r}
 		tail := &tailReader{r: counted}
@@ -332,7 +351,12 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 			if err != nil {
 				return nil, err
 			}
-			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression, Offset: counted.n, Lines: fileLines, hashState: state})
+			tail, err := pc.state()
+			if err != nil {
+				return nil, err
+			}
+			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression, Offset: counted.n, Lines: fileLines, hashState: state,
+				pieceSize: pc.size, pieceSums: pc.sums, pieceTail: tail})
 		}
 	}
 	digest := opts.SHA256

@@ -1,0 +1,193 @@
+package checker
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"hash"
+	"io"
+	"testing"
+	"time"
+)
+
+// piecesOf is the checkpoint file of the first offset bytes of text, hashed
+// in pieces of size bytes written w bytes at a time.
+func piecesOf(t *testing.T, text []byte, offset, size int64, w int) CheckpointFile {
+	t.Helper()
+	p := newPieces(size, sha256.New)
+	for b := text[:offset]; len(b) > 0; {
+		k := min(w, len(b))
+		p.Write(b[:k])
+		b = b[k:]
+	}
+	tail, err := p.state()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return CheckpointFile{File: "events.jsonl", Compression: CompressionNone, Offset: offset, pieceSize: size, pieceSums: p.sums, pieceTail: tail}
+}
+
+// TestPieces: the digests of the pieces are those of the text's pieces,
+// however the text is written, and a checkpoint's pieces go on as if the
+// text had been written at once.
+func TestPieces(t *testing.T) {
+	text := bytes.Repeat([]byte(`{"run_id":"r-1","stage":1}`+"\n"), 40) // 1,080 bytes
+	for _, size := range []int64{1, 7, 64, 1080, 4096} {
+		for _, w := range []int{1, 5, 64, 2000} {
+			cf := piecesOf(t, text, int64(len(text)), size, w)
+			var want []byte
+			for from := int64(0); from+size <= int64(len(text)); from += size {
+				sum := sha256.Sum256(text[from : from+size])
+				want = append(want, sum[:]...)
+			}
+			if !bytes.Equal(cf.pieceSums, want) {
+				t.Fatalf("pieces of %d bytes written %d at a time: %d digest bytes, want %d", size, w, len(cf.pieceSums), len(want))
+			}
+			rest := sha256.New()
+			rest.Write(text[int64(len(text))/size*size:])
+			if state, _ := hashState(rest); !bytes.Equal(cf.pieceTail, state) {
+				t.Fatalf("pieces of %d bytes written %d at a time: the last piece's state differs", size, w)
+			}
+			for _, cut := range []int64{0, 1, size, 333, int64(len(text))} {
+				if cut > int64(len(text)) {
+					continue
+				}
+				p, err := resumePieces(piecesOf(t, text, cut, size, w), sha256.New)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.Write(text[cut:])
+				if state, _ := p.state(); !bytes.Equal(p.sums, cf.pieceSums) || !bytes.Equal(state, cf.pieceTail) {
+					t.Fatalf("pieces of %d bytes resumed at %d: they differ from the text's written at once", size, cut)
+				}
+			}
+		}
+	}
+}
+
+// failingAt is a file whose bytes cannot be read from offset bad on.
+type failingAt struct {
+	b   []byte
+	bad int64
+}
+
+func (f failingAt) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) > f.bad {
+		n := max(int(f.bad-off), 0)
+		copy(p, f.b[off:off+int64(n)])
+		return n, errors.New("input/output error")
+	}
+	return copy(p, f.b[off:]), nil
+}
+
+// TestProvePieces: the proof of the old part of a file read at offsets
+// names what is wrong with it in the words of the sequential proof,
+// whichever piece a core read first: a read error, then a file shorter
+// than the checkpoint's offset, then a piece that differs.
+func TestProvePieces(t *testing.T) {
+	text := bytes.Repeat([]byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started"}`+"\n"), 20) // 1,160 bytes
+	const size, offset = 100, 1000                                                                     // pieces 0..9, 10 whole
+	cf := piecesOf(t, text, offset, size, 1<<20)
+	tailed := piecesOf(t, text, 1050, size, 1<<20) // 10 whole, a tail of 50
+	flip := func(at int) []byte { b := bytes.Clone(text); b[at] ^= 1; return b }
+	const (
+		rewritten = "the checkpoint does not fit events.jsonl at byte offset 1000: its first 1000 bytes are not the ones the checkpoint read (rewritten, or rotated)"
+		grown     = "the checkpoint does not fit events.jsonl at byte offset 1000: the log has only 650 bytes (truncated, or rotated away)"
+	)
+	for _, tc := range []struct {
+		name    string
+		want    CheckpointFile
+		at      io.ReaderAt
+		oneFile bool
+		err     string
+	}{
+		{"the same bytes", cf, bytes.NewReader(text), true, ""},
+		{"the same bytes and more", cf, bytes.NewReader(append(bytes.Clone(text), "{}\n"...)), true, ""},
+		{"the same bytes up to a last piece", tailed, bytes.NewReader(text), true, ""},
+		{"the first byte rewritten", cf, bytes.NewReader(flip(0)), true, rewritten},
+		{"the last whole piece's last byte rewritten", cf, bytes.NewReader(flip(999)), true, rewritten},
+		{"a byte after the offset rewritten", cf, bytes.NewReader(flip(1000)), true, ""},
+		{"the last piece rewritten", tailed, bytes.NewReader(flip(1049)), true,
+			"the checkpoint does not fit events.jsonl at byte offset 1050: its first 1050 bytes are not the ones the checkpoint read (rewritten, or rotated)"},
+		{"truncated in a piece", cf, bytes.NewReader(text[:650]), true, grown},
+		{"truncated at a piece's end", cf, bytes.NewReader(text[:600]), false,
+			"the checkpoint does not fit events.jsonl at byte offset 1000: the file has only 600 bytes (truncated, or rotated away)"},
+		{"truncated to nothing", cf, bytes.NewReader(nil), true,
+			"the checkpoint does not fit events.jsonl at byte offset 1000: the log has only 0 bytes (truncated, or rotated away)"},
+		{"truncated and rewritten", cf, bytes.NewReader(flip(3)[:650]), true, grown},
+		{"a read error", cf, failingAt{text, 420}, true, "reading events.jsonl: input/output error"},
+		{"a read error in a truncated file", cf, failingAt{text[:650], 420}, true, "reading events.jsonl: input/output error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := provePieces(tc.want, LogFile{Path: "events.jsonl", At: tc.at}, tc.oneFile, func() hash.Hash { return sha256.New() })
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.err {
+				t.Fatalf("err = %q, want %q", got, tc.err)
+			}
+			var mis *StateMismatchError
+			if err != nil && errors.As(err, &mis) == (tc.name == "a read error" || tc.name == "a read error in a truncated file") {
+				t.Fatalf("err %q: a mismatch is a *StateMismatchError, a read error is not", err)
+			}
+		})
+	}
+}
+
+// TestDamagedPieces: a checkpoint whose pieces do not fit its files is a
+// damaged checkpoint, named so, never a mismatch to recheck.
+func TestDamagedPieces(t *testing.T) {
+	log := []byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z"}` + "\n" +
+		`{"run_id":"r-1","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T00:00:01Z"}` + "\n")
+	def, err := LinearDefinition([]StageID{IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true, pieceSize: 64}
+	res, err := Check(bytes.NewReader(log), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatal(err, res.NoCheckpoint)
+	}
+	var good bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&good); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func(f *CheckpointFile)
+		err   string
+	}{
+		{"a digest missing", func(f *CheckpointFile) { f.pieceSums = f.pieceSums[:sha256.Size] },
+			"the checkpoint is unusable: its contents are damaged (a file's piece digests do not cover its offset)"},
+		{"a digest too many", func(f *CheckpointFile) { f.pieceSums = append(f.pieceSums, make([]byte, sha256.Size)...) },
+			"the checkpoint is unusable: its contents are damaged (a file's piece digests do not cover its offset)"},
+		{"no piece size", func(f *CheckpointFile) { f.pieceSize = 0 },
+			"the checkpoint is unusable: its contents are damaged (a proof piece size out of range)"},
+		{"a piece size over 1 GiB", func(f *CheckpointFile) { f.pieceSize = maxPieceBytes + 1 },
+			"the checkpoint is unusable: its contents are damaged (a proof piece size out of range)"},
+		{"a last piece's state that is none", func(f *CheckpointFile) { f.pieceTail = []byte("junk") },
+			"the checkpoint is unusable: its contents are damaged (its digest state of a file's last piece: crypto/sha256: invalid hash state identifier)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cp, err := ParseCheckpoint(good.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.spoil(&cp.files[0])
+			b, err := cp.encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cp, err = ParseCheckpoint(b); err == nil {
+				o := opts
+				o.Resume = cp
+				_, err = Check(bytes.NewReader(append(bytes.Clone(log), log...)), o)
+			}
+			var damage *CheckpointError
+			if err == nil || err.Error() != tc.err || !errors.As(err, &damage) {
+				t.Fatalf("err = %v, want %q (a *CheckpointError)", err, tc.err)
+			}
+		})
+	}
+}
