@@ -475,12 +475,16 @@ func FuzzWindow(f *testing.F) {
 func TestWindowLatestFolded(t *testing.T) {
 	ev := func(run string, stage int, status, at, extra string) string {
 		more := ""
-		if status != "started" {
+		switch status {
+		case "succeeded":
 			more = `,"returncode":0`
+		case "failed":
+			more = `,"returncode":1,"error":"exit 1"`
 		}
 		return fmt.Sprintf(`{"run_id":"%s","stage":%d,"attempt":1,"status":"%s","timestamp_utc":"2026-01-01T%sZ"%s%s}`+"\n", run, stage, status, at, more, extra)
 	}
-	log := func(stages int, slots bool) []byte {
+	// r1Last is how r-1's last stage ends: r-1 is listed, r-2 folded.
+	log := func(stages int, slots bool, r1Last string) []byte {
 		slot := func(s string) string {
 			if !slots {
 				return ""
@@ -493,27 +497,49 @@ func TestWindowLatestFolded(t *testing.T) {
 			b.WriteString(ev("r-2", st, "started", fmt.Sprintf("00:01:%02d", 2*st), slot("00:01:00")))
 			b.WriteString(ev("r-2", st, "succeeded", fmt.Sprintf("00:01:%02d", 2*st+1), slot("00:01:00")))
 		}
-		b.WriteString(ev("r-1", 1, "succeeded", "00:50:00", slot("00:00:00")))
+		end := func(st int) string {
+			if st == stages {
+				return r1Last
+			}
+			return "succeeded"
+		}
+		b.WriteString(ev("r-1", 1, end(1), "00:50:00", slot("00:00:00")))
 		for st := 2; st <= stages; st++ {
 			b.WriteString(ev("r-1", st, "started", fmt.Sprintf("00:5%d:00", st), slot("00:00:00")))
-			b.WriteString(ev("r-1", st, "succeeded", fmt.Sprintf("00:5%d:30", st), slot("00:00:00")))
+			b.WriteString(ev("r-1", st, end(st), fmt.Sprintf("00:5%d:30", st), slot("00:00:00")))
 		}
 		return []byte(b.String())
 	}
+	// With r-1 failed, the gates differ without a schedule: all is
+	// unhealthy, latest asks about the folded r-2 and is healthy. The
+	// schedule has a slot a minute, and the slots after 00:01 are missed
+	// (the latest judged slot too), so both gates are unhealthy with it,
+	// whichever way r-1 ends, with the window as in full.
 	for _, c := range []struct {
-		name   string
-		def    string
-		stages int
-		slots  bool
+		name    string
+		def     string
+		stages  int
+		slots   bool
+		r1Last  string
+		gate    checker.Gate
+		verdict checker.Verdict
 	}{
-		{"no schedule", "testdata/window/linear.yaml", 3, false},
-		{"a schedule", "testdata/window/scheduled.yaml", 2, true},
+		{"no schedule", "testdata/window/linear.yaml", 3, false, "succeeded", checker.GateAll, checker.VerdictHealthy},
+		{"a schedule", "testdata/window/scheduled.yaml", 2, true, "succeeded", checker.GateAll, checker.VerdictUnhealthy},
+		{"no schedule, r-1 failed, gate all", "testdata/window/linear.yaml", 3, false, "failed", checker.GateAll, checker.VerdictUnhealthy},
+		{"no schedule, r-1 failed, gate latest", "testdata/window/linear.yaml", 3, false, "failed", checker.GateLatest, checker.VerdictHealthy},
+		{"a schedule, r-1 failed, gate all", "testdata/window/scheduled.yaml", 2, true, "failed", checker.GateAll, checker.VerdictUnhealthy},
+		{"a schedule, gate latest", "testdata/window/scheduled.yaml", 2, true, "succeeded", checker.GateLatest, checker.VerdictUnhealthy},
+		{"a schedule, r-1 failed, gate latest", "testdata/window/scheduled.yaml", 2, true, "failed", checker.GateLatest, checker.VerdictUnhealthy},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			opts := checker.Options{Definition: definitionFile(t, c.def), Now: time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC), File: "log.jsonl"}
-			full, _, _ := checkJSON(t, log(c.stages, c.slots), opts)
+			opts := checker.Options{Definition: definitionFile(t, c.def), Now: time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC), File: "log.jsonl", Gate: c.gate}
+			full, _, _ := checkJSON(t, log(c.stages, c.slots, c.r1Last), opts)
 			opts.Window = checker.Window{Duration: 10 * time.Minute}
-			win, _, runs := checkJSON(t, log(c.stages, c.slots), opts)
+			win, _, runs := checkJSON(t, log(c.stages, c.slots, c.r1Last), opts)
+			if full.Snapshot.Verdict != c.verdict || win.Snapshot.Verdict != c.verdict {
+				t.Fatalf("verdicts: full check %s, with the window %s; want %s", full.Snapshot.Verdict, win.Snapshot.Verdict, c.verdict)
+			}
 			if len(runs) != 1 || win.Snapshot.Window == nil || win.Snapshot.Window.FoldedRunCount != 1 {
 				t.Fatalf("the window lists %d runs and folded %+v, want r-2 folded and r-1 listed", len(runs), win.Snapshot.Window)
 			}
