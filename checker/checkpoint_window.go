@@ -42,6 +42,10 @@ func (c *contractState) encodeWindow(e *runstore.Encoder) {
 	e.Uvarint(uint64(w.counts.Failed))
 	e.Uvarint(uint64(w.counts.Cancelled))
 	e.Uvarint(uint64(w.counts.Incomplete))
+	e.Bool(!w.lastSuccess.IsZero())
+	if !w.lastSuccess.IsZero() {
+		e.Time(w.lastSuccess)
+	}
 	w.folded.Encode(e)
 	e.Bool(w.latest != nil)
 	if w.latest != nil {
@@ -67,12 +71,19 @@ func (c *contractState) decodeWindow(d *runstore.Decoder) {
 	}
 	w.total = int(d.Uvarint())
 	w.counts = FoldedStateCounts{Succeeded: int(d.Uvarint()), Failed: int(d.Uvarint()), Cancelled: int(d.Uvarint()), Incomplete: int(d.Uvarint())}
+	if d.Bool() {
+		w.lastSuccess = d.Time()
+	}
 	if d.Fault() != "" {
 		return
 	}
 	fc := w.counts
 	if sum := uint64(fc.Succeeded) + uint64(fc.Failed) + uint64(fc.Cancelled) + uint64(fc.Incomplete); sum != uint64(w.total) || w.total < 0 {
 		d.Fail("folded state counts that do not add up")
+		return
+	}
+	if (fc.Succeeded > 0) == w.lastSuccess.IsZero() {
+		d.Fail("a last folded success without a folded success, or none with one")
 		return
 	}
 	w.folded.Decode(d, isFoldedCode)

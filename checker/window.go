@@ -115,6 +115,11 @@ type WindowReport struct {
 	// was cancelled or is incomplete).
 	FoldedRunCount    int               `json:"folded_run_count"`
 	FoldedStateCounts FoldedStateCounts `json:"folded_state_counts"`
+	// LastFoldedSuccess is the last event (UTC) of the folded run that
+	// succeeded last, null when no folded run succeeded: the time of the
+	// latest success of the log is the later of it and the listed runs'
+	// (OpenMetrics' greenlight_last_success_timestamp_seconds).
+	LastFoldedSuccess *string `json:"last_folded_success_utc"`
 }
 
 // FoldedStateCounts counts the folded runs by state.
@@ -144,6 +149,9 @@ type windowState struct {
 	batch  runstore.FoldedBatch
 	counts FoldedStateCounts
 	total  int
+	// lastSuccess is the latest last event of a folded run that
+	// succeeded, zero while none did.
+	lastSuccess time.Time
 	// nextSweep is the store's size at which it is swept next.
 	nextSweep int
 	// latest is a copy of the folded run whose first event is latest
@@ -295,6 +303,9 @@ func (c *contractState) fold(run *runState) {
 		w.counts.Incomplete++
 	default:
 		w.counts.Succeeded++
+		if t := run.LastAt(); t.After(w.lastSuccess) {
+			w.lastSuccess = t
+		}
 	}
 	if c.opts.Definition.Schedule != nil {
 		w.stubs = append(w.stubs, foldedStub{runstore.Stub(run), st})
@@ -304,6 +315,10 @@ func (c *contractState) fold(run *runState) {
 // report is the snapshot's window section.
 func (w *windowState) report(cutoff time.Time) *WindowReport {
 	r := &WindowReport{Window: w.win.String(), FoldedRunCount: w.total, FoldedStateCounts: w.counts}
+	if !w.lastSuccess.IsZero() {
+		v := formatTime(w.lastSuccess)
+		r.LastFoldedSuccess = &v
+	}
 	if w.win.Runs > 0 {
 		n := w.win.Runs
 		r.Runs = &n

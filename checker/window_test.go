@@ -555,22 +555,31 @@ func TestWindowLatestFolded(t *testing.T) {
 			if !bytes.Equal(gotJSON, wantJSON) {
 				t.Errorf("Latest() with the window:\n%s\nwant the full check's:\n%s", gotJSON, wantJSON)
 			}
-			// OpenMetrics names the latest run's state as the full check does.
-			latestState := func(res *checker.Result) string {
+			// OpenMetrics names the latest run's state, and the time of the
+			// latest success (r-2's, folded, when r-1 failed), as the full
+			// check does.
+			metric := func(res *checker.Result, name string) string {
 				var b bytes.Buffer
 				if err := render.WriteOpenMetrics(&b, []render.Log{{Pipeline: "p", Result: res}}, render.OpenMetricsOptions{}); err != nil {
 					t.Fatal(err)
 				}
 				var lines []string
 				for _, l := range strings.Split(b.String(), "\n") {
-					if strings.HasPrefix(l, "greenlight_latest_run_state{") {
+					if strings.HasPrefix(l, name+"{") {
 						lines = append(lines, l)
 					}
 				}
 				return strings.Join(lines, "\n")
 			}
-			if got, want := latestState(win), latestState(full); got != want || !strings.Contains(want, `state="succeeded"} 1`) {
+			if got, want := metric(win, "greenlight_latest_run_state"), metric(full, "greenlight_latest_run_state"); got != want || !strings.Contains(want, `state="succeeded"} 1`) {
 				t.Errorf("greenlight_latest_run_state with the window:\n%s\nwant:\n%s", got, want)
+			}
+			// r-1's last event: 00:53:30 of three stages, 00:52:30 of two;
+			// r-2's, folded: 00:01:07, 00:01:05.
+			lastSuccess := map[bool]map[int]string{false: {3: "1767228810", 2: "1767228750"}, true: {3: "1767225667", 2: "1767225665"}}[c.r1Last == "failed"][c.stages]
+			wantLine := `greenlight_last_success_timestamp_seconds{pipeline="p"} ` + lastSuccess
+			if got, full := metric(win, "greenlight_last_success_timestamp_seconds"), metric(full, "greenlight_last_success_timestamp_seconds"); got != wantLine || full != wantLine {
+				t.Errorf("greenlight_last_success_timestamp_seconds: with the window %q, in full %q; want %q", got, full, wantLine)
 			}
 		})
 	}

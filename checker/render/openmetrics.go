@@ -84,6 +84,13 @@ func gatherMetrics(l *Log) metricsOf {
 		for _, f := range foldedByState(w) {
 			m.runs[f.state] += f.runs
 		}
+		if w.LastFoldedSuccess != nil {
+			if t, err := time.Parse(time.RFC3339Nano, *w.LastFoldedSuccess); err == nil {
+				if u := unixSeconds(t); !m.hasSuccess || u > m.lastSuccess {
+					m.lastSuccess, m.hasSuccess = u, true
+				}
+			}
+		}
 		if m.latest == "" {
 			if r := s.Latest(); r != nil { // the latest run was folded
 				m.latest = string(r.State)

@@ -216,6 +216,9 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		if sum != folded {
 			return fmt.Errorf("window.folded_state_counts add up to %d, not folded_run_count %d", sum, folded)
 		}
+		if (w.FoldedStateCounts.Succeeded > 0) != (w.LastFoldedSuccess != nil) {
+			return fmt.Errorf("window.last_folded_success_utc is %s, but window.folded_state_counts.succeeded is %d", nullOr(w.LastFoldedSuccess), w.FoldedStateCounts.Succeeded)
+		}
 	}
 	// foldedSucceeded says every folded run succeeded, so that one the
 	// snapshot names without listing it succeeded.
@@ -372,4 +375,13 @@ func RollupMarkdown(ru *Rollup) string {
 		fmt.Fprintf(&b, "| %s | %s %s | %s |\n", Markdown(p.Pipeline), mark, p.Verdict, rollupDetail(&p, Markdown))
 	}
 	return b.String()
+}
+
+// nullOr is *s quoted, or null for nil: a nullable field of a snapshot in
+// an error message.
+func nullOr(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%q", *s)
 }

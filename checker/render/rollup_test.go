@@ -149,9 +149,24 @@ func TestSnapshotConsistency(t *testing.T) {
 			s.StateCounts.Failed--
 			s.StateCounts.Succeeded++
 			s.Window.FoldedStateCounts = checker.FoldedStateCounts{Succeeded: 1}
+			at := "2026-01-01T00:00:00Z"
+			s.Window.LastFoldedSuccess = &at
 			id := "cm-folded"
 			s.Schedule, s.LatestRunID, s.Verdict, s.Options.Gate = nil, &id, "healthy", "latest"
 		}, ""},
+		{"a folded success without its time", func(l *render.Log) {
+			s := l.Result.Snapshot
+			foldOne(s)
+			s.StateCounts.Failed--
+			s.StateCounts.Succeeded++
+			s.Window.FoldedStateCounts = checker.FoldedStateCounts{Succeeded: 1}
+		}, "window.last_folded_success_utc is null, but window.folded_state_counts.succeeded is 1"},
+		{"a last folded success without a folded success", func(l *render.Log) {
+			s := l.Result.Snapshot
+			foldOne(s)
+			at := "2026-01-01T00:00:00Z"
+			s.Window.LastFoldedSuccess = &at
+		}, `window.last_folded_success_utc is "2026-01-01T00:00:00Z", but window.folded_state_counts.succeeded is 0`},
 		{"folded state counts that are not the folded run count", func(l *render.Log) {
 			foldOne(l.Result.Snapshot)
 			l.Result.Snapshot.Window.FoldedRunCount = 2
