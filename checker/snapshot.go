@@ -240,6 +240,9 @@ func (s *Snapshot) Runs() iter.Seq[*RunReport] {
 			}
 			return
 		}
+		if f, ok := src.(*foldedRuns); ok {
+			f.decodeAll()
+		}
 		var ar reportArena
 		for i := range src.count() {
 			ar.rr = src.report(i, &ar)
@@ -269,6 +272,9 @@ func (s *Snapshot) RunIDs() iter.Seq[string] {
 // with the reports; Runs does not.
 func (s *Snapshot) Collect() []RunReport {
 	src := s.source()
+	if f, ok := src.(*foldedRuns); ok {
+		f.decodeAll()
+	}
 	out := make([]RunReport, src.count())
 	for i := range out {
 		out[i] = src.report(i, nil)
