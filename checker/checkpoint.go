@@ -519,12 +519,12 @@ func (c *contractState) latestRunEvent() time.Time {
 	return time.Unix(sec, int64(nsec)).UTC()
 }
 
-// sizeHint is about the bytes of the checkpoint's encoding: 80 a run.
+// sizeHint is about the bytes of the checkpoint's encoding.
 func (cp *Checkpoint) sizeHint() int {
 	if cp.c == nil {
 		return len(cp.fold) + 4096
 	}
-	n := 80*cp.c.runs.Len() + 4096
+	n := cp.c.runs.SizeHint() + 4096
 	if w := cp.c.window; w != nil {
 		n += 40*w.folded.Len() + 32*len(w.stubs)
 	}

@@ -112,6 +112,13 @@ func TestCheckpointDecodesLazily(t *testing.T) {
 	if decodedText != 4 {
 		t.Errorf("the resumed text check decoded %d of the checkpoint's 302 runs, want 4", decodedText)
 	}
+	// A run's order is its head's, for the checkpoint's runs and the new.
+	for i, h := range s.RunHeads() {
+		at, line, ok := s.RunOrder(i)
+		if !at.Equal(h.FirstEvent) || line != h.FirstLine || ok != (h.State == checker.RunSucceeded) {
+			t.Errorf("RunOrder(%d) = %s, %d, %t; its head has %s, %d, %s", i, at, line, ok, h.FirstEvent, h.FirstLine, h.State)
+		}
+	}
 	// The document lists every run, so by then each was decoded.
 	if n := checker.DecodedRuns(s); n != 302 {
 		t.Errorf("after the document, %d runs decoded, want 302", n)

@@ -305,6 +305,11 @@ func (f *foldedRuns) head(i int) RunHead {
 	return RunHead{RunID: h.ID, State: runStateCodes[f.states[i]], FirstEvent: h.FirstAt(), LastEvent: h.LastAt(), FirstLine: h.FirstLine}
 }
 
+func (f *foldedRuns) order(i int) (time.Time, int, bool) {
+	sec, nsec, line := f.c.runs.Order(i)
+	return time.Unix(sec, int64(nsec)).UTC(), line, f.states[i] == stateSucceeded
+}
+
 func (f *foldedRuns) attempts(i int) int { return f.c.runs.HeadAt(i).Attempts }
 
 // decodeAll decodes every run a checkpoint holds, for a reader of every

@@ -272,6 +272,30 @@ func (s *Store) Brief(p int) (sec int64, nsec int32, code uint8) {
 	return run.firstSec, run.firstNsec, NoCode
 }
 
+// Order is the first event (Unix seconds and nanoseconds) and first line
+// of the run at place p, what orders it in a listing.
+func (s *Store) Order(p int) (sec int64, nsec int32, line int) {
+	if b := s.base; b != nil {
+		if p < b.n {
+			h := b.heads[p*headSize : (p+1)*headSize : (p+1)*headSize]
+			return int64(binary.LittleEndian.Uint64(h)), int32(binary.LittleEndian.Uint32(h[16:])), int(binary.LittleEndian.Uint64(h[32:]) & maxLine)
+		}
+		p -= b.n
+	}
+	run := s.order[p]
+	return run.firstSec, run.firstNsec, run.firstLine
+}
+
+// SizeHint is about the bytes of the store's encoding.
+func (s *Store) SizeHint() int {
+	n := 0
+	if b := s.base; b != nil {
+		n = len(b.ids) + len(b.slots) + len(b.heads) + len(b.bodies) + 32*len(b.touched) + 64*len(b.texts)
+		n += 4 << indexBits(s.Len()) // the index may grow
+	}
+	return n + 128*len(s.order)
+}
+
 // LatestLast is the latest last event of the runs (Unix seconds and
 // nanoseconds); ok is false without runs.
 func (s *Store) LatestLast() (sec int64, nsec int32, ok bool) {
