@@ -135,10 +135,21 @@ func recoverDamage(err *error) {
 
 // codeOf is the code of state st (runStateCodes).
 func codeOf(st RunState) uint8 {
-	for code, s := range runStateCodes {
-		if s == st {
-			return uint8(code)
-		}
+	switch st {
+	case RunFailed:
+		return stateFailed
+	case RunCancelled:
+		return stateCancelled
+	case RunStalled:
+		return stateStalled
+	case RunOverdue:
+		return stateOverdue
+	case RunRunning:
+		return stateRunning
+	case RunIncomplete:
+		return stateIncomplete
+	case RunSucceeded:
+		return stateSucceeded
 	}
 	return stateUnknown
 }
