@@ -33,7 +33,8 @@ func (sc splitCase) options() checker.Options {
 }
 
 // checked is what a check gives the shells: the JSON document (snapshot or
-// violations), the text output of a valid log, and the checkpoint's bytes.
+// violations), the text output of a valid log followed by its OpenMetrics
+// text, and the checkpoint's bytes.
 type checked struct {
 	doc, text, state []byte
 	why              string
@@ -46,10 +47,16 @@ func outputsOf(t testing.TB, res *checker.Result) checked {
 	if res.Snapshot == nil {
 		out.doc, err = render.JSON(res.Report)
 	} else {
-		if out.doc, err = render.JSON(res.Snapshot); err == nil {
-			var b bytes.Buffer
-			err = render.WriteText(&b, res.Snapshot)
-			out.text = b.Bytes()
+		// The text and the metrics first: they read the runs' heads and
+		// the listed runs alone, which a resumed check decodes lazily; the
+		// document decodes every run.
+		var b, m bytes.Buffer
+		if err = render.WriteText(&b, res.Snapshot); err == nil {
+			err = render.WriteOpenMetrics(&m, []render.Log{{Pipeline: "p", Result: res}}, render.OpenMetricsOptions{})
+		}
+		out.text = append(b.Bytes(), m.Bytes()...)
+		if err == nil {
+			out.doc, err = render.JSON(res.Snapshot)
 		}
 	}
 	if err != nil {
@@ -145,6 +152,8 @@ func splitCases(t *testing.T) []splitCase {
 		splitCase{name: "sample", log: read("../testdata/sample/campaign_metrics.jsonl"),
 			opts: checker.Options{Definition: definitionFile(t, "../testdata/sample/pipeline.yaml"), Now: time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC), File: "sample"}},
 		splitCase{name: "generated", log: generatedLog(400), opts: checker.Options{Definition: def, Now: corpusNow, File: "generated"}},
+		// The verdict of the latest run alone, judged from the heads.
+		splitCase{name: "generated, gate latest", log: generatedLog(400), opts: checker.Options{Definition: def, Now: corpusNow, File: "generated", Gate: checker.GateLatest}},
 	)
 	paths, _ := filepath.Glob("testdata/rules/*.txtar")
 	for _, path := range paths {
