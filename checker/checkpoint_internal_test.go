@@ -2,18 +2,19 @@ package checker
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"testing"
 	"time"
-
-	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // FuzzDecodeFold feeds arbitrary bytes to the fold-state decoder, behind
-// the checkpoint's trailer: it must never panic but with a damaged run
-// (*runstore.DamagedError, which CheckFiles turns into a *CheckpointError),
-// anything it refuses is a *CheckpointError, and what it accepts folds
-// into a snapshot.
+// the checkpoint's trailer: anything it refuses is a *CheckpointError, and
+// what it accepts folds into a snapshot, whose reports are built, or a run
+// that does not decode when first read panics with a *CheckpointError
+// (which the shell reports as a damaged checkpoint); no other panic.
 // The seeds are real fold states.
 func FuzzDecodeFold(f *testing.F) {
 	def, err := LinearDefinition([]StageID{IntStage(1), IntStage(2)})
@@ -60,7 +61,7 @@ func FuzzDecodeFold(f *testing.F) {
 		// checkpoint (the runs are decoded lazily, behind the trailer).
 		defer func() {
 			if r := recover(); r != nil {
-				if _, ok := r.(*runstore.DamagedError); !ok {
+				if _, ok := r.(*CheckpointError); !ok {
 					panic(r)
 				}
 			}
@@ -112,5 +113,77 @@ func TestDamagedFoldBeatsMismatch(t *testing.T) {
 				t.Errorf("rewritten %t, At %t: err = %v, want %q", l[3] == 'X', readAt, err, want)
 			}
 		}
+	}
+}
+
+// TestDamagedRunDecodedLate: a checkpoint whose trailer matches but one of
+// whose runs does not decode (no greenlight writes one) loads, since a
+// run is decoded only when needed; a check whose new events name that run
+// is a damaged checkpoint, and so is reading it from the snapshot after
+// the check (a *CheckpointError panic, which the shell reports).
+func TestDamagedRunDecodedLate(t *testing.T) {
+	def, err := LinearDefinition([]StageID{IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
+	var log []byte
+	for _, id := range []string{"a", "b", "c"} {
+		log = fmt.Appendf(log, `{"run_id":%q,"stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`+"\n", id)
+		log = fmt.Appendf(log, `{"run_id":%q,"stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}`+"\n", id)
+	}
+	res, err := Check(bytes.NewReader(log), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	// The fold state ends with the bodies, the last one run c's, and the
+	// attempt ids' count (0): the last byte of c's body, its attempt's last
+	// line delta, becomes a varint that never ends; the trailer is made to
+	// match.
+	file := b.Bytes()
+	body := file[:len(file)-trailerSize]
+	body[len(body)-2] = 0x80
+	file = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+	const want = "the checkpoint is unusable: its contents are damaged (a bad number)"
+	for _, tc := range []struct {
+		name, event string
+		damaged     bool
+	}{
+		{"a new run", `{"run_id":"d","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`, false},
+		{"the damaged run", `{"run_id":"c","stage":1,"attempt":2,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`, true},
+	} {
+		cp, err := ParseCheckpoint(file)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		o := opts
+		o.Resume = cp
+		res, err := Check(bytes.NewReader(append(bytes.Clone(log), tc.event+"\n"...)), o)
+		if tc.damaged {
+			var damage *CheckpointError
+			if !errors.As(err, &damage) || err.Error() != want || res != nil {
+				t.Errorf("%s: err = %v, want %q", tc.name, err, want)
+			}
+			continue
+		}
+		if err != nil || res.Snapshot == nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := res.Snapshot.RunAt(0).RunID; got != "a" {
+			t.Errorf("%s: run 0 is %q, want a", tc.name, got)
+		}
+		func() {
+			defer func() {
+				r := recover()
+				if e, ok := r.(*CheckpointError); !ok || e.Error() != want {
+					t.Errorf("%s: reading run c panicked with %v, want %q", tc.name, r, want)
+				}
+			}()
+			res.Snapshot.RunAt(2)
+		}()
 	}
 }

@@ -315,10 +315,33 @@ func (f *foldedRuns) attempts(i int) int { return f.c.runs.HeadAt(i).Attempts }
 // decodeAll decodes every run a checkpoint holds, for a reader of every
 // report (Runs, Collect, EncodeRuns): after it, report reads the store only,
 // from any goroutine.
-func (f *foldedRuns) decodeAll() { f.c.runs.DecodeAll() }
+func (f *foldedRuns) decodeAll() {
+	defer asCheckpointError()
+	f.c.runs.DecodeAll()
+}
+
+// run is run i, decoded when a checkpoint holds it.
+func (f *foldedRuns) run(i int) *runState {
+	defer asCheckpointError()
+	return f.c.runs.At(i)
+}
+
+// asCheckpointError turns the panic of a checkpoint's run that does not
+// decode when a reader of the snapshot first reads it, after Check
+// returned (*runstore.DamagedError), into a panic with a *CheckpointError,
+// which the shell reports as a damaged checkpoint (exit 2); any other panic
+// goes on.
+func asCheckpointError() {
+	if r := recover(); r != nil {
+		if d, ok := r.(*runstore.DamagedError); ok {
+			panic(damaged(d.Fault))
+		}
+		panic(r)
+	}
+}
 
 func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
-	run := f.c.runs.At(i)
+	run := f.run(i)
 	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule
