@@ -184,8 +184,10 @@ func (c *contractState) decodeFold(b []byte) (err error) {
 		if d.Fault() != "" {
 			break
 		}
-		r := c.runs.Peek(run) // decodes the run, which stays untouched
-		if r == nil && c.window != nil && k.stage >= 0 && k.stage < stages && k.attempt >= 1 {
+		// The run is found in the index, not decoded: that the attempt
+		// exists is checked when the job log reads it (reconcile).
+		runID, ok := c.runs.Has(run)
+		if !ok && c.window != nil && k.stage >= 0 && k.stage < stages && k.attempt >= 1 {
 			// An attempt of a run the window folded: its record holds
 			// no attempt ids.
 			if _, ok := c.window.folded.Find(run); ok {
@@ -194,11 +196,11 @@ func (c *contractState) decodeFold(b []byte) (err error) {
 				continue
 			}
 		}
-		if r == nil || k.stage < 0 || k.stage >= stages || r.Attempt(k.stage, k.attempt) == nil {
+		if !ok || k.stage < 0 || k.stage >= stages || k.attempt < 1 {
 			d.Fail("an attempt id of no attempt")
 			break
 		}
-		k.run = r.ID()
+		k.run = runID
 		c.attemptIDs[id] = k
 	}
 	if d.Fault() == "" && len(d.Rest()) > 0 {

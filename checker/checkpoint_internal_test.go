@@ -8,13 +8,17 @@ import (
 	"hash/crc32"
 	"testing"
 	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // FuzzDecodeFold feeds arbitrary bytes to the fold-state decoder, behind
 // the checkpoint's trailer: anything it refuses is a *CheckpointError, and
 // what it accepts folds into a snapshot, whose reports are built, or a run
-// that does not decode when first read panics with a *CheckpointError
-// (which the shell reports as a damaged checkpoint); no other panic.
+// that does not decode when first read panics with a *runstore.DamagedError
+// while the snapshot is built (CheckFiles turns it into a *CheckpointError)
+// or a *CheckpointError when a report is (which the shell reports as a
+// damaged checkpoint); no other panic.
 // The seeds are real fold states.
 func FuzzDecodeFold(f *testing.F) {
 	def, err := LinearDefinition([]StageID{IntStage(1), IntStage(2)})
@@ -61,7 +65,11 @@ func FuzzDecodeFold(f *testing.F) {
 		// checkpoint (the runs are decoded lazily, behind the trailer).
 		defer func() {
 			if r := recover(); r != nil {
-				if _, ok := r.(*CheckpointError); !ok {
+				// *runstore.DamagedError: found while the snapshot is
+				// built, which CheckFiles recovers (recoverDamage).
+				_, late := r.(*CheckpointError)
+				_, early := r.(*runstore.DamagedError)
+				if !late && !early {
 					panic(r)
 				}
 			}
@@ -185,5 +193,58 @@ func TestDamagedRunDecodedLate(t *testing.T) {
 			}()
 			res.Snapshot.RunAt(2)
 		}()
+	}
+}
+
+// TestAttemptIDOfNoAttempt: a checkpoint's attempt id is checked against
+// the run index when it is loaded (no run is decoded for it), and against
+// the attempt itself when the job log reads it: one that names an attempt
+// its run does not have (behind a matching trailer) is a damaged
+// checkpoint then.
+func TestAttemptIDOfNoAttempt(t *testing.T) {
+	def, err := LinearDefinition([]StageID{IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
+	log := []byte(`{"run_id":"r","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z","attempt_id":"a1"}` + "\n" +
+		`{"run_id":"r","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}` + "\n")
+	res, err := Check(bytes.NewReader(log), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	// The fold state ends with the one attempt id: "a1", run "r", stage 0,
+	// attempt 1 (zig-zag 2), which becomes attempt 2.
+	file := b.Bytes()
+	body := file[:len(file)-trailerSize]
+	if !bytes.HasSuffix(body, []byte{1, 2, 'a', '1', 1, 'r', 0, 2}) {
+		t.Fatalf("the fold state ends with %q", body[len(body)-8:])
+	}
+	body[len(body)-1] = 4
+	file = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+	grown := append(bytes.Clone(log), `{"run_id":"s","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`+"\n"...)
+	const want = "the checkpoint is unusable: its contents are damaged (an attempt id of no attempt)"
+	for _, jobLog := range []bool{false, true} {
+		cp, err := ParseCheckpoint(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := opts
+		o.Resume = cp
+		if jobLog {
+			o.JobLog = bytes.NewReader([]byte(`{"attempt_id": "a1", "result": "SUCCESS", "timestamp_utc": "2026-01-01T10:01:00Z", "returncode": 0}` + "\n"))
+		}
+		res, err := Check(bytes.NewReader(grown), o)
+		var damage *CheckpointError
+		switch {
+		case jobLog && (!errors.As(err, &damage) || err.Error() != want || res != nil):
+			t.Errorf("with the job log: err = %v, want %q", err, want)
+		case !jobLog && (err != nil || res.Snapshot == nil || res.Snapshot.RunCount != 2):
+			t.Errorf("without a job log: %v", err)
+		}
 	}
 }

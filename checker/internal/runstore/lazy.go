@@ -218,6 +218,20 @@ func (s *Store) Peek(id []byte) *Run {
 	return run
 }
 
+// Has tells whether the store holds run id, without decoding it, and gives
+// the id as the store keeps it.
+func (s *Store) Has(id []byte) (string, bool) {
+	if s.base != nil {
+		if p := s.base.find(id); p >= 0 {
+			return s.base.id(p), true
+		}
+	}
+	if run, _ := s.index.find(id, s.order); run != nil {
+		return run.id, true
+	}
+	return "", false
+}
+
 // At is the run at place p in first-line order, decoded when it was not.
 func (s *Store) At(p int) *Run {
 	if b := s.base; b != nil {
