@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
+	"hash/crc32"
 	"io"
 	"time"
 
@@ -181,12 +183,12 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	if string(line) != CheckpointVersion {
 		return bad("it is a checkpoint of version %.40q, and this greenlight reads %s only", line, CheckpointVersion)
 	}
-	if len(data) < len(checkpointMagic)+sha256.Size {
+	if len(data) < len(checkpointMagic)+trailerSize {
 		return bad("it is truncated")
 	}
-	body, sum := data[len(checkpointMagic):len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if got := sha256.Sum256(data[:len(data)-sha256.Size]); !bytes.Equal(got[:], sum) {
-		return bad("its SHA-256 trailer does not match its contents (truncated or damaged)")
+	body, sum := data[len(checkpointMagic):len(data)-trailerSize], data[len(data)-trailerSize:]
+	if crc32.Checksum(data[:len(data)-trailerSize], castagnoli) != binary.LittleEndian.Uint32(sum) {
+		return bad("its CRC-32C trailer does not match its contents (truncated or damaged)")
 	}
 	d := runstore.NewDecoder(body)
 	cp := &Checkpoint{}
@@ -274,9 +276,16 @@ func (cp *Checkpoint) encode() ([]byte, error) {
 	} else {
 		e.B = append(e.B, cp.fold...)
 	}
-	sum := sha256.Sum256(e.B)
-	return append(e.B, sum[:]...), nil
+	return binary.LittleEndian.AppendUint32(e.B, crc32.Checksum(e.B, castagnoli)), nil
 }
+
+// The trailer of a checkpoint is the CRC-32C (Castagnoli) of everything
+// before it, little endian: it finds a truncated or damaged file (a CPU
+// instruction computes it at memory speed); it is no seal against a
+// writer, who could write any state anyway (docs/state.md).
+const trailerSize = 4
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // fits checks what of cp can be checked before any file is read: the
 // options it was written under, its latest event against now, and that
@@ -499,10 +508,8 @@ func (c *contractState) checkpointOf(read []CheckpointFile, h hash.Hash, endsWit
 		return nil, "", err
 	}
 	cp = &Checkpoint{settings: settings, events: c.events, c: c, logHash: state, files: read}
-	for _, run := range c.runs.Runs() {
-		if t := run.LastAt(); t.After(cp.maxEvent) {
-			cp.maxEvent = t
-		}
+	if t := c.latestRunEvent(); t.After(cp.maxEvent) {
+		cp.maxEvent = t
 	}
 	if w := c.window; w != nil {
 		// The window's state is kept as the snapshot's sweep leaves it, so
@@ -515,12 +522,22 @@ func (c *contractState) checkpointOf(read []CheckpointFile, h hash.Hash, endsWit
 	return cp, "", nil
 }
 
-// sizeHint is about the bytes of the checkpoint's encoding: 56 a run.
+// latestRunEvent is the latest last event of the store's runs, zero
+// without runs, read from their heads (no run is decoded).
+func (c *contractState) latestRunEvent() time.Time {
+	sec, nsec, ok := c.runs.LatestLast()
+	if !ok {
+		return time.Time{}
+	}
+	return time.Unix(sec, int64(nsec)).UTC()
+}
+
+// sizeHint is about the bytes of the checkpoint's encoding.
 func (cp *Checkpoint) sizeHint() int {
 	if cp.c == nil {
 		return len(cp.fold) + 4096
 	}
-	n := 56*cp.c.runs.Len() + 4096
+	n := cp.c.runs.SizeHint() + 4096
 	if w := cp.c.window; w != nil {
 		n += 40*w.folded.Len() + 32*len(w.stubs)
 	}

@@ -34,7 +34,7 @@ func (c *contractState) encodeFold(e *runstore.Encoder) error {
 		}
 		e.Varint(w.Attempt)
 	}
-	if err := c.runs.Encode(e); err != nil {
+	if err := c.runs.Encode(e, c.headCode); err != nil {
 		return err
 	}
 	if c.window != nil {
@@ -86,9 +86,78 @@ func readStage(d *runstore.Decoder) StageID {
 	return IntStage(d.Varint())
 }
 
+// headCode is the state code a checkpoint keeps in run's head
+// (runstore.Head): its state when no stage's latest attempt is in progress,
+// so that no now can change it; else runstore.NoCode, and a check resumed
+// from the checkpoint judges the run at its own now. The job log's
+// adjudications are not kept (a later check reconciles its own job log,
+// and a run it names is judged afresh), so the code is the state without
+// them: the bytes of a checkpoint never depend on the job log.
+func (c *contractState) headCode(run *runState) uint8 {
+	state, best := RunState(RunSucceeded), 0
+	for i := range c.opts.Definition.Stages {
+		atts := run.Attempts(i)
+		st := StageState(StagePending)
+		if len(atts) > 0 {
+			last := &atts[len(atts)-1]
+			o := last.Status()
+			if last.HasRecovery() {
+				if r := last.Recovery().Resolution; r != nil {
+					o = r.Outcome
+				}
+			}
+			if o == StatusStarted {
+				return runstore.NoCode
+			}
+			st = StageState(o.String())
+		}
+		if r := runRank(st); r > best {
+			state, best = RunState(st), r
+		} else if best == 0 && st != StageSucceeded {
+			state = RunIncomplete
+		}
+	}
+	return codeOf(state)
+}
+
+// recoverDamage turns the panic of a checkpoint's run that does not decode
+// when first read (*runstore.DamagedError) into *err, a damaged checkpoint;
+// any other panic goes on.
+func recoverDamage(err *error) {
+	if r := recover(); r != nil {
+		d, ok := r.(*runstore.DamagedError)
+		if !ok {
+			panic(r)
+		}
+		*err = damaged(d.Fault)
+	}
+}
+
+// codeOf is the code of state st (runStateCodes).
+func codeOf(st RunState) uint8 {
+	switch st {
+	case RunFailed:
+		return stateFailed
+	case RunCancelled:
+		return stateCancelled
+	case RunStalled:
+		return stateStalled
+	case RunOverdue:
+		return stateOverdue
+	case RunRunning:
+		return stateRunning
+	case RunIncomplete:
+		return stateIncomplete
+	case RunSucceeded:
+		return stateSucceeded
+	}
+	return stateUnknown
+}
+
 // decodeFold loads the fold state of a checkpoint into c, a check that has
 // read nothing yet. The error is a *CheckpointError.
-func (c *contractState) decodeFold(b []byte) error {
+func (c *contractState) decodeFold(b []byte) (err error) {
+	defer recoverDamage(&err)
 	d := runstore.NewDecoder(b)
 	stages := len(c.opts.Definition.Stages)
 	if n := d.Uvarint(); n != uint64(stages) && d.Fault() == "" {
@@ -115,8 +184,10 @@ func (c *contractState) decodeFold(b []byte) error {
 		if d.Fault() != "" {
 			break
 		}
-		r := c.runs.Lookup(run)
-		if r == nil && c.window != nil && k.stage >= 0 && k.stage < stages && k.attempt >= 1 {
+		// The run is found in the index, not decoded: that the attempt
+		// exists is checked when the job log reads it (reconcile).
+		runID, ok := c.runs.Has(run)
+		if !ok && c.window != nil && k.stage >= 0 && k.stage < stages && k.attempt >= 1 {
 			// An attempt of a run the window folded: its record holds
 			// no attempt ids.
 			if _, ok := c.window.folded.Find(run); ok {
@@ -125,11 +196,11 @@ func (c *contractState) decodeFold(b []byte) error {
 				continue
 			}
 		}
-		if r == nil || k.stage < 0 || k.stage >= stages || r.Attempt(k.stage, k.attempt) == nil {
+		if !ok || k.stage < 0 || k.stage >= stages || k.attempt < 1 {
 			d.Fail("an attempt id of no attempt")
 			break
 		}
-		k.run = r.ID()
+		k.run = runID
 		c.attemptIDs[id] = k
 	}
 	if d.Fault() == "" && len(d.Rest()) > 0 {

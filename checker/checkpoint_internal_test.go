@@ -2,14 +2,23 @@ package checker
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"testing"
 	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // FuzzDecodeFold feeds arbitrary bytes to the fold-state decoder, behind
-// the checkpoint's SHA-256 trailer: it must never panic, anything it
-// refuses is a *CheckpointError, and what it accepts folds into a snapshot.
+// the checkpoint's trailer: anything it refuses is a *CheckpointError, and
+// what it accepts folds into a snapshot, whose reports are built, or a run
+// that does not decode when first read panics with a *runstore.DamagedError
+// while the snapshot is built (CheckFiles turns it into a *CheckpointError)
+// or a *CheckpointError when a report is (which the shell reports as a
+// damaged checkpoint); no other panic.
 // The seeds are real fold states.
 func FuzzDecodeFold(f *testing.F) {
 	def, err := LinearDefinition([]StageID{IntStage(1), IntStage(2)})
@@ -51,7 +60,20 @@ func FuzzDecodeFold(f *testing.F) {
 			}
 			return
 		}
-		// A fold state the decoder accepts folds into a snapshot.
+		// A fold state the decoder accepts folds into a snapshot, or a run
+		// of it that does not decode when it is first read is a damaged
+		// checkpoint (the runs are decoded lazily, behind the trailer).
+		defer func() {
+			if r := recover(); r != nil {
+				// *runstore.DamagedError: found while the snapshot is
+				// built, which CheckFiles recovers (recoverDamage).
+				_, late := r.(*CheckpointError)
+				_, early := r.(*runstore.DamagedError)
+				if !late && !early {
+					panic(r)
+				}
+			}
+		}()
 		c.snapshot(Source{}).Collect()
 	})
 }
@@ -98,6 +120,131 @@ func TestDamagedFoldBeatsMismatch(t *testing.T) {
 			if !errors.As(err, &damage) || err.Error() != want {
 				t.Errorf("rewritten %t, At %t: err = %v, want %q", l[3] == 'X', readAt, err, want)
 			}
+		}
+	}
+}
+
+// TestDamagedRunDecodedLate: a checkpoint whose trailer matches but one of
+// whose runs does not decode (no greenlight writes one) loads, since a
+// run is decoded only when needed; a check whose new events name that run
+// is a damaged checkpoint, and so is reading it from the snapshot after
+// the check (a *CheckpointError panic, which the shell reports).
+func TestDamagedRunDecodedLate(t *testing.T) {
+	def, err := LinearDefinition([]StageID{IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
+	var log []byte
+	for _, id := range []string{"a", "b", "c"} {
+		log = fmt.Appendf(log, `{"run_id":%q,"stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`+"\n", id)
+		log = fmt.Appendf(log, `{"run_id":%q,"stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}`+"\n", id)
+	}
+	res, err := Check(bytes.NewReader(log), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	// The fold state ends with the bodies, the last one run c's, and the
+	// attempt ids' count (0): the last byte of c's body, its attempt's last
+	// line delta, becomes a varint that never ends; the trailer is made to
+	// match.
+	file := b.Bytes()
+	body := file[:len(file)-trailerSize]
+	body[len(body)-2] = 0x80
+	file = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+	const want = "the checkpoint is unusable: its contents are damaged (a bad number)"
+	for _, tc := range []struct {
+		name, event string
+		damaged     bool
+	}{
+		{"a new run", `{"run_id":"d","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`, false},
+		{"the damaged run", `{"run_id":"c","stage":1,"attempt":2,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`, true},
+	} {
+		cp, err := ParseCheckpoint(file)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		o := opts
+		o.Resume = cp
+		res, err := Check(bytes.NewReader(append(bytes.Clone(log), tc.event+"\n"...)), o)
+		if tc.damaged {
+			var damage *CheckpointError
+			if !errors.As(err, &damage) || err.Error() != want || res != nil {
+				t.Errorf("%s: err = %v, want %q", tc.name, err, want)
+			}
+			continue
+		}
+		if err != nil || res.Snapshot == nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := res.Snapshot.RunAt(0).RunID; got != "a" {
+			t.Errorf("%s: run 0 is %q, want a", tc.name, got)
+		}
+		func() {
+			defer func() {
+				r := recover()
+				if e, ok := r.(*CheckpointError); !ok || e.Error() != want {
+					t.Errorf("%s: reading run c panicked with %v, want %q", tc.name, r, want)
+				}
+			}()
+			res.Snapshot.RunAt(2)
+		}()
+	}
+}
+
+// TestAttemptIDOfNoAttempt: a checkpoint's attempt id is checked against
+// the run index when it is loaded (no run is decoded for it), and against
+// the attempt itself when the job log reads it: one that names an attempt
+// its run does not have (behind a matching trailer) is a damaged
+// checkpoint then.
+func TestAttemptIDOfNoAttempt(t *testing.T) {
+	def, err := LinearDefinition([]StageID{IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
+	log := []byte(`{"run_id":"r","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z","attempt_id":"a1"}` + "\n" +
+		`{"run_id":"r","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}` + "\n")
+	res, err := Check(bytes.NewReader(log), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	// The fold state ends with the one attempt id: "a1", run "r", stage 0,
+	// attempt 1 (zig-zag 2), which becomes attempt 2.
+	file := b.Bytes()
+	body := file[:len(file)-trailerSize]
+	if !bytes.HasSuffix(body, []byte{1, 2, 'a', '1', 1, 'r', 0, 2}) {
+		t.Fatalf("the fold state ends with %q", body[len(body)-8:])
+	}
+	body[len(body)-1] = 4
+	file = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+	grown := append(bytes.Clone(log), `{"run_id":"s","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`+"\n"...)
+	const want = "the checkpoint is unusable: its contents are damaged (an attempt id of no attempt)"
+	for _, jobLog := range []bool{false, true} {
+		cp, err := ParseCheckpoint(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := opts
+		o.Resume = cp
+		if jobLog {
+			o.JobLog = bytes.NewReader([]byte(`{"attempt_id": "a1", "result": "SUCCESS", "timestamp_utc": "2026-01-01T10:01:00Z", "returncode": 0}` + "\n"))
+		}
+		res, err := Check(bytes.NewReader(grown), o)
+		var damage *CheckpointError
+		switch {
+		case jobLog && (!errors.As(err, &damage) || err.Error() != want || res != nil):
+			t.Errorf("with the job log: err = %v, want %q", err, want)
+		case !jobLog && (err != nil || res.Snapshot == nil || res.Snapshot.RunCount != 2):
+			t.Errorf("without a job log: %v", err)
 		}
 	}
 }

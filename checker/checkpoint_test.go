@@ -38,7 +38,8 @@ func (sc splitCase) options() checker.Options {
 }
 
 // checked is what a check gives the shells: the JSON document (snapshot or
-// violations), the text output of a valid log, and the checkpoint's bytes.
+// violations), the text output of a valid log followed by its OpenMetrics
+// text, and the checkpoint's bytes.
 type checked struct {
 	doc, text, state []byte
 	why              string
@@ -51,10 +52,16 @@ func outputsOf(t testing.TB, res *checker.Result) checked {
 	if res.Snapshot == nil {
 		out.doc, err = render.JSON(res.Report)
 	} else {
-		if out.doc, err = render.JSON(res.Snapshot); err == nil {
-			var b bytes.Buffer
-			err = render.WriteText(&b, res.Snapshot)
-			out.text = b.Bytes()
+		// The text and the metrics first: they read the runs' heads and
+		// the listed runs alone, which a resumed check decodes lazily; the
+		// document decodes every run.
+		var b, m bytes.Buffer
+		if err = render.WriteText(&b, res.Snapshot); err == nil {
+			err = render.WriteOpenMetrics(&m, []render.Log{{Pipeline: "p", Result: res}}, render.OpenMetricsOptions{})
+		}
+		out.text = append(b.Bytes(), m.Bytes()...)
+		if err == nil {
+			out.doc, err = render.JSON(res.Snapshot)
 		}
 	}
 	if err != nil {
@@ -150,6 +157,8 @@ func splitCases(t *testing.T) []splitCase {
 		splitCase{name: "sample", log: read("../testdata/sample/campaign_metrics.jsonl"),
 			opts: checker.Options{Definition: definitionFile(t, "../testdata/sample/pipeline.yaml"), Now: time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC), File: "sample"}},
 		splitCase{name: "generated", log: generatedLog(400), opts: checker.Options{Definition: def, Now: corpusNow, File: "generated"}},
+		// The verdict of the latest run alone, judged from the heads.
+		splitCase{name: "generated, gate latest", log: generatedLog(400), opts: checker.Options{Definition: def, Now: corpusNow, File: "generated", Gate: checker.GateLatest}},
 	)
 	paths, _ := filepath.Glob("testdata/rules/*.txtar")
 	for _, path := range paths {
@@ -303,8 +312,8 @@ func TestCheckpointMismatch(t *testing.T) {
 			fmt.Sprintf("the checkpoint does not fit events.jsonl at byte offset %d: it was written by greenlight devel, and this is greenlight v9.9.9", half)},
 		{"earlier now", state, log, func(o *checker.Options) { o.Now = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) },
 			fmt.Sprintf("the checkpoint does not fit events.jsonl at byte offset %d: it holds an event at 2026-01-01T00:", half)},
-		{"damaged", damaged, log, nil, "the checkpoint is unusable: its SHA-256 trailer does not match its contents (truncated or damaged)"},
-		{"truncated checkpoint", state[:len(state)-1], log, nil, "the checkpoint is unusable: its SHA-256 trailer does not match its contents (truncated or damaged)"},
+		{"damaged", damaged, log, nil, "the checkpoint is unusable: its CRC-32C trailer does not match its contents (truncated or damaged)"},
+		{"truncated checkpoint", state[:len(state)-1], log, nil, "the checkpoint is unusable: its CRC-32C trailer does not match its contents (truncated or damaged)"},
 		{"not a checkpoint", []byte("{}\n"), log, nil, "the checkpoint is unusable: it is not a greenlight checkpoint (its first line is not greenlight.state/v3)"},
 		{"other version", append([]byte("greenlight.state/v0\n"), state[20:]...), log, nil,
 			"the checkpoint is unusable: it is a checkpoint of version \"greenlight.state/v0\", and this greenlight reads greenlight.state/v3 only"},

@@ -28,6 +28,9 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 		}
 		return nil
 	}
+	if f, ok := src.(*foldedRuns); ok {
+		f.decodeAll() // the workers below read the store only
+	}
 	type chunk struct {
 		from, to int
 		out      []byte

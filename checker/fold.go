@@ -77,7 +77,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			Gate:               c.opts.Gate,
 			Stages:             def.Stages,
 		},
-		RunCount: len(c.runs.Runs()),
+		RunCount: c.runs.Len(),
 		Warnings: append([]Violation{}, c.warnings...),
 	}
 	if def.Pipeline != "" {
@@ -97,10 +97,28 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText}
 	var latest *runState
 	allSucceeded := true
-	live, judgedRuns, liveAt := c.runs.Runs(), c.runs.Runs(), []int(nil)
-	states := make([]uint8, 0, len(live)) // for RunHeads
+	var live, judgedRuns []*runState
+	var liveAt []int
+	var states []uint8 // for RunHeads
 	var stubStates map[*runState]RunState
 	var foldedLatest *runState
+	// Without a schedule or a window, the runs are judged from their heads
+	// (lazyStates): a run a checkpoint holds is decoded only when its state
+	// may have changed since.
+	lazy := sched == nil && w == nil
+	if lazy {
+		var at int
+		states, at, allSucceeded = c.lazyStates(def, cfg, mismatched, &s.StateCounts)
+		if at >= 0 {
+			latest = c.runs.At(at)
+			id := latest.ID()
+			s.LatestRunID = &id
+		}
+	} else {
+		live = c.runs.Runs()
+		judgedRuns = live
+		states = make([]uint8, 0, len(live))
+	}
 	if w != nil {
 		s.RunCount += w.total
 		s.StateCounts.Failed += w.counts.Failed
@@ -115,7 +133,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			judgedRuns, liveAt, stubStates = w.scheduleRuns(live)
 		}
 	}
-	for _, run := range live {
+	for _, run := range live { // (empty when lazy)
 		// Ties go to the later line: the store is in line order, and a
 		// folded run (the window's latest) is compared by its line.
 		if latest == nil || run.FirstAt().After(latest.FirstAt()) || (run.FirstAt().Equal(latest.FirstAt()) && (latest != foldedLatest || run.FirstLine() > latest.FirstLine())) {
@@ -200,6 +218,53 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	return s
 }
 
+// lazyStates judges every run of a check without a schedule or a window in
+// one pass over their heads (runstore.Head), counting them into counts: a
+// run whose head keeps a state no now changes (a checkpoint's, of a run no
+// event touched since) and that the job log did not contradict takes it,
+// every other run is judged at the check's now, as a full check would.
+// It returns the runs' state codes, the place of the latest run (-1
+// without runs; its first event, ties to the later line) and whether every
+// run succeeded.
+func (c *contractState) lazyStates(def *Definition, cfg foldConfig, mismatched map[string]*Inconsistency, counts *StateCounts) (states []uint8, latest int, allSucceeded bool) {
+	n := c.runs.Len()
+	states = make([]uint8, n)
+	latest, allSucceeded = -1, true
+	var sec int64
+	var nsec int32
+	for p := range n {
+		fsec, fnsec, code := c.runs.Brief(p)
+		if latest < 0 || fsec > sec || (fsec == sec && fnsec >= nsec) {
+			latest, sec, nsec = p, fsec, fnsec
+		}
+		if code == runstore.NoCode || (len(mismatched) > 0 && mismatched[c.runs.IDAt(p)] != nil) {
+			run := c.runs.At(p)
+			code = codeOf(runStateOf(run, def, cfg, mismatched[run.ID()] != nil))
+		}
+		states[p] = code
+		switch code {
+		case stateUnknown:
+			counts.Unknown++
+		case stateFailed:
+			counts.Failed++
+		case stateCancelled:
+			counts.Cancelled++
+		case stateStalled:
+			counts.Stalled++
+		case stateRunning:
+			counts.Running++
+		case stateIncomplete:
+			counts.Incomplete++
+		case stateSucceeded:
+			counts.Succeeded++
+		}
+		if code != stateSucceeded {
+			allSucceeded = false
+		}
+	}
+	return states, latest, allSucceeded
+}
+
 // foldedRuns builds a snapshot's run reports from the fold's run states, one
 // at a time as they are asked for.
 type foldedRuns struct {
@@ -233,23 +298,50 @@ func (f *foldedRuns) foldedLatest() (RunReport, bool) {
 }
 
 func (f *foldedRuns) count() int      { return f.c.runs.Len() }
-func (f *foldedRuns) id(i int) string { return f.c.runs.Runs()[i].ID() }
+func (f *foldedRuns) id(i int) string { return f.c.runs.IDAt(i) }
 
 func (f *foldedRuns) head(i int) RunHead {
-	run := f.c.runs.Runs()[i]
-	return RunHead{RunID: run.ID(), State: runStateCodes[f.states[i]], FirstEvent: run.FirstAt(), LastEvent: run.LastAt(), FirstLine: run.FirstLine()}
+	h := f.c.runs.HeadAt(i)
+	return RunHead{RunID: h.ID, State: runStateCodes[f.states[i]], FirstEvent: h.FirstAt(), LastEvent: h.LastAt(), FirstLine: h.FirstLine}
 }
 
-func (f *foldedRuns) attempts(i int) int {
-	n := 0
-	for _, atts := range f.c.runs.Runs()[i].Stages() {
-		n += len(atts)
+func (f *foldedRuns) order(i int) (time.Time, int, bool) {
+	sec, nsec, line := f.c.runs.Order(i)
+	return time.Unix(sec, int64(nsec)).UTC(), line, f.states[i] == stateSucceeded
+}
+
+func (f *foldedRuns) attempts(i int) int { return f.c.runs.HeadAt(i).Attempts }
+
+// decodeAll decodes every run a checkpoint holds, for a reader of every
+// report (Runs, Collect, EncodeRuns): after it, report reads the store only,
+// from any goroutine.
+func (f *foldedRuns) decodeAll() {
+	defer asCheckpointError()
+	f.c.runs.DecodeAll()
+}
+
+// run is run i, decoded when a checkpoint holds it.
+func (f *foldedRuns) run(i int) *runState {
+	defer asCheckpointError()
+	return f.c.runs.At(i)
+}
+
+// asCheckpointError turns the panic of a checkpoint's run that does not
+// decode when a reader of the snapshot first reads it, after Check
+// returned (*runstore.DamagedError), into a panic with a *CheckpointError,
+// which the shell reports as a damaged checkpoint (exit 2); any other panic
+// goes on.
+func asCheckpointError() {
+	if r := recover(); r != nil {
+		if d, ok := r.(*runstore.DamagedError); ok {
+			panic(damaged(d.Fault))
+		}
+		panic(r)
 	}
-	return n
 }
 
 func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
-	run := f.c.runs.Runs()[i]
+	run := f.run(i)
 	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -187,6 +188,11 @@ func (c *contractState) reconcile() (*Reconciliation, map[string]*Inconsistency)
 		if known {
 			run := c.runs.Lookup([]byte(key.run))
 			a = run.Attempt(key.stage, key.attempt)
+			if a == nil {
+				// Only a checkpoint's attempt id, checked here, not when
+				// it was loaded (docs/state.md): a damaged checkpoint.
+				panic(&runstore.DamagedError{Fault: "an attempt id of no attempt"})
+			}
 			stage, n, line := c.opts.Definition.Stages[key.stage].ID, key.attempt, a.LastLine()
 			runID := run.ID()
 			inc.RunID, inc.Stage, inc.Attempt, inc.Line = &runID, &stage, &n, &line

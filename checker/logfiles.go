@@ -186,6 +186,13 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		return nil, errors.New("checker: Options.SHA256 is for a log of one file stored as read")
 	}
 	c := newContractState(opts)
+	defer func() {
+		if err != nil {
+			res = nil
+		}
+	}()
+	// A run of the checkpoint that does not decode when the check reads it.
+	defer recoverDamage(&err)
 	if opts.JobLog != nil {
 		if c.jobLog, err = readJobLog(opts.JobLog, opts.JobLogFile, opts.MaxLineBytes); err != nil {
 			return nil, err

@@ -80,7 +80,8 @@ func (l *Listing) Left(succeeded bool) []string {
 func (l *Listing) Rows() []Row { return append(slices.Clip(l.Unhealthy), l.Latest...) }
 
 // Select picks the rows of a default listing in one pass over the runs'
-// heads (s.RunHeads: a run's state and first event, no report), holding
+// heads (s.RunOrder: a run's first event and line and whether it
+// succeeded, no report), holding
 // only the rows it may list in two small heaps (the latest unhealthy rows,
 // the latest runs); then it builds the reports of the runs it lists alone
 // (s.RunAt), so that a log of millions of runs costs the reports of a
@@ -93,8 +94,8 @@ func Select(s *checker.Snapshot, o ListOptions) Listing {
 	// log order each would push the earliest out. The heaps keep the same
 	// rows either way (later is a total order).
 	for i := s.RunsLen() - 1; i >= 0; i-- {
-		h := s.RunHead(i)
-		sel.offer(keyed{at: h.FirstEvent, line: h.FirstLine, seq: i}, h.State == checker.RunSucceeded)
+		at, line, succeeded := s.RunOrder(i)
+		sel.offer(keyed{at: at, line: line, seq: i}, succeeded)
 	}
 	return sel.Listing(o)
 }

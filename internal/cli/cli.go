@@ -360,7 +360,19 @@ func readError(what string, err error) error {
 
 // runCheck is check, and gate (cmd "gate"): check with --fail-on-unhealthy
 // always on.
-func runCheck(cmd string, args []string, env Env) (int, error) {
+func runCheck(cmd string, args []string, env Env) (code int, err error) {
+	var state stateFlags
+	defer func() {
+		// A run of the checkpoint that does not decode when an output
+		// first reads it (docs/state.md): a damaged checkpoint.
+		if r := recover(); r != nil {
+			damaged, ok := r.(*checker.CheckpointError)
+			if !ok || state.path == "" {
+				panic(r)
+			}
+			code, err = ExitInvalid, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(state.path), damaged)
+		}
+	}()
 	fs := NewFlagSet(cmd)
 	var c common
 	c.register(fs, "text, json, markdown, junit, sarif, gitlab or openmetrics")
@@ -374,7 +386,6 @@ func runCheck(cmd string, args []string, env Env) (int, error) {
 	}
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
-	var state stateFlags
 	state.register(fs)
 	window := fs.String("window", "", "keep in full only the runs in the `window` (7d, 36h: back from the newest event; 5000runs: the runs first seen last) and fold older ended runs into compact records, still counted (docs/window.md)")
 	allRuns := fs.BoolP("all-runs", "v", false, fmt.Sprintf("list every run in the log's order (text and markdown; by default they list the latest %d unhealthy runs and missed slots, then the latest %d runs)", render.DefaultMaxUnhealthy, render.DefaultLatestRuns))

@@ -3,29 +3,21 @@ package runstore
 import (
 	"encoding/binary"
 	"errors"
-	"hash/maphash"
-	"math"
-	"sort"
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 )
 
-// The store's part of a checkpoint (docs/state.md, "Format"): every run in
-// first-line order with its attempts, field by field. Times are Unix
-// seconds and nanoseconds, a run's last event as a delta from its first and
-// an attempt's times and lines as deltas from the run's first event and
-// from the attempt's start. The ids of all runs come first, in one block,
-// so that reading them back costs one string for all of them.
+// The primitives of a checkpoint's encoding (docs/state.md, "Format"):
+// varints, strings, times; and the encoding of a run's body (its flags,
+// slot, people and attempts, times and lines as deltas from the run's
+// head), which lazy.go's store and EncodeRuns share.
 
 // Encoder appends a checkpoint's encoding to B: encoding/binary varints
 // (Uvarint, Varint), strings as their length and bytes, times as Unix
 // seconds and nanoseconds.
 type Encoder struct {
 	B []byte
-	// texts numbers the error texts written so far: an error text is
-	// written once, then referred to by its number.
-	texts map[string]uint64
 }
 
 // Uvarint appends v as an unsigned varint.
@@ -63,7 +55,6 @@ func (e *Encoder) Time(t time.Time) {
 type Decoder struct {
 	b     []byte
 	fault string
-	texts []string
 }
 
 // NewDecoder reads b.
@@ -209,148 +200,96 @@ const (
 // of its own (a Feed's): its number means nothing to another check.
 var ErrOwnDefinition = errors.New("runstore: a run follows a definition of its own")
 
-// Encode appends every run of s to e. What only a snapshot derives (states,
-// stalls) and the job log's adjudications (SetJobOutcome) are not written:
-// they are judged again at the next check's now.
-func (s *Store) Encode(e *Encoder) error {
-	if e.texts == nil {
-		e.texts = make(map[string]uint64)
-	}
-	e.Uvarint(uint64(len(s.order)))
-	kept := s.loaded.untouched(s.order) // runs whose encoding is copied
-	attempts, ids, keptIDs := 0, 0, 0
-	for i, run := range s.order {
-		if run.ext != nil && run.ext.definition != 0 {
-			return ErrOwnDefinition
-		}
-		if i == kept {
-			keptIDs = ids
-		}
-		ids += len(run.id)
-		for _, atts := range run.stages {
-			attempts += len(atts)
-		}
-	}
-	if kept == len(s.order) {
-		keptIDs = ids
-	}
-	e.Uvarint(uint64(attempts))
-	e.Uvarint(uint64(ids))
-	if kept > 0 {
-		e.B = append(e.B, s.loaded.ids[:keptIDs]...)
-	}
-	for _, run := range s.order[kept:] {
-		e.B = append(e.B, run.id...)
-	}
-	if kept > 0 {
-		l := s.loaded
-		e.B = append(e.B, l.runs[:l.at[kept].offset]...)
-		for i, text := range l.texts[:l.at[kept].texts] {
-			e.texts[text] = uint64(i)
-		}
-	}
-	for _, run := range s.order[kept:] {
-		e.Uvarint(uint64(len(run.id)))
-		e.run(run)
-	}
-	return nil
-}
-
 // EncodeRuns appends runs, which need not be a store's, on their own: their
-// count and attempts, then each run's id and encoding, each with stages
-// stages (0 for stubs, which have none). A check with a window keeps its
-// latest folded run and its stubs so (docs/state.md).
+// count and attempts, the error texts they hold (in order of first use),
+// then each run's id, head and body, each with stages stages (0 for stubs,
+// which have none). A check with a window keeps its latest folded run and
+// its stubs so (docs/state.md).
 func (e *Encoder) EncodeRuns(runs []*Run, stages int) {
-	if e.texts == nil {
-		e.texts = make(map[string]uint64)
-	}
 	attempts := 0
+	texts := map[string]uint64{}
+	var list []string
 	for _, run := range runs {
 		for _, atts := range run.stages {
 			attempts += len(atts)
+			for k := range atts {
+				if a := &atts[k]; a.hasError {
+					if _, ok := texts[a.err]; !ok {
+						texts[a.err] = uint64(len(list))
+						list = append(list, a.err)
+					}
+				}
+			}
 		}
 	}
 	e.Uvarint(uint64(len(runs)))
 	e.Uvarint(uint64(attempts))
+	e.Uvarint(uint64(len(list)))
+	for _, t := range list {
+		e.String(t)
+	}
 	for _, run := range runs {
 		if len(run.stages) != stages {
 			panic("runstore: EncodeRuns of a run of another number of stages")
 		}
 		e.String(run.id)
-		e.run(run)
+		e.Uvarint(uint64(run.firstLine))
+		e.Varint(run.firstSec)
+		e.Uvarint(uint64(run.firstNsec))
+		e.Varint(run.lastSec - run.firstSec)
+		e.Uvarint(uint64(run.lastNsec))
+		e.body(run, texts)
 	}
 }
 
 // DecodeRuns reads the runs EncodeRuns wrote, with room for stages stages,
-// into storage of their own; intern is Decode's. A fault is left in d.
+// into storage of their own; intern gives an error text its string. A
+// fault is left in d.
 func (d *Decoder) DecodeRuns(stages int, intern func([]byte) string) []*Run {
 	n, attempts := d.Count(), d.Count()
+	texts := make([]string, d.Count())
+	for i := range texts {
+		texts[i] = intern(d.Bytes())
+	}
 	if d.fault != "" {
 		return nil
 	}
 	s := New()
 	s.alloc(n, attempts, stages)
 	for range n {
-		if !d.run(s, d.String(), stages, intern) {
+		id := d.String()
+		firstLine := d.Uvarint()
+		sec, nsec := d.Varint(), d.Uvarint()
+		lastDelta, lastNsec := d.Varint(), d.Uvarint()
+		if d.fault != "" {
+			return nil
+		}
+		if nsec >= 1e9 || lastNsec >= 1e9 || firstLine > maxLine {
+			d.Fail("a time out of range")
+			return nil
+		}
+		if s.Lookup([]byte(id)) != nil {
+			d.Fail("a run twice")
+			return nil
+		}
+		run := s.Add(id, int(firstLine), unixTime(sec, int32(nsec)), stages)
+		run.lastSec, run.lastNsec = sec+lastDelta, int32(lastNsec)
+		if !d.body(run, stages, texts, s) {
 			return nil
 		}
 	}
+	s.last = nil
 	return s.order
 }
 
 // alloc gives the empty store s room for n runs of stages stages and
-// attempts attempts, which Decoder.run fills.
+// attempts attempts.
 func (s *Store) alloc(n, attempts, stages int) {
 	s.runs = make([]Run, 0, n)
 	s.order = make([]*Run, 0, n)
 	s.stages = make([][]Attempt, 0, n*stages)
 	s.attempts = make([]Attempt, 0, attempts)
 	s.index.reserve(n)
-}
-
-// loaded is what a store's runs were decoded from: the block of their ids,
-// the encoding of the runs, and for each run (and after the last) where its
-// encoding starts and how many error texts the runs before it wrote. A run
-// is untouched while no Lookup handed it out: its state, and so its
-// encoding, is the one it was read with. Runs in first-line order are in
-// the order of their first lines, so the runs before the first line of
-// every run handed out are the untouched ones Encode copies.
-type loaded struct {
-	ids   string
-	runs  []byte
-	at    []loadedAt
-	texts []string
-	// touched is the least first line of a run Lookup handed out.
-	touched int
-}
-
-type loadedAt struct{ offset, texts int }
-
-// touch records that Lookup handed run out.
-func (l *loaded) touch(run *Run) {
-	if l != nil && run.firstLine < l.touched {
-		l.touched = run.firstLine
-	}
-}
-
-// untouched is how many of the first runs of order, all of them decoded,
-// no Lookup handed out: 0 for a store that was not decoded.
-func (l *loaded) untouched(order []*Run) int {
-	if l == nil {
-		return 0
-	}
-	n := len(l.at) - 1
-	return sort.Search(n, func(i int) bool { return order[i].firstLine >= l.touched })
-}
-
-// MarkUntouched forgets the runs Lookup handed out so far: after Decode and
-// the lookups of the caller's own decoding, every run's state is the one
-// its encoding holds.
-func (s *Store) MarkUntouched() {
-	if s.loaded != nil {
-		s.loaded.touched = math.MaxInt
-	}
-	s.last = nil // Lookup hands out its last run without touching it again
 }
 
 func (e *Encoder) people(p *People) {
@@ -362,13 +301,9 @@ func (e *Encoder) people(p *People) {
 	}
 }
 
-// run appends run's encoding, its id's length and id excepted.
-func (e *Encoder) run(run *Run) {
-	e.Uvarint(uint64(run.firstLine))
-	e.Varint(run.firstSec)
-	e.Uvarint(uint64(run.firstNsec))
-	e.Varint(run.lastSec - run.firstSec)
-	e.Uvarint(uint64(run.lastNsec))
+// body appends run's body: its flags, slot, people and attempts, each
+// error text as its number in texts.
+func (e *Encoder) body(run *Run, texts map[string]uint64) {
 	x := run.ext
 	var flags byte
 	if x != nil {
@@ -396,7 +331,7 @@ func (e *Encoder) run(run *Run) {
 	for _, atts := range run.stages {
 		e.Uvarint(uint64(len(atts)))
 		for k := range atts {
-			e.attempt(run, &atts[k])
+			e.attempt(run, &atts[k], texts)
 		}
 	}
 }
@@ -408,7 +343,7 @@ func hasRecovery(r *AttemptRecovery) bool {
 	return r != nil && (r.Owner != "" || r.AttemptID != "" || r.ErrorCode != "" || !r.Lease.IsZero() || r.Reason != "" || r.RerunFrom || r.Resolution != nil)
 }
 
-func (e *Encoder) attempt(run *Run, a *Attempt) {
+func (e *Encoder) attempt(run *Run, a *Attempt, texts map[string]uint64) {
 	e.Byte(byte(a.status))
 	var flags byte
 	if a.hasCode {
@@ -434,13 +369,7 @@ func (e *Encoder) attempt(run *Run, a *Attempt) {
 		e.Varint(a.returncode)
 	}
 	if a.hasError {
-		if i, ok := e.texts[a.err]; ok {
-			e.Uvarint(i + 1)
-		} else {
-			e.Uvarint(0)
-			e.String(a.err)
-			e.texts[a.err] = uint64(len(e.texts))
-		}
+		e.Uvarint(texts[a.err])
 	}
 	if flags&attemptRecovery == 0 {
 		return
@@ -483,66 +412,14 @@ func (e *Encoder) attempt(run *Run, a *Attempt) {
 	}
 }
 
-// Decode reads the runs Encode wrote into s, an empty store, each with
-// room for stages stages; intern gives an error text its string (package
-// checker shares repeated texts). A fault is left in d.
-func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string) {
-	if len(s.order) != 0 {
-		d.Fail("a store that is not empty")
-		return
-	}
-	n, attempts := d.Count(), d.Count()
-	ids := string(d.Bytes())
-	if d.fault != "" {
-		return
-	}
-	l := &loaded{ids: ids, runs: d.b, at: make([]loadedAt, 0, n+1), touched: math.MaxInt}
-	s.alloc(n, attempts, stages)
-	for range n {
-		l.at = append(l.at, loadedAt{offset: len(l.runs) - len(d.b), texts: len(d.texts)})
-		size := d.Uvarint()
-		if size > uint64(len(ids)) {
-			d.Fail("a run id beyond its block")
-			return
-		}
-		id := ids[:size]
-		ids = ids[size:]
-		if !d.run(s, id, stages, intern) {
-			return
-		}
-	}
-	if len(ids) > 0 {
-		d.Fail("run ids left over")
-		return
-	}
-	l.at = append(l.at, loadedAt{offset: len(l.runs) - len(d.b), texts: len(d.texts)})
-	l.runs, l.texts = l.runs[:l.at[n].offset:l.at[n].offset], d.texts
-	s.loaded = l
-}
-
-// run decodes the run id into s; false after a fault.
-func (d *Decoder) run(s *Store, id string, stages int, intern func([]byte) string) bool {
-	firstLine := int(d.Uvarint())
-	sec, firstNsec := d.Varint(), d.Uvarint()
-	lastDelta, lastNsec := d.Varint(), d.Uvarint()
+// body decodes run's body (Encoder.body) into run, whose head is set, with
+// room for stages stages, its attempts from s's slabs; texts are the error
+// texts by number. False after a fault.
+func (d *Decoder) body(run *Run, stages int, texts []string, s *Store) bool {
 	flags := d.Byte()
 	if d.fault != "" {
 		return false
 	}
-	if firstNsec >= 1e9 || lastNsec >= 1e9 {
-		d.Fail("a time out of range")
-		return false
-	}
-	if !s.index.addNew(id, s.index.hashString(id), len(s.order), s.order) {
-		d.Fail("a run twice")
-		return false
-	}
-	s.runs = s.runs[:len(s.runs)+1]
-	run := &s.runs[len(s.runs)-1]
-	*run = Run{id: id, firstLine: firstLine, firstSec: sec, firstNsec: int32(firstNsec), lastSec: sec + lastDelta, lastNsec: int32(lastNsec),
-		stages: s.stages[len(s.stages) : len(s.stages)+stages : len(s.stages)+stages]}
-	s.stages = s.stages[:len(s.stages)+stages]
-	s.order = append(s.order, run)
 	if flags&runScheduled != 0 {
 		slot := d.Time()
 		run.SetScheduledFor(slot, int(d.Uvarint()))
@@ -559,13 +436,12 @@ func (d *Decoder) run(s *Store, id string, stages int, intern func([]byte) strin
 			continue
 		}
 		if len(s.attempts)+k > cap(s.attempts) {
-			d.Fail("more attempts than it counts")
-			return false
+			s.attempts = make([]Attempt, 0, max(k, slabSize))
 		}
 		atts := s.attempts[len(s.attempts) : len(s.attempts)+k : len(s.attempts)+k]
 		s.attempts = s.attempts[:len(s.attempts)+k]
 		for i := range atts {
-			d.attempt(run, &atts[i], intern)
+			d.attempt(run, &atts[i], texts)
 		}
 		run.stages[si] = atts
 	}
@@ -579,7 +455,7 @@ func (d *Decoder) people(p *People) {
 	}
 }
 
-func (d *Decoder) attempt(run *Run, a *Attempt, intern func([]byte) string) {
+func (d *Decoder) attempt(run *Run, a *Attempt, texts []string) {
 	status := Status(d.Byte())
 	flags := d.Byte()
 	if status < eventline.StatusStarted || status > eventline.StatusCancelled {
@@ -600,16 +476,12 @@ func (d *Decoder) attempt(run *Run, a *Attempt, intern func([]byte) string) {
 		a.returncode = d.Varint()
 	}
 	if a.hasError {
-		switch i := d.Uvarint(); {
-		case i == 0:
-			a.err = intern(d.Bytes())
-			d.texts = append(d.texts, a.err)
-		case i <= uint64(len(d.texts)):
-			a.err = d.texts[i-1]
-		default:
+		i := d.Uvarint()
+		if i >= uint64(len(texts)) {
 			d.Fail("an error text of no number")
 			return
 		}
+		a.err = texts[i]
 	}
 	if flags&attemptRecovery == 0 {
 		return
@@ -630,6 +502,3 @@ func (d *Decoder) attempt(run *Run, a *Attempt, intern func([]byte) string) {
 		r.Resolution = res
 	}
 }
-
-// hashString is the index's hash of id (runIndex.hash), without copying it.
-func (x *runIndex) hashString(id string) uint64 { return maphash.String(x.seed, id) }

@@ -76,17 +76,6 @@ func (x *runIndex) add(id string, h uint64, i int) {
 	x.count++
 }
 
-// addNew records that run id, of hash h (hashString(id)), is at position
-// i of order, and returns true; false, recording nothing, when order
-// already has run id.
-func (x *runIndex) addNew(id string, h uint64, i int, order []*Run) bool {
-	if x.findHashed([]byte(id), h, order) != nil {
-		return false
-	}
-	x.add(id, h, i)
-	return true
-}
-
 // reserve makes room for n runs in all, so that adding them grows the
 // table at most once more.
 func (x *runIndex) reserve(n int) {

@@ -19,9 +19,10 @@ type Store struct {
 	// last is the run Lookup found last: most events follow one of the same
 	// run, and then the index is not consulted.
 	last *Run
-	// loaded is what Decode read the store's runs from, so that Encode
-	// copies the encoding of the runs no Lookup handed out since (encode.go).
-	loaded *loaded
+	// base is the runs of the checkpoint Decode read, before the runs
+	// added since (lazy.go): places 0 to base.n-1 are its runs, and order
+	// holds the runs added after them.
+	base *base
 }
 
 // New returns an empty Store.
@@ -32,10 +33,17 @@ func (s *Store) Lookup(id []byte) *Run {
 	if s.last != nil && s.last.id == string(id) {
 		return s.last
 	}
+	if b := s.base; b != nil {
+		if p := b.find(id); p >= 0 {
+			run := s.decode(p)
+			b.touched[p] = true
+			s.last = run
+			return run
+		}
+	}
 	run, _ := s.index.find(id, s.order)
 	if run != nil {
 		s.last = run
-		s.loaded.touch(run)
 	}
 	return run
 }
@@ -79,19 +87,33 @@ func (s *Store) AddAttempt(run *Run, si int, a Attempt) {
 }
 
 // Len is the number of runs.
-func (s *Store) Len() int { return len(s.order) }
+func (s *Store) Len() int {
+	if s.base != nil {
+		return s.base.n + len(s.order)
+	}
+	return len(s.order)
+}
 
-// Runs are the runs in order of their first line; the caller must not
-// change the slice.
-func (s *Store) Runs() []*Run { return s.order }
+// Runs are the runs in order of their first line, every one of a loaded
+// store decoded (At reads one); the caller must not change the slice.
+func (s *Store) Runs() []*Run {
+	b := s.base
+	if b == nil {
+		return s.order
+	}
+	s.decodeAll()
+	all := make([]*Run, 0, b.n+len(s.order))
+	all = append(all, b.decoded...)
+	return append(all, s.order...)
+}
 
 // FromEnd is the n-th run from the end in order of first line (1: the
 // last one), or nil when the store holds fewer than n runs.
 func (s *Store) FromEnd(n int) *Run {
-	if n < 1 || n > len(s.order) {
+	if n < 1 || n > s.Len() {
 		return nil
 	}
-	return s.order[len(s.order)-n]
+	return s.At(s.Len() - n)
 }
 
 // Sweep drops the runs fold accepts (it sees each run once, in order of
@@ -103,7 +125,7 @@ func (s *Store) FromEnd(n int) *Run {
 func (s *Store) Sweep(fold func(*Run) bool) int {
 	kept := New()
 	dropped := 0
-	for _, run := range s.order {
+	for _, run := range s.Runs() {
 		if fold(run) {
 			dropped++
 			continue
