@@ -60,7 +60,8 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 	}()
 	for w := 0; w < encodeWorkers; w++ {
 		go func() {
-			var ar reportArena
+			// enc keeps nothing of a report: its arena is transient.
+			ar := reportArena{transient: true}
 			for c := range jobs {
 				var b []byte
 				select {

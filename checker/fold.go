@@ -2,6 +2,7 @@ package checker
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
@@ -350,6 +351,11 @@ type reportArena struct {
 	stages   []StageReport
 	attempts []AttemptReport
 	boxes    []attemptBox
+	// transient says that nothing keeps a report's strings past the next
+	// report (EncodeRuns): its time texts then live in storage the next
+	// report reuses (timeTexts.transient), so building a report allocates
+	// nothing once the arena has grown.
+	transient bool
 }
 
 // attemptBox holds the values an AttemptReport points at, in one place.
@@ -360,11 +366,21 @@ type attemptBox struct {
 	err         string
 }
 
-// reset makes the arena's storage available to the next report.
+// reset makes the arena's storage available to the next report. A
+// transient arena's last report is cleared first, so that no string of
+// it is left pointing at the time text the next report overwrites.
 func (ar *reportArena) reset() {
-	if ar != nil {
-		ar.stages, ar.attempts, ar.boxes = ar.stages[:0], ar.attempts[:0], ar.boxes[:0]
+	if ar == nil {
+		return
 	}
+	if ar.transient {
+		ar.rr = RunReport{}
+		clear(ar.stages)
+		clear(ar.attempts)
+		clear(ar.boxes)
+		ar.times.transient = true
+	}
+	ar.stages, ar.attempts, ar.boxes = ar.stages[:0], ar.attempts[:0], ar.boxes[:0]
 }
 
 // take returns n zeroed elements carved from *pool, or freshly allocated
@@ -474,6 +490,9 @@ type timeTexts struct {
 	spans [8][2]int32 // where time i is in buf
 	buf   []byte
 	fix   []timeFix
+	// transient makes done's text a view of buf, which the next report
+	// overwrites, instead of a copy (reportArena.transient).
+	transient bool
 }
 
 // timeFix is a string that is to hold buf[from:to].
@@ -514,7 +533,14 @@ func (tt *timeTexts) span(t time.Time) (from, to int32) {
 // done fills in the strings set asked for and returns the text. It is a
 // new string, so the report's strings outlive the storage tt reuses.
 func (tt *timeTexts) done() string {
-	text := string(tt.buf)
+	var text string
+	if tt.transient {
+		// reportArena.reset clears every string of this text before
+		// buf is written again.
+		text = unsafe.String(unsafe.SliceData(tt.buf), len(tt.buf))
+	} else {
+		text = string(tt.buf)
+	}
 	for _, f := range tt.fix {
 		*f.dst = text[f.from:f.to]
 	}
