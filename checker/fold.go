@@ -367,8 +367,9 @@ type attemptBox struct {
 }
 
 // reset makes the arena's storage available to the next report. A
-// transient arena's last report is cleared first, so that no string of
-// it is left pointing at the time text the next report overwrites.
+// transient arena's last report and the storage it used are cleared
+// first, so that no string of it is left pointing at the time text the
+// next report overwrites (and take need not clear them again).
 func (ar *reportArena) reset() {
 	if ar == nil {
 		return
@@ -385,8 +386,10 @@ func (ar *reportArena) reset() {
 
 // take returns n zeroed elements carved from *pool, or freshly allocated
 // ones without an arena. When the pool is full it starts a larger one;
-// slices already handed out keep the old one alive.
-func take[T any](pool *[]T, n int) []T {
+// slices already handed out keep the old one alive. zeroed says that the
+// pool's elements past its length are zero already (a transient arena's
+// reset cleared them), so that they are not cleared twice.
+func take[T any](pool *[]T, n int, zeroed bool) []T {
 	if pool == nil {
 		return make([]T, n)
 	}
@@ -398,7 +401,9 @@ func take[T any](pool *[]T, n int) []T {
 		p = make([]T, 0, max(2*cap(p), n, 16))
 	}
 	out := p[len(p) : len(p)+n : len(p)+n]
-	clear(out)
+	if !zeroed {
+		clear(out)
+	}
 	*pool = p[:len(p)+n]
 	return out
 }
@@ -413,8 +418,9 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 	var stagePool *[]StageReport
 	var attemptPool *[]AttemptReport
 	var boxPool *[]attemptBox
+	zeroed := false
 	if ar != nil {
-		stagePool, attemptPool, boxPool = &ar.stages, &ar.attempts, &ar.boxes
+		stagePool, attemptPool, boxPool, zeroed = &ar.stages, &ar.attempts, &ar.boxes, ar.transient
 	}
 	var times *timeTexts
 	if ar != nil {
@@ -429,14 +435,14 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		State:           runStateOf(run, def, cfg, mismatch != nil),
 		DurationSeconds: last.Sub(first).Seconds(),
 		FirstLine:       run.FirstLine(),
-		Stages:          take(stagePool, len(def.Stages)),
+		Stages:          take(stagePool, len(def.Stages), zeroed),
 	}
 	for i := range def.Stages {
 		sd := &def.Stages[i]
 		atts := run.Attempts(i)
 		sr := &rr.Stages[i]
-		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: stageState(run, i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts))}
-		boxes := take(boxPool, len(atts))
+		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: stageState(run, i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts), zeroed)}
+		boxes := take(boxPool, len(atts), zeroed)
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
