@@ -1,5 +1,7 @@
 package checker
 
+import "sync"
+
 // Run reports are built and encoded on every core, in chunks, and written
 // strictly in run order, so the output is the same bytes as a sequential
 // loop; memory holds only the chunks in flight. A chunk closes at
@@ -11,10 +13,22 @@ const (
 	encodeWorkers       = 2
 )
 
+// A worker may encode chunks ahead of the one written next while they hold
+// fewer than encodeAhead chunks and encodeAheadAttempts attempts (about
+// 5 MB of JSON): enough that a worker the system does not run for a few
+// milliseconds does not stop the other one, and a bound on the memory of
+// the chunks in flight.
+const (
+	encodeAhead         = 32
+	encodeAheadAttempts = 4 * encodeChunkAttempts
+)
+
 // EncodeRuns appends the encoding of every run report, in order, with enc
 // (given the run's 0-based index, for separators) and hands the bytes to
 // write, a chunk of runs at a time. The reports of a checked log are built
-// and encoded on several goroutines; enc must therefore not keep r or share state between calls.
+// and encoded on several goroutines; enc must therefore not keep r, nor
+// anything r points at, or share state between calls. write is called
+// once at a time, in order, but not always on the calling goroutine.
 // It returns the first error write returns.
 func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, write func([]byte) error) error {
 	src := s.source()
@@ -31,66 +45,111 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 	if f, ok := src.(*foldedRuns); ok {
 		f.decodeAll() // the workers below read the store only
 	}
-	type chunk struct {
-		from, to int
-		out      []byte
-		done     chan struct{}
+	// Each worker (the calling goroutine one of them) takes the next chunk,
+	// encodes it, and writes it when it is the next to be written, with
+	// every chunk after it that is ready: no goroutine hands a chunk to
+	// another to be cut or written, so the workers run on both cores
+	// instead of waking each other in turn on one (which go test -trace
+	// showed the channels of jobs and chunks in order doing).
+	e := &chunkEncoder{src: src, enc: enc, write: write}
+	e.ready.L = &e.mu
+	var wg sync.WaitGroup
+	for range encodeWorkers - 1 {
+		wg.Go(e.work)
 	}
-	jobs := make(chan *chunk, 2*encodeWorkers)
-	// Buffers go back to the workers once written, so a snapshot of any
-	// size reuses a handful of them.
-	free := make(chan []byte, 4*encodeWorkers)
-	order := make(chan *chunk, 2*encodeWorkers)
-	stop := make(chan struct{})
-	go func() {
-		defer close(jobs)
-		defer close(order)
-		for from := 0; from < src.count(); {
-			to, attempts := from, 0
-			for to < src.count() && to-from < encodeChunk && attempts < encodeChunkAttempts {
-				attempts += src.attempts(to)
-				to++
-			}
-			c := &chunk{from: from, to: to, done: make(chan struct{})}
-			from = to
-			select {
-			case order <- c:
-			case <-stop:
-				return
-			}
-			jobs <- c
+	e.work()
+	wg.Wait()
+	return e.err
+}
+
+// chunkEncoder is the shared state of EncodeRuns' workers, behind mu.
+type chunkEncoder struct {
+	src   runSource
+	enc   func(dst []byte, i int, r *RunReport) []byte
+	write func([]byte) error
+	mu    sync.Mutex
+	ready sync.Cond // a chunk was written, or the encoding stopped
+	// next is the first run not yet in a chunk, taken the number of
+	// chunks cut and written the number written; ahead counts the
+	// attempts of the chunks cut and not written, attempts[k%encodeAhead]
+	// those of chunk k.
+	next, taken, written int
+	ahead                int
+	attempts             [encodeAhead]int
+	// out holds the encodings of the chunks from written on that are
+	// done (nil while one is not), at out[k%encodeAhead]; free the
+	// buffers of written chunks, for reuse.
+	out  [encodeAhead][]byte
+	free [][]byte
+	// writing says a worker is in writeReady.
+	writing bool
+	err     error
+}
+
+// work encodes chunks until none is left or write fails.
+func (e *chunkEncoder) work() {
+	ar := reportArena{transient: true} // enc keeps nothing of a report
+	count := e.src.count()
+	e.mu.Lock()
+	for {
+		for e.err == nil && (e.taken-e.written >= encodeAhead || e.ahead >= encodeAheadAttempts) {
+			e.ready.Wait()
 		}
-	}()
-	for w := 0; w < encodeWorkers; w++ {
-		go func() {
-			var ar reportArena
-			for c := range jobs {
-				var b []byte
-				select {
-				case b = <-free:
-				default:
-				}
-				for i := c.from; i < c.to; i++ {
-					ar.rr = src.report(i, &ar)
-					b = enc(b, i, &ar.rr)
-				}
-				c.out = b
-				close(c.done)
-			}
-		}()
+		if e.err != nil || e.next == count {
+			break
+		}
+		// Cut the next chunk: encodeChunk runs or encodeChunkAttempts
+		// attempts, whichever comes first.
+		k, from := e.taken, e.next
+		to, attempts := from, 0
+		for to < count && to-from < encodeChunk && attempts < encodeChunkAttempts {
+			attempts += e.src.attempts(to)
+			to++
+		}
+		e.next, e.taken = to, k+1
+		e.attempts[k%encodeAhead] = attempts
+		e.ahead += attempts
+		var b []byte
+		if n := len(e.free); n > 0 {
+			b, e.free = e.free[n-1][:0], e.free[:n-1]
+		}
+		e.mu.Unlock()
+		for i := from; i < to; i++ {
+			ar.rr = e.src.report(i, &ar)
+			b = e.enc(b, i, &ar.rr)
+		}
+		ar.reset() // clears the last report's strings
+		e.mu.Lock()
+		if b == nil {
+			b = []byte{} // done, though empty
+		}
+		e.out[k%encodeAhead] = b
+		if !e.writing {
+			e.writeReady()
+		}
 	}
-	var err error
-	for c := range order {
-		<-c.done
-		if err == nil {
-			if err = write(c.out); err != nil {
-				close(stop)
-			}
+	e.mu.Unlock()
+}
+
+// writeReady writes the chunks that are next in order and done, the lock
+// released while write runs; a worker that finishes a chunk meanwhile
+// leaves it to this one (writing).
+func (e *chunkEncoder) writeReady() {
+	e.writing = true
+	for e.err == nil && e.written < e.taken && e.out[e.written%encodeAhead] != nil {
+		slot := e.written % encodeAhead
+		b := e.out[slot]
+		e.mu.Unlock()
+		err := e.write(b)
+		e.mu.Lock()
+		if err != nil {
+			e.err = err
 		}
-		select {
-		case free <- c.out[:0]:
-		default:
-		}
+		e.free = append(e.free, b)
+		e.out[slot] = nil
+		e.ahead -= e.attempts[slot]
+		e.written++
+		e.ready.Broadcast()
 	}
-	return err
+	e.writing = false
 }

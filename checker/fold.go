@@ -2,6 +2,7 @@ package checker
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
@@ -442,6 +443,11 @@ type reportArena struct {
 	stages   []StageReport
 	attempts []AttemptReport
 	boxes    []attemptBox
+	// transient says that nothing keeps a report's strings past the next
+	// report (EncodeRuns): its time texts then live in storage the next
+	// report reuses (timeTexts.transient), so building a report allocates
+	// nothing once the arena has grown.
+	transient bool
 }
 
 // attemptBox holds the values an AttemptReport points at, in one place.
@@ -452,17 +458,30 @@ type attemptBox struct {
 	err         string
 }
 
-// reset makes the arena's storage available to the next report.
+// reset makes the arena's storage available to the next report. A
+// transient arena's last report and the storage it used are cleared
+// first, so that no string of it is left pointing at the time text the
+// next report overwrites (and take need not clear them again).
 func (ar *reportArena) reset() {
-	if ar != nil {
-		ar.stages, ar.attempts, ar.boxes = ar.stages[:0], ar.attempts[:0], ar.boxes[:0]
+	if ar == nil {
+		return
 	}
+	if ar.transient {
+		ar.rr = RunReport{}
+		clear(ar.stages)
+		clear(ar.attempts)
+		clear(ar.boxes)
+		ar.times.transient = true
+	}
+	ar.stages, ar.attempts, ar.boxes = ar.stages[:0], ar.attempts[:0], ar.boxes[:0]
 }
 
 // take returns n zeroed elements carved from *pool, or freshly allocated
 // ones without an arena. When the pool is full it starts a larger one;
-// slices already handed out keep the old one alive.
-func take[T any](pool *[]T, n int) []T {
+// slices already handed out keep the old one alive. zeroed says that the
+// pool's elements past its length are zero already (a transient arena's
+// reset cleared them), so that they are not cleared twice.
+func take[T any](pool *[]T, n int, zeroed bool) []T {
 	if pool == nil {
 		return make([]T, n)
 	}
@@ -474,7 +493,9 @@ func take[T any](pool *[]T, n int) []T {
 		p = make([]T, 0, max(2*cap(p), n, 16))
 	}
 	out := p[len(p) : len(p)+n : len(p)+n]
-	clear(out)
+	if !zeroed {
+		clear(out)
+	}
 	*pool = p[:len(p)+n]
 	return out
 }
@@ -489,8 +510,9 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 	var stagePool *[]StageReport
 	var attemptPool *[]AttemptReport
 	var boxPool *[]attemptBox
+	zeroed := false
 	if ar != nil {
-		stagePool, attemptPool, boxPool = &ar.stages, &ar.attempts, &ar.boxes
+		stagePool, attemptPool, boxPool, zeroed = &ar.stages, &ar.attempts, &ar.boxes, ar.transient
 	}
 	var times *timeTexts
 	if ar != nil {
@@ -505,14 +527,14 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		State:           runStateOf(run, def, cfg, mismatch != nil),
 		DurationSeconds: last.Sub(first).Seconds(),
 		FirstLine:       run.FirstLine(),
-		Stages:          take(stagePool, len(def.Stages)),
+		Stages:          take(stagePool, len(def.Stages), zeroed),
 	}
 	for i := range def.Stages {
 		sd := &def.Stages[i]
 		atts := run.Attempts(i)
 		sr := &rr.Stages[i]
-		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: stageState(run, i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts))}
-		boxes := take(boxPool, len(atts))
+		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: stageState(run, i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts), zeroed)}
+		boxes := take(boxPool, len(atts), zeroed)
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
@@ -566,6 +588,9 @@ type timeTexts struct {
 	spans [8][2]int32 // where time i is in buf
 	buf   []byte
 	fix   []timeFix
+	// transient makes done's text a view of buf, which the next report
+	// overwrites, instead of a copy (reportArena.transient).
+	transient bool
 }
 
 // timeFix is a string that is to hold buf[from:to].
@@ -606,7 +631,14 @@ func (tt *timeTexts) span(t time.Time) (from, to int32) {
 // done fills in the strings set asked for and returns the text. It is a
 // new string, so the report's strings outlive the storage tt reuses.
 func (tt *timeTexts) done() string {
-	text := string(tt.buf)
+	var text string
+	if tt.transient {
+		// reportArena.reset clears every string of this text before
+		// buf is written again.
+		text = unsafe.String(unsafe.SliceData(tt.buf), len(tt.buf))
+	} else {
+		text = string(tt.buf)
+	}
 	for _, f := range tt.fix {
 		*f.dst = text[f.from:f.to]
 	}

@@ -66,6 +66,10 @@ func WriteSnapshotSubset(w io.Writer, s *checker.Snapshot, keep func(*checker.Ru
 	})
 }
 
+// directWrite is the size from which writeSnapshot hands the bytes of
+// runs to its writer as they are instead of through its buffer (32 KiB).
+const directWrite = 32 << 10
+
 // writeSnapshot writes the document's keys, then has runs write the runs:
 // item appends run r's bytes as the i-th item of the list to dst (it may
 // be called on several goroutines at once), and runs hands them to flush
@@ -93,7 +97,15 @@ func writeSnapshot(w io.Writer, s *checker.Snapshot, runs func(item func(dst []b
 		return appendRun(b, r)
 	}, func(b []byte) error {
 		n++
-		_, err := bw.Write(b)
+		if len(b) < directWrite {
+			_, err := bw.Write(b)
+			return err
+		}
+		// A chunk of runs is written as it is, not copied through bw.
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		_, err := w.Write(b)
 		return err
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -392,4 +393,55 @@ func BenchmarkAppendRun(b *testing.B) {
 		n = len(buf)
 	}
 	b.SetBytes(int64(n))
+}
+
+// failAfter is a writer that takes n bytes, then fails every write.
+type failAfter struct {
+	n   int
+	got bytes.Buffer
+}
+
+var errFull = errors.New("the disk is full")
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if w.got.Len()+len(p) > w.n {
+		k := w.n - w.got.Len()
+		w.got.Write(p[:k])
+		return k, errFull
+	}
+	return w.got.Write(p)
+}
+
+// TestStreamedSnapshotWriteError: when the writer fails, WriteSnapshotJSON
+// returns its error, and what was written before it is the start of the
+// document, whichever chunk of runs the failure hits (the workers stop
+// and write nothing after it).
+func TestStreamedSnapshotWriteError(t *testing.T) {
+	var log strings.Builder
+	for r := range 3000 {
+		at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(r) * time.Minute)
+		fmt.Fprintf(&log, `{"run_id": "r-%d", "stage": 1, "attempt": 1, "status": "started", "timestamp_utc": %q}`+"\n", r, at.Format(time.RFC3339))
+		fmt.Fprintf(&log, `{"run_id": "r-%d", "stage": 1, "attempt": 1, "status": "succeeded", "timestamp_utc": %q}`+"\n", r, at.Add(time.Second).Format(time.RFC3339))
+	}
+	def, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checker.Check(strings.NewReader(log.String()), checker.Options{Definition: def, Now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil || res.Snapshot == nil {
+		t.Fatal(err)
+	}
+	var whole bytes.Buffer
+	if err := WriteSnapshotJSON(&whole, res.Snapshot); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 100, 70 << 10, whole.Len() / 2, whole.Len() - 1} {
+		w := &failAfter{n: n}
+		if err := WriteSnapshotJSON(w, res.Snapshot); !errors.Is(err, errFull) {
+			t.Fatalf("fail after %d bytes: error %v, want %v", n, err, errFull)
+		}
+		if w.got.Len() != n || !bytes.HasPrefix(whole.Bytes(), w.got.Bytes()) {
+			t.Fatalf("fail after %d bytes: wrote %d bytes, not the document's first %d", n, w.got.Len(), n)
+		}
+	}
 }

@@ -445,7 +445,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
-	defer state.restoreGC() // a resumed check's collector is off
+	defer state.restoreGC() // the check may have changed the collector (stateFlags.check)
 	checkSeconds := []float64{time.Since(started).Seconds()}
 	if !res.Report.Valid {
 		if IsCIFormat(c.format) {
@@ -464,8 +464,8 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	// The outputs read the checked state in a pass or two over the runs,
 	// each leaving garbage of about a hundred bytes a run: collecting it
 	// sooner keeps the peak near the check's own (docs/contract.md;
-	// renderGC says when a resumed check need not).
-	defer state.renderGC(c.format, *allRuns, *snapshotPath)()
+	// renderGC says when a check that changed the collector need not).
+	defer state.renderGC(c.format, *allRuns)()
 	// The snapshot and the checkpoint are written before anything is
 	// printed: when one cannot be written, stdout holds no verdict that
 	// exit 2 contradicts, and the reason is the last thing on stderr
