@@ -92,6 +92,14 @@ type Options struct {
 	Resume *Checkpoint
 	// Checkpoint asks for Result.Checkpoint when the log is valid.
 	Checkpoint bool
+	// CheckpointEncoded, when not nil, is called at most once, from the
+	// goroutine that called CheckFiles, with the new checkpoint of a check
+	// resumed from Resume at a file's offset (LogFile.At), once it is
+	// encoded and while the old part of the log may still be being proven:
+	// a shell can write it to a temporary file meanwhile (docs/state.md).
+	// It is the check's checkpoint only when CheckFiles then returns it as
+	// Result.Checkpoint with no error; otherwise it is to be thrown away.
+	CheckpointEncoded func(cp *Checkpoint)
 	// Window, when not zero, keeps in full only the runs in it and folds
 	// the others whose attempts have all ended into compact records
 	// (docs/window.md): the snapshot lists the runs in the window and

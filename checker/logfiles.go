@@ -396,6 +396,10 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		LineCount:  lines,
 		Files:      src,
 	})
+	if verify != nil && res.Checkpoint != nil && res.Checkpoint.encoded != nil && opts.CheckpointEncoded != nil {
+		// The shell may write it while the old part is still proven.
+		opts.CheckpointEncoded(res.Checkpoint)
+	}
 	return res, nil
 }
 

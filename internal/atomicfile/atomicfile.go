@@ -99,12 +99,39 @@ func WriteFuncBefore(path string, fill func(w io.Writer) error, before func() er
 	return writeWith(path, fill, before, then)
 }
 
-func writeWith(path string, fill func(w io.Writer) error, before func() error, then func(io.Reader) error) (err error) {
+func writeWith(path string, fill func(w io.Writer) error, before func() error, then func(io.Reader) error) error {
+	st, err := Stage(path, fill)
+	if err != nil {
+		return err
+	}
+	defer st.Discard() // after a Commit, nothing is left to discard
+	return st.Commit(before, then)
+}
+
+// Staged is content written and synced to a temporary file beside its
+// target, which it has not replaced yet: Stage's first half of a write,
+// so that a caller can write and sync while it still waits to know
+// whether the content is to replace the target (a checkpoint, written
+// while the check proves the log's old part). Commit replaces the target;
+// Discard removes the temporary file. Abandon removes it too, until one of
+// them has been called.
+type Staged struct {
+	path string
+	tmp  *os.File
+	done bool // Commit or Discard was called
+}
+
+// Stage writes the content fill produces (buffered) to a temporary file in
+// path's directory and syncs it, for Commit to rename over path. On any
+// error, an *Error saying which step failed, the temporary file is removed
+// and the target left as it was; a target that is a directory, a device or
+// a FIFO is refused.
+func Stage(path string, fill func(w io.Writer) error) (*Staged, error) {
 	fail := func(op string, err error) error { return &Error{Op: op, Path: path, Err: err} }
 	// A target that is a directory, a device or a FIFO is refused: renaming
 	// over it would replace, say, /dev/null for every other program.
 	if st, serr := os.Lstat(path); serr == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
-		return fail("cannot write", &osfile.NotRegularError{Path: path, Mode: st.Mode().Type()})
+		return nil, fail("cannot write", &osfile.NotRegularError{Path: path, Mode: st.Mode().Type()})
 	}
 	dir := filepath.Dir(path)
 	pending.Lock()
@@ -114,10 +141,58 @@ func writeWith(path string, fill func(w io.Writer) error, before func() error, t
 	}
 	pending.Unlock()
 	if err != nil {
-		return fail("cannot write", err)
+		return nil, fail("cannot write", err)
 	}
+	st := &Staged{path: path, tmp: tmp}
+	bw := bufio.NewWriterSize(&hooked{f: tmp}, 256<<10)
+	if err = fill(bw); err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		st.Discard()
+		return nil, fail("cannot write", err)
+	}
+	if err = tmp.Sync(); err != nil {
+		st.Discard()
+		return nil, fail("cannot sync", err)
+	}
+	if err = tmp.Chmod(0o644); err != nil && runtime.GOOS != "windows" {
+		st.Discard()
+		return nil, fail("cannot set the mode of", err)
+	}
+	return st, nil
+}
+
+// Discard removes the staged temporary file, unless Commit or Discard was
+// called before; the target keeps its content.
+func (st *Staged) Discard() {
+	if st == nil || st.done {
+		return
+	}
+	st.done = true
+	st.tmp.Close()
+	os.Remove(st.tmp.Name())
+	pending.Lock()
+	delete(pending.files, st.tmp.Name())
+	pending.Unlock()
+}
+
+// Commit replaces the target with the staged content (mode 0644), with two
+// steps around the replacement, either of which may be nil: before, called
+// before the target is replaced, and then, called once it is, with the
+// content just written to read from its start (see WriteFuncBefore). An
+// error of before is returned as it is, and the target is left as it was;
+// a failed rename is an *Error. The temporary file is gone when Commit
+// returns, renamed or removed. Commit after Commit or Discard is an error.
+func (st *Staged) Commit(before func() error, then func(io.Reader) error) (err error) {
+	fail := func(op string, err error) error { return &Error{Op: op, Path: st.path, Err: err} }
+	if st.done {
+		return fail("cannot replace", os.ErrClosed)
+	}
+	tmp, path := st.tmp, st.path
 	renamed := false
 	defer func() {
+		st.done = true
 		tmp.Close() // a second Close after the one below is harmless
 		if !renamed {
 			os.Remove(tmp.Name())
@@ -126,19 +201,6 @@ func writeWith(path string, fill func(w io.Writer) error, before func() error, t
 		delete(pending.files, tmp.Name())
 		pending.Unlock()
 	}()
-	bw := bufio.NewWriterSize(&hooked{f: tmp}, 256<<10)
-	if err = fill(bw); err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		return fail("cannot write", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fail("cannot sync", err)
-	}
-	if err = tmp.Chmod(0o644); err != nil && runtime.GOOS != "windows" {
-		return fail("cannot set the mode of", err)
-	}
 	// then reads the open file after the rename, except on Windows, which
 	// renames no open file.
 	keepOpen := then != nil && runtime.GOOS != "windows"
@@ -160,7 +222,7 @@ func writeWith(path string, fill func(w io.Writer) error, before func() error, t
 		return fail("cannot replace", err)
 	}
 	if runtime.GOOS != "windows" {
-		if d, derr := os.Open(dir); derr == nil {
+		if d, derr := os.Open(filepath.Dir(path)); derr == nil {
 			// A directory sync makes the rename durable; some file systems
 			// refuse it, which does not undo the rename.
 			_ = d.Sync()

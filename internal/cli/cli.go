@@ -445,6 +445,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
+	defer state.discard()   // a staged checkpoint that was not written
 	defer state.restoreGC() // the check may have changed the collector (stateFlags.check)
 	checkSeconds := []float64{time.Since(started).Seconds()}
 	if !res.Report.Valid {

@@ -29,6 +29,14 @@ type stateFlags struct {
 	mismatch string
 	// resumed is the checkpoint the check resumed from, if any.
 	resumed *checker.Checkpoint
+	// staged is the new checkpoint, written and synced to a temporary file
+	// while the resumed check still proved the log's old part
+	// (Options.CheckpointEncoded), for write to rename over the file;
+	// stagedFor is the checkpoint it holds, and stageErr why it could not
+	// be written (write reports it).
+	staged    *atomicfile.Staged
+	stagedFor *checker.Checkpoint
+	stageErr  error
 	// gcOff says the check changed the collector's GOGC (off while it
 	// resumes, CheckGCPercent while it reads a whole native log without a
 	// window), and gc is the GOGC to restore.
@@ -143,6 +151,7 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 	}
 	resumed := opts
 	resumed.Resume = cp
+	resumed.CheckpointEncoded = s.stage
 	// Loading the checkpoint allocates the fold state, tens of megabytes,
 	// and next to no garbage, and so does folding events (a full check's
 	// heap is within a tenth of its live state): a collection while a
@@ -153,6 +162,9 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 	s.gc, s.gcOff = debug.SetGCPercent(ResumeGCPercent), true
 	res, err := checkInput(logs, resumed, inputFormat, progress, env)
 	s.resumed = cp
+	if err != nil {
+		s.discard() // staged by a check that failed after all
+	}
 	var damaged *checker.CheckpointError
 	if errors.As(err, &damaged) {
 		// A fold state that does not decode, found once the check has
@@ -183,6 +195,24 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 	return s.checkWhole(logs, opts, inputFormat, progress, env)
 }
 
+// stage writes cp, a resumed check's new checkpoint, to a temporary file
+// beside the checkpoint while the check still proves the log's old part:
+// Options.CheckpointEncoded. write renames it once the check returns it.
+func (s *stateFlags) stage(cp *checker.Checkpoint) {
+	s.discard()
+	s.staged, s.stageErr = atomicfile.Stage(s.path, func(w io.Writer) error {
+		_, err := cp.WriteTo(w)
+		return err
+	})
+	s.stagedFor = cp
+}
+
+// discard removes a staged checkpoint that is not to replace the file.
+func (s *stateFlags) discard() {
+	s.staged.Discard()
+	s.staged, s.stagedFor, s.stageErr = nil, nil, nil
+}
+
 // write writes the checkpoint of a valid check atomically (like
 // --snapshot), or says on standard error why there is none; the file is
 // left as it was then, and stays a checkpoint of a prefix of the log.
@@ -195,12 +225,23 @@ func (s *stateFlags) write(res *checker.Result, env Env) error {
 		return nil
 	}
 	if res.Checkpoint == s.resumed {
+		s.discard()
 		return nil // the log gained nothing: the file holds these bytes
 	}
-	err := atomicfile.WriteFunc(s.path, func(w io.Writer) error {
-		_, err := res.Checkpoint.WriteTo(w)
-		return err
-	})
+	var err error
+	switch {
+	case res.Checkpoint == s.stagedFor && s.stageErr != nil:
+		err = s.stageErr
+	case res.Checkpoint == s.stagedFor && s.staged != nil:
+		err = s.staged.Commit(nil, nil)
+		s.staged = nil
+	default:
+		s.discard()
+		err = atomicfile.WriteFunc(s.path, func(w io.Writer) error {
+			_, err := res.Checkpoint.WriteTo(w)
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("%v; no verdict printed, since the checkpoint was not written", err)
 	}

@@ -1,0 +1,103 @@
+package atomicfile
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// names lists the entries of dir, sorted.
+func names(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n []string
+	for _, e := range entries {
+		n = append(n, e.Name())
+	}
+	return strings.Join(n, " ")
+}
+
+// TestStage: staged content waits in a temporary file beside the target,
+// which keeps its bytes until Commit renames it over them; Discard removes
+// it instead, and neither leaves a temporary file behind.
+func TestStage(t *testing.T) {
+	fill := func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }
+	for _, tc := range []struct {
+		name         string
+		commit       bool
+		want, second string
+	}{
+		{"commit", true, "new", "cannot replace checkpoint: file already closed"},
+		{"discard", false, "old", "cannot replace checkpoint: file already closed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "checkpoint")
+			if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			st, err := Stage(path, fill)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := os.ReadFile(path)
+			if n := names(t, dir); string(got) != "old" || !strings.HasPrefix(n, ".checkpoint.tmp-") || !strings.HasSuffix(n, " checkpoint") {
+				t.Fatalf("staged: the target holds %q and the directory %q; want old, and the temporary file beside it", got, n)
+			}
+			if tc.commit {
+				err = st.Commit(nil, nil)
+			} else {
+				st.Discard()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ = os.ReadFile(path)
+			if n := names(t, dir); string(got) != tc.want || n != "checkpoint" {
+				t.Fatalf("the target holds %q and the directory %q; want %q and the target alone", got, n, tc.want)
+			}
+			st.Discard() // a no-op now
+			c := strings.NewReplacer(dir+string(filepath.Separator), "")
+			if err := st.Commit(nil, nil); err == nil || c.Replace(err.Error()) != tc.second {
+				t.Fatalf("a second Commit: %v, want %q", err, tc.second)
+			}
+			if got, _ := os.ReadFile(path); string(got) != tc.want {
+				t.Fatalf("after a second Commit the target holds %q", got)
+			}
+		})
+	}
+}
+
+// TestStagedInProgress: a staged write is in progress until Commit or
+// Discard, so Abandon removes its temporary file and names its target.
+func TestStagedInProgress(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "checkpoint")
+	st, err := Stage(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending.Lock()
+	var targets []string
+	for tmp, target := range pending.files {
+		if tmp == st.tmp.Name() {
+			targets = append(targets, target)
+		}
+	}
+	pending.Unlock()
+	if len(targets) != 1 || targets[0] != path {
+		t.Fatalf("the staged write's targets in progress: %q, want %q", targets, path)
+	}
+	st.Discard()
+	pending.Lock()
+	_, left := pending.files[st.tmp.Name()]
+	pending.Unlock()
+	if left || names(t, dir) != "" {
+		t.Fatalf("after Discard: still in progress %v, directory %q", left, names(t, dir))
+	}
+}
