@@ -478,6 +478,14 @@ func (b *base) check() string {
 	if used != b.n {
 		return "a run index that does not fit its runs"
 	}
+	// Every run is found by its id at its own place: a slot off its id's
+	// probe path, or two runs of one id, would make a later event of the
+	// run a new run, or another run's.
+	for p := range b.n {
+		if b.find([]byte(b.id(p))) != p {
+			return "a run index that does not fit its runs"
+		}
+	}
 	return ""
 }
 

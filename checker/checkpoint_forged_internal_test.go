@@ -1,0 +1,125 @@
+package checker
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"strings"
+	"testing"
+	"time"
+)
+
+// forgedLog is two runs of one stage: "aa" failed, "bb" succeeded.
+const forgedLog = `{"run_id":"aa","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"bb","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:01Z"}
+{"run_id":"aa","stage":1,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","returncode":1,"error":"boom"}
+{"run_id":"bb","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:01Z","returncode":0}
+`
+
+// forgedStore locates the run store of forgedLog's checkpoint in file: the
+// offset of its id block's bytes, of its run index's slots (8 of 4 bytes)
+// and of its heads (2 of 40 bytes).
+func forgedStore(t *testing.T, file []byte) (ids, slots, heads int) {
+	t.Helper()
+	// The id block "aabb" (its length 4 first), the index's log2 size 3.
+	i := bytes.Index(file, []byte("\x04aabb\x03"))
+	if i < 0 || bytes.Contains(file[i+1:], []byte("\x04aabb\x03")) {
+		t.Fatalf("no single id block in the checkpoint")
+	}
+	return i + 1, i + 6, i + 6 + 32
+}
+
+// TestForgedCheckpoint: a checkpoint whose trailer matches but whose run
+// store contradicts itself (no greenlight writes one) never gives another
+// verdict than a full check's: it is a damaged checkpoint, when loaded or
+// when the contradicting run is decoded, and never a Go panic.
+func TestForgedCheckpoint(t *testing.T) {
+	def, err := LinearDefinition([]StageID{IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
+	res, err := Check(strings.NewReader(forgedLog), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	state := b.Bytes()
+	ids, slots, _ := forgedStore(t, state)
+	slot := func(file []byte, id string) int {
+		for i := range 8 {
+			v := binary.LittleEndian.Uint32(file[slots+4*i:])
+			if v != 0 && string(file[ids+2*int(v-1):ids+2*int(v)]) == id {
+				return slots + 4*i
+			}
+		}
+		t.Fatalf("no slot of %s", id)
+		return 0
+	}
+	grown := forgedLog + `{"run_id":"aa","stage":1,"attempt":2,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}` + "\n"
+	for _, tc := range []struct {
+		name  string
+		forge func(f []byte)
+		log   string
+		want  string // the fault of a damaged checkpoint
+	}{
+		{"index slot moved", func(f []byte) {
+			a := slot(f, "aa")
+			v := binary.LittleEndian.Uint32(f[a:])
+			for i := range 8 {
+				to := slots + 4*i
+				if binary.LittleEndian.Uint32(f[to:]) == 0 && to != a+4 && !(a == slots+28 && to == slots) {
+					binary.LittleEndian.PutUint32(f[a:], 0)
+					binary.LittleEndian.PutUint32(f[to:], v)
+					return
+				}
+			}
+		}, grown, "a run index that does not fit its runs"},
+		{"ids the same", func(f []byte) { copy(f[ids:], "aaaa") }, grown, "a run index that does not fit its runs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := bytes.Clone(state)
+			tc.forge(f)
+			body := f[:len(f)-trailerSize]
+			f = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+			want := "the checkpoint is unusable: its contents are damaged (" + tc.want + ")"
+			err := func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						e, ok := r.(*CheckpointError)
+						if !ok {
+							panic(r)
+						}
+						err = e
+					}
+				}()
+				cp, err := ParseCheckpoint(f)
+				if err != nil {
+					return err
+				}
+				o := opts
+				o.Resume = cp
+				res, err := Check(strings.NewReader(tc.log), o)
+				if err != nil {
+					return err
+				}
+				if res.Snapshot == nil {
+					return errors.New("no damage found: the log is invalid")
+				}
+				// Every run's report, as the JSON document reads them.
+				for i := range res.Snapshot.RunCount {
+					res.Snapshot.RunAt(i)
+				}
+				return errors.New("no damage found: verdict " + string(res.Snapshot.Verdict))
+			}()
+			var damage *CheckpointError
+			if !errors.As(err, &damage) || err.Error() != want {
+				t.Fatalf("err = %v, want %q", err, want)
+			}
+		})
+	}
+}
