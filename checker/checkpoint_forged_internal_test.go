@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // forgedLog is two runs of one stage: "aa" failed, "bb" succeeded.
@@ -49,7 +51,7 @@ func TestForgedCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := b.Bytes()
-	ids, slots, _ := forgedStore(t, state)
+	ids, slots, heads := forgedStore(t, state)
 	slot := func(file []byte, id string) int {
 		for i := range 8 {
 			v := binary.LittleEndian.Uint32(file[slots+4*i:])
@@ -60,6 +62,8 @@ func TestForgedCheckpoint(t *testing.T) {
 		t.Fatalf("no slot of %s", id)
 		return 0
 	}
+	// The head's 8 bytes of first line, state code and attempts.
+	code := func(p int) int { return heads + 40*p + 32 + 5 }
 	grown := forgedLog + `{"run_id":"aa","stage":1,"attempt":2,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}` + "\n"
 	for _, tc := range []struct {
 		name  string
@@ -80,6 +84,10 @@ func TestForgedCheckpoint(t *testing.T) {
 			}
 		}, grown, "a run index that does not fit its runs"},
 		{"ids the same", func(f []byte) { copy(f[ids:], "aaaa") }, grown, "a run index that does not fit its runs"},
+		{"failed run's head says succeeded", func(f []byte) { f[code(0)] = stateSucceeded }, forgedLog, "a run's head that does not fit its body"},
+		{"succeeded run's head says failed", func(f []byte) { f[code(1)] = stateFailed }, forgedLog, "a run's head that does not fit its body"},
+		{"a run's head says in progress", func(f []byte) { f[code(0)] = runstore.NoCode }, forgedLog, "a run's head that does not fit its body"},
+		{"a run's head counts 2 attempts", func(f []byte) { f[code(0)+1] = 2 }, forgedLog, "a run's head that does not fit its body"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := bytes.Clone(state)
