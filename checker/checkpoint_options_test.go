@@ -64,9 +64,10 @@ func everyOutput(t *testing.T, res *checker.Result) [][]byte {
 
 // TestCheckpointResumedUnderOtherOptions: a checkpoint written by a check
 // at one now, gate and job log, and resumed by a check with another now
-// (running runs stalled, leases expired), gate or job log (docs/state.md:
-// they may change between checks), gives that check's full bytes in every
-// output format, the next checkpoint included.
+// (running runs stalled, leases expired, slots missed), gate or job log
+// (docs/state.md: they may change between checks), with a schedule and a
+// window too, gives that check's full bytes in every output format, the
+// next checkpoint included.
 func TestCheckpointResumedUnderOtherOptions(t *testing.T) {
 	later := func(d time.Duration) func(*checker.Options) {
 		return func(o *checker.Options) { o.Now = o.Now.Add(d) }
@@ -81,6 +82,7 @@ func TestCheckpointResumedUnderOtherOptions(t *testing.T) {
 		{"gate latest", func(o *checker.Options, _ *[]byte) { o.Gate = checker.GateLatest }},
 		{"gate latest, now +2h", func(o *checker.Options, _ *[]byte) { o.Gate = checker.GateLatest; later(2 * time.Hour)(o) }},
 		{"no job log", func(o *checker.Options, j *[]byte) { *j = nil; o.JobLogFile = "" }},
+		{"gate latest, now +400d", func(o *checker.Options, _ *[]byte) { o.Gate = checker.GateLatest; later(400 * 24 * time.Hour)(o) }},
 	}
 	var cases []splitCase
 	for _, sc := range splitCases(t) {
@@ -103,6 +105,22 @@ func TestCheckpointResumedUnderOtherOptions(t *testing.T) {
 			opts:   checker.Options{Definition: lin, Now: time.Date(2026, 1, 2, 0, 5, 0, 0, time.UTC), File: "log", JobLogFile: "joblog"}},
 	)
 	resumed := 0
+	scheduled := definitionFile(t, "testdata/window/scheduled.yaml")
+	linear := definitionFile(t, "testdata/window/linear.yaml")
+	schedEnd := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(300 * time.Minute)
+	day, err := checker.ParseWindow("1h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases,
+		// Missed and overdue slots, judged at the resumed check's now.
+		splitCase{name: "a schedule", log: genLog(5, 300, 2, 1, time.Minute, true),
+			opts: checker.Options{Definition: scheduled, Now: schedEnd, File: "log.jsonl"}},
+		splitCase{name: "a schedule, --window 1h", log: genLog(5, 300, 2, 1, time.Minute, true),
+			opts: checker.Options{Definition: scheduled, Now: schedEnd, File: "log.jsonl", Window: day}},
+		splitCase{name: "--window 1h", log: genLog(1, 300, 2, 3, 90*time.Second, false),
+			opts: checker.Options{Definition: linear, Now: schedEnd.Add(200 * time.Minute), File: "log.jsonl", Window: day}},
+	)
 	for _, sc := range cases {
 		var ends []int
 		for i, c := range sc.log {
@@ -110,7 +128,7 @@ func TestCheckpointResumedUnderOtherOptions(t *testing.T) {
 				ends = append(ends, i+1)
 			}
 		}
-		step := max(1, len(ends)/24)
+		step := max(1, len(ends)/12)
 		for _, v := range variants {
 			// The check resumed, and the full check it must equal,
 			// under the variant's options.
