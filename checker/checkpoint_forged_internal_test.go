@@ -131,3 +131,65 @@ func TestForgedCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// TestForgedCounts: a checkpoint whose file lists more lines than its
+// bytes could hold, or whose event count is beyond the lines (or, as a
+// uvarint past int64, negative), under a matching trailer, is a damaged
+// checkpoint when parsed: the counts go on into event_count and every
+// line number of the next check.
+func TestForgedCounts(t *testing.T) {
+	def, err := LinearDefinition([]StageID{IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
+	res, err := Check(strings.NewReader(forgedLog), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	state := b.Bytes()
+	cp, err := ParseCheckpoint(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The log digest state, then the event count (4) and a byte 1 before
+	// the latest event time.
+	at := bytes.LastIndex(state, cp.logHash) + len(cp.logHash)
+	if !bytes.HasPrefix(state[at:], []byte{4, 1}) {
+		t.Fatalf("the event count is not after the log digest state: %v", state[at:at+2])
+	}
+	// The file's offset (len(forgedLog), two bytes of uvarint), then its
+	// line count (4).
+	name := bytes.Index(state, []byte("\x03log\x04none")) + 9
+	if binary.AppendUvarint(nil, uint64(len(forgedLog)))[0] != state[name] || state[name+2] != 4 {
+		t.Fatalf("no offset and line count after the file's name: %v", state[name:name+3])
+	}
+	for _, tc := range []struct {
+		name  string
+		forge func(f []byte) []byte
+		want  string
+	}{
+		{"more lines than bytes", func(f []byte) []byte {
+			return append(append(bytes.Clone(f[:name+2]), binary.AppendUvarint(nil, uint64(len(forgedLog)+1))...), f[name+3:]...)
+		}, "a line count out of range"},
+		{"more events than lines", func(f []byte) []byte { f = bytes.Clone(f); f[at] = 5; return f }, "an event count out of range"},
+		{"a negative event count", func(f []byte) []byte {
+			return append(append(bytes.Clone(f[:at]), binary.AppendUvarint(nil, 1<<63)...), f[at+1:]...)
+		}, "an event count out of range"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.forge(state)
+			body := f[:len(f)-trailerSize]
+			f = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+			_, err := ParseCheckpoint(f)
+			var damage *CheckpointError
+			if want := "the checkpoint is unusable: its contents are damaged (" + tc.want + ")"; !errors.As(err, &damage) || err.Error() != want {
+				t.Fatalf("err = %v, want %q", err, want)
+			}
+		})
+	}
+}
