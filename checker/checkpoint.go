@@ -11,6 +11,7 @@ import (
 	"hash"
 	"hash/crc32"
 	"io"
+	"math"
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
@@ -204,6 +205,9 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		switch {
 		case f.Offset < 0 || f.Lines < 0:
 			d.Fail("a file offset out of range")
+		case int64(f.Lines) > f.Offset:
+			// A line is at least its one byte.
+			d.Fail("a line count out of range")
 		case f.pieceSize <= 0 || f.pieceSize > maxPieceBytes:
 			d.Fail("a proof piece size out of range")
 		case int64(len(f.pieceSums)) != f.Offset/f.pieceSize*sha256.Size:
@@ -213,6 +217,14 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	}
 	cp.logHash = []byte(d.String())
 	cp.events = int(d.Uvarint())
+	lines := 0
+	for _, f := range cp.files {
+		lines = min(lines, math.MaxInt-f.Lines) + f.Lines // saturating
+	}
+	if (cp.events < 0 || cp.events > lines) && d.Fault() == "" {
+		// An event is one line.
+		d.Fail("an event count out of range")
+	}
 	if d.Bool() {
 		cp.maxEvent = d.Time()
 	}

@@ -174,7 +174,7 @@ func (c *contractState) decodeFold(b []byte) (err error) {
 		w.Attempt = d.Varint()
 		c.warnings = append(c.warnings, w)
 	}
-	c.runs.Decode(d, stages, c.errorText)
+	c.runs.Decode(d, stages, c.errorText, c.headCode)
 	if c.window != nil && d.Fault() == "" {
 		c.decodeWindow(d)
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -139,6 +140,84 @@ func TestClosedStdout(t *testing.T) {
 			}
 			if got, _ := os.ReadFile(snap); !bytes.Equal(got, golden) {
 				t.Errorf("the snapshot is not the whole document:\n%s", got)
+			}
+		})
+	}
+}
+
+// TestSignalMidStagedCheckpoint: SIGINT or SIGTERM while a resumed check
+// writes its new checkpoint to a temporary file (staged while the log's
+// old part is still proven, docs/state.md) removes that file, leaves the
+// old checkpoint byte for byte, prints no verdict and says so last.
+func TestSignalMidStagedCheckpoint(t *testing.T) {
+	for _, sig := range []struct {
+		name string
+		sig  syscall.Signal
+		code int
+	}{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}} {
+		t.Run(sig.name, func(t *testing.T) {
+			dir := t.TempDir()
+			logPath, state := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "gate.state")
+			var log strings.Builder
+			runs := func(from, to int) {
+				for i := from; i < to; i++ {
+					for _, status := range []string{"started", "succeeded"} {
+						log.WriteString(`{"run_id":"r-` + strconv.Itoa(i) + `","stage":1,"attempt":1,"status":"` + status + `","timestamp_utc":"2026-01-01T10:00:00Z"}` + "\n")
+					}
+				}
+			}
+			runs(0, 40)
+			if err := os.WriteFile(logPath, []byte(log.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"check", logPath, "--stages", "1", "--now", "2026-01-02T00:00:00Z", "--state", state}
+			if out, err := exec.Command("greenlight", args...).CombinedOutput(); err != nil {
+				t.Fatalf("first check: %v, %s", err, out)
+			}
+			previous, err := os.ReadFile(state)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs(40, 50)
+			if err := os.WriteFile(logPath, []byte(log.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("greenlight-stall-write", args...)
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			r := bufio.NewReader(stderr)
+			line, err := r.ReadString('\n')
+			tmp, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "mid-write ")
+			if err != nil || !ok || !strings.HasPrefix(filepath.Base(tmp), ".gate.state.tmp-") {
+				cmd.Process.Kill()
+				t.Fatalf("no mid-write line of the checkpoint: %q, %v", line, err)
+			}
+			if err := cmd.Process.Signal(sig.sig); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(r)
+			cmd.Wait()
+			if got := cmd.ProcessState.ExitCode(); got != sig.code {
+				t.Errorf("exit %d, want %d", got, sig.code)
+			}
+			if want := "greenlight: stopped by " + sig.name + "; " + state + " left as it was\n"; string(rest) != want {
+				t.Errorf("stderr after the signal %q, want %q", rest, want)
+			}
+			if got := entries(t, dir); len(got) != 2 || got[0] != "events.jsonl" || got[1] != "gate.state" {
+				t.Errorf("the directory holds %q, want events.jsonl and gate.state", got)
+			}
+			if got, _ := os.ReadFile(state); !bytes.Equal(got, previous) {
+				t.Errorf("the previous checkpoint changed (%d bytes, was %d)", len(got), len(previous))
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q before the checkpoint was written", stdout.Bytes())
 			}
 		})
 	}

@@ -217,6 +217,11 @@ func (st *Staged) Commit(before func() error, then func(io.Reader) error) (err e
 	pending.Lock()
 	err = os.Rename(tmp.Name(), path)
 	renamed = err == nil
+	if renamed {
+		// Replaced: a signal from now on must not report the target as
+		// left as it was (Abandon).
+		delete(pending.files, tmp.Name())
+	}
 	pending.Unlock()
 	if err != nil {
 		return fail("cannot replace", err)

@@ -101,3 +101,40 @@ func TestStagedInProgress(t *testing.T) {
 		t.Fatalf("after Discard: still in progress %v, directory %q", left, names(t, dir))
 	}
 }
+
+// TestRenamedIsNotPending: once Commit has renamed the temporary file over
+// its target, the write is no longer one Abandon would report as left as
+// it was (the target holds the new content): it leaves the pending writes
+// under the lock the rename holds, not later.
+func TestRenamedIsNotPending(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "checkpoint")
+	st, err := Stage(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pendingTargets := func() []string {
+		pending.Lock()
+		defer pending.Unlock()
+		var targets []string
+		for _, target := range pending.files {
+			targets = append(targets, target)
+		}
+		return targets
+	}
+	if got := pendingTargets(); len(got) != 1 || got[0] != path {
+		t.Fatalf("staged: pending %q, want %q", got, path)
+	}
+	err = st.Commit(nil, func(written io.Reader) error {
+		if got := pendingTargets(); len(got) != 0 {
+			t.Errorf("renamed: pending %q, want none", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "new" {
+		t.Fatalf("the target holds %q", got)
+	}
+}

@@ -153,11 +153,15 @@ func (d *Decoder) Bytes() []byte {
 	return v
 }
 
-// Fixed reads n bytes; the slice aliases the input.
+// Fixed reads n bytes; the slice aliases the input. Short of n bytes it is
+// a fault, and the slice is zeroed and at most 64 bytes long.
 func (d *Decoder) Fixed(n int) []byte {
 	if len(d.b) < n {
+		// A zeroed stand-in for the callers that read a few bytes of it
+		// before they look at the fault; never n bytes, which a crafted
+		// length makes gigabytes.
 		d.Fail("it ends early")
-		return make([]byte, n)
+		return make([]byte, min(n, 64))
 	}
 	v := d.b[:n:n]
 	d.b = d.b[n:]

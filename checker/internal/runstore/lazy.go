@@ -61,6 +61,8 @@ type base struct {
 	slots  []byte // 4 << bits bytes
 	heads  []byte // n * headSize
 	bodies []byte
+	// code is the state code the heads were written with (Decode), or nil.
+	code func(*Run) uint8
 	// decoded are the runs decoded so far, by place; nil until the first.
 	decoded []*Run
 	// touched are the places of the runs Lookup handed out: their state
@@ -183,6 +185,11 @@ func (s *Store) decode(p int) *Run {
 			fault = "bytes after a run's end"
 		}
 		panic(&DamagedError{Fault: fault})
+	}
+	// The head was read for the counts, the verdict and the listing
+	// without the body: a body that says otherwise is damage, not a state.
+	if min(run.attemptCount(), math.MaxUint16) != h.Attempts || (b.code != nil && b.code(run) != h.Code) {
+		panic(&DamagedError{Fault: "a run's head that does not fit its body"})
 	}
 	b.decoded[p] = run
 	b.decodes++
@@ -394,8 +401,10 @@ func (s *Store) MarkUntouched() {
 // Decode reads the runs Encode wrote into s, an empty store, each with
 // room for stages stages; intern gives an error text its string. The runs
 // are not decoded (At, Lookup decode them): Decode checks the layout, the
-// heads and the index, and a fault is left in d.
-func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string) {
+// heads and the index, and a fault is left in d. code, when not nil, is
+// the state code Encode was given: a run decoded later whose head's code
+// or attempt count is not its body's is a damaged checkpoint then.
+func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string, code func(*Run) uint8) {
 	if s.Len() != 0 {
 		d.Fail("a store that is not empty")
 		return
@@ -427,7 +436,7 @@ func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string) {
 	if d.fault != "" {
 		return
 	}
-	b := &base{n: n, stages: stages, texts: texts, ids: ids, bits: uint(bits), slots: slots, heads: heads, bodies: bodies, touched: map[int]bool{}}
+	b := &base{n: n, stages: stages, texts: texts, ids: ids, bits: uint(bits), slots: slots, heads: heads, bodies: bodies, touched: map[int]bool{}, code: code}
 	if fault := b.check(); fault != "" {
 		d.Fail(fault)
 		return
@@ -477,6 +486,14 @@ func (b *base) check() string {
 	}
 	if used != b.n {
 		return "a run index that does not fit its runs"
+	}
+	// Every run is found by its id at its own place: a slot off its id's
+	// probe path, or two runs of one id, would make a later event of the
+	// run a new run, or another run's.
+	for p := range b.n {
+		if b.find([]byte(b.id(p))) != p {
+			return "a run index that does not fit its runs"
+		}
 	}
 	return ""
 }
