@@ -31,8 +31,16 @@ fi
 bytes=$(stat -L -c %s "$log")
 events=$(wc -l < "$log")
 
-# measure CMD...: prints "seconds maxrss_kb exit_status"
-measure() { /usr/bin/time -f "%e %M %x" -o "$work/time.txt" "$@" > /dev/null 2>"$work/stderr.txt" || true; tail -n 1 "$work/time.txt"; }
+# measure CMD...: prints "seconds maxrss_kb exit_status": the wall time to
+# the millisecond (GNU time's %e has centiseconds, a tenth of a resumed
+# check), the peak RSS and exit status by /usr/bin/time.
+measure() {
+  local t0 t1
+  t0=$(date +%s%N)
+  /usr/bin/time -f "%M %x" -o "$work/time.txt" "$@" > /dev/null 2>"$work/stderr.txt" || true
+  t1=$(date +%s%N)
+  echo "$(( (t1 - t0) / 1000000 )) $(tail -n 1 "$work/time.txt")" | awk '{ printf "%.3f %s %s\n", $1 / 1000, $2, $3 }'
+}
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 if want 1; then
@@ -302,11 +310,11 @@ fw=$(cut -d' ' -f1 "$work/full-7d.txt" | median); sw=$(cut -d' ' -f1 "$work/stat
 fwm=$(cut -d' ' -f2 "$work/full-7d.txt" | sort -n | tail -1); swm=$(cut -d' ' -f2 "$work/state-7d.txt" | sort -n | tail -1)
 awk -v ft="$ft" -v st="$st" -v fo="$fo" -v so="$so" -v sh="$sh" -v ld="$load" -v sm="$sm" -v fm="$fm" -v added="$added" -v size="$(stat -c %s "$state.orig")" 'BEGIN {
   printf "%d events appended; checkpoint %.1f MB\n", added, size/1e6
-  printf "text (default)   full %.2f s  --state %.2f s  %.1fx faster (target >= 5x)  peak RSS %.0f / %.0f MB\n", ft, st, ft/st, fm/1024, sm/1024
-  printf "openmetrics      full %.2f s  --state %.2f s  %.1fx faster\n", fo, so, fo/so
-  printf "hash + load      hash (bench/loghash, Go crypto/sha256) %.2f s + load %.2f s = %.2f s; --state text %.2fx of it, openmetrics %.2fx (target <= 2x)\n", sh, ld, sh+ld, st/(sh+ld), so/(sh+ld) }'
+  printf "text (default)   full %.3f s  --state %.3f s  %.1fx faster (target >= 5x)  peak RSS %.0f / %.0f MB\n", ft, st, ft/st, fm/1024, sm/1024
+  printf "openmetrics      full %.3f s  --state %.3f s  %.1fx faster\n", fo, so, fo/so
+  printf "hash + load      hash (bench/loghash, Go crypto/sha256) %.3f s + load %.3f s = %.3f s; --state text %.2fx of it, openmetrics %.2fx (target <= 2x)\n", sh, ld, sh+ld, st/(sh+ld), so/(sh+ld) }'
 awk -v fw="$fw" -v sw="$sw" -v fwm="$fwm" -v swm="$swm" -v sh="$sh" -v ld="$wload" -v size="$(stat -c %s "$wstate.orig")" 'BEGIN {
-  printf "--window 7d text full %.2f s  --state %.2f s  %.1fx faster  peak RSS %.0f / %.0f MB  checkpoint %.1f MB, load %.2f s (hash + load %.2fx)\n", fw, sw, fw/sw, fwm/1024, swm/1024, size/1e6, ld, sw/(sh+ld) }'
+  printf "--window 7d text full %.3f s  --state %.3f s  %.1fx faster  peak RSS %.0f / %.0f MB  checkpoint %.1f MB, load %.3f s (hash + load %.2fx)\n", fw, sw, fw/sw, fwm/1024, swm/1024, size/1e6, ld, sw/(sh+ld) }'
 awk '$3 != 0 { bad = 1 } END { exit bad }' "$work/full-text.txt" "$work/state-text.txt" "$work/full-om.txt" "$work/state-om.txt" "$work/sha.txt" "$work/full-7d.txt" "$work/state-7d.txt" ||
   { echo "a run in section 12 exited non-zero: see $work/*.txt" >&2; exit 1; }
 fi
