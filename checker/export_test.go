@@ -18,3 +18,17 @@ func DecodedRuns(s *Snapshot) int {
 	}
 	return f.c.runs.Decoded()
 }
+
+// CheckpointIndexBits is log2 of the slots of cp's run index (0: it holds
+// none, runstore's maxProbe), loaded as a check with opts would load it.
+func CheckpointIndexBits(cp *Checkpoint, opts Options) (uint, error) {
+	opts, err := opts.normalized()
+	if err != nil {
+		return 0, err
+	}
+	c := newContractState(opts)
+	if err := c.decodeFold(cp.fold); err != nil {
+		return 0, err
+	}
+	return c.runs.IndexBits(), nil
+}

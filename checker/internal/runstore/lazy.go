@@ -24,7 +24,8 @@ import (
 //   - the run index: a power of two of 4-byte slots (little endian), each
 //     0 or a run's place plus one, by linear probing from the top bits of
 //     the id's 64-bit FNV-1a hash mixed by fmix64 (fnv64), the runs
-//     inserted in first-line order;
+//     inserted in first-line order, each within maxProbe of its home; or,
+//     when one would not be, none (log2 0);
 //   - a 40-byte head of each run in first-line order (headSize);
 //   - the bodies of the runs, in the same order (Encoder.body), up to
 //     where the last head says its body ends.
@@ -60,6 +61,9 @@ type base struct {
 	ids    string
 	bits   uint
 	slots  []byte // 4 << bits bytes
+	// byID finds the runs when the checkpoint holds no run index (bits
+	// 0: its ids collide too much, maxProbe), built at load.
+	byID   map[string]int
 	heads  []byte // n * headSize
 	bodies []byte
 	// code is the state code the heads were written with (Decode), or nil.
@@ -150,8 +154,24 @@ func indexBits(n int) uint {
 	return bits
 }
 
+// maxProbe bounds how far a run's slot may lie from its id's home slot
+// in a checkpoint's run index. The index's hash has no key (it must be
+// the same in every process), so ids a log's writer chose to collide could
+// make every lookup, and the check of a loaded index, walk a cluster as
+// long as the log's runs: a checkpoint whose index would exceed the bound
+// holds none (bits 0), and its loader finds runs through a map instead.
+// With at most half the slots used and ids that do not collide on purpose,
+// a probe of 64 is never needed.
+const maxProbe = 64
+
 // find returns the place of run id in b, or -1.
 func (b *base) find(id []byte) int {
+	if b.byID != nil {
+		if p, ok := b.byID[string(id)]; ok {
+			return p
+		}
+		return -1
+	}
 	mask := 1<<b.bits - 1
 	for i := int(fnv64(string(id)) >> (64 - b.bits)); ; i = (i + 1) & mask {
 		v := binary.LittleEndian.Uint32(b.slots[4*i:])
@@ -175,10 +195,10 @@ func (b *base) indexFits() bool {
 		hashes[p] = fnv64(b.id(p))
 	}
 	for p, h := range hashes {
-		for i := int(h >> (64 - b.bits)); ; i = (i + 1) & mask {
+		for i, k := int(h>>(64-b.bits)), 0; ; i, k = (i+1)&mask, k+1 {
 			v := binary.LittleEndian.Uint32(b.slots[4*i:])
-			if v == 0 {
-				return false // an empty slot between its home and its place
+			if v == 0 || k > maxProbe {
+				return false // an empty slot between its home and its place, or a probe no writer makes
 			}
 			q := int(v - 1)
 			if q == p {
@@ -241,6 +261,16 @@ type DamagedError struct{ Fault string }
 
 func (e *DamagedError) Error() string {
 	return "the checkpoint is unusable: its contents are damaged (" + e.Fault + ")"
+}
+
+// IndexBits is log2 of the slots of the run index of the checkpoint s was
+// loaded from: 0 when it held none (its ids collide too much, maxProbe),
+// or when s was not loaded from one.
+func (s *Store) IndexBits() uint {
+	if s.base == nil {
+		return 0
+	}
+	return s.base.bits
 }
 
 // Decoded counts the runs of a loaded store decoded so far.
@@ -457,11 +487,14 @@ func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string, code 
 	if d.fault != "" {
 		return
 	}
-	if bits != uint64(indexBits(n)) {
+	if bits != 0 && bits != uint64(indexBits(n)) {
 		d.Fail("a run index of another size")
 		return
 	}
-	slots := d.Fixed(4 << bits)
+	var slots []byte
+	if bits != 0 {
+		slots = d.Fixed(4 << bits)
+	}
 	heads := d.Fixed(n * headSize)
 	if d.fault != "" {
 		return
@@ -508,6 +541,19 @@ func (b *base) check() string {
 	}
 	if int(idEnd) != len(b.ids) || int(bodyEnd) != len(b.bodies) {
 		return "run heads that do not cover their blocks"
+	}
+	if b.bits == 0 {
+		// No index: the runs are found through a map, and two runs of one
+		// id would make a later event of it another run's.
+		b.byID = make(map[string]int, b.n)
+		for p := range b.n {
+			id := b.id(p)
+			if _, ok := b.byID[id]; ok {
+				return "two runs of one id"
+			}
+			b.byID[id] = p
+		}
+		return ""
 	}
 	seen := make([]bool, b.n)
 	used := 0
@@ -627,21 +673,27 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 	for _, run := range s.order {
 		e.B = append(e.B, run.id...)
 	}
-	// The run index.
+	// The run index, or none (bits 0) when a probe would pass maxProbe.
 	bits := indexBits(n)
+	at := len(e.B)
 	e.Uvarint(uint64(bits))
 	slots := len(e.B)
+	fits := true
 	if b != nil && b.bits == bits {
 		e.B = append(e.B, b.slots...)
 	} else {
 		e.B = grow(e.B, 4<<bits)
 		clear(e.B[slots:])
 		for p := range n0 {
-			insert(e.B[slots:slots+4<<bits], bits, b.id(p), p)
+			fits = insert(e.B[slots:slots+4<<bits], bits, b.id(p), p) && fits
 		}
 	}
 	for i, run := range s.order {
-		insert(e.B[slots:slots+4<<bits], bits, run.id, n0+i)
+		fits = insert(e.B[slots:slots+4<<bits], bits, run.id, n0+i) && fits
+	}
+	if !fits {
+		e.B = e.B[:at]
+		e.Uvarint(0)
 	}
 	// The heads, then the bodies, which end where the last head says.
 	heads := len(e.B)
@@ -702,12 +754,14 @@ func grow(b []byte, n int) []byte {
 	return slices.Grow(b, n)[:len(b)+n]
 }
 
-// insert puts place p of run id into the index slots of 2^bits slots.
-func insert(slots []byte, bits uint, id string, p int) {
+// insert puts place p of run id into the index slots of 2^bits slots and
+// tells whether it lies within maxProbe of its home slot.
+func insert(slots []byte, bits uint, id string, p int) bool {
 	mask := 1<<bits - 1
-	i := int(fnv64(id) >> (64 - bits))
+	i, k := int(fnv64(id)>>(64-bits)), 0
 	for binary.LittleEndian.Uint32(slots[4*i:]) != 0 {
-		i = (i + 1) & mask
+		i, k = (i+1)&mask, k+1
 	}
 	binary.LittleEndian.PutUint32(slots[4*i:], uint32(p+1))
+	return k <= maxProbe
 }
