@@ -56,17 +56,7 @@ func TestSignalMidSnapshot(t *testing.T) {
 				cmd := exec.Command("greenlight-stall-write", append(checkArgs, "--snapshot", snap, "--format", format)...)
 				cmd.Dir = repoRoot
 				var stdout bytes.Buffer
-				cmd.Stdout = &stdout
-				stderr, err := cmd.StderrPipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := cmd.Start(); err != nil {
-					t.Fatal(err)
-				}
-				r := bufio.NewReader(stderr)
-				line, err := r.ReadString('\n')
-				tmp, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "mid-write ")
+				r, line, tmp, ok, err := startMidWrite(t, cmd, &stdout)
 				if err != nil || !ok {
 					cmd.Process.Kill()
 					t.Fatalf("no mid-write line: %q, %v", line, err)
@@ -184,17 +174,7 @@ func TestSignalMidStagedCheckpoint(t *testing.T) {
 			}
 			cmd := exec.Command("greenlight-stall-write", args...)
 			var stdout bytes.Buffer
-			cmd.Stdout = &stdout
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			r := bufio.NewReader(stderr)
-			line, err := r.ReadString('\n')
-			tmp, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "mid-write ")
+			r, line, tmp, ok, err := startMidWrite(t, cmd, &stdout)
 			if err != nil || !ok || !strings.HasPrefix(filepath.Base(tmp), ".gate.state.tmp-") {
 				cmd.Process.Kill()
 				t.Fatalf("no mid-write line of the checkpoint: %q, %v", line, err)
@@ -221,4 +201,24 @@ func TestSignalMidStagedCheckpoint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startMidWrite starts cmd (greenlight-stall-write) with stdout to stdout
+// and reads its first line of stderr, "mid-write TMP": r reads the rest
+// of stderr, line is that first line, tmp the temporary file it names
+// (ok when it named one), err the read's error.
+func startMidWrite(t *testing.T, cmd *exec.Cmd, stdout *bytes.Buffer) (r *bufio.Reader, line, tmp string, ok bool, err error) {
+	t.Helper()
+	cmd.Stdout = stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r = bufio.NewReader(stderr)
+	line, err = r.ReadString('\n')
+	tmp, ok = strings.CutPrefix(strings.TrimSuffix(line, "\n"), "mid-write ")
+	return r, line, tmp, ok, err
 }
