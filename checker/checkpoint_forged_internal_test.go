@@ -37,20 +37,7 @@ func forgedStore(t *testing.T, file []byte) (ids, slots, heads int) {
 // verdict than a full check's: it is a damaged checkpoint, when loaded or
 // when the contradicting run is decoded, and never a Go panic.
 func TestForgedCheckpoint(t *testing.T) {
-	def, err := LinearDefinition([]StageID{IntStage(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
-	res, err := Check(strings.NewReader(forgedLog), opts)
-	if err != nil || res.Checkpoint == nil {
-		t.Fatalf("no checkpoint: %v", err)
-	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	state := b.Bytes()
+	opts, state := forgedState(t)
 	ids, slots, heads := forgedStore(t, state)
 	slot := func(file []byte, id string) int {
 		for i := range 8 {
@@ -138,20 +125,7 @@ func TestForgedCheckpoint(t *testing.T) {
 // checkpoint when parsed: the counts go on into event_count and every
 // line number of the next check.
 func TestForgedCounts(t *testing.T) {
-	def, err := LinearDefinition([]StageID{IntStage(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
-	res, err := Check(strings.NewReader(forgedLog), opts)
-	if err != nil || res.Checkpoint == nil {
-		t.Fatalf("no checkpoint: %v", err)
-	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	state := b.Bytes()
+	_, state := forgedState(t)
 	cp, err := ParseCheckpoint(state)
 	if err != nil {
 		t.Fatal(err)
@@ -192,4 +166,24 @@ func TestForgedCounts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// forgedState is the options forgedLog is checked with and the bytes of
+// the checkpoint its check writes, for a test to forge.
+func forgedState(t *testing.T) (Options, []byte) {
+	t.Helper()
+	def, err := LinearDefinition([]StageID{IntStage(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
+	res, err := Check(strings.NewReader(forgedLog), opts)
+	if err != nil || res.Checkpoint == nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	var b bytes.Buffer
+	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return opts, b.Bytes()
 }
