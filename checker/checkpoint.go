@@ -288,7 +288,7 @@ func (cp *Checkpoint) encode() ([]byte, error) {
 	} else {
 		e.B = append(e.B, cp.fold...)
 	}
-	return binary.LittleEndian.AppendUint32(e.B, crc32.Checksum(e.B, castagnoli)), nil
+	return withTrailer(e.B), nil
 }
 
 // The trailer of a checkpoint is the CRC-32C (Castagnoli) of everything
@@ -296,6 +296,12 @@ func (cp *Checkpoint) encode() ([]byte, error) {
 // instruction computes it at memory speed); it is no seal against a
 // writer, who could write any state anyway (docs/state.md).
 const trailerSize = 4
+
+// withTrailer appends the trailer of the checkpoint file b, everything
+// before it: the CRC-32C (Castagnoli) of b, little endian.
+func withTrailer(b []byte) []byte {
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 

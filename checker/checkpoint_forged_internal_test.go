@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +36,7 @@ func forgedStore(t *testing.T, file []byte) (ids, slots, heads int) {
 // verdict than a full check's: it is a damaged checkpoint, when loaded or
 // when the contradicting run is decoded, and never a Go panic.
 func TestForgedCheckpoint(t *testing.T) {
-	opts, state := forgedState(t)
+	opts, state := checkedState(t, []byte(forgedLog))
 	ids, slots, heads := forgedStore(t, state)
 	slot := func(file []byte, id string) int {
 		for i := range 8 {
@@ -79,8 +78,7 @@ func TestForgedCheckpoint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := bytes.Clone(state)
 			tc.forge(f)
-			body := f[:len(f)-trailerSize]
-			f = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+			f = withTrailer(f[:len(f)-trailerSize])
 			want := "the checkpoint is unusable: its contents are damaged (" + tc.want + ")"
 			err := func() (err error) {
 				defer func() {
@@ -125,7 +123,7 @@ func TestForgedCheckpoint(t *testing.T) {
 // checkpoint when parsed: the counts go on into event_count and every
 // line number of the next check.
 func TestForgedCounts(t *testing.T) {
-	_, state := forgedState(t)
+	_, state := checkedState(t, []byte(forgedLog))
 	cp, err := ParseCheckpoint(state)
 	if err != nil {
 		t.Fatal(err)
@@ -157,8 +155,7 @@ func TestForgedCounts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.forge(state)
-			body := f[:len(f)-trailerSize]
-			f = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+			f = withTrailer(f[:len(f)-trailerSize])
 			_, err := ParseCheckpoint(f)
 			var damage *CheckpointError
 			if want := "the checkpoint is unusable: its contents are damaged (" + tc.want + ")"; !errors.As(err, &damage) || err.Error() != want {
@@ -168,16 +165,17 @@ func TestForgedCounts(t *testing.T) {
 	}
 }
 
-// forgedState is the options forgedLog is checked with and the bytes of
-// the checkpoint its check writes, for a test to forge.
-func forgedState(t *testing.T) (Options, []byte) {
+// checkedState is the options of the one-stage checks of the checkpoint
+// tests (now 2026-01-02, the log named "log") and the bytes of the
+// checkpoint their check of log writes, for a test to damage or forge.
+func checkedState(t *testing.T, log []byte) (Options, []byte) {
 	t.Helper()
 	def, err := LinearDefinition([]StageID{IntStage(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
-	res, err := Check(strings.NewReader(forgedLog), opts)
+	res, err := Check(bytes.NewReader(log), opts)
 	if err != nil || res.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v", err)
 	}

@@ -2,10 +2,8 @@ package checker
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"testing"
 	"time"
 
@@ -84,27 +82,15 @@ func FuzzDecodeFold(f *testing.F) {
 // damaged too. Both with the last file read from the start (R) and at an
 // offset while its old part is proven meanwhile (At).
 func TestDamagedFoldBeatsMismatch(t *testing.T) {
-	def, err := LinearDefinition([]StageID{IntStage(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
 	log := []byte(`{"run_id":"r","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}` + "\n")
-	res, err := Check(bytes.NewReader(log), opts)
-	if err != nil || res.Checkpoint == nil {
-		t.Fatalf("no checkpoint: %v", err)
-	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
+	opts, state := checkedState(t, log)
 	grown := append(bytes.Clone(log), `{"run_id":"r","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}`+"\n"...)
 	rewritten := bytes.Clone(grown)
 	rewritten[3] = 'X'
 	const want = "the checkpoint is unusable: its contents are damaged (a bad number)"
 	for _, l := range [][]byte{grown, rewritten} {
 		for _, readAt := range []bool{false, true} {
-			cp, err := ParseCheckpoint(b.Bytes())
+			cp, err := ParseCheckpoint(state)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,32 +116,20 @@ func TestDamagedFoldBeatsMismatch(t *testing.T) {
 // is a damaged checkpoint, and so is reading it from the snapshot after
 // the check (a *CheckpointError panic, which the shell reports).
 func TestDamagedRunDecodedLate(t *testing.T) {
-	def, err := LinearDefinition([]StageID{IntStage(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
 	var log []byte
 	for _, id := range []string{"a", "b", "c"} {
 		log = fmt.Appendf(log, `{"run_id":%q,"stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`+"\n", id)
 		log = fmt.Appendf(log, `{"run_id":%q,"stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}`+"\n", id)
 	}
-	res, err := Check(bytes.NewReader(log), opts)
-	if err != nil || res.Checkpoint == nil {
-		t.Fatalf("no checkpoint: %v", err)
-	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
+	opts, state := checkedState(t, log)
 	// The fold state ends with the bodies, the last one run c's, and the
 	// attempt ids' count (0): the last byte of c's body, its attempt's last
 	// line delta, becomes a varint that never ends; the trailer is made to
 	// match.
-	file := b.Bytes()
+	file := state
 	body := file[:len(file)-trailerSize]
 	body[len(body)-2] = 0x80
-	file = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+	file = withTrailer(body)
 	const want = "the checkpoint is unusable: its contents are damaged (a bad number)"
 	for _, tc := range []struct {
 		name, event string
@@ -202,30 +176,18 @@ func TestDamagedRunDecodedLate(t *testing.T) {
 // its run does not have (behind a matching trailer) is a damaged
 // checkpoint then.
 func TestAttemptIDOfNoAttempt(t *testing.T) {
-	def, err := LinearDefinition([]StageID{IntStage(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
 	log := []byte(`{"run_id":"r","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z","attempt_id":"a1"}` + "\n" +
 		`{"run_id":"r","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}` + "\n")
-	res, err := Check(bytes.NewReader(log), opts)
-	if err != nil || res.Checkpoint == nil {
-		t.Fatalf("no checkpoint: %v", err)
-	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
+	opts, state := checkedState(t, log)
 	// The fold state ends with the one attempt id: "a1", run "r", stage 0,
 	// attempt 1 (zig-zag 2), which becomes attempt 2.
-	file := b.Bytes()
+	file := state
 	body := file[:len(file)-trailerSize]
 	if !bytes.HasSuffix(body, []byte{1, 2, 'a', '1', 1, 'r', 0, 2}) {
 		t.Fatalf("the fold state ends with %q", body[len(body)-8:])
 	}
 	body[len(body)-1] = 4
-	file = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, castagnoli))
+	file = withTrailer(body)
 	grown := append(bytes.Clone(log), `{"run_id":"s","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`+"\n"...)
 	const want = "the checkpoint is unusable: its contents are damaged (an attempt id of no attempt)"
 	for _, jobLog := range []bool{false, true} {

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,7 +69,7 @@ func TestStateDamagedFold(t *testing.T) {
 	}
 	// A byte after the fold state's end, under a trailer that matches.
 	body := append(data[:len(data)-4:len(data)-4], 0)
-	damaged := binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+	damaged := withTrailer(body)
 	if err := os.WriteFile(state, damaged, 0o644); err != nil {
 		t.Fatal(err)
 	}
