@@ -63,14 +63,7 @@ func TestCheckpointCollidingIDs(t *testing.T) {
 	if err != nil || res.Checkpoint == nil {
 		t.Fatal(err, res.NoCheckpoint)
 	}
-	var state bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&state); err != nil {
-		t.Fatal(err)
-	}
-	cp, err := checker.ParseCheckpoint(state.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := reread(t, res.Checkpoint)
 	if bits, err := checker.CheckpointIndexBits(cp, opts); err != nil || bits != 0 {
 		t.Fatalf("the checkpoint of %d colliding ids holds an index of 2^%d slots (%v), want none", runs, bits, err)
 	}

@@ -97,14 +97,7 @@ func checkFilesSplit(t *testing.T, sc splitCase, parts [][]byte, gz []int, full 
 	if res.Checkpoint == nil {
 		return false
 	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	cp, err := checker.ParseCheckpoint(b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := reread(t, res.Checkpoint)
 	for _, readAt := range []bool{false, true} {
 		opts = sc.options()
 		opts.Checkpoint, opts.Resume = true, cp
@@ -224,14 +217,7 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 	if err != nil || res.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v", err)
 	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	cp, err := checker.ParseCheckpoint(b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := reread(t, res.Checkpoint)
 	more := []byte(`{"run_id":"new","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}` + "\n")
 	grown := append(bytes.Clone(parts[0]), more...)
 	rewritten := bytes.Clone(parts[1])

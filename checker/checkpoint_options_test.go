@@ -53,11 +53,7 @@ func everyOutput(t *testing.T, res *checker.Result) [][]byte {
 	}
 	outs = append(outs, doc)
 	if res.Checkpoint != nil {
-		var b bytes.Buffer
-		if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, b.Bytes())
+		outs = append(outs, stateOf(t, res.Checkpoint))
 	}
 	return outs
 }
@@ -153,14 +149,8 @@ func TestCheckpointResumedUnderOtherOptions(t *testing.T) {
 					continue // an invalid prefix: nothing to resume from
 				}
 				resumed++
-				var b bytes.Buffer
-				if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-					t.Fatal(err)
-				}
 				o = vc.options()
-				if o.Resume, err = checker.ParseCheckpoint(b.Bytes()); err != nil {
-					t.Fatal(err)
-				}
+				o.Resume = reread(t, res.Checkpoint)
 				res, err = checker.Check(bytes.NewReader(vc.log), o)
 				if err != nil {
 					t.Fatalf("%s, %s, at %d: resuming: %v", sc.name, v.name, at, err)

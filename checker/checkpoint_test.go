@@ -69,13 +69,29 @@ func outputsOf(t testing.TB, res *checker.Result) checked {
 	}
 	out.why = res.NoCheckpoint
 	if res.Checkpoint != nil {
-		var b bytes.Buffer
-		if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-			t.Fatal(err)
-		}
-		out.state = b.Bytes()
+		out.state = stateOf(t, res.Checkpoint)
 	}
 	return out
+}
+
+// stateOf is the bytes cp's file holds (Checkpoint.WriteTo).
+func stateOf(t testing.TB, cp *checker.Checkpoint) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := cp.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// reread is cp as the next check reads it back from its file.
+func reread(t testing.TB, cp *checker.Checkpoint) *checker.Checkpoint {
+	t.Helper()
+	parsed, err := checker.ParseCheckpoint(stateOf(t, cp))
+	if err != nil {
+		t.Fatalf("the checkpoint written does not parse: %v", err)
+	}
+	return parsed
 }
 
 // checkSplit checks log[:at] with a checkpoint and, when one was written,
@@ -93,14 +109,7 @@ func checkSplit(t testing.TB, sc splitCase, full checked, at int) bool {
 	if res.Checkpoint == nil {
 		return false
 	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	cp, err := checker.ParseCheckpoint(b.Bytes())
-	if err != nil {
-		t.Fatalf("%s split at %d: %v", sc.name, at, err)
-	}
+	cp := reread(t, res.Checkpoint)
 	opts = sc.options()
 	opts.Checkpoint, opts.Resume = true, cp
 	res, err = checker.Check(bytes.NewReader(sc.log), opts)
@@ -272,11 +281,7 @@ func TestCheckpointMismatch(t *testing.T) {
 	if err != nil || res.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v %q", err, res.NoCheckpoint)
 	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	state := b.Bytes()
+	state := stateOf(t, res.Checkpoint)
 	parsed, err := checker.ParseCheckpoint(state)
 	if err != nil {
 		t.Fatal(err)
@@ -350,13 +355,7 @@ func TestCheckpointUnchanged(t *testing.T) {
 	if err != nil || res.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v", err)
 	}
-	var b bytes.Buffer
-	if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-		t.Fatal(err)
-	}
-	if opts.Resume, err = checker.ParseCheckpoint(b.Bytes()); err != nil {
-		t.Fatal(err)
-	}
+	opts.Resume = reread(t, res.Checkpoint)
 	if res, err = checker.Check(bytes.NewReader(log), opts); err != nil || res.Checkpoint != opts.Resume {
 		t.Fatalf("err %v; got a new checkpoint for a log that gained nothing", err)
 	}

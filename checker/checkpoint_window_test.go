@@ -136,13 +136,7 @@ func TestCheckpointWindowMismatch(t *testing.T) {
 			if err != nil || res.Checkpoint == nil {
 				t.Fatalf("no checkpoint: %v", err)
 			}
-			var b bytes.Buffer
-			if _, err := res.Checkpoint.WriteTo(&b); err != nil {
-				t.Fatal(err)
-			}
-			if opts.Resume, err = checker.ParseCheckpoint(b.Bytes()); err != nil {
-				t.Fatal(err)
-			}
+			opts.Resume = reread(t, res.Checkpoint)
 			opts.Window = checker.Window{}
 			if c.resumed != "" {
 				if opts.Window, err = checker.ParseWindow(c.resumed); err != nil {
