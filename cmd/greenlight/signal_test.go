@@ -40,11 +40,7 @@ func entries(t *testing.T, dir string) []string {
 // the previous snapshot byte for byte, says so last on stderr and exits 130
 // or 143 (docs/contract.md).
 func TestSignalMidSnapshot(t *testing.T) {
-	for _, sig := range []struct {
-		name string
-		sig  syscall.Signal
-		code int
-	}{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}} {
+	for _, sig := range stopSignals {
 		for _, format := range []string{"text", "json"} {
 			t.Run(sig.name+"/"+format, func(t *testing.T) {
 				dir := t.TempDir()
@@ -65,17 +61,7 @@ func TestSignalMidSnapshot(t *testing.T) {
 					cmd.Process.Kill()
 					t.Fatalf("the temporary file is not there with bytes in it: %v", err)
 				}
-				if err := cmd.Process.Signal(sig.sig); err != nil {
-					t.Fatal(err)
-				}
-				rest, _ := io.ReadAll(r)
-				cmd.Wait()
-				if got := cmd.ProcessState.ExitCode(); got != sig.code {
-					t.Errorf("exit %d, want %d", got, sig.code)
-				}
-				if want := "greenlight: stopped by " + sig.name + "; " + snap + " left as it was\n"; string(rest) != want {
-					t.Errorf("stderr after the signal %q, want %q", rest, want)
-				}
+				stopMidWrite(t, cmd, r, sig, snap)
 				if got := entries(t, dir); len(got) != 1 || got[0] != "health.json" {
 					t.Errorf("the directory holds %q, want only health.json", got)
 				}
@@ -140,11 +126,7 @@ func TestClosedStdout(t *testing.T) {
 // old part is still proven, docs/state.md) removes that file, leaves the
 // old checkpoint byte for byte, prints no verdict and says so last.
 func TestSignalMidStagedCheckpoint(t *testing.T) {
-	for _, sig := range []struct {
-		name string
-		sig  syscall.Signal
-		code int
-	}{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}} {
+	for _, sig := range stopSignals {
 		t.Run(sig.name, func(t *testing.T) {
 			dir := t.TempDir()
 			logPath, state := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "gate.state")
@@ -179,17 +161,7 @@ func TestSignalMidStagedCheckpoint(t *testing.T) {
 				cmd.Process.Kill()
 				t.Fatalf("no mid-write line of the checkpoint: %q, %v", line, err)
 			}
-			if err := cmd.Process.Signal(sig.sig); err != nil {
-				t.Fatal(err)
-			}
-			rest, _ := io.ReadAll(r)
-			cmd.Wait()
-			if got := cmd.ProcessState.ExitCode(); got != sig.code {
-				t.Errorf("exit %d, want %d", got, sig.code)
-			}
-			if want := "greenlight: stopped by " + sig.name + "; " + state + " left as it was\n"; string(rest) != want {
-				t.Errorf("stderr after the signal %q, want %q", rest, want)
-			}
+			stopMidWrite(t, cmd, r, sig, state)
 			if got := entries(t, dir); len(got) != 2 || got[0] != "events.jsonl" || got[1] != "gate.state" {
 				t.Errorf("the directory holds %q, want events.jsonl and gate.state", got)
 			}
@@ -221,4 +193,32 @@ func startMidWrite(t *testing.T, cmd *exec.Cmd, stdout *bytes.Buffer) (r *bufio.
 	line, err = r.ReadString('\n')
 	tmp, ok = strings.CutPrefix(strings.TrimSuffix(line, "\n"), "mid-write ")
 	return r, line, tmp, ok, err
+}
+
+// stopSignal is a signal that stops greenlight, and the exit code it gives.
+type stopSignal struct {
+	name string
+	sig  syscall.Signal
+	code int
+}
+
+// stopSignals are the signals a stopped write is tested under.
+var stopSignals = []stopSignal{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}}
+
+// stopMidWrite sends sig to cmd, stalled in the middle of a write (r reads
+// the rest of its stderr), waits for it, and requires its exit code and
+// its last words: "stopped by SIG; TARGET left as it was".
+func stopMidWrite(t *testing.T, cmd *exec.Cmd, r *bufio.Reader, sig stopSignal, target string) {
+	t.Helper()
+	if err := cmd.Process.Signal(sig.sig); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(r)
+	cmd.Wait()
+	if got := cmd.ProcessState.ExitCode(); got != sig.code {
+		t.Errorf("exit %d, want %d", got, sig.code)
+	}
+	if want := "greenlight: stopped by " + sig.name + "; " + target + " left as it was\n"; string(rest) != want {
+		t.Errorf("stderr after the signal %q, want %q", rest, want)
+	}
 }
