@@ -396,8 +396,9 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		LineCount:  lines,
 		Files:      src,
 	})
-	if verify != nil && res.Checkpoint != nil && res.Checkpoint.encoded != nil && opts.CheckpointEncoded != nil {
-		// The shell may write it while the old part is still proven.
+	if res.Checkpoint != nil && res.Checkpoint.encoded != nil && opts.CheckpointEncoded != nil {
+		// Encoded while the old part is still proven (above): the shell
+		// may write it meanwhile.
 		opts.CheckpointEncoded(res.Checkpoint)
 	}
 	return res, nil

@@ -66,6 +66,12 @@ func gatherMetrics(l *Log) metricsOf {
 		m.hasSchedule = true
 		m.missed, m.slots = MissedCount(s)
 	}
+	// succeeded keeps the latest last event of a run that succeeded.
+	succeeded := func(t time.Time) {
+		if u := unixSeconds(t); !m.hasSuccess || u > m.lastSuccess {
+			m.lastSuccess, m.hasSuccess = u, true
+		}
+	}
 	// The runs' heads hold all the metrics read: no run report is built.
 	for _, h := range s.RunHeads() {
 		m.runs[string(h.State)]++
@@ -73,9 +79,7 @@ func gatherMetrics(l *Log) metricsOf {
 			m.latest = string(h.State)
 		}
 		if h.State == checker.RunSucceeded && !h.LastEvent.IsZero() {
-			if u := unixSeconds(h.LastEvent); !m.hasSuccess || u > m.lastSuccess {
-				m.lastSuccess, m.hasSuccess = u, true
-			}
+			succeeded(h.LastEvent)
 		}
 	}
 	// A window's folded runs (docs/window.md) are not listed, but they are
@@ -86,9 +90,7 @@ func gatherMetrics(l *Log) metricsOf {
 		}
 		if w.LastFoldedSuccess != nil {
 			if t, err := time.Parse(time.RFC3339Nano, *w.LastFoldedSuccess); err == nil {
-				if u := unixSeconds(t); !m.hasSuccess || u > m.lastSuccess {
-					m.lastSuccess, m.hasSuccess = u, true
-				}
+				succeeded(t)
 			}
 		}
 		if m.latest == "" {

@@ -145,21 +145,14 @@ func TestSnapshotConsistency(t *testing.T) {
 		}, "verdict healthy with gate latest, but the latest run is folded and not every folded run succeeded"},
 		{"healthy with gate latest over a folded latest run, every folded run succeeded", func(l *render.Log) {
 			s := l.Result.Snapshot
-			foldOne(s)
-			s.StateCounts.Failed--
-			s.StateCounts.Succeeded++
-			s.Window.FoldedStateCounts = checker.FoldedStateCounts{Succeeded: 1}
+			foldOneSucceeded(s)
 			at := "2026-01-01T00:00:00Z"
 			s.Window.LastFoldedSuccess = &at
 			id := "cm-folded"
 			s.Schedule, s.LatestRunID, s.Verdict, s.Options.Gate = nil, &id, "healthy", "latest"
 		}, ""},
 		{"a folded success without its time", func(l *render.Log) {
-			s := l.Result.Snapshot
-			foldOne(s)
-			s.StateCounts.Failed--
-			s.StateCounts.Succeeded++
-			s.Window.FoldedStateCounts = checker.FoldedStateCounts{Succeeded: 1}
+			foldOneSucceeded(l.Result.Snapshot)
 		}, "window.last_folded_success_utc is null, but window.folded_state_counts.succeeded is 1"},
 		{"a last folded success without a folded success", func(l *render.Log) {
 			s := l.Result.Snapshot
@@ -205,6 +198,15 @@ func foldOne(s *checker.Snapshot) {
 	s.Window = &checker.WindowReport{Window: "1d", DurationSeconds: &secs, FoldedRunCount: 1, FoldedStateCounts: checker.FoldedStateCounts{Failed: 1}}
 	s.RunCount++
 	s.StateCounts.Failed++
+}
+
+// foldOneSucceeded is foldOne with the folded run succeeded, its
+// time (window.last_folded_success_utc) left for the test to give.
+func foldOneSucceeded(s *checker.Snapshot) {
+	foldOne(s)
+	s.StateCounts.Failed--
+	s.StateCounts.Succeeded++
+	s.Window.FoldedStateCounts = checker.FoldedStateCounts{Succeeded: 1}
 }
 
 func decodeSnapshot(t *testing.T, doc []byte) *checker.Snapshot {
