@@ -29,7 +29,7 @@ import (
 // CheckpointVersion is the first line of a checkpoint file: its format and
 // version. A file with any other first line is no checkpoint of this
 // greenlight.
-const CheckpointVersion = "greenlight.state/v3"
+const CheckpointVersion = "greenlight.state/v4"
 
 // checkpointMagic is the checkpoint file's first line, newline included.
 var checkpointMagic = []byte(CheckpointVersion + "\n")
@@ -48,8 +48,8 @@ type CheckpointFile struct {
 	// after Offset bytes (encoding.BinaryMarshaler's form).
 	hashState []byte
 	// pieceSize is the bytes of a proof piece (checkpoint_proof.go),
-	// pieceSums the SHA-256 of each whole piece of the first Offset bytes,
-	// and pieceTail the digest state of the bytes after the last one.
+	// pieceSums the BLAKE3 digest of each whole piece of the first Offset
+	// bytes, and pieceTail the digest of the bytes after the last one.
 	pieceSize int64
 	pieceSums []byte
 	pieceTail []byte
@@ -210,8 +210,10 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 			d.Fail("a line count out of range")
 		case f.pieceSize <= 0 || f.pieceSize > maxPieceBytes:
 			d.Fail("a proof piece size out of range")
-		case int64(len(f.pieceSums)) != f.Offset/f.pieceSize*sha256.Size:
+		case int64(len(f.pieceSums)) != f.Offset/f.pieceSize*pieceDigestSize:
 			d.Fail("a file's piece digests do not cover its offset")
+		case len(f.pieceTail) != pieceDigestSize:
+			d.Fail("a file's last piece digest is not 32 bytes")
 		}
 		cp.files = append(cp.files, f)
 	}
@@ -434,14 +436,14 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 
 // verifyAt starts proving, on a goroutine of its own, that file i of the
 // log, the last one cp read, starts with the text cp's file i held,
-// reading its pieces from f.At on every core (provePieces, with digests
-// of newHash); it returns the function that waits for the proof (any
+// reading its whole pieces from f.At on every core (provePieces; tail is
+// proveTail's proof of the rest); it returns the function that waits for the proof (any
 // number of times), which is resumeFile's. Meanwhile resumeAt lets the
 // check go on from where cp stopped: the new bytes are decoded, and the
 // state they give judged, while the old ones are hashed. oneFile says the
 // log has no other file.
-func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, newHash func() hash.Hash) func() error {
-	return background(func() error { return provePieces(cp.files[i], f, oneFile, newHash) })
+func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, tail pieceResult) func() error {
+	return background(func() error { return provePieces(cp.files[i], f, oneFile, tail) })
 }
 
 // resumeAt gives text, the digest of file i's own text (h itself in a log

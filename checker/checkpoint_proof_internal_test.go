@@ -2,29 +2,25 @@ package checker
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
-	"hash"
 	"io"
 	"testing"
 	"time"
+
+	"lukechampine.com/blake3"
 )
 
 // piecesOf is the checkpoint file of the first offset bytes of text, hashed
 // in pieces of size bytes written w bytes at a time.
 func piecesOf(t *testing.T, text []byte, offset, size int64, w int) CheckpointFile {
 	t.Helper()
-	p := newPieces(size, sha256.New)
+	p := newPieces(size)
 	for b := text[:offset]; len(b) > 0; {
 		k := min(w, len(b))
 		p.Write(b[:k])
 		b = b[k:]
 	}
-	tail, err := p.state()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return CheckpointFile{File: "events.jsonl", Compression: CompressionNone, Offset: offset, pieceSize: size, pieceSums: p.sums, pieceTail: tail}
+	return CheckpointFile{File: "events.jsonl", Compression: CompressionNone, Offset: offset, pieceSize: size, pieceSums: p.sums, pieceTail: p.tailSum()}
 }
 
 // TestPieces: the digests of the pieces are those of the text's pieces,
@@ -37,27 +33,24 @@ func TestPieces(t *testing.T) {
 			cf := piecesOf(t, text, int64(len(text)), size, w)
 			var want []byte
 			for from := int64(0); from+size <= int64(len(text)); from += size {
-				sum := sha256.Sum256(text[from : from+size])
+				sum := blake3.Sum256(text[from : from+size])
 				want = append(want, sum[:]...)
 			}
 			if !bytes.Equal(cf.pieceSums, want) {
 				t.Fatalf("pieces of %d bytes written %d at a time: %d digest bytes, want %d", size, w, len(cf.pieceSums), len(want))
 			}
-			rest := sha256.New()
-			rest.Write(text[int64(len(text))/size*size:])
-			if state, _ := hashState(rest); !bytes.Equal(cf.pieceTail, state) {
-				t.Fatalf("pieces of %d bytes written %d at a time: the last piece's state differs", size, w)
+			if rest := blake3.Sum256(text[int64(len(text))/size*size:]); !bytes.Equal(cf.pieceTail, rest[:]) {
+				t.Fatalf("pieces of %d bytes written %d at a time: the last piece's digest differs", size, w)
 			}
 			for _, cut := range []int64{0, 1, size, 333, int64(len(text))} {
 				if cut > int64(len(text)) {
 					continue
 				}
-				p, err := resumePieces(piecesOf(t, text, cut, size, w), sha256.New)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p.Write(text[cut:])
-				if state, _ := p.state(); !bytes.Equal(p.sums, cf.pieceSums) || !bytes.Equal(state, cf.pieceTail) {
+				// The bytes after the last whole piece are written again.
+				from := piecesOf(t, text, cut, size, w)
+				p := resumePieces(from)
+				p.Write(text[wholeBytes(from):])
+				if !bytes.Equal(p.sums, cf.pieceSums) || !bytes.Equal(p.tailSum(), cf.pieceTail) {
 					t.Fatalf("pieces of %d bytes resumed at %d: they differ from the text's written at once", size, cut)
 				}
 			}
@@ -119,7 +112,8 @@ func TestProvePieces(t *testing.T) {
 		{"a read error in a truncated file", cf, failingAt{text[:650], 420}, true, "reading events.jsonl: input/output error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := provePieces(tc.want, LogFile{Path: "events.jsonl", At: tc.at}, tc.oneFile, func() hash.Hash { return sha256.New() })
+			f := LogFile{Path: "events.jsonl", At: tc.at}
+			err := provePieces(tc.want, f, tc.oneFile, proveTail(tc.want, f, resumePieces(tc.want)))
 			got := ""
 			if err != nil {
 				got = err.Error()
@@ -158,16 +152,16 @@ func TestDamagedPieces(t *testing.T) {
 		spoil func(f *CheckpointFile)
 		err   string
 	}{
-		{"a digest missing", func(f *CheckpointFile) { f.pieceSums = f.pieceSums[:sha256.Size] },
+		{"a digest missing", func(f *CheckpointFile) { f.pieceSums = f.pieceSums[:pieceDigestSize] },
 			"the checkpoint is unusable: its contents are damaged (a file's piece digests do not cover its offset)"},
-		{"a digest too many", func(f *CheckpointFile) { f.pieceSums = append(f.pieceSums, make([]byte, sha256.Size)...) },
+		{"a digest too many", func(f *CheckpointFile) { f.pieceSums = append(f.pieceSums, make([]byte, pieceDigestSize)...) },
 			"the checkpoint is unusable: its contents are damaged (a file's piece digests do not cover its offset)"},
 		{"no piece size", func(f *CheckpointFile) { f.pieceSize = 0 },
 			"the checkpoint is unusable: its contents are damaged (a proof piece size out of range)"},
 		{"a piece size over 1 GiB", func(f *CheckpointFile) { f.pieceSize = maxPieceBytes + 1 },
 			"the checkpoint is unusable: its contents are damaged (a proof piece size out of range)"},
-		{"a last piece's state that is none", func(f *CheckpointFile) { f.pieceTail = []byte("junk") },
-			"the checkpoint is unusable: its contents are damaged (its digest state of a file's last piece: crypto/sha256: invalid hash state identifier)"},
+		{"a last piece's digest that is none", func(f *CheckpointFile) { f.pieceTail = []byte("junk") },
+			"the checkpoint is unusable: its contents are damaged (a file's last piece digest is not 32 bytes)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cp, err := ParseCheckpoint(good.Bytes())

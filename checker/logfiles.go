@@ -248,10 +248,15 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		// the part before it.
 		resumed := cp != nil && i < len(cp.files)
 		at := resumed && i == len(cp.files)-1 && f.At != nil && f.Stored == nil
+		// A checkpoint written keeps the digests of the text's pieces: a
+		// file the checkpoint read goes on from its pieces, after the
+		// part of its last piece read again (to prove it, at an offset).
+		var pc *pieces
 		if at {
 			offset := cp.files[i].Offset
 			r = io.NewSectionReader(f.At, offset, math.MaxInt64-offset)
-			verify = verifyAt(cp, i, f, len(files) == 1, opts.newSHA256)
+			pc = resumePieces(cp.files[i])
+			verify = verifyAt(cp, i, f, len(files) == 1, proveTail(cp.files[i], f, pc))
 		}
 		if f.Stored == nil && len(files) > 1 {
 			own = opts.newSHA256()
@@ -269,22 +274,16 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 			text = opts.newSHA256()
 			r = eventline.HashingReader(r, text)
 		}
-		// A checkpoint written keeps the digests of the text's pieces: a
-		// file the checkpoint read goes on from its pieces, after the
-		// part read again to prove it.
-		var pc *pieces
 		if opts.Checkpoint {
-			if resumed {
-				var err error
-				if pc, err = resumePieces(cp.files[i], opts.newSHA256); err != nil {
-					return nil, err
-				}
-			} else {
-				pc = newPieces(opts.pieceBytes(), opts.newSHA256)
-			}
 			skip := int64(0)
-			if resumed && !at {
-				skip = cp.files[i].Offset
+			switch {
+			case at:
+				// pc holds the last piece's bytes before the offset
+			case resumed:
+				pc = resumePieces(cp.files[i])
+				skip = wholeBytes(cp.files[i])
+			default:
+				pc = newPieces(opts.pieceBytes())
 			}
 			r = &piecesReader{r: r, p: pc, skip: skip}
 		}
@@ -358,12 +357,8 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 			if err != nil {
 				return nil, err
 			}
-			tail, err := pc.state()
-			if err != nil {
-				return nil, err
-			}
 			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression, Offset: counted.n, Lines: fileLines, hashState: state,
-				pieceSize: pc.size, pieceSums: pc.sums, pieceTail: tail})
+				pieceSize: pc.size, pieceSums: pc.sums, pieceTail: pc.tailSum()})
 		}
 	}
 	digest := opts.SHA256

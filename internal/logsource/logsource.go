@@ -33,6 +33,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
 )
 
 // MaxZstdWindow (bytes, 128 MiB) is the largest zstd window a stream may
@@ -284,8 +285,11 @@ func Open(names []string, stdin io.Reader, open Opener, openErr func(error) erro
 			f.size = size
 			if size >= 0 {
 				// A regular file stored as read: a resumed check proves
-				// the part its checkpoint read while it decodes the rest.
-				f.Log.At = osf
+				// the part its checkpoint read while it decodes the rest,
+				// hashing it from memory where the system maps files.
+				m := osfile.NewMapped(osf)
+				f.Log.At = m
+				f.closers = append(f.closers, m)
 			}
 		}
 		files = append(files, f)

@@ -1,0 +1,89 @@
+package checker
+
+import (
+	"hash"
+	"math/bits"
+
+	"lukechampine.com/blake3/guts"
+)
+
+// strideBytes is what one call of guts.CompressBuffer hashes: 16 chunks
+// of 1 KiB, side by side in the SIMD lanes (AVX-512 on amd64; the
+// library's generic code elsewhere).
+const strideBytes = guts.MaxSIMD * guts.ChunkSize
+
+// wholePieceDigest is the BLAKE3 digest of a whole proof piece of size
+// bytes, a power of two (at least 2) times strideBytes (the 4 MiB default), built from
+// the library's low-level functions on the calling goroutine only:
+// blake3.Hasher's Write hashes a large write on goroutines of its own, one
+// for every 16 KiB, which a proof reading a file mapped into memory must
+// not hand its bytes to (internal/osfile recovers a fault of a file that
+// shrank under its mapping on the goroutine that reads, not on others).
+// BLAKE3's tree over a power of two of chunks is the perfect binary tree
+// of its strides' subtrees (the specification's section 2.1), so the
+// digest is blake3.Sum256's of the same bytes, which the tests hold it
+// to. Sum is only meant for the whole piece.
+type wholePieceDigest struct {
+	cvs []([8]uint32) // the chaining value of each stride so far
+	buf [strideBytes]byte
+	n   int // bytes in buf
+}
+
+// newWholePieceDigest is the digest of a whole piece of size bytes:
+// wholePieceDigest where size fits it, else blake3.Hasher's.
+func newWholePieceDigest(size int64) hash.Hash {
+	if size < 2*strideBytes || size%strideBytes != 0 || bits.OnesCount64(uint64(size/strideBytes)) != 1 {
+		return newPieceHash()
+	}
+	return &wholePieceDigest{cvs: make([][8]uint32, 0, size/strideBytes)}
+}
+
+func (d *wholePieceDigest) stride(b *[strideBytes]byte) {
+	counter := uint64(len(d.cvs)) * guts.MaxSIMD // chunks before this stride
+	d.cvs = append(d.cvs, guts.ChainingValue(guts.CompressBuffer(b, strideBytes, &guts.IV, counter, 0)))
+}
+
+// Write hashes b's strides as they fill.
+func (d *wholePieceDigest) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		if d.n == 0 && len(b) >= strideBytes {
+			d.stride((*[strideBytes]byte)(b[:strideBytes]))
+			b = b[strideBytes:]
+			continue
+		}
+		k := copy(d.buf[d.n:], b)
+		d.n += k
+		b = b[k:]
+		if d.n == strideBytes {
+			d.stride(&d.buf)
+			d.n = 0
+		}
+	}
+	return n, nil
+}
+
+// Sum appends the digest of the piece written (a power of two of whole
+// strides) to b: the parents of each level of the tree, up to the root.
+func (d *wholePieceDigest) Sum(b []byte) []byte {
+	level := append([][8]uint32(nil), d.cvs...)
+	for len(level) > 2 {
+		for i := range len(level) / 2 {
+			level[i] = guts.ChainingValue(guts.ParentNode(level[2*i], level[2*i+1], &guts.IV, 0))
+		}
+		level = level[:len(level)/2]
+	}
+	root := guts.ParentNode(level[0], level[1], &guts.IV, 0)
+	root.Flags |= guts.FlagRoot
+	out := guts.WordsToBytes(guts.CompressNode(root))
+	return append(b, out[:pieceDigestSize]...)
+}
+
+// Reset starts a new piece.
+func (d *wholePieceDigest) Reset() { d.cvs, d.n = d.cvs[:0], 0 }
+
+// Size is the digest's bytes.
+func (d *wholePieceDigest) Size() int { return pieceDigestSize }
+
+// BlockSize is BLAKE3's block.
+func (d *wholePieceDigest) BlockSize() int { return guts.BlockSize }
