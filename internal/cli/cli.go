@@ -474,11 +474,56 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	// temporary file waits to replace it, so that neither is replaced when
 	// the other cannot be written.
 	writeState := func() error { return state.write(res, env) }
-	if *snapshotPath == "" {
+	// print writes the output for the format.
+	print := func(w io.Writer) error {
+		switch {
+		case c.format == "json":
+			return render.WriteSnapshotJSON(w, snap)
+		case c.format == "markdown":
+			return render.WriteMarkdownReport(w, snap, render.MarkdownOptions{List: render.ListOptions{All: *allRuns}})
+		case IsCIFormat(c.format):
+			return WriteCIFormat(w, c.format, []render.Log{FormatLog(name, len(logs), opts, res)}, checkSeconds)
+		}
+		return render.WriteTextOptions(w, snap, render.TextOptions{
+			List:  render.ListOptions{All: *allRuns},
+			Color: useColor(colorWhen, isTerminal(env.Stdout), os.Getenv),
+		})
+	}
+	var printed *bytes.Buffer // the output, built while the checkpoint was renamed
+	switch {
+	case *snapshotPath == "" && state.commitOnly(res) && boundedOutput(c.format, *allRuns):
+		// Renaming the staged checkpoint over the old one frees the old
+		// one's pages, milliseconds for a large one: the bounded output is
+		// built meanwhile (the rename touches no check state) and printed
+		// only once the checkpoint is written.
+		printed = new(bytes.Buffer)
+		built := make(chan error, 1)
+		var panicked any // a damaged run's, raised again here for runCheck to report
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					panicked = r
+					built <- nil
+				}
+			}()
+			built <- print(printed)
+		}()
+		err := writeState()
+		berr := <-built
+		if panicked != nil {
+			panic(panicked)
+		}
+		if err == nil && berr != nil {
+			err = fmt.Errorf("cannot write the output: %s", osfile.Describe(berr))
+		}
+		if err != nil {
+			return ExitInvalid, err
+		}
+	case *snapshotPath == "":
 		if err := writeState(); err != nil {
 			return ExitInvalid, err
 		}
-	} else {
+	default:
 		write := func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) }
 		var then func(io.Reader) error
 		if c.format == "json" {
@@ -502,17 +547,10 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	switch {
 	case c.format == "json" && *snapshotPath != "":
 		// Printed above.
-	case c.format == "json":
-		err = render.WriteSnapshotJSON(env.Stdout, snap)
-	case c.format == "markdown":
-		err = render.WriteMarkdownReport(env.Stdout, snap, render.MarkdownOptions{List: render.ListOptions{All: *allRuns}})
-	case IsCIFormat(c.format):
-		err = WriteCIFormat(env.Stdout, c.format, []render.Log{FormatLog(name, len(logs), opts, res)}, checkSeconds)
+	case printed != nil:
+		_, err = printed.WriteTo(env.Stdout)
 	default:
-		err = render.WriteTextOptions(env.Stdout, snap, render.TextOptions{
-			List:  render.ListOptions{All: *allRuns},
-			Color: useColor(colorWhen, isTerminal(env.Stdout), os.Getenv),
-		})
+		err = print(env.Stdout)
 	}
 	if err != nil {
 		return ExitInvalid, fmt.Errorf("cannot write the output: %s", osfile.Describe(err))
@@ -521,6 +559,14 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 		return ExitUnhealthy, nil
 	}
 	return ExitOK, nil
+}
+
+// boundedOutput says whether the output of format is bounded whatever the
+// log (docs/contract.md, streamed outputs): text and markdown without
+// --all-runs, and openmetrics. Only such an output is built in memory
+// before it is printed.
+func boundedOutput(format string, allRuns bool) bool {
+	return format == "openmetrics" || (format == "text" || format == "markdown") && !allRuns
 }
 
 // RenderGCPercent is the garbage collector's GOGC while greenlight writes

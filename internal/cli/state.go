@@ -61,7 +61,7 @@ func (s *stateFlags) restoreGC() {
 // Setting RenderGCPercent before those would have the collector mark the
 // whole fold state once, for nothing.
 func (s *stateFlags) renderGC(format string, allRuns bool) (restore func()) {
-	lean := format == "json" || format == "openmetrics" || (format == "text" || format == "markdown") && !allRuns
+	lean := format == "json" || boundedOutput(format, allRuns)
 	if s.gcOff && lean {
 		return s.restoreGC
 	}
@@ -211,6 +211,12 @@ func (s *stateFlags) stage(cp *checker.Checkpoint) {
 func (s *stateFlags) discard() {
 	s.staged.Discard()
 	s.staged, s.stagedFor, s.stageErr = nil, nil, nil
+}
+
+// commitOnly says whether writing res's checkpoint is renaming the one
+// staged while the check ran: nothing of the check's state is read then.
+func (s *stateFlags) commitOnly(res *checker.Result) bool {
+	return s.path != "" && res.Snapshot != nil && res.Checkpoint != nil && res.Checkpoint == s.stagedFor && s.staged != nil && s.stageErr == nil
 }
 
 // write writes the checkpoint of a valid check atomically (like
