@@ -252,9 +252,10 @@ echo "== 12. check --state: 1,000 events appended to the 1M log, resumed from th
 grown="$work/growing.jsonl"
 state="$work/growing.state"
 cp "$log" "$grown"; rm -f "$state"
-# "hash" is bench/loghash: crypto/sha256, the hash --state proves the prefix
-# with (SHA extensions where the CPU has them, which coreutils' sha256sum
-# may not use), in greenlight's 1 MiB reads.
+# "hash" is bench/loghash: the log's SHA-256 on one core (SHA extensions
+# where the CPU has them, which coreutils' sha256sum may not use), in 1 MiB
+# reads, the reference of the "hash plus load" target; --state itself
+# proves the prefix in BLAKE3 pieces on every core (docs/state.md).
 go build -o "$work/loghash" ./bench/loghash
 "$gl" check "$grown" --stages 1,2 --now "$now" --state "$state" > /dev/null
 cp "$state" "$state.orig"
