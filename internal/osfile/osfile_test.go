@@ -3,10 +3,12 @@
 package osfile
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 )
@@ -81,5 +83,39 @@ func TestDescribe(t *testing.T) {
 		if got := Describe(c.err); got != c.want {
 			t.Errorf("Describe(%v) = %q, want %q", c.err, got, c.want)
 		}
+	}
+}
+
+// TestReadFileLarge: a file of parallelReadBytes or more is read in parts
+// on every core, with the same bytes as one read from its start.
+func TestReadFileLarge(t *testing.T) {
+	dir := t.TempDir()
+	for _, size := range []int{parallelReadBytes - 1, parallelReadBytes, 2*parallelReadBytes + 3} {
+		want := make([]byte, size)
+		for i := range want {
+			want[i] = byte(i*7 + i>>13)
+		}
+		path := filepath.Join(dir, "checkpoint")
+		if err := os.WriteFile(path, want, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ReadFile(path)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("ReadFile of %d bytes: %d bytes, equal %v, error %v", size, len(got), bytes.Equal(got, want), err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+		got, ok := readParallel(f, size)
+		if ok != (size >= parallelReadBytes) || ok && !bytes.Equal(got, want) {
+			t.Fatalf("readParallel of %d bytes on two cores: ok %v", size, ok)
+		}
+		// A file longer than the size it was stat'ed at is read whole.
+		if _, ok := readParallel(f, size-1); ok {
+			t.Fatalf("readParallel of %d bytes of a longer file: ok", size-1)
+		}
+		f.Close()
 	}
 }
