@@ -188,8 +188,10 @@ export function eventBytes(env, cwd) {
  * which spends seconds of CPU compiling functions the start-up code made
  * hot. A large log (or one of unknown size) wants optimized code, but only
  * for the functions that are hot over millions of lines, hence a tiering
- * budget well above V8's default. The flags must be set before the module
- * is compiled.
+ * budget a hundred times V8's default: at a tenth of it, TurboFan also
+ * compiled much of the package initialization, on background threads whose
+ * CPU the step pays (docs/action.md has the figures). The flags must be set
+ * before the module is compiled.
  */
 export function tier(bytes) {
   // Lazy validation: V8 validates each function when it first compiles it,
@@ -198,7 +200,40 @@ export function tier(bytes) {
   // vouched for the bytes. It saves 20 to 40 ms of the sample's start-up.
   return bytes >= 0 && bytes <= smallLogBytes
     ? { name: 'Liftoff only', flags: '--liftoff-only --wasm-lazy-validation' }
-    : { name: 'tiered', flags: '--wasm-tiering-budget=20000000 --wasm-lazy-validation' };
+    : { name: 'tiered', flags: '--wasm-tiering-budget=200000000 --wasm-lazy-validation' };
+}
+
+/**
+ * growMemory adds pages to the memory of a module's instance before it
+ * starts (memoryPages). Memory it cannot add is only not added: the Go
+ * runtime grows the memory itself as it needs, and reports running out.
+ */
+export function growMemory(instance, pages) {
+  if (pages <= 0) return;
+  try {
+    instance.exports.memory.grow(pages);
+  } catch {
+    // A host with less memory to give: the module grows it when it needs.
+  }
+}
+
+/** wasmPageBytes is the size of a WebAssembly memory page. */
+const wasmPageBytes = 64 << 10;
+
+/**
+ * memoryPages is how many pages of memory to add to the module's before it
+ * starts, from the size of the logs (eventBytes): none for a small log,
+ * else about what the Go heap will need (the log's size and 64 MiB, at
+ * most 1 GiB; 256 MiB for a log of unknown size). The Go runtime takes the
+ * memory it finds at start as its own, so it then seldom grows the memory
+ * itself; each memory.grow makes V8 count more external memory and collect
+ * its own heap, and the 1M-event log grew the memory often enough for 74
+ * of those collections. Pages the module never touches cost no RSS.
+ */
+export function memoryPages(bytes) {
+  if (bytes >= 0 && bytes <= smallLogBytes) return 0;
+  const want = bytes < 0 ? 256 << 20 : Math.min(bytes + (64 << 20), 1 << 30);
+  return Math.ceil(want / wasmPageBytes);
 }
 
 /**
@@ -399,9 +434,10 @@ export function hostImports() {
  * /dev/stdout: Try again". It returns the exit code, and finish(header),
  * which writes the header and then copies the files to the step's stdout
  * and stderr, or discard(), which drops them (the lean module's
- * EXIT_NEEDS_FULL: it wrote nothing of its results).
+ * EXIT_NEEDS_FULL: it wrote nothing of its results). pages is the memory
+ * to add before the module starts (memoryPages).
  */
-async function runWasm(compiled, env, cwd) {
+async function runWasm(compiled, env, cwd, pages) {
   const tmpRoot = env.RUNNER_TEMP && fs.existsSync(env.RUNNER_TEMP) ? env.RUNNER_TEMP : os.tmpdir();
   const tmp = fs.mkdtempSync(path.join(tmpRoot, 'greenlight-'));
   const outFile = path.join(tmp, 'stdout');
@@ -425,6 +461,7 @@ async function runWasm(compiled, env, cwd) {
     const host = hostImports();
     const instance = await WebAssembly.instantiate(module, { ...wasi.getImportObject(), ...host.imports });
     host.memory = instance.exports.memory;
+    growMemory(instance, pages);
     code = wasi.start(instance);
   } catch (err) {
     // A trap (out of memory, say) ends the module without an exit code;
@@ -486,7 +523,9 @@ async function run(env, cwd, clock) {
       return runNative(bin, env, cwd, `greenlight ${version}, engine native: ${notes.join('; ')}\n`);
     }
     // The compile tier's flags must be set before the module is compiled.
-    const t = tier(eventBytes(env, cwd));
+    const logBytes = eventBytes(env, cwd);
+    const t = tier(logBytes);
+    const pages = memoryPages(logBytes);
     v8.setFlagsFromString(t.flags);
     const compile = (bytes) => {
       const p = WebAssembly.compile(bytes);
@@ -501,7 +540,7 @@ async function run(env, cwd, clock) {
       const lean = releasedModule(LEAN_MODULE, compile);
       if (lean) {
         clock.mark('lean module read and hashed');
-        const r = await runWasm(lean, env, cwd);
+        const r = await runWasm(lean, env, cwd, pages);
         clock.mark('lean module ran');
         if (r.code !== EXIT_NEEDS_FULL) {
           log(`released module dist/${LEAN_MODULE} (sha256 checked) under node ${process.version}`);
@@ -521,7 +560,7 @@ async function run(env, cwd, clock) {
       log(`module run under node ${process.version}`);
     }
     clock.mark('module read and hashed');
-    const r = await runWasm(compiled, env, cwd);
+    const r = await runWasm(compiled, env, cwd, pages);
     clock.mark('module ran');
     return await r.finish(header());
   } catch (err) {

@@ -1,7 +1,8 @@
 // Runs a wasip1 module under node:wasi the way the GitHub Action's runner
 // script does (action/run.mjs): the same V8 flags (no fast API calls, the
-// tiered compile of a large log) and the same GC pacing (GOGC=400,
-// GOMEMLIMIT=3GiB), but with any arguments, so that bench/run.sh can time
+// tiered compile of a large log), the same GC pacing (GOGC=400,
+// GOMEMLIMIT=3GiB) and the memory added before the module starts for a log
+// of unknown size, but with any arguments, so that bench/run.sh can time
 // the module's check command under node beside wazero and the native
 // binary on the same log.
 //
@@ -12,7 +13,7 @@ import fs from 'node:fs';
 import v8 from 'node:v8';
 // Importing the runner script sets its V8 flags and silences node:wasi's
 // experimental warning; its main runs only as the entry point.
-import { tier } from '../action/run.mjs';
+import { growMemory, memoryPages, tier } from '../action/run.mjs';
 
 const { WASI } = await import('node:wasi');
 const argv = process.argv.slice(2);
@@ -36,4 +37,6 @@ const wasi = new WASI({
   returnOnExit: true,
 });
 const module = await WebAssembly.compile(fs.readFileSync(file));
-process.exitCode = wasi.start(await WebAssembly.instantiate(module, wasi.getImportObject()));
+const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+growMemory(instance, memoryPages(-1));
+process.exitCode = wasi.start(instance);

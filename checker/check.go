@@ -72,7 +72,12 @@ type Options struct {
 	// about 20 MB/s.
 	SHA256 string
 	// NewSHA256, when not nil, makes the SHA-256 hashes Check computes over
-	// the bytes it reads (nil: crypto/sha256's). The GitHub Action's wasm
+	// the bytes it reads (nil: crypto/sha256's natively, and in a wasm build
+	// checker/internal/wasmsha256's, which V8 runs about twice as fast and
+	// whose state is crypto/sha256's, so checkpoints resume across builds).
+	// Each hash's state must marshal as crypto/sha256's
+	// (encoding.BinaryMarshaler) for Options.Checkpoint and
+	// Options.Resume. The GitHub Action's wasm
 	// module passes one that its host (node's crypto) computes over those
 	// very bytes, for the reason SHA256 gives (internal/action).
 	NewSHA256 func() hash.Hash

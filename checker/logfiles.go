@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -459,10 +458,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// newSHA256 is a new hash of NewSHA256's, or crypto/sha256's without one.
+// newSHA256 is a new hash of NewSHA256's, or this build's SHA-256
+// (defaultSHA256) without one.
 func (o Options) newSHA256() hash.Hash {
 	if o.NewSHA256 != nil {
 		return o.NewSHA256()
 	}
-	return sha256.New()
+	return defaultSHA256()
 }

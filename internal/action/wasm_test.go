@@ -619,3 +619,30 @@ for (const env of [
 		t.Errorf("leanFirst gave\n%s\nwant\n%s", out, want)
 	}
 }
+
+// TestMemoryPages: the runner script adds no memory for a log of up to
+// 8 MiB (the Liftoff-only tier), the log's size and 64 MiB for a larger
+// one, at most 1 GiB, and 256 MiB when the size is unknown, in 64 KiB
+// pages; growMemory adds them to the instance's memory, and when the
+// memory cannot grow that far it leaves it as it was without an error.
+func TestMemoryPages(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("SKIP: node is not installed")
+	}
+	script := filepath.ToSlash(filepath.Join(repoRoot, "action", "run.mjs"))
+	probe := `const m = await import(process.argv[2]);
+console.log([-1, 0, 8 << 20, (8 << 20) + 1, 136772542, 2 ** 31].map(m.memoryPages).join(' '));
+const grown = { exports: { memory: new WebAssembly.Memory({ initial: 1 }) } };
+m.growMemory(grown, 3);
+m.growMemory(grown, 0);
+const capped = { exports: { memory: new WebAssembly.Memory({ initial: 1, maximum: 2 }) } };
+m.growMemory(capped, 3);
+console.log(grown.exports.memory.buffer.byteLength >> 16, capped.exports.memory.buffer.byteLength >> 16);`
+	out, err := exec.Command("node", "--input-type=module", "-e", probe, "probe", script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := "4096 0 0 1153 3111 16384\n4 1\n"; string(out) != want {
+		t.Errorf("memoryPages and growMemory gave\n%s\nwant\n%s", out, want)
+	}
+}

@@ -76,6 +76,9 @@ type invocation struct {
 	name  string
 	args  []string
 	stdin string // a file fed as standard input, or ""
+	// dirs are host directories the module may also write, each mounted at
+	// its own path (a checkpoint names the log by its path).
+	dirs []string
 }
 
 // corpus lists, for every log under testdata/ (the golden corpus, valid,

@@ -63,6 +63,9 @@ func runWASI(t *testing.T, inv invocation) outcome {
 	if _, err := os.Stat(filepath.Join(abs, "..", "shared")); err == nil {
 		fsConfig = fsConfig.WithReadOnlyDirMount(filepath.Join(abs, "..", "shared"), "/shared")
 	}
+	for _, d := range inv.dirs {
+		fsConfig = fsConfig.WithDirMount(d, d)
+	}
 	var stdout, stderr bytes.Buffer
 	cfg := wazero.NewModuleConfig().
 		WithName("").
@@ -130,5 +133,51 @@ func TestWASIUsageError(t *testing.T) {
 	want, got := native(t, inv), runWASI(t, inv)
 	if want.code != 2 || got.code != 2 || !bytes.Equal(got.stderr, want.stderr) {
 		t.Fatalf("wasip1:\n%s\nnative:\n%s", got, want)
+	}
+}
+
+// TestWASICheckpointAcrossBuilds: a checkpoint written by the native CLI
+// resumes in the wasip1 module, and the module's checkpoint resumes
+// natively, each with a full check's bytes. The module hashes the log with
+// checker/internal/wasmsha256, whose state must be crypto/sha256's.
+func TestWASICheckpointAcrossBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a WebAssembly module; skipped with -short")
+	}
+	sample, err := os.ReadFile(root + "/testdata/sample/campaign_metrics.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(sample, []byte("\n"))
+	dir := t.TempDir()
+	logPath, state := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "gate.state")
+	check := func(extra ...string) []string {
+		return append([]string{"check", logPath, "--pipeline", root + "/testdata/sample/pipeline.yaml", "--now", "2026-11-28T06:00:00Z", "--format", "json"}, extra...)
+	}
+	// The log grows in three parts: native writes the first checkpoint,
+	// the module resumes from it, and native resumes from the module's.
+	parts := [][]byte{bytes.Join(lines[:10], nil), bytes.Join(lines[10:19], nil), bytes.Join(lines[19:], nil)}
+	for i, part := range parts {
+		f, err := os.OpenFile(logPath, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(part); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		inv := invocation{name: "resume", args: check("--state", state), dirs: []string{dir}}
+		var got outcome
+		if i == 1 {
+			got = runWASI(t, inv)
+		} else {
+			got = native(t, inv)
+		}
+		want := native(t, invocation{name: "full", args: check()})
+		if got.code != want.code || !bytes.Equal(got.stdout, want.stdout) || len(got.stderr) != 0 {
+			t.Fatalf("part %d, checked from the checkpoint (%s):\n%s\n--- a full native check:\n%s", i+1, map[bool]string{true: "wasip1", false: "native"}[i == 1], got, want)
+		}
 	}
 }
