@@ -588,6 +588,7 @@ type timeTexts struct {
 	spans [8][2]int32 // where time i is in buf
 	buf   []byte
 	fix   []timeFix
+	date  dateText // the date part of the last day formatted, kept by reset
 	// transient makes done's text a view of buf, which the next report
 	// overwrites, instead of a copy (reportArena.transient).
 	transient bool
@@ -619,7 +620,7 @@ func (tt *timeTexts) span(t time.Time) (from, to int32) {
 		}
 	}
 	from = int32(len(tt.buf))
-	tt.buf = appendTime(tt.buf, t)
+	tt.buf = appendTimeDated(tt.buf, t, &tt.date)
 	to = int32(len(tt.buf))
 	if tt.n < len(tt.sec) {
 		tt.sec[tt.n], tt.nsec[tt.n], tt.spans[tt.n] = sec, nsec, [2]int32{from, to}

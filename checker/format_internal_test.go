@@ -37,9 +37,18 @@ func TestFormatTime(t *testing.T) {
 		sec := r.Int64N(253402300800) - 62135596800 // years 0001 to 9999
 		times = append(times, time.Unix(sec, r.Int64N(1e9)).In(time.FixedZone("", int(r.Int64N(28*3600))-14*3600)))
 	}
-	for _, tm := range times {
-		if got, want := formatTime(tm), tm.UTC().Format(time.RFC3339Nano); got != want {
+	// A run report's times go through one dateText: each time is to be
+	// the same whether its day is the one before it or not.
+	var dc dateText
+	for i, tm := range times {
+		want := tm.UTC().Format(time.RFC3339Nano)
+		if got := formatTime(tm); got != want {
 			t.Errorf("formatTime(%v) = %q, want %q", tm, got, want)
+		}
+		for _, at := range []time.Time{tm, tm.Add(time.Hour), tm} { // the day again, maybe the next
+			if got, want := string(appendTimeDated([]byte("x"), at, &dc)), "x"+at.UTC().Format(time.RFC3339Nano); got != want {
+				t.Errorf("time %d: appendTimeDated(%v) after day %d = %q, want %q", i, at, dc.day, got, want)
+			}
 		}
 	}
 }
