@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -500,6 +501,25 @@ func TestStreamedSnapshotWriteError(t *testing.T) {
 		}
 		if w.got.Len() != n || !bytes.HasPrefix(whole.Bytes(), w.got.Bytes()) {
 			t.Fatalf("fail after %d bytes: wrote %d bytes, not the document's first %d", n, w.got.Len(), n)
+		}
+	}
+}
+
+// TestAppendInt compares appendInt with strconv.AppendInt on every number
+// below 100,000, around every power of ten and at the extremes, after a
+// prefix (the digits are written in place).
+func TestAppendInt(t *testing.T) {
+	var ns []int64
+	for n := range int64(100000) {
+		ns = append(ns, n)
+	}
+	for p := int64(1); p <= 1e18; p *= 10 {
+		ns = append(ns, p-1, p, p+1, -p, 2*p-1, 9*p)
+	}
+	ns = append(ns, math.MaxInt64, math.MinInt64, 999999999, 1e9)
+	for _, n := range ns {
+		if got, want := string(appendInt([]byte("x:"), n)), string(strconv.AppendInt([]byte("x:"), n, 10)); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
