@@ -132,7 +132,7 @@ func (e *chunkEncoder) work() {
 		}
 		e.mu.Unlock()
 		for i := from; i < to; i++ {
-			ar.rr = e.src.report(i, &ar)
+			e.src.report(i, &ar, &ar.rr)
 			b = e.enc(b, i, &ar.rr)
 		}
 		ar.reset() // clears the last report's strings

@@ -291,7 +291,8 @@ func (f *foldedRuns) foldedLatest() (RunReport, bool) {
 	if run == nil {
 		return RunReport{}, false
 	}
-	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], nil)
+	var rr RunReport
+	foldRun(&rr, run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], nil)
 	if f.judged != nil && f.latestAt >= 0 {
 		f.judged.annotate(&rr, f.latestAt, run, f.def.Schedule, f.c.opts.Now)
 	}
@@ -341,17 +342,16 @@ func asCheckpointError() {
 	}
 }
 
-func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
+func (f *foldedRuns) report(i int, ar *reportArena, rr *RunReport) {
 	run := f.run(i)
-	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
+	foldRun(rr, run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule
-		f.judged.annotate(&rr, f.judged.at(i), run, sched, f.c.opts.Now)
+		f.judged.annotate(rr, f.judged.at(i), run, sched, f.c.opts.Now)
 		if rr.State == RunOverdue {
-			rr.Recovery = recoveryFor(&rr, f.def, nil, f.cfg.lineText)
+			rr.Recovery = recoveryFor(rr, f.def, nil, f.cfg.lineText)
 		}
 	}
-	return rr
 }
 
 // liveState tells an attempt's status at now: while it has no outcome,
@@ -500,12 +500,12 @@ func take[T any](pool *[]T, n int, zeroed bool) []T {
 	return out
 }
 
-// foldRun builds the report of one run: its state, its stages (a stage never
+// foldRun builds the report of one run in *rr: its state, its stages (a stage never
 // started is blocked when a stage it depends on failed, is unknown, was
 // cancelled or is blocked, else pending), and its recovery action. plan is
 // def's dependencies as stage indexes. With an arena the report lives in the
 // arena's storage (see reportArena).
-func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
+func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) {
 	ar.reset()
 	var stagePool *[]StageReport
 	var attemptPool *[]AttemptReport
@@ -522,7 +522,7 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		times = new(timeTexts)
 	}
 	first, last := run.FirstAt(), run.LastAt()
-	rr := RunReport{
+	*rr = RunReport{
 		RunID:           run.ID(),
 		State:           runStateOf(run, def, cfg, mismatch != nil),
 		DurationSeconds: last.Sub(first).Seconds(),
@@ -549,9 +549,8 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 	text := times.done()
 	rr.FirstEventAt, rr.LastEventAt = text[f0:f1], text[l0:l1]
 	rr.FirstEvent, rr.LastEvent = first, last
-	markBlocked(&rr, plan)
-	rr.Recovery = recoveryFor(&rr, def, mismatch, cfg.lineText)
-	return rr
+	markBlocked(rr, plan)
+	rr.Recovery = recoveryFor(rr, def, mismatch, cfg.lineText)
 }
 
 // markBlocked turns pending stages into blocked ones when a stage they depend
