@@ -1,6 +1,9 @@
 package checker
 
-import "sync"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Run reports are built and encoded on every core, in chunks, and written
 // strictly in run order, so the output is the same bytes as a sequential
@@ -128,7 +131,9 @@ func (e *chunkEncoder) work() {
 			b, e.free = e.free[n-1][:0], e.free[:n-1]
 		}
 		if size := e.sizeFor(to-from, attempts); cap(b) < size {
-			b = make([]byte, 0, size) // not grown in steps, each a copy
+			// Not grown in steps, each a copy; a power of two, so that the
+			// pooled buffers soon all fit the chunks that come.
+			b = make([]byte, 0, 1<<bits.Len(uint(size)))
 		}
 		e.mu.Unlock()
 		for i := from; i < to; i++ {
