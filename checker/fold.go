@@ -412,25 +412,43 @@ func runRank(st StageState) int {
 	return 0
 }
 
-// state gives the run's state: the first of unknown > failed > cancelled >
-// stalled > running that its stages show, else incomplete when a stage has
-// not succeeded, else succeeded. A job-log OUTCOME_MISMATCH (mismatch) makes
-// it unknown.
+// runStateOf gives the run's state: the first of unknown > failed >
+// cancelled > stalled > running that its stages show, else incomplete when
+// a stage has not succeeded, else succeeded. A job-log OUTCOME_MISMATCH
+// (mismatch) makes it unknown.
 func runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
 	if mismatch {
 		return RunUnknown
 	}
 	def = cfg.definitionOf(run, def) // a run fed with its own stages (Feed)
-	state, best := RunState(RunSucceeded), 0
+	var rs runStates
 	for i := range def.Stages {
-		st := stageState(run, i, def, cfg)
-		if r := runRank(st); r > best {
-			state, best = RunState(st), r // a deciding stage state names its run state
-		} else if best == 0 && st != StageSucceeded {
-			state = RunIncomplete
-		}
+		rs.add(stageState(run, i, def, cfg))
 	}
-	return state
+	return rs.state()
+}
+
+// runStates folds a run's stage states, in their order, into its state as
+// runStateOf gives it (which a run report takes from the stage states it
+// has already, not by asking each stage again).
+type runStates struct {
+	st   RunState // "" for succeeded, until a stage says otherwise
+	best int      // the highest runRank so far
+}
+
+func (rs *runStates) add(st StageState) {
+	if r := runRank(st); r > rs.best {
+		rs.st, rs.best = RunState(st), r // a deciding stage state names its run state
+	} else if rs.best == 0 && st != StageSucceeded {
+		rs.st = RunIncomplete
+	}
+}
+
+func (rs *runStates) state() RunState {
+	if rs.st == "" {
+		return RunSucceeded
+	}
+	return rs.st
 }
 
 // reportArena is reusable storage for run reports built one after another
@@ -524,16 +542,17 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 	first, last := run.FirstAt(), run.LastAt()
 	*rr = RunReport{
 		RunID:           run.ID(),
-		State:           runStateOf(run, def, cfg, mismatch != nil),
 		DurationSeconds: secondsBetween(first, last),
 		FirstLine:       run.FirstLine(),
 		Stages:          take(stagePool, len(def.Stages), zeroed),
 	}
+	var rs runStates // runStateOf from the stage states below
 	for i := range def.Stages {
 		sd := &def.Stages[i]
 		atts := run.Attempts(i)
 		sr := &rr.Stages[i]
 		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: stageState(run, i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts), zeroed)}
+		rs.add(sr.State)
 		boxes := take(boxPool, len(atts), zeroed)
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
@@ -542,6 +561,10 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 			reason := b.String()
 			sr.StatusReason, sr.Brake = &reason, b
 		}
+	}
+	rr.State = rs.state()
+	if mismatch != nil {
+		rr.State = RunUnknown
 	}
 	// A run's first and last events are some attempt's start and end.
 	f0, f1 := times.span(first)
