@@ -222,8 +222,9 @@ func plain8(s string, i int) bool {
 
 // load8 is the eight bytes of s at i, the first the lowest.
 func load8(s string, i int) uint64 {
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	s = s[i : i+8] // one bounds check, not eight
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // special8 is zero when no byte of w needs escaping in a JSON string
@@ -346,25 +347,39 @@ func appendString(b []byte, s string) []byte {
 // escaped, invalid UTF-8 as \ufffd. Most strings of a report (ids,
 // times, states) need none of that and are copied whole.
 func appendText(b []byte, s string) []byte {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if special8(load8(s, i)) != 0 {
-			break
+	n := len(s)
+	switch {
+	case n >= 8:
+		i := 0
+		for ; i+8 <= n; i += 8 {
+			if special8(load8(s, i)) != 0 {
+				return appendEscaped(b, s, i)
+			}
+		}
+		// The last eight bytes, which overlap those already looked at (a
+		// time of a report, 20 bytes, takes three words, no byte alone).
+		if i < n && special8(load8(s, n-8)) != 0 {
+			return appendEscaped(b, s, i)
+		}
+	case n >= 4:
+		// Two overlapping halves of a word (a state, an action).
+		if special8(load4(s, 0)|load4(s, n-4)<<32) != 0 {
+			return appendEscaped(b, s, 0)
+		}
+	default:
+		for i := range n {
+			if !plainByte[s[i]] {
+				return appendEscaped(b, s, i)
+			}
 		}
 	}
-	if i < len(s) && i+8 > len(s) && len(s) >= 8 && special8(load8(s, len(s)-8)) == 0 {
-		// Fewer than eight bytes are left, and the last eight, which
-		// overlap those already looked at, need no escaping either (a time of a report, 20 bytes, takes
-		// three words this way, and no byte at a time).
-		i = len(s)
-	}
-	for i < len(s) && plainByte[s[i]] {
-		i++
-	}
-	if i == len(s) {
-		return append(b, s...)
-	}
-	return appendEscaped(b, s, i)
+	return append(b, s...)
+}
+
+// load4 is the four bytes of s at i, the first the lowest.
+func load4(s string, i int) uint64 {
+	s = s[i : i+4]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }
 
 // plainByte tells the bytes that JSON writes as they are: ASCII but for
@@ -376,8 +391,8 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-// appendEscaped is appendText from s[i], the first byte that may need
-// escaping.
+// appendEscaped is appendText when s[:i] needs no escaping and the rest
+// may.
 func appendEscaped(b []byte, s string, i int) []byte {
 	start := 0
 	for i < len(s) {
