@@ -40,13 +40,12 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 		b = appendFloat(b, *r.OverdueBySeconds)
 	}
 	b = appendRecovery(b, &r.Recovery)
-	b = append(b, `,"stages":`...)
 	if r.Stages == nil {
-		b = append(b, "null"...)
+		b = append(b, `,"stages":null`...)
 	} else if len(r.Stages) == 0 {
-		b = append(b, "[]"...)
+		b = append(b, `,"stages":[]`...)
 	} else {
-		b = append(b, '[')
+		b = append(b, `,"stages":[`...)
 		for i := range r.Stages {
 			s := &r.Stages[i]
 			if i > 0 {
@@ -70,13 +69,12 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 				b = append(b, `","attempt_count":`...)
 			}
 			b = appendInt(b, int64(s.AttemptCount))
-			b = append(b, `,"attempts":`...)
 			if s.Attempts == nil {
-				b = append(b, "null"...)
+				b = append(b, `,"attempts":null`...)
 			} else if len(s.Attempts) == 0 {
-				b = append(b, "[]"...)
+				b = append(b, `,"attempts":[]`...)
 			} else {
-				b = append(b, '[')
+				b = append(b, `,"attempts":[`...)
 				for k := range s.Attempts {
 					if k > 0 {
 						b = append(b, ',')
@@ -143,13 +141,12 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 	b = append(b, `","started_at":"`...)
 	b = appendText(b, a.StartedAt)
 	if a.EndedAt == nil {
-		b = append(b, `","ended_at":null`...)
+		b = append(b, `","ended_at":null,"duration_seconds":`...)
 	} else {
 		b = append(b, `","ended_at":"`...)
 		b = appendText(b, *a.EndedAt)
-		b = append(b, '"')
+		b = append(b, `","duration_seconds":`...)
 	}
-	b = append(b, `,"duration_seconds":`...)
 	b = appendOptFloat(b, a.DurationSeconds)
 	b = append(b, `,"returncode":`...)
 	b = appendOptInt(b, a.Returncode)
@@ -163,15 +160,19 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 	b = appendOptFloat(b, a.SilentForSeconds)
 	b = append(b, `,"line":`...)
 	b = appendInt(b, int64(a.Line))
+	if a.AttemptID == nil && a.Owner == nil && a.ErrorCode == nil && a.LeaseExpiresAt == nil &&
+		a.Reason == nil && a.Resolution == nil && a.AdjudicatedFrom == nil && a.JobLogLine == nil {
+		// Most attempts have none of the recovery model's fields, and are
+		// not stale candidates.
+		if !a.StaleCandidate {
+			return append(b, `,"stale_candidate":false,"attempt_id":null,"owner":null,"error_code":null,"lease_expires_at":null,"reason":null,"resolution":null,"adjudicated_from":null,"job_log_line":null}`...)
+		}
+		return append(b, `,"stale_candidate":true,"attempt_id":null,"owner":null,"error_code":null,"lease_expires_at":null,"reason":null,"resolution":null,"adjudicated_from":null,"job_log_line":null}`...)
+	}
 	if a.StaleCandidate {
 		b = append(b, `,"stale_candidate":true`...)
 	} else {
 		b = append(b, `,"stale_candidate":false`...)
-	}
-	if a.AttemptID == nil && a.Owner == nil && a.ErrorCode == nil && a.LeaseExpiresAt == nil &&
-		a.Reason == nil && a.Resolution == nil && a.AdjudicatedFrom == nil && a.JobLogLine == nil {
-		// Most attempts have none of the recovery model's fields.
-		return append(b, `,"attempt_id":null,"owner":null,"error_code":null,"lease_expires_at":null,"reason":null,"resolution":null,"adjudicated_from":null,"job_log_line":null}`...)
 	}
 	b = append(b, `,"attempt_id":`...)
 	b = appendOptString(b, a.AttemptID)
