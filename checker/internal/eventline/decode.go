@@ -111,6 +111,8 @@ type Decoder struct {
 	// seen are the raw names of the objects the scanner is in, outside the
 	// contract's at the top, for its duplicate check (scan.go).
 	seen [][]byte
+	// dates is the date of the last timestamp_utc read, and its day.
+	dates dateCache
 }
 
 // NewDecoder returns a decoder for one goroutine.
@@ -419,7 +421,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldTimestamp] != '"' {
 		return false
 	}
-	t, ok := ParseTimestamp(d.contentOf(fieldTimestamp))
+	t, ok := parseTimestampDated(d.contentOf(fieldTimestamp), &d.dates)
 	if !ok {
 		return false
 	}
