@@ -1,6 +1,8 @@
 package eventline
 
 import (
+	"math/bits"
+	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"testing"
@@ -146,5 +148,45 @@ func TestKnownKey(t *testing.T) {
 				t.Errorf("knownKey(%s) does not know it", line)
 			}
 		}
+	}
+}
+
+// TestStringSpecial holds stringSpecial to a byte loop: every byte value
+// at every position of a plain word, and random words, are flagged where
+// a byte is a quote, a backslash, a control character or from 0x80 on,
+// the lowest flag exactly at the first such byte.
+func TestStringSpecial(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	check := func(w uint64) {
+		t.Helper()
+		m := stringSpecial(w)
+		first := -1
+		for k := range 8 {
+			if special(byte(w >> (8 * k))) {
+				first = k
+				break
+			}
+		}
+		switch {
+		case first < 0 && m != 0:
+			t.Fatalf("stringSpecial(%#016x) = %#016x, want 0", w, m)
+		case first >= 0 && (m == 0 || bits.TrailingZeros64(m)/8 != first):
+			t.Fatalf("stringSpecial(%#016x) = %#016x, want the lowest flag at byte %d", w, m, first)
+		}
+	}
+	const word = 0x6162636465666768
+	for k := range 8 {
+		for c := range 256 {
+			check(word&^(0xff<<(8*k)) | uint64(c)<<(8*k))
+		}
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for range 200000 {
+		check(r.Uint64())
+		var w uint64
+		for k := range 8 {
+			w |= uint64(0x10+r.IntN(0x60))<<(8*k) | uint64(r.IntN(64)/63)<<(8*k+7)
+		}
+		check(w)
 	}
 }
