@@ -113,6 +113,9 @@ type Decoder struct {
 	seen [][]byte
 	// dates is the date of the last timestamp_utc read, and its day.
 	dates dateCache
+	// long says a contract field's raw value is longer than
+	// MaxNumberChars, so that longNumber looks for a number among them.
+	long bool
 }
 
 // NewDecoder returns a decoder for one goroutine.
@@ -150,7 +153,7 @@ func (d *Decoder) resetFields() {
 	d.plain = [fieldCount]bool{}
 	d.unknown = d.unknown[:0]
 	d.otherKeys = d.otherKeys[:0]
-	d.folded, d.recovery = false, false
+	d.folded, d.recovery, d.long = false, false, false
 	d.foldedCount = 0
 }
 
@@ -187,6 +190,7 @@ func (d *Decoder) syntaxJSONText(line []byte, keepUnknown bool) *Fault {
 		if f >= 0 {
 			d.raw[f] = obj[i:valEnd]
 			d.kind[f] = jsontext.Value(obj[i:valEnd]).Kind()
+			d.long = d.long || valEnd-i > MaxNumberChars
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
 			d.other(rawKey, obj[i:valEnd], keepUnknown)

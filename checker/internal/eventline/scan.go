@@ -81,6 +81,7 @@ func (d *Decoder) scan(line []byte, keepUnknown bool) bool {
 			}
 			d.raw[f] = val
 			d.kind[f] = jsontext.Kind(kindOf(val[0]))
+			d.long = d.long || len(val) > MaxNumberChars
 			d.plain[f] = plainVal
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
