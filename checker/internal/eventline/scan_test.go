@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -188,5 +189,45 @@ func TestStringSpecial(t *testing.T) {
 			w |= uint64(0x10+r.IntN(0x60))<<(8*k) | uint64(r.IntN(64)/63)<<(8*k+7)
 		}
 		check(w)
+	}
+}
+
+// TestPrintableASCII compares printableASCII with a byte loop on strings
+// of every length up to 40 with one byte of every value at every
+// position, and on random strings near the range's ends.
+func TestPrintableASCII(t *testing.T) {
+	loop := func(b []byte) bool {
+		for _, c := range b {
+			if c < 0x20 || c > 0x7e {
+				return false
+			}
+		}
+		return true
+	}
+	for n := range 41 {
+		b := []byte(strings.Repeat("run-0123456789~ ", 3)[:n])
+		if !printableASCII(b) {
+			t.Fatalf("printableASCII(%q) = false", b)
+		}
+		for at := range n {
+			for c := range 256 {
+				v := append([]byte(nil), b...)
+				v[at] = byte(c)
+				if got, want := printableASCII(v), loop(v); got != want {
+					t.Fatalf("printableASCII(%q) = %v, want %v", v, got, want)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	near := []byte{0x00, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0xff, 'a'}
+	for range 100000 {
+		b := make([]byte, r.IntN(30))
+		for k := range b {
+			b[k] = near[r.IntN(len(near))]
+		}
+		if got, want := printableASCII(b), loop(b); got != want {
+			t.Fatalf("printableASCII(%q) = %v, want %v", b, got, want)
+		}
 	}
 }
