@@ -275,9 +275,22 @@ func appendInt(b []byte, n int64) []byte {
 	if u < 10 {
 		return append(b, byte('0'+u))
 	}
-	k := 2 // the number of digits
-	for v := u; v >= 100; v /= 10 {
-		k++
+	k := 9 // the number of digits, 2 to 9
+	switch {
+	case u < 100:
+		k = 2
+	case u < 1e3:
+		k = 3
+	case u < 1e4:
+		k = 4
+	case u < 1e5:
+		k = 5
+	case u < 1e6:
+		k = 6
+	case u < 1e7:
+		k = 7
+	case u < 1e8:
+		k = 8
 	}
 	l := len(b)
 	b = slices.Grow(b, k)[:l+k]
