@@ -21,7 +21,7 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 	b = append(b, `{"run_id":"`...)
 	b = appendText(b, r.RunID)
 	b = append(b, `","state":"`...)
-	b = appendText(b, string(r.State))
+	b = appendWord(b, string(r.State))
 	b = append(b, `","first_event_at":"`...)
 	b = appendText(b, r.FirstEventAt)
 	b = append(b, `","last_event_at":"`...)
@@ -60,7 +60,7 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 				b = appendText(b, *s.Name)
 				b = append(b, `","state":"`...)
 			}
-			b = appendText(b, string(s.State))
+			b = appendWord(b, string(s.State))
 			if s.StatusReason == nil {
 				b = append(b, `","status_reason":null,"attempt_count":`...)
 			} else {
@@ -94,7 +94,7 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 // leading comma.
 func appendRecovery(b []byte, rec *checker.Recovery) []byte {
 	b = append(b, `,"recovery":{"action":"`...)
-	b = appendText(b, string(rec.Action))
+	b = appendWord(b, string(rec.Action))
 	b = append(b, `","run_id":"`...)
 	b = appendText(b, rec.RunID)
 	if rec.Stage == nil && rec.Attempt == nil && rec.AttemptID == nil && rec.Owner == nil && rec.Steps != nil && len(rec.Steps) == 0 {
@@ -137,7 +137,7 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 	b = append(b, `{"attempt":`...)
 	b = appendInt(b, a.Attempt)
 	b = append(b, `,"status":"`...)
-	b = appendText(b, a.Status)
+	b = appendWord(b, a.Status)
 	b = append(b, `","started_at":"`...)
 	b = appendText(b, a.StartedAt)
 	if a.EndedAt == nil {
@@ -353,6 +353,17 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = appendText(b, s)
 	return append(b, '"')
+}
+
+// appendWord is appendText for a state, a status or an action: the words
+// most reports hold are compared and copied as they are (a comparison with
+// a constant is cheaper than testing the bytes); any other is escaped as
+// any string is, since a report need not come from the checker.
+func appendWord(b []byte, s string) []byte {
+	if s == "succeeded" || s == "failed" || s == "none" {
+		return append(b, s...)
+	}
+	return appendText(b, s)
 }
 
 // appendText appends s as the inside of a JSON string, as encoding/json

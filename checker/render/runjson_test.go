@@ -523,3 +523,18 @@ func TestAppendInt(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendWord: the words copied at once and any other state, status or
+// action (a report read back from JSON may hold anything) give
+// encoding/json's bytes.
+func TestAppendWord(t *testing.T) {
+	for _, s := range []string{"succeeded", "failed", "none", "stalled", "", "succeeded\"", "fail<ed>", "none\u2028", "\x1b[31mfailed", "\xff"} {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := append(appendWord([]byte{'"'}, s), '"'); string(got) != string(want) {
+			t.Errorf("appendWord(%q) = %s, want %s", s, got, want)
+		}
+	}
+}
