@@ -278,6 +278,13 @@ func scanLiteral(b []byte, i int, lit string) int {
 // scanNumber returns the index past the JSON number (RFC 8259 section 6)
 // starting at i, or -1. What follows it is the caller's to check.
 func scanNumber(b []byte, i int) int {
+	// One digit before a comma, a brace or a space, as most stages,
+	// attempts and return codes are: a whole number by itself.
+	if i+1 < len(b) && b[i]-'0' < 10 {
+		if c := b[i+1]; c == ',' || c == '}' || c == ' ' {
+			return i + 1
+		}
+	}
 	if i < len(b) && b[i] == '-' {
 		i++
 	}

@@ -59,7 +59,9 @@ var scanSeeds = []string{
 	`{"x":[],"y":{},"z":[1,-0,0.5,1E5,-12.25e-3,true,false,null,"s",[{"a":{"a":1}},{"a":2}]],"Run_ID":"folded","host":"h","ſtage":1}`,
 	`{"owner":"o","error":"héllo wörld ☃ 𝄞 very long text that goes past eight bytes","returncode":null,"a":{"b":1,"c":{"b":2}}}`,
 	`{"status":"\u0000\uffff\uD7FF\uE000"}`,
+	`{"stage":0,"attempt":7 ,"returncode":9, "x":[1,2 ,3],"y":{"z":4}}`, // one digit before , } and a space
 	// The scanner leaves these to jsontext.
+	`{"a":0 1}`, `{"a":7 ,}`, `{"a":-,"b":1}`, `{"a":00,"b":1}`, `{"a":[1 2]}`,
 	`{"k\u0041":1}`,
 	`{"a":"\ud83d\ude00"}`,
 	`{"a":1,"a":2}`,
@@ -77,7 +79,7 @@ var scanSeeds = []string{
 // pass is what Check runs, and gives the same record as jsontext's path.
 func TestScanVouches(t *testing.T) {
 	d, ref := NewDecoder(), NewDecoder()
-	for _, line := range scanSeeds[:6] {
+	for _, line := range scanSeeds[:7] {
 		d.resetFields()
 		if !d.scan([]byte(line), true) {
 			t.Errorf("the scanner does not vouch for %q", line)
@@ -89,7 +91,7 @@ func TestScanVouches(t *testing.T) {
 			t.Errorf("%q: scanner records\n%+v\njsontext's path\n%+v", line, got, want)
 		}
 	}
-	for _, line := range scanSeeds[6:] {
+	for _, line := range scanSeeds[7:] {
 		d.resetFields()
 		if d.scan([]byte(line), true) {
 			t.Errorf("the scanner vouches for %q, which it must leave to jsontext", line)
