@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -426,41 +427,64 @@ func formatTime(t time.Time) string {
 }
 
 // appendTime appends formatTime(t) to dst.
-func appendTime(dst []byte, t time.Time) []byte {
+func appendTime(dst []byte, t time.Time) []byte { return appendTimeDated(dst, t, nil) }
+
+// dateText is the date part ("2026-01-01T") of the day a report's time
+// was last formatted in, so that the next time of the same day, as most
+// times of a log are, is written without the calendar.
+type dateText struct {
+	day  int64 // formatTime's day number plus one; 0 before the first
+	text [11]byte
+}
+
+// appendTimeDated is appendTime, keeping the date part of t's day in dc
+// (when not nil) and taking it from there when t is of dc's day.
+func appendTimeDated(dst []byte, t time.Time, dc *dateText) []byte {
 	sec := t.Unix()
 	if sec < minFormatUnix || sec > maxFormatUnix {
 		return t.UTC().AppendFormat(dst, time.RFC3339Nano)
 	}
-	// Days since 0000-03-01 and the second of the day; a year starts in
-	// March here, so that February's leap day ends it (the civil-from-days
-	// algorithm of Howard Hinnant's "chrono-Compatible Low-Level Date
-	// Algorithms", for days from year 0 on, which are never negative).
+	// Days since 0000-03-01 and the second of the day.
 	days, secOfDay := (sec-minFormatUnix)/86400, int((sec-minFormatUnix)%86400)
-	era, doe := days/146097, days%146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	day := int(doy - (153*mp+2)/5 + 1)
-	month := int(mp + 3)
-	if month > 12 {
-		month -= 12
-	}
-	year := int(era*400 + yoe)
-	if month <= 2 {
-		year++
-	}
-	var b [30]byte
+	n0 := len(dst)
+	dst = slices.Grow(dst, 30)
+	b := (*[30]byte)(dst[n0 : n0+30])
 	two := func(i, v int) { b[i], b[i+1] = pairs[2*v], pairs[2*v+1] }
-	two(0, year/100)
-	two(2, year%100)
-	b[4] = '-'
-	two(5, month)
-	b[7] = '-'
-	two(8, day)
-	b[10] = 'T'
-	two(11, secOfDay/3600)
+	if dc != nil && dc.day == days+1 {
+		*(*[11]byte)(b[:11]) = dc.text
+	} else {
+		// A year starts in March here, so that February's leap day ends
+		// it (the civil-from-days algorithm of Howard Hinnant's
+		// "chrono-Compatible Low-Level Date Algorithms", for days from
+		// year 0 on, which are never negative).
+		era, doe := days/146097, days%146097
+		yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+		doy := doe - (365*yoe + yoe/4 - yoe/100)
+		mp := (5*doy + 2) / 153
+		day := int(doy - (153*mp+2)/5 + 1)
+		month := int(mp + 3)
+		if month > 12 {
+			month -= 12
+		}
+		year := int(era*400 + yoe)
+		if month <= 2 {
+			year++
+		}
+		two(0, year/100)
+		two(2, year%100)
+		b[4] = '-'
+		two(5, month)
+		b[7] = '-'
+		two(8, day)
+		b[10] = 'T'
+		if dc != nil {
+			dc.day, dc.text = days+1, *(*[11]byte)(b[:11])
+		}
+	}
+	hour, minute := secOfDay/3600, secOfDay/60%60
+	two(11, hour)
 	b[13] = ':'
-	two(14, secOfDay/60%60)
+	two(14, minute)
 	b[16] = ':'
 	two(17, secOfDay%60)
 	n := 19
@@ -477,7 +501,7 @@ func appendTime(dst []byte, t time.Time) []byte {
 		}
 	}
 	b[n] = 'Z'
-	return append(dst, b[:n+1]...)
+	return dst[:n0+n+1]
 }
 
 // Bounds of the instants formatTime writes itself, in Unix seconds: from

@@ -1,6 +1,9 @@
 package checker
 
-import "sync"
+import (
+	"math/bits"
+	"sync"
+)
 
 // Run reports are built and encoded on every core, in chunks, and written
 // strictly in run order, so the output is the same bytes as a sequential
@@ -84,6 +87,20 @@ type chunkEncoder struct {
 	// writing says a worker is in writeReady.
 	writing bool
 	err     error
+	// encoded counts the bytes of the chunks done and units their runs
+	// and attempts, for the size of the next chunk's buffer (sizeFor).
+	encoded, units int
+}
+
+// sizeFor is the capacity to give the buffer of a chunk of runs runs and
+// attempts attempts, so that it is not grown (and copied) as it fills:
+// an eighth more than the chunks done so far took for as many runs and
+// attempts; 0 before the first is done. e.mu must be held.
+func (e *chunkEncoder) sizeFor(runs, attempts int) int {
+	if e.units == 0 {
+		return 0
+	}
+	return (runs + attempts) * (e.encoded + e.encoded/8) / e.units
 }
 
 // work encodes chunks until none is left or write fails.
@@ -113,9 +130,14 @@ func (e *chunkEncoder) work() {
 		if n := len(e.free); n > 0 {
 			b, e.free = e.free[n-1][:0], e.free[:n-1]
 		}
+		if size := e.sizeFor(to-from, attempts); cap(b) < size {
+			// Not grown in steps, each a copy; a power of two, so that the
+			// pooled buffers soon all fit the chunks that come.
+			b = make([]byte, 0, 1<<bits.Len(uint(size)))
+		}
 		e.mu.Unlock()
 		for i := from; i < to; i++ {
-			ar.rr = e.src.report(i, &ar)
+			e.src.report(i, &ar, &ar.rr)
 			b = e.enc(b, i, &ar.rr)
 		}
 		ar.reset() // clears the last report's strings
@@ -124,6 +146,8 @@ func (e *chunkEncoder) work() {
 			b = []byte{} // done, though empty
 		}
 		e.out[k%encodeAhead] = b
+		e.encoded += len(b)
+		e.units += to - from + attempts
 		if !e.writing {
 			e.writeReady()
 		}

@@ -291,7 +291,8 @@ func (f *foldedRuns) foldedLatest() (RunReport, bool) {
 	if run == nil {
 		return RunReport{}, false
 	}
-	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], nil)
+	var rr RunReport
+	foldRun(&rr, run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], nil)
 	if f.judged != nil && f.latestAt >= 0 {
 		f.judged.annotate(&rr, f.latestAt, run, f.def.Schedule, f.c.opts.Now)
 	}
@@ -341,17 +342,16 @@ func asCheckpointError() {
 	}
 }
 
-func (f *foldedRuns) report(i int, ar *reportArena) RunReport {
+func (f *foldedRuns) report(i int, ar *reportArena, rr *RunReport) {
 	run := f.run(i)
-	rr := foldRun(run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
+	foldRun(rr, run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule
-		f.judged.annotate(&rr, f.judged.at(i), run, sched, f.c.opts.Now)
+		f.judged.annotate(rr, f.judged.at(i), run, sched, f.c.opts.Now)
 		if rr.State == RunOverdue {
-			rr.Recovery = recoveryFor(&rr, f.def, nil, f.cfg.lineText)
+			rr.Recovery = recoveryFor(rr, f.def, nil, f.cfg.lineText)
 		}
 	}
-	return rr
 }
 
 // liveState tells an attempt's status at now: while it has no outcome,
@@ -412,25 +412,43 @@ func runRank(st StageState) int {
 	return 0
 }
 
-// state gives the run's state: the first of unknown > failed > cancelled >
-// stalled > running that its stages show, else incomplete when a stage has
-// not succeeded, else succeeded. A job-log OUTCOME_MISMATCH (mismatch) makes
-// it unknown.
+// runStateOf gives the run's state: the first of unknown > failed >
+// cancelled > stalled > running that its stages show, else incomplete when
+// a stage has not succeeded, else succeeded. A job-log OUTCOME_MISMATCH
+// (mismatch) makes it unknown.
 func runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
 	if mismatch {
 		return RunUnknown
 	}
 	def = cfg.definitionOf(run, def) // a run fed with its own stages (Feed)
-	state, best := RunState(RunSucceeded), 0
+	var rs runStates
 	for i := range def.Stages {
-		st := stageState(run, i, def, cfg)
-		if r := runRank(st); r > best {
-			state, best = RunState(st), r // a deciding stage state names its run state
-		} else if best == 0 && st != StageSucceeded {
-			state = RunIncomplete
-		}
+		rs.add(stageState(run, i, def, cfg))
 	}
-	return state
+	return rs.state()
+}
+
+// runStates folds a run's stage states, in their order, into its state as
+// runStateOf gives it (which a run report takes from the stage states it
+// has already, not by asking each stage again).
+type runStates struct {
+	st   RunState // "" for succeeded, until a stage says otherwise
+	best int      // the highest runRank so far
+}
+
+func (rs *runStates) add(st StageState) {
+	if r := runRank(st); r > rs.best {
+		rs.st, rs.best = RunState(st), r // a deciding stage state names its run state
+	} else if rs.best == 0 && st != StageSucceeded {
+		rs.st = RunIncomplete
+	}
+}
+
+func (rs *runStates) state() RunState {
+	if rs.st == "" {
+		return RunSucceeded
+	}
+	return rs.st
 }
 
 // reportArena is reusable storage for run reports built one after another
@@ -500,12 +518,12 @@ func take[T any](pool *[]T, n int, zeroed bool) []T {
 	return out
 }
 
-// foldRun builds the report of one run: its state, its stages (a stage never
+// foldRun builds the report of one run in *rr: its state, its stages (a stage never
 // started is blocked when a stage it depends on failed, is unknown, was
 // cancelled or is blocked, else pending), and its recovery action. plan is
 // def's dependencies as stage indexes. With an arena the report lives in the
 // arena's storage (see reportArena).
-func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) RunReport {
+func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mismatch *Inconsistency, ar *reportArena) {
 	ar.reset()
 	var stagePool *[]StageReport
 	var attemptPool *[]AttemptReport
@@ -522,18 +540,19 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 		times = new(timeTexts)
 	}
 	first, last := run.FirstAt(), run.LastAt()
-	rr := RunReport{
+	*rr = RunReport{
 		RunID:           run.ID(),
-		State:           runStateOf(run, def, cfg, mismatch != nil),
-		DurationSeconds: last.Sub(first).Seconds(),
+		DurationSeconds: secondsBetween(first, last),
 		FirstLine:       run.FirstLine(),
 		Stages:          take(stagePool, len(def.Stages), zeroed),
 	}
+	var rs runStates // runStateOf from the stage states below
 	for i := range def.Stages {
 		sd := &def.Stages[i]
 		atts := run.Attempts(i)
 		sr := &rr.Stages[i]
 		*sr = StageReport{Stage: sd.ID, Name: sd.Name, State: stageState(run, i, def, cfg), AttemptCount: len(atts), Attempts: take(attemptPool, len(atts), zeroed)}
+		rs.add(sr.State)
 		boxes := take(boxPool, len(atts), zeroed)
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
@@ -543,15 +562,18 @@ func foldRun(run *runState, def *Definition, plan *stagePlan, cfg foldConfig, mi
 			sr.StatusReason, sr.Brake = &reason, b
 		}
 	}
+	rr.State = rs.state()
+	if mismatch != nil {
+		rr.State = RunUnknown
+	}
 	// A run's first and last events are some attempt's start and end.
 	f0, f1 := times.span(first)
 	l0, l1 := times.span(last)
 	text := times.done()
 	rr.FirstEventAt, rr.LastEventAt = text[f0:f1], text[l0:l1]
 	rr.FirstEvent, rr.LastEvent = first, last
-	markBlocked(&rr, plan)
-	rr.Recovery = recoveryFor(&rr, def, mismatch, cfg.lineText)
-	return rr
+	markBlocked(rr, plan)
+	rr.Recovery = recoveryFor(rr, def, mismatch, cfg.lineText)
 }
 
 // markBlocked turns pending stages into blocked ones when a stage they depend
@@ -588,6 +610,7 @@ type timeTexts struct {
 	spans [8][2]int32 // where time i is in buf
 	buf   []byte
 	fix   []timeFix
+	date  dateText // the date part of the last day formatted, kept by reset
 	// transient makes done's text a view of buf, which the next report
 	// overwrites, instead of a copy (reportArena.transient).
 	transient bool
@@ -619,7 +642,7 @@ func (tt *timeTexts) span(t time.Time) (from, to int32) {
 		}
 	}
 	from = int32(len(tt.buf))
-	tt.buf = appendTime(tt.buf, t)
+	tt.buf = appendTimeDated(tt.buf, t, &tt.date)
 	to = int32(len(tt.buf))
 	if tt.n < len(tt.sec) {
 		tt.sec[tt.n], tt.nsec[tt.n], tt.spans[tt.n] = sec, nsec, [2]int32{from, to}
@@ -678,7 +701,7 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 	default:
 		times.set(&box.ended, last)
 		ar.Ended = last
-		box.dur = last.Sub(started).Seconds()
+		box.dur = secondsBetween(started, last)
 		ar.EndedAt, ar.DurationSeconds = &box.ended, &box.dur
 	}
 	if rc, ok := a.Returncode(); ok {
@@ -706,6 +729,18 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 			ApprovedBy: optString(r.ApprovedBy), ResolvedAt: formatTime(r.At), Line: r.Line,
 		}
 	}
+}
+
+// secondsBetween is to.Sub(from).Seconds() for times without a monotonic
+// clock reading (the store's), without Sub's check for an overflow when
+// the two are less than 285 years apart and it cannot overflow: a run
+// report takes one for each of its attempts. TestSecondsBetween holds it
+// to Sub.
+func secondsBetween(from, to time.Time) float64 {
+	if ds := to.Unix() - from.Unix(); ds > -9e9 && ds < 9e9 {
+		return (time.Duration(ds)*time.Second + time.Duration(to.Nanosecond()-from.Nanosecond())).Seconds()
+	}
+	return to.Sub(from).Seconds()
 }
 
 func optString(s string) *string {

@@ -37,9 +37,18 @@ func TestFormatTime(t *testing.T) {
 		sec := r.Int64N(253402300800) - 62135596800 // years 0001 to 9999
 		times = append(times, time.Unix(sec, r.Int64N(1e9)).In(time.FixedZone("", int(r.Int64N(28*3600))-14*3600)))
 	}
-	for _, tm := range times {
-		if got, want := formatTime(tm), tm.UTC().Format(time.RFC3339Nano); got != want {
+	// A run report's times go through one dateText: each time is to be
+	// the same whether its day is the one before it or not.
+	var dc dateText
+	for i, tm := range times {
+		want := tm.UTC().Format(time.RFC3339Nano)
+		if got := formatTime(tm); got != want {
 			t.Errorf("formatTime(%v) = %q, want %q", tm, got, want)
+		}
+		for _, at := range []time.Time{tm, tm.Add(time.Hour), tm} { // the day again, maybe the next
+			if got, want := string(appendTimeDated([]byte("x"), at, &dc)), "x"+at.UTC().Format(time.RFC3339Nano); got != want {
+				t.Errorf("time %d: appendTimeDated(%v) after day %d = %q, want %q", i, at, dc.day, got, want)
+			}
 		}
 	}
 }
@@ -54,5 +63,32 @@ func BenchmarkFormatTime(b *testing.B) {
 	}
 	if n == 0 {
 		b.Fatal("nothing formatted")
+	}
+}
+
+// TestSecondsBetween compares secondsBetween with Sub on times of the
+// store (time.Unix, no monotonic reading): near and far apart, either
+// way round, with fractions, and at the ends of time.Time where Sub
+// saturates.
+func TestSecondsBetween(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	var pairs [][2]time.Time
+	for range 100000 {
+		from := time.Unix(base+r.Int64N(1e8), r.Int64N(1e9)).UTC()
+		to := time.Unix(from.Unix()+r.Int64N(2e5)-1e5, r.Int64N(1e9)).UTC()
+		pairs = append(pairs, [2]time.Time{from, to}, [2]time.Time{to, from})
+	}
+	for _, ds := range []int64{8999999999, 9e9, 9223372036, 9223372037, 1 << 40, 1 << 62} {
+		from := time.Unix(base, 999999999).UTC()
+		for _, to := range []time.Time{time.Unix(base+ds, 0).UTC(), time.Unix(base-ds, 0).UTC(), time.Unix(base+ds, 999999999).UTC()} {
+			pairs = append(pairs, [2]time.Time{from, to}, [2]time.Time{to, from})
+		}
+	}
+	pairs = append(pairs, [2]time.Time{time.Unix(-1<<62, 0).UTC(), time.Unix(1<<62, 0).UTC()}, [2]time.Time{{}, time.Unix(base, 5).UTC()})
+	for _, p := range pairs {
+		if got, want := secondsBetween(p[0], p[1]), p[1].Sub(p[0]).Seconds(); got != want {
+			t.Fatalf("secondsBetween(%v, %v) = %v, want %v", p[0], p[1], got, want)
+		}
 	}
 }

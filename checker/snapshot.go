@@ -129,8 +129,11 @@ type runSource interface {
 	// order is what of run i's head orders it in a listing: its first
 	// event, first line and whether it succeeded.
 	order(i int) (first time.Time, line int, succeeded bool)
-	// report builds run i's report into ar (nil: storage of its own).
-	report(i int, ar *reportArena) RunReport
+	// report builds run i's report in *rr, pointing into ar's storage
+	// (nil: storage of its own). rr may be &ar.rr: a report is written
+	// where it is read, not returned and copied (a few hundred bytes, for
+	// each of hundreds of thousands of runs).
+	report(i int, ar *reportArena, rr *RunReport)
 }
 
 // reportList is a runSource of reports given whole.
@@ -145,7 +148,7 @@ func (l reportList) attempts(i int) int {
 	}
 	return n
 }
-func (l reportList) report(i int, _ *reportArena) RunReport { return l[i] }
+func (l reportList) report(i int, _ *reportArena, rr *RunReport) { *rr = l[i] }
 func (l reportList) order(i int) (time.Time, int, bool) {
 	return l[i].FirstEvent, l[i].FirstLine, l[i].State == RunSucceeded
 }
@@ -227,7 +230,9 @@ func (s *Snapshot) RunAt(i int) RunReport {
 	if i < 0 || i >= src.count() {
 		panic(fmt.Sprintf("checker: Snapshot.RunAt(%d) of %d runs", i, src.count()))
 	}
-	return src.report(i, nil)
+	var rr RunReport
+	src.report(i, nil, &rr)
+	return rr
 }
 
 // SetRuns makes runs the snapshot's run reports: for a snapshot built by
@@ -263,7 +268,7 @@ func (s *Snapshot) Runs() iter.Seq[*RunReport] {
 		}
 		var ar reportArena
 		for i := range src.count() {
-			ar.rr = src.report(i, &ar)
+			src.report(i, &ar, &ar.rr)
 			if !yield(&ar.rr) {
 				return
 			}
@@ -295,7 +300,7 @@ func (s *Snapshot) Collect() []RunReport {
 	}
 	out := make([]RunReport, src.count())
 	for i := range out {
-		out[i] = src.report(i, nil)
+		src.report(i, nil, &out[i])
 	}
 	return out
 }
@@ -485,7 +490,8 @@ func (s *Snapshot) Latest() *RunReport {
 	src := s.source()
 	for i := range src.count() {
 		if src.id(i) == *s.LatestRunID {
-			rr := src.report(i, nil)
+			var rr RunReport
+			src.report(i, nil, &rr)
 			return &rr
 		}
 	}

@@ -2,11 +2,11 @@ package render
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
-	"github.com/greenlight-ci/greenlight/checker/internal/swar"
 )
 
 // appendRun appends the JSON of one run report exactly as json.Marshal
@@ -21,7 +21,7 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 	b = append(b, `{"run_id":"`...)
 	b = appendText(b, r.RunID)
 	b = append(b, `","state":"`...)
-	b = appendText(b, string(r.State))
+	b = appendWord(b, string(r.State))
 	b = append(b, `","first_event_at":"`...)
 	b = appendText(b, r.FirstEventAt)
 	b = append(b, `","last_event_at":"`...)
@@ -40,13 +40,12 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 		b = appendFloat(b, *r.OverdueBySeconds)
 	}
 	b = appendRecovery(b, &r.Recovery)
-	b = append(b, `,"stages":`...)
 	if r.Stages == nil {
-		b = append(b, "null"...)
+		b = append(b, `,"stages":null`...)
 	} else if len(r.Stages) == 0 {
-		b = append(b, "[]"...)
+		b = append(b, `,"stages":[]`...)
 	} else {
-		b = append(b, '[')
+		b = append(b, `,"stages":[`...)
 		for i := range r.Stages {
 			s := &r.Stages[i]
 			if i > 0 {
@@ -61,7 +60,7 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 				b = appendText(b, *s.Name)
 				b = append(b, `","state":"`...)
 			}
-			b = appendText(b, string(s.State))
+			b = appendWord(b, string(s.State))
 			if s.StatusReason == nil {
 				b = append(b, `","status_reason":null,"attempt_count":`...)
 			} else {
@@ -70,13 +69,12 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 				b = append(b, `","attempt_count":`...)
 			}
 			b = appendInt(b, int64(s.AttemptCount))
-			b = append(b, `,"attempts":`...)
 			if s.Attempts == nil {
-				b = append(b, "null"...)
+				b = append(b, `,"attempts":null`...)
 			} else if len(s.Attempts) == 0 {
-				b = append(b, "[]"...)
+				b = append(b, `,"attempts":[]`...)
 			} else {
-				b = append(b, '[')
+				b = append(b, `,"attempts":[`...)
 				for k := range s.Attempts {
 					if k > 0 {
 						b = append(b, ',')
@@ -96,7 +94,7 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 // leading comma.
 func appendRecovery(b []byte, rec *checker.Recovery) []byte {
 	b = append(b, `,"recovery":{"action":"`...)
-	b = appendText(b, string(rec.Action))
+	b = appendWord(b, string(rec.Action))
 	b = append(b, `","run_id":"`...)
 	b = appendText(b, rec.RunID)
 	if rec.Stage == nil && rec.Attempt == nil && rec.AttemptID == nil && rec.Owner == nil && rec.Steps != nil && len(rec.Steps) == 0 {
@@ -139,17 +137,16 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 	b = append(b, `{"attempt":`...)
 	b = appendInt(b, a.Attempt)
 	b = append(b, `,"status":"`...)
-	b = appendText(b, a.Status)
+	b = appendWord(b, a.Status)
 	b = append(b, `","started_at":"`...)
 	b = appendText(b, a.StartedAt)
 	if a.EndedAt == nil {
-		b = append(b, `","ended_at":null`...)
+		b = append(b, `","ended_at":null,"duration_seconds":`...)
 	} else {
 		b = append(b, `","ended_at":"`...)
 		b = appendText(b, *a.EndedAt)
-		b = append(b, '"')
+		b = append(b, `","duration_seconds":`...)
 	}
-	b = append(b, `,"duration_seconds":`...)
 	b = appendOptFloat(b, a.DurationSeconds)
 	b = append(b, `,"returncode":`...)
 	b = appendOptInt(b, a.Returncode)
@@ -163,15 +160,19 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 	b = appendOptFloat(b, a.SilentForSeconds)
 	b = append(b, `,"line":`...)
 	b = appendInt(b, int64(a.Line))
+	if a.AttemptID == nil && a.Owner == nil && a.ErrorCode == nil && a.LeaseExpiresAt == nil &&
+		a.Reason == nil && a.Resolution == nil && a.AdjudicatedFrom == nil && a.JobLogLine == nil {
+		// Most attempts have none of the recovery model's fields, and are
+		// not stale candidates.
+		if !a.StaleCandidate {
+			return append(b, `,"stale_candidate":false,"attempt_id":null,"owner":null,"error_code":null,"lease_expires_at":null,"reason":null,"resolution":null,"adjudicated_from":null,"job_log_line":null}`...)
+		}
+		return append(b, `,"stale_candidate":true,"attempt_id":null,"owner":null,"error_code":null,"lease_expires_at":null,"reason":null,"resolution":null,"adjudicated_from":null,"job_log_line":null}`...)
+	}
 	if a.StaleCandidate {
 		b = append(b, `,"stale_candidate":true`...)
 	} else {
 		b = append(b, `,"stale_candidate":false`...)
-	}
-	if a.AttemptID == nil && a.Owner == nil && a.ErrorCode == nil && a.LeaseExpiresAt == nil &&
-		a.Reason == nil && a.Resolution == nil && a.AdjudicatedFrom == nil && a.JobLogLine == nil {
-		// Most attempts have none of the recovery model's fields.
-		return append(b, `,"attempt_id":null,"owner":null,"error_code":null,"lease_expires_at":null,"reason":null,"resolution":null,"adjudicated_from":null,"job_log_line":null}`...)
 	}
 	b = append(b, `,"attempt_id":`...)
 	b = appendOptString(b, a.AttemptID)
@@ -217,10 +218,29 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 // plain8 tells whether the eight bytes of s at i are ASCII that JSON
 // writes as they are: no control character, quote, backslash, <, > or &.
 func plain8(s string, i int) bool {
-	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-	return swar.NonASCII(w)|swar.Below(w, 0x20)|swar.Equal(w, '"')|swar.Equal(w, '\\')|
-		swar.Equal(w, '<')|swar.Equal(w, '>')|swar.Equal(w, '&') == 0
+	return special8(load8(s, i)) == 0
+}
+
+// load8 is the eight bytes of s at i, the first the lowest.
+func load8(s string, i int) uint64 {
+	s = s[i : i+8] // one bounds check, not eight
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// special8 is zero when no byte of w needs escaping in a JSON string
+// (plainByte), and else not. It asks in four tests what seven swar tests
+// ask one by one: a byte below 0x20 or from 0x80 on shows in the high
+// bit of (w - 0x20 per byte) | w (a borrow can only follow a byte below
+// 0x20); < (0x3c) and > (0x3e) are the bytes that are 0x3e with bit 1
+// set, and " (0x22) and & (0x26) those that are 0x26 with bit 2 set.
+// TestSpecial8 holds it to plainByte.
+func special8(w uint64) uint64 {
+	// swar.Equal three times, with one mask of the high bits at the end
+	// (small enough to be inlined).
+	const ones = 0x0101010101010101
+	angle, amp, bs := (w|ones*0x02)^(ones*'>'), (w|ones*0x04)^(ones*'&'), w^(ones*'\\')
+	return ((w - ones*0x20) | w | (angle-ones)&^angle | (amp-ones)&^amp | (bs-ones)&^bs) & (ones * 0x80)
 }
 
 func appendStage(b []byte, s checker.StageID) []byte {
@@ -245,14 +265,37 @@ func appendOptInt(b []byte, n *int64) []byte {
 }
 
 // appendInt appends n in decimal, as strconv.AppendInt does; the counts and
-// line numbers of a report take a short path of two digits at a time.
+// line numbers of a report take a short path of two digits at a time,
+// written in place.
 func appendInt(b []byte, n int64) []byte {
 	if n < 0 || n >= 1e9 {
 		return strconv.AppendInt(b, n, 10)
 	}
-	var d [9]byte
-	i := len(d)
 	u := uint32(n)
+	if u < 10 {
+		return append(b, byte('0'+u))
+	}
+	k := 9 // the number of digits, 2 to 9
+	switch {
+	case u < 100:
+		k = 2
+	case u < 1e3:
+		k = 3
+	case u < 1e4:
+		k = 4
+	case u < 1e5:
+		k = 5
+	case u < 1e6:
+		k = 6
+	case u < 1e7:
+		k = 7
+	case u < 1e8:
+		k = 8
+	}
+	l := len(b)
+	b = slices.Grow(b, k)[:l+k]
+	d := b[l:]
+	i := k
 	for u >= 100 {
 		q := u / 100
 		r := (u - q*100) * 2
@@ -261,13 +304,11 @@ func appendInt(b []byte, n int64) []byte {
 		u = q
 	}
 	if u >= 10 {
-		i -= 2
-		d[i], d[i+1] = digitPairs[2*u], digitPairs[2*u+1]
+		d[0], d[1] = digitPairs[2*u], digitPairs[2*u+1]
 	} else {
-		i--
-		d[i] = byte('0' + u)
+		d[0] = byte('0' + u)
 	}
-	return append(b, d[i:]...)
+	return b
 }
 
 // digitPairs holds the two digits of 00 to 99, in order.
@@ -314,29 +355,56 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// appendWord is appendText for a state, a status or an action: the words
+// most reports hold are compared and copied as they are (a comparison with
+// a constant is cheaper than testing the bytes); any other is escaped as
+// any string is, since a report need not come from the checker.
+func appendWord(b []byte, s string) []byte {
+	if s == "succeeded" || s == "failed" || s == "none" {
+		return append(b, s...)
+	}
+	return appendText(b, s)
+}
+
 // appendText appends s as the inside of a JSON string, as encoding/json
 // writes it with HTML escaping: < > & and control characters as \u00XX
 // (with the short forms \" \\ \b \f \n \r \t), U+2028 and U+2029
 // escaped, invalid UTF-8 as \ufffd. Most strings of a report (ids,
 // times, states) need none of that and are copied whole.
 func appendText(b []byte, s string) []byte {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		// plain8, by hand: the call and its spills cost more than the test.
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if swar.NonASCII(w)|swar.Below(w, 0x20)|swar.Equal(w, '"')|swar.Equal(w, '\\')|
-			swar.Equal(w, '<')|swar.Equal(w, '>')|swar.Equal(w, '&') != 0 {
-			break
+	n := len(s)
+	switch {
+	case n >= 8:
+		i := 0
+		for ; i+8 <= n; i += 8 {
+			if special8(load8(s, i)) != 0 {
+				return appendEscaped(b, s, i)
+			}
+		}
+		// The last eight bytes, which overlap those already looked at (a
+		// time of a report, 20 bytes, takes three words, no byte alone).
+		if i < n && special8(load8(s, n-8)) != 0 {
+			return appendEscaped(b, s, i)
+		}
+	case n >= 4:
+		// Two overlapping halves of a word (a state, an action).
+		if special8(load4(s, 0)|load4(s, n-4)<<32) != 0 {
+			return appendEscaped(b, s, 0)
+		}
+	default:
+		for i := range n {
+			if !plainByte[s[i]] {
+				return appendEscaped(b, s, i)
+			}
 		}
 	}
-	for i < len(s) && plainByte[s[i]] {
-		i++
-	}
-	if i == len(s) {
-		return append(b, s...)
-	}
-	return appendEscaped(b, s, i)
+	return append(b, s...)
+}
+
+// load4 is the four bytes of s at i, the first the lowest.
+func load4(s string, i int) uint64 {
+	s = s[i : i+4]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
 }
 
 // plainByte tells the bytes that JSON writes as they are: ASCII but for
@@ -348,8 +416,8 @@ var plainByte = func() (t [256]bool) {
 	return t
 }()
 
-// appendEscaped is appendText from s[i], the first byte that may need
-// escaping.
+// appendEscaped is appendText when s[:i] needs no escaping and the rest
+// may.
 func appendEscaped(b []byte, s string, i int) []byte {
 	start := 0
 	for i < len(s) {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -339,6 +340,64 @@ func TestAppendStringMatches(t *testing.T) {
 	}
 }
 
+// TestAppendStringOneSpecial compares appendString with encoding/json on
+// plain strings of every length up to 40 with one byte that needs
+// escaping (or a multi-byte character) at every position: the word at a
+// time and the overlapping last word must see it wherever it is.
+func TestAppendStringOneSpecial(t *testing.T) {
+	specials := []string{"\"", "\\", "<", ">", "&", "\x00", "\x1f", "\n", "\x7f", "\xff", "\u2028", "é", "\xe2\x82"}
+	for n := range 41 {
+		plain := strings.Repeat("0123456789:-TZ", 3)[:n]
+		for at := 0; at <= n; at++ {
+			for _, sp := range specials {
+				s := plain[:at] + sp + plain[at:]
+				want, err := json.Marshal(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := appendString(nil, s); string(got) != string(want) {
+					t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+				}
+			}
+		}
+		if got := appendString(nil, plain); string(got) != `"`+plain+`"` {
+			t.Fatalf("appendString(%q) = %s", plain, got)
+		}
+	}
+}
+
+// TestSpecial8 holds special8 to plainByte: every byte value at every
+// position of a plain word, and random words, are special exactly when
+// one of their bytes is not plain.
+func TestSpecial8(t *testing.T) {
+	check := func(w uint64) {
+		t.Helper()
+		plain := true
+		for k := range 8 {
+			plain = plain && plainByte[byte(w>>(8*k))]
+		}
+		if got := special8(w) == 0; got != plain {
+			t.Fatalf("special8(%#016x) == 0 is %v, want %v", w, got, plain)
+		}
+	}
+	const word = 0x6162636465666768 // "hgfedcba"
+	for k := range 8 {
+		for c := range 256 {
+			check(word&^(0xff<<(8*k)) | uint64(c)<<(8*k))
+		}
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for range 200000 {
+		check(r.Uint64())
+		// Words of bytes near the special ones, most of them plain.
+		var w uint64
+		for k := range 8 {
+			w |= uint64(0x1e+r.IntN(0x60))<<(8*k) | uint64(r.IntN(64)/63)<<(8*k+7)
+		}
+		check(w)
+	}
+}
+
 // TestStreamedEmptyAttempts: a stage without attempts is [] in a streamed
 // snapshot too, also in the first report a fresh arena builds (a DAG whose
 // second stage ran while the first never started).
@@ -442,6 +501,40 @@ func TestStreamedSnapshotWriteError(t *testing.T) {
 		}
 		if w.got.Len() != n || !bytes.HasPrefix(whole.Bytes(), w.got.Bytes()) {
 			t.Fatalf("fail after %d bytes: wrote %d bytes, not the document's first %d", n, w.got.Len(), n)
+		}
+	}
+}
+
+// TestAppendInt compares appendInt with strconv.AppendInt on every number
+// below 100,000, around every power of ten and at the extremes, after a
+// prefix (the digits are written in place).
+func TestAppendInt(t *testing.T) {
+	var ns []int64
+	for n := range int64(100000) {
+		ns = append(ns, n)
+	}
+	for p := int64(1); p <= 1e18; p *= 10 {
+		ns = append(ns, p-1, p, p+1, -p, 2*p-1, 9*p)
+	}
+	ns = append(ns, math.MaxInt64, math.MinInt64, 999999999, 1e9)
+	for _, n := range ns {
+		if got, want := string(appendInt([]byte("x:"), n)), string(strconv.AppendInt([]byte("x:"), n, 10)); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestAppendWord: the words copied at once and any other state, status or
+// action (a report read back from JSON may hold anything) give
+// encoding/json's bytes.
+func TestAppendWord(t *testing.T) {
+	for _, s := range []string{"succeeded", "failed", "none", "stalled", "", "succeeded\"", "fail<ed>", "none\u2028", "\x1b[31mfailed", "\xff"} {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := append(appendWord([]byte{'"'}, s), '"'); string(got) != string(want) {
+			t.Errorf("appendWord(%q) = %s, want %s", s, got, want)
 		}
 	}
 }

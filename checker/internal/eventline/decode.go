@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/greenlight-ci/greenlight/checker/internal/swar"
 )
 
 // contractFields are the event keys of schemas/event.schema.json; a key equal
@@ -111,6 +110,11 @@ type Decoder struct {
 	// seen are the raw names of the objects the scanner is in, outside the
 	// contract's at the top, for its duplicate check (scan.go).
 	seen [][]byte
+	// dates is the date of the last timestamp_utc read, and its day.
+	dates dateCache
+	// long says a contract field's raw value is longer than
+	// MaxNumberChars, so that longNumber looks for a number among them.
+	long bool
 }
 
 // NewDecoder returns a decoder for one goroutine.
@@ -148,7 +152,7 @@ func (d *Decoder) resetFields() {
 	d.plain = [fieldCount]bool{}
 	d.unknown = d.unknown[:0]
 	d.otherKeys = d.otherKeys[:0]
-	d.folded, d.recovery = false, false
+	d.folded, d.recovery, d.long = false, false, false
 	d.foldedCount = 0
 }
 
@@ -185,6 +189,7 @@ func (d *Decoder) syntaxJSONText(line []byte, keepUnknown bool) *Fault {
 		if f >= 0 {
 			d.raw[f] = obj[i:valEnd]
 			d.kind[f] = jsontext.Value(obj[i:valEnd]).Kind()
+			d.long = d.long || valEnd-i > MaxNumberChars
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
 			d.other(rawKey, obj[i:valEnd], keepUnknown)
@@ -419,7 +424,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldTimestamp] != '"' {
 		return false
 	}
-	t, ok := ParseTimestamp(d.contentOf(fieldTimestamp))
+	t, ok := parseTimestampDated(d.contentOf(fieldTimestamp), &d.dates)
 	if !ok {
 		return false
 	}
@@ -659,21 +664,28 @@ func validRunID(b []byte) bool {
 }
 
 // printableASCII tells whether every byte of b is in 0x20..0x7E, eight
-// bytes at a time.
+// bytes at a time, the last eight overlapping the ones before. A word is
+// when no byte sets the high bit of (w - 0x20 per byte) | (w + 1 per
+// byte) | w: below the first byte out of the range, no byte borrows or
+// carries, so that byte itself shows (TestPrintableASCII).
 func printableASCII(b []byte) bool {
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if swar.NonASCII(w)|swar.Below(w, 0x20)|swar.Equal(w, 0x7f) != 0 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	bad := func(w uint64) bool { return ((w-ones*0x20)|(w+ones)|w)&highs != 0 }
+	n := len(b)
+	if n < 8 {
+		for _, c := range b {
+			if c < 0x20 || c >= 0x7f {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; i+8 <= n; i += 8 {
+		if bad(binary.LittleEndian.Uint64(b[i:])) {
 			return false
 		}
 	}
-	for ; i < len(b); i++ {
-		if b[i] < 0x20 || b[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
+	return !bad(binary.LittleEndian.Uint64(b[n-8:]))
 }
 
 // HasNonSpace reports whether b holds a character that is not white space

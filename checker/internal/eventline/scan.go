@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/greenlight-ci/greenlight/checker/internal/swar"
 )
 
 // The scanner below validates a line and records its members in one pass.
@@ -82,6 +81,7 @@ func (d *Decoder) scan(line []byte, keepUnknown bool) bool {
 			}
 			d.raw[f] = val
 			d.kind[f] = jsontext.Kind(kindOf(val[0]))
+			d.long = d.long || len(val) > MaxNumberChars
 			d.plain[f] = plainVal
 			d.recovery = d.recovery || f >= fieldOwner
 		} else {
@@ -278,6 +278,13 @@ func scanLiteral(b []byte, i int, lit string) int {
 // scanNumber returns the index past the JSON number (RFC 8259 section 6)
 // starting at i, or -1. What follows it is the caller's to check.
 func scanNumber(b []byte, i int) int {
+	// One digit before a comma, a brace or a space, as most stages,
+	// attempts and return codes are: a whole number by itself.
+	if i+1 < len(b) && b[i]-'0' < 10 {
+		if c := b[i+1]; c == ',' || c == '}' || c == ' ' {
+			return i + 1
+		}
+	}
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
@@ -321,6 +328,19 @@ func digits(b []byte, i int) int {
 	return i
 }
 
+// stringSpecial flags the bytes of w that end a string's plain run: a
+// quote, a backslash, a control character or a byte from 0x80 on. It is
+// swar.Equal twice, swar.Below and swar.NonASCII in one expression, with
+// one mask of the high bits at the end (the last two as the high bit of
+// (w - 0x20 per byte) | w: a borrow can only follow a byte below 0x20).
+// As with swar, the lowest flag is exact; TestStringSpecial holds it to a
+// byte loop.
+func stringSpecial(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	q, bs := w^(ones*'"'), w^(ones*'\\')
+	return ((w - ones*0x20) | w | (q-ones)&^q | (bs-ones)&^bs) & (ones * 0x80)
+}
+
 // scanString returns the index just past the string literal starting at i
 // and whether it holds no escape, or -1 when the literal is not one jsontext
 // accepts or the scanner does not vouch for it: a raw control character, an
@@ -333,7 +353,7 @@ func scanString(b []byte, i int) (int, bool) {
 	for {
 		for i+8 <= len(b) {
 			w := binary.LittleEndian.Uint64(b[i:])
-			m := swar.Equal(w, '"') | swar.Equal(w, '\\') | swar.Below(w, 0x20) | swar.NonASCII(w)
+			m := stringSpecial(w)
 			if m == 0 {
 				i += 8
 				continue

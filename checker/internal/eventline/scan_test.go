@@ -1,8 +1,11 @@
 package eventline
 
 import (
+	"math/bits"
+	"math/rand/v2"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -56,7 +59,9 @@ var scanSeeds = []string{
 	`{"x":[],"y":{},"z":[1,-0,0.5,1E5,-12.25e-3,true,false,null,"s",[{"a":{"a":1}},{"a":2}]],"Run_ID":"folded","host":"h","ſtage":1}`,
 	`{"owner":"o","error":"héllo wörld ☃ 𝄞 very long text that goes past eight bytes","returncode":null,"a":{"b":1,"c":{"b":2}}}`,
 	`{"status":"\u0000\uffff\uD7FF\uE000"}`,
+	`{"stage":0,"attempt":7 ,"returncode":9, "x":[1,2 ,3],"y":{"z":4}}`, // one digit before , } and a space
 	// The scanner leaves these to jsontext.
+	`{"a":0 1}`, `{"a":7 ,}`, `{"a":-,"b":1}`, `{"a":00,"b":1}`, `{"a":[1 2]}`,
 	`{"k\u0041":1}`,
 	`{"a":"\ud83d\ude00"}`,
 	`{"a":1,"a":2}`,
@@ -74,7 +79,7 @@ var scanSeeds = []string{
 // pass is what Check runs, and gives the same record as jsontext's path.
 func TestScanVouches(t *testing.T) {
 	d, ref := NewDecoder(), NewDecoder()
-	for _, line := range scanSeeds[:6] {
+	for _, line := range scanSeeds[:7] {
 		d.resetFields()
 		if !d.scan([]byte(line), true) {
 			t.Errorf("the scanner does not vouch for %q", line)
@@ -86,7 +91,7 @@ func TestScanVouches(t *testing.T) {
 			t.Errorf("%q: scanner records\n%+v\njsontext's path\n%+v", line, got, want)
 		}
 	}
-	for _, line := range scanSeeds[6:] {
+	for _, line := range scanSeeds[7:] {
 		d.resetFields()
 		if d.scan([]byte(line), true) {
 			t.Errorf("the scanner vouches for %q, which it must leave to jsontext", line)
@@ -145,6 +150,86 @@ func TestKnownKey(t *testing.T) {
 			if f < 0 && common[name] && len(line) >= 16 {
 				t.Errorf("knownKey(%s) does not know it", line)
 			}
+		}
+	}
+}
+
+// TestStringSpecial holds stringSpecial to a byte loop: every byte value
+// at every position of a plain word, and random words, are flagged where
+// a byte is a quote, a backslash, a control character or from 0x80 on,
+// the lowest flag exactly at the first such byte.
+func TestStringSpecial(t *testing.T) {
+	special := func(c byte) bool { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+	check := func(w uint64) {
+		t.Helper()
+		m := stringSpecial(w)
+		first := -1
+		for k := range 8 {
+			if special(byte(w >> (8 * k))) {
+				first = k
+				break
+			}
+		}
+		switch {
+		case first < 0 && m != 0:
+			t.Fatalf("stringSpecial(%#016x) = %#016x, want 0", w, m)
+		case first >= 0 && (m == 0 || bits.TrailingZeros64(m)/8 != first):
+			t.Fatalf("stringSpecial(%#016x) = %#016x, want the lowest flag at byte %d", w, m, first)
+		}
+	}
+	const word = 0x6162636465666768
+	for k := range 8 {
+		for c := range 256 {
+			check(word&^(0xff<<(8*k)) | uint64(c)<<(8*k))
+		}
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for range 200000 {
+		check(r.Uint64())
+		var w uint64
+		for k := range 8 {
+			w |= uint64(0x10+r.IntN(0x60))<<(8*k) | uint64(r.IntN(64)/63)<<(8*k+7)
+		}
+		check(w)
+	}
+}
+
+// TestPrintableASCII compares printableASCII with a byte loop on strings
+// of every length up to 40 with one byte of every value at every
+// position, and on random strings near the range's ends.
+func TestPrintableASCII(t *testing.T) {
+	loop := func(b []byte) bool {
+		for _, c := range b {
+			if c < 0x20 || c > 0x7e {
+				return false
+			}
+		}
+		return true
+	}
+	for n := range 41 {
+		b := []byte(strings.Repeat("run-0123456789~ ", 3)[:n])
+		if !printableASCII(b) {
+			t.Fatalf("printableASCII(%q) = false", b)
+		}
+		for at := range n {
+			for c := range 256 {
+				v := append([]byte(nil), b...)
+				v[at] = byte(c)
+				if got, want := printableASCII(v), loop(v); got != want {
+					t.Fatalf("printableASCII(%q) = %v, want %v", v, got, want)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(15, 16))
+	near := []byte{0x00, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0xff, 'a'}
+	for range 100000 {
+		b := make([]byte, r.IntN(30))
+		for k := range b {
+			b[k] = near[r.IntN(len(near))]
+		}
+		if got, want := printableASCII(b), loop(b); got != want {
+			t.Fatalf("printableASCII(%q) = %v, want %v", b, got, want)
 		}
 	}
 }

@@ -35,8 +35,12 @@ type foldedKey struct {
 
 // longNumber finds a contract field whose value is a number written with
 // more than MaxNumberChars characters, and returns its name and literal; ""
-// when there is none.
+// when there is none. Most lines have no value that long (long), and no
+// field is looked at.
 func (d *Decoder) longNumber() (field, lit string) {
+	if !d.long {
+		return "", ""
+	}
 	for f := range d.raw {
 		if d.kind[f] == '0' && len(d.raw[f]) > MaxNumberChars {
 			return d.names[f], string(d.raw[f])

@@ -34,6 +34,10 @@ func TestLineBounds(t *testing.T) {
 		{"a long number in a string field", `{"run_id":` + strings.Repeat("7", 80) + `,"stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z"}`,
 			"the event breaks the event contract: at /run_id: a number in a contract field is written with at most 64 characters, and this one has 80 (777777777777777777777777…)"},
 		{"a long number outside the contract", head + `,"attempt":1,"size":` + strings.Repeat("5", 100) + `}`, ""},
+		{"65 characters, read by jsontext (a name with an escape)", head + `,"attempt":` + one64 + `0,"x\u0079":1}`,
+			"the event breaks the event contract: at /attempt: a number in a contract field is written with at most 64 characters, and this one has 65 (1.0000000000000000000000…)"},
+		{"a long string and a long number", head + `,"attempt":1,"error":"` + strings.Repeat("e", 90) + `","returncode":` + strings.Repeat("2", 65) + `}`,
+			"the event breaks the event contract: at /returncode: a number in a contract field is written with at most 64 characters, and this one has 65 (222222222222222222222222…)"},
 		{"ten keys in another letter case", head + `,"attempt":1` + folded.String() + `}`,
 			`the event does not match event.schema.json: ` + foldedParts() + `; and 2 more keys equal to a contract field in another letter case`},
 	}

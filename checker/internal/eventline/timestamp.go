@@ -27,12 +27,26 @@ func ParseTime(s string) (t time.Time, err error) {
 // that the date exists (the schema's "date-time" format) and that the
 // instant lies, in UTC, in the years 0001 to 9999 (the schema's
 // "greenlight-utc-range" format), and returns the instant in UTC.
-func ParseTimestamp(b []byte) (time.Time, bool) {
-	t, ok := parseTimestampAnyYear(b)
+func ParseTimestamp(b []byte) (time.Time, bool) { return parseTimestampDated(b, nil) }
+
+// parseTimestampDated is ParseTimestamp, keeping the last date it read in
+// dc (when not nil) and taking the date's day from there when b is of the
+// same date, as most timestamps of a log are.
+func parseTimestampDated(b []byte, dc *dateCache) (time.Time, bool) {
+	t, ok := parseTimestampCached(b, dc)
 	if !ok || !inUTCRange(t) {
 		return time.Time{}, false
 	}
 	return t, true
+}
+
+// dateCache is the date part ("2026-01-02") of the last timestamp a
+// decoder read and its day, daysSinceEpoch: a date is kept only once it
+// passed every check of the date.
+type dateCache struct {
+	date [10]byte
+	days int64
+	ok   bool
 }
 
 // Bounds of an instant greenlight reads or writes, in Unix seconds: from
@@ -54,7 +68,14 @@ func inUTCRange(t time.Time) bool {
 
 // parseTimestampAnyYear is ParseTimestamp without the bound on the UTC
 // year.
-func parseTimestampAnyYear(b []byte) (time.Time, bool) {
+func parseTimestampAnyYear(b []byte) (time.Time, bool) { return parseTimestampCached(b, nil) }
+
+// pow10 holds 10 to the powers 9 down to 0: what a fraction of n digits
+// is multiplied by to give nanoseconds, at pow10[n].
+var pow10 = [10]int{1e9, 1e8, 1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1}
+
+// parseTimestampCached is parseTimestampAnyYear with a dateCache (nil: none).
+func parseTimestampCached(b []byte, dc *dateCache) (time.Time, bool) {
 	if len(b) < 20 {
 		return time.Time{}, false
 	}
@@ -63,8 +84,6 @@ func parseTimestampAnyYear(b []byte) (time.Time, bool) {
 	if !dateTimeShape(b) {
 		return time.Time{}, false
 	}
-	year := int(b[0]-'0')*1000 + int(b[1]-'0')*100 + num2(2)
-	month, day := num2(5), num2(8)
 	hour, minute, sec := num2(11), num2(14), num2(17)
 	if hour > 23 || minute > 59 || sec > 59 {
 		return time.Time{}, false
@@ -75,18 +94,14 @@ func parseTimestampAnyYear(b []byte) (time.Time, bool) {
 		i++
 		start := i
 		for i < len(b) && digit(i) {
+			nsec = nsec*10 + int(b[i]-'0') // wraps, harmlessly, past 18 digits
 			i++
 		}
 		nd := i - start
 		if nd < 1 || nd > 9 {
 			return time.Time{}, false
 		}
-		for k := start; k < i; k++ {
-			nsec = nsec*10 + int(b[k]-'0')
-		}
-		for k := nd; k < 9; k++ {
-			nsec *= 10
-		}
+		nsec *= pow10[nd]
 	}
 	if i >= len(b) {
 		return time.Time{}, false
@@ -114,10 +129,22 @@ func parseTimestampAnyYear(b []byte) (time.Time, bool) {
 	if i != len(b) {
 		return time.Time{}, false
 	}
-	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
-		return time.Time{}, false
+	var days int64
+	if dc != nil && dc.ok && string(b[:10]) == string(dc.date[:]) {
+		days = dc.days
+	} else {
+		year := int(b[0]-'0')*1000 + int(b[1]-'0')*100 + num2(2)
+		month, day := num2(5), num2(8)
+		if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
+			return time.Time{}, false
+		}
+		days = daysSinceEpoch(year, month, day)
+		if dc != nil {
+			*dc = dateCache{days: days, ok: true}
+			copy(dc.date[:], b[:10])
+		}
 	}
-	unix := daysSinceEpoch(year, month, day)*86400 + int64(hour*3600+minute*60+sec-offset)
+	unix := days*86400 + int64(hour*3600+minute*60+sec-offset)
 	return time.Unix(unix, int64(nsec)).UTC(), true
 }
 

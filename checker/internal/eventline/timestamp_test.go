@@ -151,3 +151,34 @@ func TestDateTimeShape(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTimestampDated runs timestamps through one dateCache, as a
+// decoder reads a log, and compares each with ParseTimestamp: the same
+// date again, the next day, an impossible date after a possible one of its
+// month, and broken times after a cached date.
+func TestParseTimestampDated(t *testing.T) {
+	texts := []string{
+		"2026-02-28T00:00:00Z", "2026-02-28T23:59:59.999999999Z", "2026-02-29T00:00:00Z", "2026-02-28T12:00:00+14:00",
+		"2024-02-29T00:00:00Z", "2024-02-29T00:00:00.1Z", "2024-02-30T00:00:00Z", "2024-02-29T24:00:00Z",
+		"2024-02-29T00:00:00.Z", "2024-02-29T00:00:00.0000000001Z", "2024-02-29T00:00:00", "2024-02-29T00:00:00Zx",
+		"0001-01-01T00:00:00Z", "0001-01-01T00:00:00+00:01", "0001-01-01T00:00:00-00:01", "9999-12-31T23:59:59-00:01",
+		"9999-12-31T23:59:59Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-01-00T00:00:00Z",
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		day := time.Date(2026, 1, 1+r.IntN(40), 0, 0, 0, 0, time.UTC)
+		tm := day.Add(time.Duration(r.Int64N(86400e9)))
+		texts = append(texts, tm.Format("2006-01-02T15:04:05.999999Z"))
+		if r.IntN(10) == 0 {
+			texts = append(texts, tm.Format("2006-01-02T15:04:05")+"x") // a broken one of the same date
+		}
+	}
+	var dc dateCache
+	for _, s := range texts {
+		want, wantOK := ParseTimestamp([]byte(s))
+		got, ok := parseTimestampDated([]byte(s), &dc)
+		if ok != wantOK || !got.Equal(want) || got.Location() != want.Location() {
+			t.Fatalf("parseTimestampDated(%s) = %v, %v; ParseTimestamp %v, %v", s, got, ok, want, wantOK)
+		}
+	}
+}
