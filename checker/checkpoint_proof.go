@@ -152,7 +152,9 @@ func proveTail(want CheckpointFile, f LogFile, p *pieces) pieceResult {
 	size := want.Offset - from
 	var r pieceResult
 	if size > 0 {
-		r.got, r.err = hashSection(f.At, p, from, size, make([]byte, min(size, 1<<20)))
+		// Read, never hashed from a mapping (SectionWriter): p's
+		// blake3.Hasher hashes a large write on goroutines of its own.
+		r.got, r.err = io.CopyBuffer(p, io.NewSectionReader(f.At, from, size), make([]byte, min(size, 1<<20)))
 	}
 	got, err := r.got, r.err
 	if err == nil && got == size {

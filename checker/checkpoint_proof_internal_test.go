@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -183,5 +184,46 @@ func TestDamagedPieces(t *testing.T) {
 				t.Fatalf("err = %v, want %q (a *CheckpointError)", err, tc.err)
 			}
 		})
+	}
+}
+
+// sections is a file that can be hashed from memory (SectionWriter) and
+// records the sections asked of it.
+type sections struct {
+	*bytes.Reader
+	mu    sync.Mutex // the proof's goroutines ask at once
+	asked [][2]int64
+}
+
+func (s *sections) WriteSection(w io.Writer, off, n int64) (int64, error) {
+	s.mu.Lock()
+	s.asked = append(s.asked, [2]int64{off, n})
+	s.mu.Unlock()
+	return io.Copy(w, io.NewSectionReader(s.Reader, off, n))
+}
+
+// TestProofSections: of a file that can be hashed from memory, the proof
+// asks for whole pieces only; the bytes of the last piece, which go to
+// blake3.Hasher (it hashes a large write on goroutines of its own, where a
+// mapped file's fault is not recovered), are read.
+func TestProofSections(t *testing.T) {
+	text := bytes.Repeat([]byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started"}`+"\n"), 20) // 1,160 bytes
+	want := piecesOf(t, text, 1050, 100, 1<<20)                                                        // 10 whole, a tail of 50
+	at := &sections{Reader: bytes.NewReader(text)}
+	f := LogFile{Path: "events.jsonl", At: at}
+	tail := proveTail(want, f, resumePieces(want))
+	if len(at.asked) != 0 || !tail.same || tail.got != 50 {
+		t.Fatalf("the last piece: sections %v asked, result %+v", at.asked, tail)
+	}
+	if err := provePieces(want, f, true, tail); err != nil {
+		t.Fatal(err)
+	}
+	if len(at.asked) != 10 {
+		t.Fatalf("%d sections asked, want the 10 whole pieces: %v", len(at.asked), at.asked)
+	}
+	for _, s := range at.asked {
+		if s[0]%100 != 0 || s[1] != 100 {
+			t.Fatalf("a section %v that is no whole piece", s)
+		}
 	}
 }
