@@ -97,6 +97,31 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readAll(f)
+}
+
+// ReadFileToReplace is ReadFile for a file about to be replaced (a
+// checkpoint a resumed check renames its successor over): once it is
+// read, the kernel is asked, on another goroutine, to drop its cached
+// pages, which are of no more use. Else the rename frees them, 6 ms for
+// the 18 MB checkpoint of the 1M-event log, after everything else a
+// resumed check does; now they are freed while the log is still proven.
+func ReadFileToReplace(name string) ([]byte, error) {
+	f, err := Open(name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := readAll(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	go dropCache(f)
+	return b, nil
+}
+
+// readAll reads the whole of f, a regular file opened by Open.
+func readAll(f *os.File) ([]byte, error) {
 	// Open admits regular files only: the size sizes the buffer, so that a
 	// large file (a checkpoint of millions of folded runs) is read into
 	// one allocation, not grown into several.
@@ -108,7 +133,7 @@ func ReadFile(name string) ([]byte, error) {
 		return b, nil
 	}
 	b := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err = b.ReadFrom(f)
+	_, err := b.ReadFrom(f)
 	return b.Bytes(), err
 }
 

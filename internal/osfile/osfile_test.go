@@ -119,3 +119,25 @@ func TestReadFileLarge(t *testing.T) {
 		f.Close()
 	}
 }
+
+// TestReadFileToReplace: a file read to be replaced is read like any, and
+// is left as it was; a path that is no regular file is refused alike.
+func TestReadFileToReplace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "checkpoint")
+	want := bytes.Repeat([]byte("greenlight.state/v4\n"), 1000)
+	if err := os.WriteFile(path, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFileToReplace(path)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("ReadFileToReplace: %d bytes, error %v", len(got), err)
+	}
+	if again, err := os.ReadFile(path); err != nil || !bytes.Equal(again, want) {
+		t.Fatalf("the file after ReadFileToReplace: %d bytes, error %v", len(again), err)
+	}
+	var nr *NotRegularError
+	if _, err := ReadFileToReplace(dir); !errors.As(err, &nr) {
+		t.Fatalf("ReadFileToReplace of a directory: error %v, want a *NotRegularError", err)
+	}
+}
