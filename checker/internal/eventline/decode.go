@@ -370,6 +370,9 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.kind[fieldRunID] != '"' {
 		return false
 	}
+	if len(d.raw[fieldRunID]) > 2+maxRunIDLiteral {
+		return false // too long whatever it holds: not unquoted for nothing
+	}
 	ev.RunID = d.textOf(fieldRunID)
 	if !validRunID(ev.RunID) {
 		return false
@@ -635,6 +638,11 @@ func unquote(dst, q []byte) []byte {
 	}
 	return out
 }
+
+// maxRunIDLiteral is the longest a valid run_id's literal can be between
+// its quotes: 256 code points, each at most 12 bytes (a surrogate pair
+// escaped, "\uD83D\uDE00").
+const maxRunIDLiteral = 256 * 12
 
 // validRunID: 1..256 code points, none of them U+0000..U+001F or U+007F..U+009F.
 func validRunID(b []byte) bool {

@@ -154,6 +154,13 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"Lease_Expires_At"`, `"x"`},
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"REQUESTED_BY"`, `"x"`},
 	}
+	// A run_id at its longest as a literal (256 code points, each a
+	// surrogate pair escaped: maxRunIDLiteral bytes), one code point more,
+	// and one byte more: the fast path turns a longer literal down unread.
+	pair := `\uD83D\uDE00`
+	for _, id := range []string{strings.Repeat(pair, 256), strings.Repeat(pair, 257), strings.Repeat(pair, 255) + `\u00e9` + pair, "x" + strings.Repeat(pair, 256)} {
+		seeds = append(seeds, [9]string{`"` + id + `"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``})
+	}
 	// Blank texts (outside review): ECMA-262 white space beyond ASCII is blank in
 	// every field the schema asks to be not blank.
 	for _, b := range append(append([]string{}, blankRunes...), visibleRunes...) {

@@ -1,11 +1,13 @@
 package eventline
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/greenlight-ci/greenlight/checker/internal/swar"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -129,14 +131,40 @@ func classPatternField(f int) bool {
 // the run_id pattern: U+0000-U+001F, U+007F-U+009F).
 func longRunID(s []byte) string {
 	first := "x"
-	for i, c := range s {
-		// U+0080-U+009F are 0xC2 0x80-0x9F in UTF-8.
-		if c < 0x20 || c == 0x7f || (c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f) {
-			first = "\x00"
-			break
-		}
+	if hasControl(s) {
+		first = "\x00"
 	}
 	return first + strings.Repeat("x", 256)
+}
+
+// hasControl tells whether the UTF-8 text s holds a control character
+// (U+0000-U+001F, U+007F-U+009F), testing eight bytes at a time: a word
+// with none of the bytes 0x00-0x1F, 0x7F or 0xC2 (U+0080-U+009F are 0xC2
+// 0x80-0x9F) holds none, and only a word with one is looked at byte by
+// byte.
+func hasControl(s []byte) bool {
+	control := func(i int) bool {
+		c := s[i]
+		return c < 0x20 || c == 0x7f || (c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f)
+	}
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := binary.LittleEndian.Uint64(s[i:])
+		if swar.Below(w, 0x20)|swar.Equal(w, 0x7f)|swar.Equal(w, 0xc2) == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if control(j) {
+				return true
+			}
+		}
+	}
+	for ; i < len(s); i++ {
+		if control(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // distinctRunes returns the distinct characters of s in the order they

@@ -160,3 +160,33 @@ func TestHostileLinesMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestHasControl: the word-at-a-time test for a control character agrees
+// with the character-by-character one at every position of every kind of
+// byte the words test (the three that are no control character too: a
+// 0xC2 before a byte outside 0x80-0x9F, and at the end), in texts of every
+// length around a word.
+func TestHasControl(t *testing.T) {
+	naive := func(s []byte) bool {
+		for _, r := range string(s) {
+			if r < 0x20 || r >= 0x7f && r <= 0x9f {
+				return true
+			}
+		}
+		return false
+	}
+	bytesAt := []string{"\x00", "\x1f", "\x7f", "\u0080", "\u009f", "\u00a0", "\u00bf", "\xc2", "\xc2A", " ", "~", "é"}
+	for n := 0; n <= 19; n++ {
+		for at := 0; at <= n; at++ {
+			for _, b := range bytesAt {
+				s := []byte(strings.Repeat("x", at) + b + strings.Repeat("y", n-at))
+				if got, want := hasControl(s), naive(s); got != want {
+					t.Fatalf("hasControl(%q) = %v, want %v", s, got, want)
+				}
+			}
+		}
+	}
+	if hasControl(nil) {
+		t.Fatal("hasControl(nil) = true")
+	}
+}
