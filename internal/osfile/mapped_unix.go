@@ -60,7 +60,9 @@ func (m *Mapped) mapping() []byte {
 
 // WriteSection writes the n bytes of the file from offset off to w
 // (checker.SectionWriter): from the mapping, and any of them past it (the
-// file grew since it was mapped) read as ReadAt would. It returns how many
+// file grew since it was mapped) read as ReadAt would. The section's whole
+// pages are then unmapped again (they stay cached): a section is read
+// once. It returns how many
 // there were: fewer than n, with a nil error, where the file ends. A file
 // cut shorter in place while its mapping is read is an error saying so,
 // not a crash: w must read what it is given on the calling goroutine,
@@ -72,6 +74,7 @@ func (m *Mapped) WriteSection(w io.Writer, off, n int64) (int64, error) {
 		k := min(end, int64(len(data)))
 		var err error
 		written, err = writeMapped(w, data[off:k])
+		release(data, off, k)
 		if err != nil || k == end {
 			return written, err
 		}
@@ -79,6 +82,19 @@ func (m *Mapped) WriteSection(w io.Writer, off, n int64) (int64, error) {
 	}
 	rest, err := io.CopyBuffer(w, io.NewSectionReader(m.f, off, end-off), make([]byte, max(1, min(end-off, 1<<20))))
 	return written + rest, err
+}
+
+// release unmaps the whole pages of data[from:to] from the process (the
+// file's pages stay in the page cache): a section is read once, and the
+// pages of a 137 MB log mapped whole would count in the check's resident
+// set (peak RSS 184 MB instead of 50 MB for a resumed check of the 1M log).
+func release(data []byte, from, to int64) {
+	page := int64(os.Getpagesize())
+	from = (from + page - 1) / page * page
+	to = to / page * page
+	if from < to {
+		unix.Madvise(data[from:to], unix.MADV_DONTNEED)
+	}
 }
 
 // writeMapped writes b, mapped memory, to w; a fault reading it (a file
