@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"lukechampine.com/blake3"
+	"lukechampine.com/blake3/guts"
 )
 
 // A file's old part is proven piece by piece, on every core (docs/state.md,
@@ -128,12 +129,22 @@ type SectionWriter interface {
 }
 
 // hashSection writes the n bytes of at from off to h, through buf unless
-// at is a SectionWriter, and returns how many there were.
+// buf is nil and at is a SectionWriter, and returns how many there were.
 func hashSection(at io.ReaderAt, h io.Writer, off, n int64, buf []byte) (int64, error) {
-	if sw, ok := at.(SectionWriter); ok {
+	if sw, ok := at.(SectionWriter); ok && buf == nil {
 		return sw.WriteSection(h, off, n)
 	}
 	return io.CopyBuffer(h, io.NewSectionReader(at, off, n), buf)
+}
+
+// onCaller tells whether h, the digest of a piece of size bytes, hashes
+// every write on the calling goroutine, as a piece hashed from a mapped
+// file needs (SectionWriter): wholePieceDigest does, and blake3.Hasher
+// for a write of at most one chunk; a larger write it hashes on
+// goroutines of its own, and a checkpoint may name any piece size.
+func onCaller(h hash.Hash, size int64) bool {
+	_, whole := h.(*wholePieceDigest)
+	return whole || size <= guts.ChunkSize
 }
 
 // pieceResult is what reading one piece of a file for its proof gave.
@@ -190,11 +201,11 @@ func provePieces(want CheckpointFile, f LogFile, oneFile bool, tail pieceResult)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
-			if _, ok := f.At.(SectionWriter); !ok {
-				buf = make([]byte, 1<<20)
-			}
 			h := newWholePieceDigest(want.pieceSize)
+			var buf []byte
+			if _, ok := f.At.(SectionWriter); !ok || !onCaller(h, want.pieceSize) {
+				buf = make([]byte, min(want.pieceSize, 1<<20))
+			}
 			for {
 				k := next.Add(1) - 1
 				if k >= whole {

@@ -227,3 +227,37 @@ func TestProofSections(t *testing.T) {
 		}
 	}
 }
+
+// TestProofSectionsOnlyWholeDigest: a checkpoint may name any piece size
+// up to maxPieceBytes, but only a power of two of strides is hashed by
+// wholePieceDigest on the calling goroutine; any other (above one chunk)
+// goes to
+// blake3.Hasher, which hashes a large write on goroutines of its own,
+// where a fault of a mapped file truncated under the proof (SIGBUS) is not
+// recovered and ends the process. So the pieces of such a size are read
+// through a buffer, never given from memory (SectionWriter), and the
+// proof still holds.
+func TestProofSectionsOnlyWholeDigest(t *testing.T) {
+	line := []byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started"}` + "\n")
+	text := bytes.Repeat(line, 7*strideBytes/len(line)+1)
+	for _, tc := range []struct {
+		size     int64
+		sections int // how many whole pieces are asked from memory
+	}{
+		{2 * strideBytes, 3},   // wholePieceDigest
+		{3 * strideBytes, 0},   // blake3.Hasher: not from memory
+		{2*strideBytes + 1, 0}, // blake3.Hasher: not from memory
+	} {
+		offset := int64(len(text)) - 100
+		want := piecesOf(t, text, offset, tc.size, 1<<20)
+		at := &sections{Reader: bytes.NewReader(text)}
+		f := LogFile{Path: "events.jsonl", At: at}
+		tail := proveTail(want, f, resumePieces(want))
+		if err := provePieces(want, f, true, tail); err != nil {
+			t.Fatalf("pieces of %d bytes: %v", tc.size, err)
+		}
+		if len(at.asked) != tc.sections {
+			t.Errorf("pieces of %d bytes: %d sections asked from memory, want %d: %v", tc.size, len(at.asked), tc.sections, at.asked)
+		}
+	}
+}
