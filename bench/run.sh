@@ -175,9 +175,12 @@ fi
 
 if want 9; then
 echo
-echo "== 9. hostile 1 MiB lines vs valid ones (docs/contract.md: bounded validator work): go test -bench HostileLine, 5 runs each"
-go test ./checker/internal/eventline -run XXX -bench HostileLine -benchtime 5x | awk '
-  /^BenchmarkHostileLine\// { name = $1; sub(/^BenchmarkHostileLine\//, "", name); sub(/-[0-9]+$/, "", name); ns[name] = $3; order[++n] = name }
+echo "== 9. hostile 1 MiB lines vs valid ones (docs/contract.md: bounded validator work): go test -bench HostileLine, the fastest of 5 counts of 20 runs each"
+# The fastest of several counts: a line takes 0.3 to 40 ms, and a single
+# count of a few runs moved a ratio by 2x with the machine's load.
+go test ./checker/internal/eventline -run XXX -bench HostileLine -benchtime 20x -count 5 | awk '
+  /^BenchmarkHostileLine\// { name = $1; sub(/^BenchmarkHostileLine\//, "", name); sub(/-[0-9]+$/, "", name)
+    if (!(name in ns)) { ns[name] = $3; order[++n] = name } else if ($3 < ns[name]) ns[name] = $3 }
   END {
     printf "%-32s %8s  %-17s %7s  %s\n", "line", "ms", "valid line alike", "ratio", "x valid/long-string"
     for (i = 1; i <= n; i++) {
