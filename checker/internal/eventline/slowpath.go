@@ -173,7 +173,30 @@ func distinctRunes(s []byte) string {
 	var ascii [utf8.RuneSelf]bool
 	var other map[rune]bool
 	var b strings.Builder
-	for _, r := range string(s) { // no copy: the conversion is only ranged over
+	// An ASCII word the same as the ASCII word before it holds no new
+	// character: a hostile line of 1 MiB of one byte (blank-error) is
+	// 131,072 comparisons, not a million characters.
+	var prev uint64
+	havePrev := false
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			if w := binary.LittleEndian.Uint64(s[i:]); swar.NonASCII(w) == 0 {
+				if !havePrev || w != prev {
+					for _, c := range s[i : i+8] {
+						if !ascii[c] {
+							ascii[c] = true
+							b.WriteByte(c)
+						}
+					}
+					prev, havePrev = w, true
+				}
+				i += 8
+				continue
+			}
+		}
+		havePrev = false
+		r, n := utf8.DecodeRune(s[i:])
+		i += n
 		if r < utf8.RuneSelf {
 			if ascii[r] {
 				continue

@@ -2,6 +2,7 @@ package eventline
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -188,5 +189,38 @@ func TestHasControl(t *testing.T) {
 	}
 	if hasControl(nil) {
 		t.Fatal("hasControl(nil) = true")
+	}
+}
+
+// TestDistinctRunes: the distinct characters in the order they first
+// appear, as a character-by-character walk finds them, for texts whose
+// words repeat (the skip of a word equal to the one before) or change,
+// with multi-byte and invalid UTF-8 across word boundaries.
+func TestDistinctRunes(t *testing.T) {
+	naive := func(s []byte) string {
+		seen := map[rune]bool{}
+		var b strings.Builder
+		for _, r := range string(s) {
+			if !seen[r] {
+				seen[r] = true
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	}
+	parts := []string{"        ", "aaaaaaaa", "abcdefgh", "é", "\u2028", "\xff", "\xc2", " ", "x", "01234567", "\U0001F600"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		s := []byte(b.String())
+		if got, want := distinctRunes(s), naive(s); got != want {
+			t.Fatalf("distinctRunes(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if got := distinctRunes([]byte(strings.Repeat(" ", 1<<20) + "x")); got != " x" {
+		t.Fatalf("distinctRunes of 1 MiB of spaces and an x = %q", got)
 	}
 }
