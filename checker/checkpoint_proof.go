@@ -123,18 +123,11 @@ func (r *piecesReader) Read(b []byte) (int, error) {
 // file is mapped to (internal/osfile), with no copy into a buffer. It
 // returns the bytes written, fewer than n with a nil error where the file
 // ends before off+n, and the error of a read that failed (a file that
-// shrank under the mapping).
+// shrank under the mapping). A fault reading the mapping is recovered on
+// the goroutine that calls WriteSection only, so w must read what it is
+// given there (onCaller says which piece digests do).
 type SectionWriter interface {
 	WriteSection(w io.Writer, off, n int64) (int64, error)
-}
-
-// hashSection writes the n bytes of at from off to h, through buf unless
-// buf is nil and at is a SectionWriter, and returns how many there were.
-func hashSection(at io.ReaderAt, h io.Writer, off, n int64, buf []byte) (int64, error) {
-	if sw, ok := at.(SectionWriter); ok && buf == nil {
-		return sw.WriteSection(h, off, n)
-	}
-	return io.CopyBuffer(h, io.NewSectionReader(at, off, n), buf)
 }
 
 // onCaller tells whether h, the digest of a piece of size bytes, hashes
@@ -167,10 +160,7 @@ func proveTail(want CheckpointFile, f LogFile, p *pieces) pieceResult {
 		// blake3.Hasher hashes a large write on goroutines of its own.
 		r.got, r.err = io.CopyBuffer(p, io.NewSectionReader(f.At, from, size), make([]byte, min(size, 1<<20)))
 	}
-	got, err := r.got, r.err
-	if err == nil && got == size {
-		r.same = bytes.Equal(p.tailSum(), want.pieceTail)
-	}
+	r.same = r.err == nil && r.got == size && bytes.Equal(p.tailSum(), want.pieceTail)
 	return r
 }
 
@@ -202,8 +192,10 @@ func provePieces(want CheckpointFile, f LogFile, oneFile bool, tail pieceResult)
 		go func() {
 			defer wg.Done()
 			h := newWholePieceDigest(want.pieceSize)
+			sw, mapped := f.At.(SectionWriter)
+			mapped = mapped && onCaller(h, want.pieceSize)
 			var buf []byte
-			if _, ok := f.At.(SectionWriter); !ok || !onCaller(h, want.pieceSize) {
+			if !mapped {
 				buf = make([]byte, min(want.pieceSize, 1<<20))
 			}
 			for {
@@ -212,11 +204,15 @@ func provePieces(want CheckpointFile, f LogFile, oneFile bool, tail pieceResult)
 					return
 				}
 				h.Reset()
-				got, err := hashSection(f.At, h, k*want.pieceSize, want.pieceSize, buf)
-				r := pieceResult{got: got, err: err}
-				if err == nil && got == want.pieceSize {
-					r.same = bytes.Equal(h.Sum(nil), want.pieceSums[k*pieceDigestSize:(k+1)*pieceDigestSize])
+				off := k * want.pieceSize
+				var r pieceResult
+				if mapped {
+					r.got, r.err = sw.WriteSection(h, off, want.pieceSize)
+				} else {
+					r.got, r.err = io.CopyBuffer(h, io.NewSectionReader(f.At, off, want.pieceSize), buf)
 				}
+				r.same = r.err == nil && r.got == want.pieceSize &&
+					bytes.Equal(h.Sum(nil), want.pieceSums[k*pieceDigestSize:(k+1)*pieceDigestSize])
 				results[k] = r
 			}
 		}()

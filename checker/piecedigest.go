@@ -24,7 +24,7 @@ const strideBytes = guts.MaxSIMD * guts.ChunkSize
 // digest is blake3.Sum256's of the same bytes, which the tests hold it
 // to. Sum is only meant for the whole piece.
 type wholePieceDigest struct {
-	cvs []([8]uint32) // the chaining value of each stride so far
+	cvs [][8]uint32 // the chaining value of each stride so far
 	buf [strideBytes]byte
 	n   int // bytes in buf
 }

@@ -474,8 +474,8 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	// temporary file waits to replace it, so that neither is replaced when
 	// the other cannot be written.
 	writeState := func() error { return state.write(res, env) }
-	// print writes the output for the format.
-	print := func(w io.Writer) error {
+	// writeOutput writes the output for the format.
+	writeOutput := func(w io.Writer) error {
 		switch {
 		case c.format == "json":
 			return render.WriteSnapshotJSON(w, snap)
@@ -506,7 +506,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 					built <- nil
 				}
 			}()
-			built <- print(printed)
+			built <- writeOutput(printed)
 		}()
 		err := writeState()
 		berr := <-built
@@ -550,7 +550,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	case printed != nil:
 		_, err = printed.WriteTo(env.Stdout)
 	default:
-		err = print(env.Stdout)
+		err = writeOutput(env.Stdout)
 	}
 	if err != nil {
 		return ExitInvalid, fmt.Errorf("cannot write the output: %s", osfile.Describe(err))

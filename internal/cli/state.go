@@ -238,7 +238,7 @@ func (s *stateFlags) write(res *checker.Result, env Env) error {
 	switch {
 	case res.Checkpoint == s.stagedFor && s.stageErr != nil:
 		err = s.stageErr
-	case res.Checkpoint == s.stagedFor && s.staged != nil:
+	case s.commitOnly(res):
 		err = s.staged.Commit(nil, nil)
 		s.staged = nil
 	default:
