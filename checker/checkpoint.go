@@ -73,9 +73,10 @@ type Checkpoint struct {
 	maxEvent time.Time
 	// fold is the encoded fold state of a parsed checkpoint.
 	fold []byte
-	// encoded, when not nil, is the file's bytes, encoded by CheckFiles
-	// while the proof of the log's old part ran (verifyAt).
-	encoded []byte
+	// encoded, when not nil, is the file's bytes in parts (encode),
+	// encoded by CheckFiles while the proof of the log's old part ran
+	// (verifyAt).
+	encoded [][]byte
 	// c is the check whose state a built checkpoint writes.
 	c *contractState
 }
@@ -172,7 +173,9 @@ func (e *StateMismatchError) Error() string {
 
 // ParseCheckpoint reads a checkpoint file's bytes. The error is a
 // *CheckpointError for anything that is not an intact checkpoint of
-// CheckpointVersion.
+// CheckpointVersion. The checkpoint keeps data, which must not change
+// while it, or a check resumed from it, is used: its runs are read from
+// there when needed, and the next checkpoint writes them from there.
 func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	bad := func(format string, args ...any) (*Checkpoint, error) {
 		return nil, &CheckpointError{Reason: fmt.Sprintf(format, args...)}
@@ -250,19 +253,28 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 // WriteTo writes the checkpoint file: for a checkpoint built by Check its
 // encoding, for a parsed one the bytes it was parsed from.
 func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
-	b := cp.encoded
-	if b == nil {
+	parts := cp.encoded
+	if parts == nil {
 		var err error
-		if b, err = cp.encode(); err != nil {
+		if parts, err = cp.encode(); err != nil {
 			return 0, err
 		}
 	}
-	n, err := w.Write(b)
-	return int64(n), err
+	var n int64
+	for _, b := range parts {
+		k, err := w.Write(b)
+		n += int64(k)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
-// encode is the checkpoint file's bytes.
-func (cp *Checkpoint) encode() ([]byte, error) {
+// encode is the checkpoint file's bytes, in parts: the runs of the
+// checkpoint a check resumed from that no new event touched are that
+// checkpoint's bytes, not copies (runstore.Encoder.Borrow).
+func (cp *Checkpoint) encode() ([][]byte, error) {
 	e := &runstore.Encoder{B: make([]byte, 0, cp.sizeHint())}
 	e.B = append(e.B, checkpointMagic...)
 	writeSettings(e, cp.settings)
@@ -288,9 +300,14 @@ func (cp *Checkpoint) encode() ([]byte, error) {
 			return nil, err
 		}
 	} else {
-		e.B = append(e.B, cp.fold...)
+		e.Borrow(cp.fold)
 	}
-	return withTrailer(e.B), nil
+	parts := e.Parts()
+	var sum uint32
+	for _, b := range parts {
+		sum = crc32.Update(sum, castagnoli, b)
+	}
+	return append(parts, binary.LittleEndian.AppendUint32(nil, sum)), nil
 }
 
 // The trailer of a checkpoint is the CRC-32C (Castagnoli) of everything
@@ -298,12 +315,6 @@ func (cp *Checkpoint) encode() ([]byte, error) {
 // instruction computes it at memory speed); it is no seal against a
 // writer, who could write any state anyway (docs/state.md).
 const trailerSize = 4
-
-// withTrailer appends the trailer of the checkpoint file b, everything
-// before it: the CRC-32C (Castagnoli) of b, little endian.
-func withTrailer(b []byte) []byte {
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
-}
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -434,16 +445,25 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 	return nil
 }
 
-// verifyAt starts proving, on a goroutine of its own, that file i of the
+// verifyAt starts proving, on goroutines of their own, that file i of the
 // log, the last one cp read, starts with the text cp's file i held,
-// reading its whole pieces from f.At on every core (provePieces; tail is
-// proveTail's proof of the rest); it returns the function that waits for the proof (any
-// number of times), which is resumeFile's. Meanwhile resumeAt lets the
-// check go on from where cp stopped: the new bytes are decoded, and the
-// state they give judged, while the old ones are hashed. oneFile says the
-// log has no other file.
+// reading its whole pieces from f.At on every core but one (startProof;
+// tail is proveTail's proof of the rest); it returns the function that
+// waits for the proof (any number of times), which is resumeFile's: the
+// first call hashes the pieces no goroutine has taken yet. Meanwhile
+// resumeAt lets the check go on from where cp stopped: the new bytes are
+// decoded, and the state they give judged, while the old ones are hashed.
+// oneFile says the log has no other file.
 func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, tail pieceResult) func() error {
-	return background(func() error { return provePieces(cp.files[i], f, oneFile, tail) })
+	p := startProof(cp.files[i], f, oneFile, tail)
+	var err error
+	waited := false
+	return func() error {
+		if !waited {
+			err, waited = p.wait(), true
+		}
+		return err
+	}
 }
 
 // resumeAt gives text, the digest of file i's own text (h itself in a log

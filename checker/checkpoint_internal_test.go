@@ -2,8 +2,10 @@ package checker
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"testing"
 	"time"
 
@@ -209,4 +211,10 @@ func TestAttemptIDOfNoAttempt(t *testing.T) {
 			t.Errorf("without a job log: %v", err)
 		}
 	}
+}
+
+// withTrailer appends the trailer of the checkpoint file b, everything
+// before it: the CRC-32C (Castagnoli) of b, little endian.
+func withTrailer(b []byte) []byte {
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }

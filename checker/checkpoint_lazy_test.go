@@ -158,3 +158,61 @@ func TestCheckpointJudgedAtNow(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointBorrowsUntouchedRuns: the checkpoint of a check resumed
+// from one of thousands of runs writes the stretches of runs no new event
+// touched from the old checkpoint's bytes (runstore.Encoder.Borrow), and
+// its bytes are still those of a full check's checkpoint: with a touched
+// run early in the log, whose new body moves where every later body
+// starts (their heads are copied and shifted, their bodies borrowed), and
+// with none touched (heads and bodies borrowed).
+func TestCheckpointBorrowsUntouchedRuns(t *testing.T) {
+	def, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1), checker.IntStage(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := `{"run_id":"early","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:04:30Z"}` + "\n"
+	prefix := append(lazyLog(0, 5, early), lazyLog(5, 4995, "")...)
+	for _, tc := range []struct {
+		name      string
+		suffix    string
+		wantParts int
+	}{
+		// The bytes before the bodies; the bodies of runs 0 to 5 and of
+		// "early", copied; the rest of the base's bodies, borrowed; the
+		// new runs' bodies and what follows the store; the trailer.
+		{"a touched run", `{"run_id":"early","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-04-01T00:00:00Z"}` + "\n" + string(lazyLog(5000, 3, "")), 4},
+		// The bytes up to the heads; the base's heads, borrowed; the new
+		// runs' heads; the base's bodies, borrowed; the new bodies and the
+		// rest; the trailer.
+		{"none touched", string(lazyLog(5000, 3, "")), 6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := append(bytes.Clone(prefix), tc.suffix...)
+			opts := checker.Options{Definition: def, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
+			first, err := checker.Check(bytes.NewReader(prefix), opts)
+			if err != nil || first.Checkpoint == nil {
+				t.Fatalf("no checkpoint: %v", err)
+			}
+			full, err := checker.Check(bytes.NewReader(log), opts)
+			if err != nil || full.Checkpoint == nil {
+				t.Fatalf("full check: %v (%s) %+v", err, full.NoCheckpoint, full.Report.Violations)
+			}
+			opts.Resume = reread(t, first.Checkpoint)
+			resumed, err := checker.Check(bytes.NewReader(log), opts)
+			if err != nil || resumed.Checkpoint == nil {
+				t.Fatalf("resumed check: %v", err)
+			}
+			parts, err := checker.CheckpointParts(resumed.Checkpoint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := bytes.Join(parts, nil), stateOf(t, full.Checkpoint); !bytes.Equal(got, want) {
+				t.Fatalf("the resumed checkpoint (%d bytes) differs from a full check's (%d bytes)", len(got), len(want))
+			}
+			if len(parts) != tc.wantParts {
+				t.Errorf("the resumed checkpoint is %d parts, want %d", len(parts), tc.wantParts)
+			}
+		})
+	}
+}

@@ -150,7 +150,7 @@ type pieceResult struct {
 // proveTail reads the bytes of the regular file f after the last whole
 // piece of want, the last file a checkpoint read, up to want.Offset, into
 // p (resumed from want: the next checkpoint's last piece goes on from
-// them), and says what they were: provePieces' result for that piece.
+// them), and says what they were: the proof's result for that piece.
 func proveTail(want CheckpointFile, f LogFile, p *pieces) pieceResult {
 	from := wholeBytes(want)
 	size := want.Offset - from
@@ -164,75 +164,97 @@ func proveTail(want CheckpointFile, f LogFile, p *pieces) pieceResult {
 	return r
 }
 
-// provePieces proves that the regular file f starts with the text of want,
-// the last file a checkpoint read, reading each whole piece of its first
-// want.Offset bytes from f.At on a goroutine of its own (as many at once
-// as there are cores but one) and comparing its digest with the checkpoint's;
-// tail is what proveTail found of the bytes after them. Every piece is
-// read, so that what is wrong with a file is found the same way whatever
-// the order the pieces were hashed in: a read error (the first piece's)
-// is returned as an error; a file shorter than want.Offset, or else a
-// piece whose digest differs, is a *StateMismatchError naming the file,
-// with provePrefix's words.
-func provePieces(want CheckpointFile, f LogFile, oneFile bool, tail pieceResult) error {
+// proof proves that the regular file f starts with the text of want, the
+// last file a checkpoint read: it reads each whole piece of its first
+// want.Offset bytes from f.At and compares its digest with the
+// checkpoint's, on goroutines of its own (as many at once as there are
+// cores but one, startProof) and on the goroutine that waits for it
+// (wait), which takes the pieces left. tail is what proveTail found of
+// the bytes after them.
+type proof struct {
+	want    CheckpointFile
+	f       LogFile
+	oneFile bool
+	whole   int64 // whole pieces
+	results []pieceResult
+	next    atomic.Int64 // the next piece to hash
+	wg      sync.WaitGroup
+}
+
+// startProof starts proving that f starts with want's text; the
+// result is wait's.
+func startProof(want CheckpointFile, f LogFile, oneFile bool, tail pieceResult) *proof {
+	p := &proof{want: want, f: f, oneFile: oneFile, whole: want.Offset / want.pieceSize}
+	p.results = make([]pieceResult, p.whole+1)
+	p.results[p.whole] = tail
+	// One core fewer than there are: the check meanwhile loads the fold
+	// state, folds the new events and encodes the next checkpoint, which
+	// on two cores took longer than the proof when the proof had both
+	// (bench/run.sh section 12: 100 ms against 93 ms with one). The
+	// goroutine that waits takes the pieces left once it is done.
+	for range min(int64(max(1, runtime.GOMAXPROCS(0)-1)), p.whole) {
+		p.wg.Go(p.work)
+	}
+	return p
+}
+
+// work hashes pieces until none is left.
+func (p *proof) work() {
+	h := newWholePieceDigest(p.want.pieceSize)
+	sw, mapped := p.f.At.(SectionWriter)
+	mapped = mapped && onCaller(h, p.want.pieceSize)
+	var buf []byte
+	for {
+		k := p.next.Add(1) - 1
+		if k >= p.whole {
+			return
+		}
+		h.Reset()
+		off := k * p.want.pieceSize
+		var r pieceResult
+		if mapped {
+			r.got, r.err = sw.WriteSection(h, off, p.want.pieceSize)
+		} else {
+			if buf == nil {
+				buf = make([]byte, min(p.want.pieceSize, 1<<20))
+			}
+			r.got, r.err = io.CopyBuffer(h, io.NewSectionReader(p.f.At, off, p.want.pieceSize), buf)
+		}
+		r.same = r.err == nil && r.got == p.want.pieceSize &&
+			bytes.Equal(h.Sum(nil), p.want.pieceSums[k*pieceDigestSize:(k+1)*pieceDigestSize])
+		p.results[k] = r
+	}
+}
+
+// wait hashes the pieces no goroutine has taken yet, waits for the others
+// and says what the proof found. Every piece is read, so that what is
+// wrong with a file is found the same way whatever the order the pieces
+// were hashed in: a read error (the first piece's) is returned as an
+// error; a file shorter than want.Offset, or else a piece whose digest
+// differs, is a *StateMismatchError naming the file, with provePrefix's
+// words. wait is called once.
+func (p *proof) wait() error {
+	p.work()
+	p.wg.Wait()
+	want, f := p.want, p.f
 	mismatch := func(format string, args ...any) error {
 		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
-	whole := want.Offset / want.pieceSize
-	results := make([]pieceResult, whole+1)
-	results[whole] = tail
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	// One core fewer than there are: the check meanwhile loads the fold
-	// state, folds the new events and encodes and writes the next
-	// checkpoint, which on two cores took longer than the proof when the
-	// proof had both (bench/run.sh section 12: 100 ms against 93 ms with one).
-	for range min(int64(max(1, runtime.GOMAXPROCS(0)-1)), whole) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h := newWholePieceDigest(want.pieceSize)
-			sw, mapped := f.At.(SectionWriter)
-			mapped = mapped && onCaller(h, want.pieceSize)
-			var buf []byte
-			if !mapped {
-				buf = make([]byte, min(want.pieceSize, 1<<20))
-			}
-			for {
-				k := next.Add(1) - 1
-				if k >= whole {
-					return
-				}
-				h.Reset()
-				off := k * want.pieceSize
-				var r pieceResult
-				if mapped {
-					r.got, r.err = sw.WriteSection(h, off, want.pieceSize)
-				} else {
-					r.got, r.err = io.CopyBuffer(h, io.NewSectionReader(f.At, off, want.pieceSize), buf)
-				}
-				r.same = r.err == nil && r.got == want.pieceSize &&
-					bytes.Equal(h.Sum(nil), want.pieceSums[k*pieceDigestSize:(k+1)*pieceDigestSize])
-				results[k] = r
-			}
-		}()
-	}
-	wg.Wait()
-	for _, r := range results {
+	for _, r := range p.results {
 		if r.err != nil {
 			return fmt.Errorf("reading %s: %w", displayFile(f.Path), r.err)
 		}
 	}
-	for k, r := range results {
+	for k, r := range p.results {
 		if from := int64(k) * want.pieceSize; r.got < min(want.pieceSize, want.Offset-from) {
 			what := "the log"
-			if !oneFile {
+			if !p.oneFile {
 				what = "the file"
 			}
 			return mismatch("%s has only %d bytes (truncated, or rotated away)", what, from+r.got)
 		}
 	}
-	for _, r := range results {
+	for _, r := range p.results {
 		if !r.same {
 			return mismatch("its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", want.Offset)
 		}

@@ -174,7 +174,7 @@ func TestDamagedPieces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cp, err = ParseCheckpoint(b); err == nil {
+			if cp, err = ParseCheckpoint(bytes.Join(b, nil)); err == nil {
 				o := opts
 				o.Resume = cp
 				_, err = Check(bytes.NewReader(append(bytes.Clone(log), log...)), o)
@@ -260,4 +260,10 @@ func TestProofSectionsOnlyWholeDigest(t *testing.T) {
 			t.Errorf("pieces of %d bytes: %d sections asked from memory, want %d: %v", tc.size, len(at.asked), tc.sections, at.asked)
 		}
 	}
+}
+
+// provePieces is startProof's result, waited for: the proof on the calling
+// goroutine and the others.
+func provePieces(want CheckpointFile, f LogFile, oneFile bool, tail pieceResult) error {
+	return startProof(want, f, oneFile, tail).wait()
 }

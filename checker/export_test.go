@@ -32,3 +32,8 @@ func CheckpointIndexBits(cp *Checkpoint, opts Options) (uint, error) {
 	}
 	return c.runs.IndexBits(), nil
 }
+
+// CheckpointParts is the encoding of cp in its parts (Checkpoint.encode):
+// more than the stored bytes and the trailer when stretches of the runs of
+// the checkpoint it resumed from are borrowed, not copied.
+func CheckpointParts(cp *Checkpoint) ([][]byte, error) { return cp.encode() }

@@ -34,9 +34,14 @@ type stateFlags struct {
 	// (Options.CheckpointEncoded), for write to rename over the file;
 	// stagedFor is the checkpoint it holds, and stageErr why it could not
 	// be written (write reports it).
+	// The file is written on a goroutine of its own, so that the check's
+	// goroutine meanwhile takes its share of the proof; staging is closed
+	// once it is done, and nothing reads staged or stageErr before
+	// (waitStage).
 	staged    *atomicfile.Staged
 	stagedFor *checker.Checkpoint
 	stageErr  error
+	staging   chan struct{}
 	// gcOff says the check changed the collector's GOGC (off while it
 	// resumes, CheckGCPercent while it reads a whole native log without a
 	// window), and gc is the GOGC to restore.
@@ -196,19 +201,41 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 }
 
 // stage writes cp, a resumed check's new checkpoint, to a temporary file
-// beside the checkpoint while the check still proves the log's old part:
-// Options.CheckpointEncoded. write renames it once the check returns it.
+// beside the checkpoint while the check still proves the log's old part
+// (Options.CheckpointEncoded), on a goroutine of its own: the check's
+// goroutine goes on to take its share of the proof, which needs the CPU
+// that the write's fsync leaves idle. write renames the file once the
+// check returns cp.
 func (s *stateFlags) stage(cp *checker.Checkpoint) {
 	s.discard()
-	s.staged, s.stageErr = atomicfile.Stage(s.path, func(w io.Writer) error {
-		_, err := cp.WriteTo(w)
-		return err
-	})
 	s.stagedFor = cp
+	done := make(chan struct{})
+	s.staging = done
+	go func() {
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				s.stageErr = fmt.Errorf("writing the checkpoint: %v", r)
+			}
+		}()
+		s.staged, s.stageErr = atomicfile.Stage(s.path, func(w io.Writer) error {
+			_, err := cp.WriteTo(w)
+			return err
+		})
+	}()
+}
+
+// waitStage waits until the checkpoint staged, if any, is written.
+func (s *stateFlags) waitStage() {
+	if s.staging != nil {
+		<-s.staging
+		s.staging = nil
+	}
 }
 
 // discard removes a staged checkpoint that is not to replace the file.
 func (s *stateFlags) discard() {
+	s.waitStage()
 	s.staged.Discard()
 	s.staged, s.stagedFor, s.stageErr = nil, nil, nil
 }
@@ -216,6 +243,7 @@ func (s *stateFlags) discard() {
 // commitOnly says whether writing res's checkpoint is renaming the one
 // staged while the check ran: nothing of the check's state is read then.
 func (s *stateFlags) commitOnly(res *checker.Result) bool {
+	s.waitStage()
 	return s.path != "" && res.Snapshot != nil && res.Checkpoint != nil && res.Checkpoint == s.stagedFor && s.staged != nil && s.stageErr == nil
 }
 
@@ -230,6 +258,7 @@ func (s *stateFlags) write(res *checker.Result, env Env) error {
 		fmt.Fprintf(env.Stderr, "greenlight: no checkpoint written (%s left as it was): %s\n", render.Terminal(s.path), res.NoCheckpoint)
 		return nil
 	}
+	s.waitStage()
 	if res.Checkpoint == s.resumed {
 		s.discard()
 		return nil // the log gained nothing: the file holds these bytes

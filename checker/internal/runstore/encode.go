@@ -15,9 +15,49 @@ import (
 
 // Encoder appends a checkpoint's encoding to B: encoding/binary varints
 // (Uvarint, Varint), strings as their length and bytes, times as Unix
-// seconds and nanoseconds.
+// seconds and nanoseconds. A long stretch of bytes that are already
+// encoded elsewhere (a loaded checkpoint's runs) is borrowed, not copied
+// (Borrow): the encoding is then the parts Parts gives, in order, and B
+// holds only what was appended since the last borrowed stretch.
 type Encoder struct {
 	B []byte
+	// parts is the encoding before B: stretches of B's earlier storage
+	// and borrowed ones, in order; n is their bytes.
+	parts [][]byte
+	n     int
+}
+
+// borrowMin is the shortest stretch Borrow does not copy: a part fewer
+// spares no copy worth its write.
+const borrowMin = 64 << 10
+
+// Borrow appends b to the encoding without copying it (a stretch shorter
+// than borrowMin is copied): b must not change until the encoding is
+// written.
+func (e *Encoder) Borrow(b []byte) {
+	if len(b) < borrowMin {
+		e.B = append(e.B, b...)
+		return
+	}
+	if len(e.B) > 0 {
+		e.parts = append(e.parts, e.B)
+		e.n += len(e.B)
+		e.B = e.B[len(e.B):]
+	}
+	e.parts = append(e.parts, b)
+	e.n += len(b)
+}
+
+// Len is the bytes of the encoding so far, the borrowed ones included.
+func (e *Encoder) Len() int { return e.n + len(e.B) }
+
+// Parts is the encoding, in order: the parts before B, then B. It aliases
+// what was borrowed and e's storage.
+func (e *Encoder) Parts() [][]byte {
+	if len(e.B) == 0 {
+		return e.parts
+	}
+	return append(e.parts[:len(e.parts):len(e.parts)], e.B)
 }
 
 // Uvarint appends v as an unsigned varint.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // A store loaded from a checkpoint is read as it is, not decoded: its runs
@@ -375,11 +376,17 @@ func (s *Store) Order(p int) (sec int64, nsec int32, line int) {
 	return run.firstSec, run.firstNsec, run.firstLine
 }
 
-// SizeHint is about the bytes of the store's encoding.
+// SizeHint is about the bytes of the store's encoding that Encode copies
+// into the Encoder's storage (B), not borrowing them.
 func (s *Store) SizeHint() int {
 	n := 0
 	if b := s.base; b != nil {
-		n = len(b.ids) + len(b.slots) + len(b.heads) + len(b.bodies) + 32*len(b.touched) + 64*len(b.texts)
+		// The base's ids, bodies and (unless a touched run shifts them)
+		// heads are borrowed, not copied (Encode).
+		n = len(b.slots) + 32*len(b.touched) + 64*len(b.texts)
+		if len(b.touched) > 0 {
+			n += len(b.heads)
+		}
 		n += 4 << indexBits(s.Len()) // the index may grow
 	}
 	return n + 128*len(s.order)
@@ -482,7 +489,10 @@ func (s *Store) Decode(d *Decoder, stages int, intern func([]byte) string, code 
 	for i := range texts {
 		texts[i] = intern(d.Bytes())
 	}
-	ids := string(d.Bytes())
+	// The ids alias the checkpoint's bytes, which never change
+	// (ParseCheckpoint), and are written from there again (Encode).
+	idBytes := d.Bytes()
+	ids := unsafe.String(unsafe.SliceData(idBytes), len(idBytes))
 	bits := d.Uvarint()
 	if d.fault != "" {
 		return
@@ -668,7 +678,7 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 	}
 	e.Uvarint(uint64(idLen))
 	if b != nil {
-		e.B = append(e.B, b.ids...)
+		e.Borrow(unsafe.Slice(unsafe.StringData(b.ids), len(b.ids)))
 	}
 	for _, run := range s.order {
 		e.B = append(e.B, run.id...)
@@ -695,31 +705,52 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		e.B = e.B[:at]
 		e.Uvarint(0)
 	}
-	// The heads, then the bodies, which end where the last head says.
-	heads := len(e.B)
-	e.B = grow(e.B, n*headSize)
-	bodies := len(e.B)
+	// The heads, then the bodies, which end where the last head says. The
+	// fresh runs' bodies are encoded first, for their lengths; a stretch
+	// of untouched runs keeps its bodies, and its heads when no fresh body
+	// before it changed where its bodies start: those are borrowed from
+	// the base, not copied.
+	var fb Encoder
+	freshEnd := make([]int, len(fresh)) // where each fresh body ends in fb.B
+	for i, run := range fresh {
+		fb.body(run, index)
+		freshEnd[i] = len(fb.B)
+	}
+	// bodyPart is a stretch of the bodies: the base's from..to (base) or
+	// fb.B's.
+	type bodyPart struct {
+		base     bool
+		from, to int
+	}
+	var parts []bodyPart
+	bodyLen := int64(0) // the bodies' bytes so far
 	var idEnd uint32
 	k := 0 // next of touched
+	f := 0 // next of fresh
 	for p := 0; p < n; {
 		if p < n0 && (k == len(touched) || touched[k] > p) {
-			// A stretch of untouched runs: heads and bodies copied.
+			// A stretch of untouched runs.
 			end := n0
 			if k < len(touched) {
 				end = touched[k]
 			}
 			from, _ := b.bodySpan(p)
 			_, to := b.bodySpan(end - 1)
-			shift := int64(len(e.B)-bodies) - int64(from)
-			copy(e.B[heads+p*headSize:], b.heads[p*headSize:end*headSize])
-			if shift != 0 {
-				for q := p; q < end; q++ {
-					h := e.B[heads+q*headSize:]
+			shift := bodyLen - int64(from)
+			if heads := b.heads[p*headSize : end*headSize]; shift == 0 {
+				e.Borrow(heads)
+			} else {
+				at := len(e.B)
+				e.B = append(e.B, heads...)
+				for h := e.B[at:]; len(h) > 0; h = h[headSize:] {
 					binary.LittleEndian.PutUint32(h[28:], uint32(int64(binary.LittleEndian.Uint32(h[28:]))+shift))
 				}
 			}
 			_, idEnd = b.idSpan(end - 1)
-			e.B = append(e.B, b.bodies[from:to]...)
+			parts = append(parts, bodyPart{true, int(from), int(to)})
+			if bodyLen += int64(to - from); bodyLen > math.MaxUint32 {
+				return ErrTooLarge
+			}
 			p = end
 			continue
 		}
@@ -730,21 +761,39 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		} else {
 			run = s.order[p-n0]
 		}
-		e.body(run, index)
+		fromF := 0
+		if f > 0 {
+			fromF = freshEnd[f-1]
+		}
+		if last := len(parts) - 1; last >= 0 && !parts[last].base {
+			parts[last].to = freshEnd[f]
+		} else {
+			parts = append(parts, bodyPart{false, fromF, freshEnd[f]})
+		}
+		bodyLen += int64(freshEnd[f] - fromF)
+		f++
 		idEnd += uint32(len(run.id))
-		if len(e.B)-bodies > math.MaxUint32 || run.firstLine > maxLine {
+		if bodyLen > math.MaxUint32 || run.firstLine > maxLine {
 			return ErrTooLarge
 		}
-		h := e.B[heads+p*headSize:]
-		binary.LittleEndian.PutUint64(h, uint64(run.firstSec))
+		var h [headSize]byte
+		binary.LittleEndian.PutUint64(h[:], uint64(run.firstSec))
 		binary.LittleEndian.PutUint64(h[8:], uint64(run.lastSec))
 		binary.LittleEndian.PutUint32(h[16:], uint32(run.firstNsec))
 		binary.LittleEndian.PutUint32(h[20:], uint32(run.lastNsec))
 		binary.LittleEndian.PutUint32(h[24:], idEnd)
-		binary.LittleEndian.PutUint32(h[28:], uint32(len(e.B)-bodies))
+		binary.LittleEndian.PutUint32(h[28:], uint32(bodyLen))
 		x := uint64(run.firstLine) | uint64(code(run))<<40 | uint64(min(run.attemptCount(), math.MaxUint16))<<48
 		binary.LittleEndian.PutUint64(h[32:], x)
+		e.B = append(e.B, h[:]...)
 		p++
+	}
+	for _, part := range parts {
+		if part.base {
+			e.Borrow(b.bodies[part.from:part.to])
+		} else {
+			e.B = append(e.B, fb.B[part.from:part.to]...)
+		}
 	}
 	return nil
 }
