@@ -593,7 +593,7 @@ func (b *base) check() string {
 // Encode appends every run of s to e (the layout above); code gives a
 // run's state code (NoCode for a state a check must judge at its own now).
 // A run of the checkpoint s was loaded from that no Lookup handed out
-// keeps its encoding, copied. What only a snapshot derives and the job
+// keeps its encoding, written from the checkpoint's bytes (Borrow). What only a snapshot derives and the job
 // log's adjudications (SetJobOutcome) are not written: code must not give
 // a code to a run they changed.
 func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
