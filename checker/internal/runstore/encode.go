@@ -22,9 +22,8 @@ import (
 type Encoder struct {
 	B []byte
 	// parts is the encoding before B: stretches of B's earlier storage
-	// and borrowed ones, in order; n is their bytes.
+	// and borrowed ones, in order.
 	parts [][]byte
-	n     int
 }
 
 // borrowMin is the shortest stretch Borrow does not copy: a part fewer
@@ -41,15 +40,10 @@ func (e *Encoder) Borrow(b []byte) {
 	}
 	if len(e.B) > 0 {
 		e.parts = append(e.parts, e.B)
-		e.n += len(e.B)
 		e.B = e.B[len(e.B):]
 	}
 	e.parts = append(e.parts, b)
-	e.n += len(b)
 }
-
-// Len is the bytes of the encoding so far, the borrowed ones included.
-func (e *Encoder) Len() int { return e.n + len(e.B) }
 
 // Parts is the encoding, in order: the parts before B, then B. It aliases
 // what was borrowed and e's storage.
