@@ -26,8 +26,8 @@ type Encoder struct {
 	parts [][]byte
 }
 
-// borrowMin is the shortest stretch Borrow does not copy: a part fewer
-// spares no copy worth its write.
+// borrowMin is the shortest stretch Borrow does not copy: a shorter one
+// costs less copied than written as a part of its own.
 const borrowMin = 64 << 10
 
 // Borrow appends b to the encoding without copying it (a stretch shorter
