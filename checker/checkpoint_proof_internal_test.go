@@ -112,21 +112,40 @@ func TestProvePieces(t *testing.T) {
 		{"a read error", cf, failingAt{text, 420}, true, "reading events.jsonl: input/output error"},
 		{"a read error in a truncated file", cf, failingAt{text[:650], 420}, true, "reading events.jsonl: input/output error"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			f := LogFile{Path: "events.jsonl", At: tc.at}
-			err := provePieces(tc.want, f, tc.oneFile, proveTail(tc.want, f, resumePieces(tc.want)))
-			got := ""
-			if err != nil {
-				got = err.Error()
-			}
-			if got != tc.err {
-				t.Fatalf("err = %q, want %q", got, tc.err)
-			}
-			var mis *StateMismatchError
-			if err != nil && errors.As(err, &mis) == (tc.name == "a read error" || tc.name == "a read error in a truncated file") {
-				t.Fatalf("err %q: a mismatch is a *StateMismatchError, a read error is not", err)
-			}
-		})
+		// The pieces hashed by the proof's goroutines and the one that
+		// waits, as they come; by the waiting one only; by the proof's
+		// only.
+		for _, by := range []string{"both", "waiter", "workers"} {
+			t.Run(tc.name+"/"+by, func(t *testing.T) {
+				f := LogFile{Path: "events.jsonl", At: tc.at}
+				tail := proveTail(tc.want, f, resumePieces(tc.want))
+				var err error
+				switch by {
+				case "both":
+					err = provePieces(tc.want, f, tc.oneFile, tail)
+				case "waiter":
+					p := &proof{want: tc.want, f: f, oneFile: tc.oneFile, whole: tc.want.Offset / tc.want.pieceSize}
+					p.results = make([]pieceResult, p.whole+1)
+					p.results[p.whole] = tail
+					err = p.wait()
+				case "workers":
+					p := startProof(tc.want, f, tc.oneFile, tail)
+					p.wg.Wait()
+					err = p.wait()
+				}
+				got := ""
+				if err != nil {
+					got = err.Error()
+				}
+				if got != tc.err {
+					t.Fatalf("err = %q, want %q", got, tc.err)
+				}
+				var mis *StateMismatchError
+				if err != nil && errors.As(err, &mis) == (tc.name == "a read error" || tc.name == "a read error in a truncated file") {
+					t.Fatalf("err %q: a mismatch is a *StateMismatchError, a read error is not", err)
+				}
+			})
+		}
 	}
 }
 

@@ -124,7 +124,8 @@ type Staged struct {
 // Stage writes the content fill produces (buffered) to a temporary file in
 // path's directory and syncs it, for Commit to rename over path. On any
 // error, an *Error saying which step failed, the temporary file is removed
-// and the target left as it was; a target that is a directory, a device or
+// and the target left as it was (also when fill or the write panics: the
+// panic goes on); a target that is a directory, a device or
 // a FIFO is refused.
 func Stage(path string, fill func(w io.Writer) error) (*Staged, error) {
 	fail := func(op string, err error) error { return &Error{Op: op, Path: path, Err: err} }
@@ -144,6 +145,15 @@ func Stage(path string, fill func(w io.Writer) error) (*Staged, error) {
 		return nil, fail("cannot write", err)
 	}
 	st := &Staged{path: path, tmp: tmp}
+	defer func() {
+		// A panic while the content is written (a caller may recover
+		// it, as check's --state does on its writing goroutine) leaves
+		// no temporary file either.
+		if r := recover(); r != nil {
+			st.Discard()
+			panic(r)
+		}
+	}()
 	bw := bufio.NewWriterSize(&hooked{f: tmp}, 256<<10)
 	if err = fill(bw); err == nil {
 		err = bw.Flush()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 )
 
 // TestDamagedRunInOutput: a checkpoint whose trailer matches but one of
@@ -204,4 +206,44 @@ func TestResumedFailureLeavesNoTemporary(t *testing.T) {
 // as a checkpoint damaged on purpose gets one that matches.
 func withTrailer(body []byte) []byte {
 	return binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+}
+
+// TestStagePanicLeavesNoTemporary: a panic while the staged checkpoint is
+// written, on the goroutine that writes it, is the check's error, and
+// leaves no temporary file beside the checkpoint.
+func TestStagePanicLeavesNoTemporary(t *testing.T) {
+	ev := func(id, status, at string) string {
+		return `{"run_id":"` + id + `","stage":1,"attempt":1,"status":"` + status + `","timestamp_utc":"2026-01-01T` + at + `Z"}` + "\n"
+	}
+	dir := t.TempDir()
+	logPath, state := filepath.Join(dir, "events.jsonl"), filepath.Join(dir, "st")
+	log := ev("a", "started", "10:00:00") + ev("a", "succeeded", "10:01:00")
+	if err := os.WriteFile(logPath, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"check", logPath, "--stages", "1", "--now", "2026-01-02T00:00:00Z", "--state", state}
+	if code, _, stderr := runMain(args...); code != ExitOK {
+		t.Fatalf("first check: exit %d, %s", code, stderr)
+	}
+	if err := os.WriteFile(logPath, []byte(log+ev("b", "started", "11:00:00")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	atomicfile.MidWrite = func(string) { panic("the disk caught fire") }
+	defer func() { atomicfile.MidWrite = nil }()
+	code, _, stderr := runMain(args...)
+	atomicfile.MidWrite = nil
+	if want := "greenlight: writing the checkpoint: the disk caught fire; no verdict printed, since the checkpoint was not written\n"; code != ExitInvalid || stderr != want {
+		t.Fatalf("exit %d, stderr %q; want exit %d, stderr %q", code, stderr, ExitInvalid, want)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 {
+		t.Fatalf("the directory holds %q, want events.jsonl and st", names)
+	}
 }

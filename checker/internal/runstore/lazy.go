@@ -283,7 +283,7 @@ func (s *Store) Decoded() int {
 }
 
 // Peek returns the state of run id like Lookup, but as a read: the run is
-// not taken as touched (Encode copies its encoding).
+// not taken as touched (Encode keeps its encoding).
 func (s *Store) Peek(id []byte) *Run {
 	if s.base != nil {
 		if p := s.base.find(id); p >= 0 {
@@ -593,9 +593,12 @@ func (b *base) check() string {
 // Encode appends every run of s to e (the layout above); code gives a
 // run's state code (NoCode for a state a check must judge at its own now).
 // A run of the checkpoint s was loaded from that no Lookup handed out
-// keeps its encoding, written from the checkpoint's bytes (Borrow). What only a snapshot derives and the job
-// log's adjudications (SetJobOutcome) are not written: code must not give
-// a code to a run they changed.
+// keeps its encoding: a long stretch of such runs' ids and bodies, and
+// their heads when no fresh body before them changed where their bodies
+// start, is borrowed from the checkpoint's bytes (Encoder.Borrow), the
+// rest copied. What only a snapshot derives and the job log's
+// adjudications (SetJobOutcome) are not written: code must not give a
+// code to a run they changed.
 func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 	for _, run := range s.order {
 		if run.ext != nil && run.ext.definition != 0 {
