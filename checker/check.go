@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/greenlight-ci/greenlight/checker/internal/digits"
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
@@ -449,7 +450,7 @@ func appendTimeDated(dst []byte, t time.Time, dc *dateText) []byte {
 	n0 := len(dst)
 	dst = slices.Grow(dst, 30)
 	b := (*[30]byte)(dst[n0 : n0+30])
-	two := func(i, v int) { b[i], b[i+1] = pairs[2*v], pairs[2*v+1] }
+	two := func(i, v int) { b[i], b[i+1] = digits.Pairs[2*v], digits.Pairs[2*v+1] }
 	if dc != nil && dc.day == days+1 {
 		*(*[11]byte)(b[:11]) = dc.text
 	} else {
@@ -506,9 +507,8 @@ func appendTimeDated(dst []byte, t time.Time, dc *dateText) []byte {
 
 // Bounds of the instants formatTime writes itself, in Unix seconds: from
 // 0000-03-01 to the end of 9999 in UTC (TestFormatTime checks them against
-// the time package), and the two-digit numbers 00 to 99 it writes with.
+// the time package). It writes two digits at a time from digits.Pairs.
 const (
 	minFormatUnix = -62162035200 // 0000-03-01T00:00:00Z, day 0 of formatTime's calendar
 	maxFormatUnix = 253402300799 // 9999-12-31T23:59:59Z
-	pairs         = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 )

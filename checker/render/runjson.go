@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/internal/digits"
 )
 
 // appendRun appends the JSON of one run report exactly as json.Marshal
@@ -300,19 +301,16 @@ func appendInt(b []byte, n int64) []byte {
 		q := u / 100
 		r := (u - q*100) * 2
 		i -= 2
-		d[i], d[i+1] = digitPairs[r], digitPairs[r+1]
+		d[i], d[i+1] = digits.Pairs[r], digits.Pairs[r+1]
 		u = q
 	}
 	if u >= 10 {
-		d[0], d[1] = digitPairs[2*u], digitPairs[2*u+1]
+		d[0], d[1] = digits.Pairs[2*u], digits.Pairs[2*u+1]
 	} else {
 		d[0] = byte('0' + u)
 	}
 	return b
 }
-
-// digitPairs holds the two digits of 00 to 99, in order.
-const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
 func appendOptFloat(b []byte, f *float64) []byte {
 	if f == nil {
