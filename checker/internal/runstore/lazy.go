@@ -388,8 +388,10 @@ func (s *Store) SizeHint() int {
 			n += len(b.heads)
 		}
 		n += 4 << indexBits(s.Len()) // the index may grow
+		// The new runs' ids and heads; their bodies are encoded apart.
+		return n + (headSize+32)*len(s.order)
 	}
-	return n + 128*len(s.order)
+	return 128 * len(s.order)
 }
 
 // LatestLast is the latest last event of the runs (Unix seconds and
@@ -708,12 +710,30 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		e.B = e.B[:at]
 		e.Uvarint(0)
 	}
+	if b == nil {
+		// Every run is new: the heads, then the bodies, which end where
+		// the last head says, encoded in place.
+		heads := len(e.B)
+		e.B = grow(e.B, n*headSize)
+		bodies := len(e.B)
+		var idEnd uint32
+		for p, run := range s.order {
+			e.body(run, index)
+			idEnd += uint32(len(run.id))
+			if len(e.B)-bodies > math.MaxUint32 || run.firstLine > maxLine {
+				return ErrTooLarge
+			}
+			putHead(e.B[heads+p*headSize:], run, idEnd, uint32(len(e.B)-bodies), code)
+		}
+		return nil
+	}
 	// The heads, then the bodies, which end where the last head says. The
-	// fresh runs' bodies are encoded first, for their lengths; a stretch
+	// fresh runs' bodies are encoded first, for their lengths, into
+	// storage of their own (about the base's bytes a run each); a stretch
 	// of untouched runs keeps its bodies, and its heads when no fresh body
 	// before it changed where its bodies start: those are borrowed from
-	// the base, not copied.
-	var fb Encoder
+	// the base, not copied, and so is a long stretch of fresh bodies.
+	fb := Encoder{B: make([]byte, 0, (len(b.bodies)/max(b.n, 1)+16)*len(fresh))}
 	freshEnd := make([]int, len(fresh)) // where each fresh body ends in fb.B
 	for i, run := range fresh {
 		fb.body(run, index)
@@ -780,14 +800,7 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 			return ErrTooLarge
 		}
 		var h [headSize]byte
-		binary.LittleEndian.PutUint64(h[:], uint64(run.firstSec))
-		binary.LittleEndian.PutUint64(h[8:], uint64(run.lastSec))
-		binary.LittleEndian.PutUint32(h[16:], uint32(run.firstNsec))
-		binary.LittleEndian.PutUint32(h[20:], uint32(run.lastNsec))
-		binary.LittleEndian.PutUint32(h[24:], idEnd)
-		binary.LittleEndian.PutUint32(h[28:], uint32(bodyLen))
-		x := uint64(run.firstLine) | uint64(code(run))<<40 | uint64(min(run.attemptCount(), math.MaxUint16))<<48
-		binary.LittleEndian.PutUint64(h[32:], x)
+		putHead(h[:], run, idEnd, uint32(bodyLen), code)
 		e.B = append(e.B, h[:]...)
 		p++
 	}
@@ -795,10 +808,24 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		if part.base {
 			e.Borrow(b.bodies[part.from:part.to])
 		} else {
-			e.B = append(e.B, fb.B[part.from:part.to]...)
+			e.Borrow(fb.B[part.from:part.to])
 		}
 	}
 	return nil
+}
+
+// putHead writes run's head (headSize bytes) to h: its first and last
+// events, where its id ends in the id block and its body in the body
+// block, its first line, state code and attempts.
+func putHead(h []byte, run *Run, idEnd, bodyEnd uint32, code func(*Run) uint8) {
+	binary.LittleEndian.PutUint64(h, uint64(run.firstSec))
+	binary.LittleEndian.PutUint64(h[8:], uint64(run.lastSec))
+	binary.LittleEndian.PutUint32(h[16:], uint32(run.firstNsec))
+	binary.LittleEndian.PutUint32(h[20:], uint32(run.lastNsec))
+	binary.LittleEndian.PutUint32(h[24:], idEnd)
+	binary.LittleEndian.PutUint32(h[28:], bodyEnd)
+	x := uint64(run.firstLine) | uint64(code(run))<<40 | uint64(min(run.attemptCount(), math.MaxUint16))<<48
+	binary.LittleEndian.PutUint64(h[32:], x)
 }
 
 // grow extends b by n bytes, which the caller overwrites.
