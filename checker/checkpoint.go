@@ -455,15 +455,7 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 // decoded, and the state they give judged, while the old ones are hashed.
 // oneFile says the log has no other file.
 func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, tail pieceResult) func() error {
-	p := startProof(cp.files[i], f, oneFile, tail)
-	var err error
-	waited := false
-	return func() error {
-		if !waited {
-			err, waited = p.wait(), true
-		}
-		return err
-	}
+	return startProof(cp.files[i], f, oneFile, tail).wait
 }
 
 // resumeAt gives text, the digest of file i's own text (h itself in a log

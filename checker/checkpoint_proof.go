@@ -179,6 +179,8 @@ type proof struct {
 	results []pieceResult
 	next    atomic.Int64 // the next piece to hash
 	wg      sync.WaitGroup
+	once    sync.Once // wait's
+	err     error
 }
 
 // startProof starts proving that f starts with want's text; the
@@ -232,10 +234,18 @@ func (p *proof) work() {
 // were hashed in: a read error (the first piece's) is returned as an
 // error; a file shorter than want.Offset, or else a piece whose digest
 // differs, is a *StateMismatchError naming the file, with provePrefix's
-// words. wait is called once.
+// words. Later calls return the first one's result.
 func (p *proof) wait() error {
-	p.work()
-	p.wg.Wait()
+	p.once.Do(func() {
+		p.work()
+		p.wg.Wait()
+		p.err = p.judge()
+	})
+	return p.err
+}
+
+// judge is what the pieces' results say, once every piece was read.
+func (p *proof) judge() error {
 	want, f := p.want, p.f
 	mismatch := func(format string, args ...any) error {
 		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
