@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/internal/swar/swartest"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -380,22 +381,7 @@ func TestSpecial8(t *testing.T) {
 			t.Fatalf("special8(%#016x) == 0 is %v, want %v", w, got, plain)
 		}
 	}
-	const word = 0x6162636465666768 // "hgfedcba"
-	for k := range 8 {
-		for c := range 256 {
-			check(word&^(0xff<<(8*k)) | uint64(c)<<(8*k))
-		}
-	}
-	r := rand.New(rand.NewPCG(11, 12))
-	for range 200000 {
-		check(r.Uint64())
-		// Words of bytes near the special ones, most of them plain.
-		var w uint64
-		for k := range 8 {
-			w |= uint64(0x1e+r.IntN(0x60))<<(8*k) | uint64(r.IntN(64)/63)<<(8*k+7)
-		}
-		check(w)
-	}
+	swartest.Words(rand.New(rand.NewPCG(11, 12)), 0x1e, check)
 }
 
 // TestStreamedEmptyAttempts: a stage without attempts is [] in a streamed

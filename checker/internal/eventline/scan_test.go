@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/swar/swartest"
 )
 
 // syntaxState is what Syntax records of a line, for comparing two decoders.
@@ -177,21 +179,7 @@ func TestStringSpecial(t *testing.T) {
 			t.Fatalf("stringSpecial(%#016x) = %#016x, want the lowest flag at byte %d", w, m, first)
 		}
 	}
-	const word = 0x6162636465666768
-	for k := range 8 {
-		for c := range 256 {
-			check(word&^(0xff<<(8*k)) | uint64(c)<<(8*k))
-		}
-	}
-	r := rand.New(rand.NewPCG(13, 14))
-	for range 200000 {
-		check(r.Uint64())
-		var w uint64
-		for k := range 8 {
-			w |= uint64(0x10+r.IntN(0x60))<<(8*k) | uint64(r.IntN(64)/63)<<(8*k+7)
-		}
-		check(w)
-	}
+	swartest.Words(rand.New(rand.NewPCG(13, 14)), 0x10, check)
 }
 
 // TestPrintableASCII compares printableASCII with a byte loop on strings
