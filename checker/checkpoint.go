@@ -571,7 +571,7 @@ func (cp *Checkpoint) sizeHint() int {
 	}
 	n := cp.c.runs.SizeHint() + 4096
 	if w := cp.c.window; w != nil {
-		n += 40*w.folded.Len() + 32*len(w.stubs)
+		n += w.folded.SizeHint() + 32*len(w.stubs)
 	}
 	return n
 }

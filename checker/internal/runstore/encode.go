@@ -45,6 +45,20 @@ func (e *Encoder) Borrow(b []byte) {
 	e.parts = append(e.parts, b)
 }
 
+// Reserve appends n zero bytes to the encoding and returns them, to be
+// filled in before the encoding is written (a count known only once what
+// follows is encoded, borrowed stretches and all).
+func (e *Encoder) Reserve(n int) []byte {
+	at := len(e.B)
+	e.B = append(e.B, make([]byte, n)...)
+	v := e.B[at : at+n : at+n]
+	// B's storage up to here is a part: appending to B can no longer
+	// move v elsewhere.
+	e.parts = append(e.parts, e.B)
+	e.B = e.B[len(e.B):]
+	return v
+}
+
 // Parts is the encoding, in order: the parts before B, then B. It aliases
 // what was borrowed and e's storage.
 func (e *Encoder) Parts() [][]byte {

@@ -132,16 +132,23 @@ type foldedEntry struct {
 	run FoldedRun
 }
 
-// FoldedSet holds the compact records of the folded runs by their keys,
-// in 256 parts by the key's first byte. A part is a few arrays sorted by
-// key, of sizes that at least double from the last to the first (each
-// batch of Add is sorted and merged into the last ones while they are not
-// twice its size), so that a record costs its 40 bytes and a search a few
-// binary searches. The memory is the records', with no table load factor
-// and no pointer for the garbage collector to scan; and as a merge
-// rewrites one part, never the whole set, it needs at most a 256th of it
-// again while it runs.
+// FoldedSet holds the compact records of the folded runs by their keys.
+// The records a checkpoint held (Decode) stay its bytes, read in place:
+// base, sorted by key, foldedRecordSize bytes each, never written (a
+// gate over a log of months holds millions of them, which a resumed check
+// would otherwise copy into memory of its own and then copy again into
+// the next checkpoint). The records added since are in 256 parts by the
+// key's first byte. A part is a few arrays sorted by key, of sizes that at
+// least double from the last to the first (each batch of Add is sorted
+// and merged into the last ones while they are not twice its size), so
+// that a record costs its 40 bytes and a search a few binary searches.
+// The memory is the records', with no table load factor and no pointer
+// for the garbage collector to scan; and as a merge rewrites one part,
+// never the whole set, it needs at most a 256th of it again while it
+// runs. A key in base and in a part is one record, ambiguous: base holds
+// the older of the two, as the first array of a part does.
 type FoldedSet struct {
+	base  []byte
 	parts [256][][]foldedEntry
 	// slots are the slots of the folded runs that named one, by key.
 	slots map[FoldKey][2]int64
@@ -200,7 +207,9 @@ func (s *FoldedSet) Add(b *FoldedBatch) {
 // part p.
 func (s *FoldedSet) addPart(p byte, cur []foldedEntry) {
 	levels := s.parts[p]
-	for i := range cur { // a key already folded: two runs share it
+	// A key already folded: two runs share it. (A key of base is found
+	// ambiguous by find and written so by Encode.)
+	for i := range cur {
 		for _, l := range levels {
 			if j, found := slices.BinarySearchFunc(l, cur[i].key, compareKey); found {
 				l[j].run.flags |= foldedAmbiguous
@@ -268,8 +277,19 @@ func (s *FoldedSet) Find(id []byte) (f FoldedRun, ok bool) {
 	return s.find(KeyOf(id))
 }
 
-// find returns the record of key k.
+// find returns the record of key k: the oldest one's, as Encode writes
+// it, ambiguous when a part holds the key too.
 func (s *FoldedSet) find(k FoldKey) (f FoldedRun, ok bool) {
+	if i, found := s.inBase(k); found {
+		f = baseRecord(s.base, i).run
+		for _, l := range s.parts[k[0]] {
+			if _, found := slices.BinarySearchFunc(l, k, compareKey); found {
+				f.flags |= foldedAmbiguous
+				break
+			}
+		}
+		return f, true
+	}
 	for _, l := range s.parts[k[0]] {
 		i, found := slices.BinarySearchFunc(l, k, compareKey)
 		if found {
@@ -277,6 +297,37 @@ func (s *FoldedSet) find(k FoldKey) (f FoldedRun, ok bool) {
 		}
 	}
 	return f, false
+}
+
+// inBase returns the place of key k among the records of base, or where
+// it would be, and whether base holds it.
+func (s *FoldedSet) inBase(k FoldKey) (int, bool) {
+	return baseSearch(s.base, 0, k)
+}
+
+// baseSearch is the first place from i on among the records of base
+// whose key is not less than k, and whether that key is k.
+func baseSearch(base []byte, i int, k FoldKey) (int, bool) {
+	lo, hi := i, len(base)/foldedRecordSize
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(base[m*foldedRecordSize:m*foldedRecordSize+16], k[:]) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(base)/foldedRecordSize && string(base[lo*foldedRecordSize:lo*foldedRecordSize+16]) == string(k[:])
+}
+
+// baseRecord is record i of base, which Decode checked.
+func baseRecord(base []byte, i int) foldedEntry {
+	r := base[i*foldedRecordSize : (i+1)*foldedRecordSize]
+	var e foldedEntry
+	copy(e.key[:], r[:16])
+	e.run = FoldedRun{lastSec: int64(binary.LittleEndian.Uint64(r[16:])), lastNsec: int32(binary.LittleEndian.Uint32(r[24:])),
+		stages: binary.LittleEndian.Uint64(r[28:]), state: r[36], flags: r[37]}
+	return e
 }
 
 // Slot is the slot the events of the folded run id named; ok is false
@@ -292,6 +343,17 @@ func (s *FoldedSet) Slot(id []byte) (slot time.Time, ok bool) {
 // Len is the number of records (runs sharing a key count once).
 func (s *FoldedSet) Len() int { return s.n }
 
+// SizeHint is about the bytes of the records Encode copies into the
+// Encoder's storage, not borrowing them: at most those added since Decode
+// and, between them, stretches of base shorter than Borrow takes.
+func (s *FoldedSet) SizeHint() int {
+	added := s.n - len(s.base)/foldedRecordSize
+	if len(s.base) == 0 {
+		return foldedRecordSize * added
+	}
+	return foldedRecordSize*(added+1) + min(len(s.base), added*borrowMin)
+}
+
 // foldedRecordSize is the bytes of a folded record in a checkpoint: its
 // key, last event (seconds, nanoseconds), stages, state, flags and two
 // zero bytes, little-endian.
@@ -304,12 +366,15 @@ const foldedFlags = foldedHasSlot | foldedWide | foldedAmbiguous
 // bytes, little-endian), the records sorted by key, foldedRecordSize bytes
 // each, so that Decode reads them with no per-record decoding, then the
 // slots, sorted by key. The set is encoded the same way whatever batches
-// built it: each part's levels are merged as they are written, with no
-// copy of the records (a key two levels hold is one record, ambiguous).
+// built it: base and each part's levels are merged as they are written,
+// with no copy of the records (a key two of them hold is one record,
+// ambiguous), and the stretches of base between the records added since
+// are borrowed (Encoder.Borrow), not copied: base must not change until
+// the encoding is written.
 func (s *FoldedSet) Encode(e *Encoder) {
-	at := len(e.B)
-	e.B = append(e.B, make([]byte, 8)...)
+	count := e.Reserve(8)
 	n := 0
+	bi, bn := 0, len(s.base)/foldedRecordSize // the next record of base, and their number
 	heads := make([]int, 0, 8)
 	for _, levels := range s.parts {
 		heads = append(heads[:0], make([]int, len(levels))...)
@@ -325,6 +390,16 @@ func (s *FoldedSet) Encode(e *Encoder) {
 			}
 			r := levels[least][heads[least]]
 			heads[least]++
+			// The records of base before r are written as they are.
+			to, inBase := baseSearch(s.base, bi, r.key)
+			e.Borrow(s.base[bi*foldedRecordSize : to*foldedRecordSize])
+			n += to - bi
+			bi = to
+			if inBase { // the older record, as a part's first array would hold it
+				r = baseRecord(s.base, bi)
+				r.run.flags |= foldedAmbiguous
+				bi++
+			}
 			for i := least + 1; i < len(levels); i++ {
 				if heads[i] < len(levels[i]) && levels[i][heads[i]].key == r.key {
 					heads[i]++
@@ -335,7 +410,9 @@ func (s *FoldedSet) Encode(e *Encoder) {
 			n++
 		}
 	}
-	binary.LittleEndian.PutUint64(e.B[at:], uint64(n))
+	e.Borrow(s.base[bi*foldedRecordSize : bn*foldedRecordSize])
+	n += bn - bi
+	binary.LittleEndian.PutUint64(count, uint64(n))
 	keys := make([]FoldKey, 0, len(s.slots))
 	for k := range s.slots {
 		keys = append(keys, k)
@@ -359,8 +436,10 @@ func appendRecord(b []byte, r *foldedEntry) []byte {
 }
 
 // Decode reads what Encode wrote into s, an empty set; states says which
-// state codes a record may have. A record out of order or out of range,
-// or a slot of no record, is a fault left in d.
+// state codes a record may have. The records are checked, not copied: s
+// reads them in d's bytes, which must not change while s is used. A
+// record out of order or out of range, or a slot of no record, is a fault
+// left in d.
 func (s *FoldedSet) Decode(d *Decoder, states func(uint8) bool) {
 	if s.n != 0 {
 		d.Fail("a folded set that is not empty")
@@ -375,35 +454,25 @@ func (s *FoldedSet) Decode(d *Decoder, states func(uint8) bool) {
 		return
 	}
 	b := d.Fixed(int(n) * foldedRecordSize)
-	all := make([]foldedEntry, n)
-	for i := range all {
+	if d.fault != "" {
+		return
+	}
+	for i := range int(n) {
 		r := b[i*foldedRecordSize : (i+1)*foldedRecordSize]
-		f := &all[i]
-		copy(f.key[:], r[:16])
-		f.run = FoldedRun{lastSec: int64(binary.LittleEndian.Uint64(r[16:])), lastNsec: int32(binary.LittleEndian.Uint32(r[24:])),
-			stages: binary.LittleEndian.Uint64(r[28:]), state: r[36], flags: r[37]}
+		nsec := int32(binary.LittleEndian.Uint32(r[24:]))
 		switch {
-		case f.run.lastNsec < 0 || f.run.lastNsec >= 1e9:
+		case nsec < 0 || nsec >= 1e9:
 			d.Fail("a folded run's time out of range")
-		case !states(f.run.state) || f.run.flags&^foldedFlags != 0 || r[38] != 0 || r[39] != 0:
+		case !states(r[36]) || r[37]&^foldedFlags != 0 || r[38] != 0 || r[39] != 0:
 			d.Fail("a folded run's state or flags out of range")
-		case i > 0 && bytes.Compare(all[i-1].key[:], f.key[:]) >= 0:
+		case i > 0 && bytes.Compare(b[(i-1)*foldedRecordSize:(i-1)*foldedRecordSize+16], r[:16]) >= 0:
 			d.Fail("folded runs out of order")
 		}
 		if d.fault != "" {
 			return
 		}
 	}
-	for len(all) > 0 {
-		p := all[0].key[0]
-		end := 1
-		for end < len(all) && all[end].key[0] == p {
-			end++
-		}
-		s.parts[p] = [][]foldedEntry{all[:end:end]}
-		all = all[end:]
-	}
-	s.n = int(n)
+	s.base, s.n = b, int(n)
 	for range d.Count() {
 		var k FoldKey
 		copy(k[:], d.Fixed(len(k)))

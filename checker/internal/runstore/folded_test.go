@@ -1,6 +1,7 @@
 package runstore
 
 import (
+	"bytes"
 	"fmt"
 	"hash/fnv"
 	"testing"
@@ -173,7 +174,7 @@ func TestFoldedSetEncode(t *testing.T) {
 	encode := func(s *FoldedSet) []byte {
 		e := &Encoder{}
 		s.Encode(e)
-		return e.B
+		return bytes.Join(e.Parts(), nil)
 	}
 	states := func(v uint8) bool { return v >= 1 && v <= 4 }
 	const n = 3000
@@ -232,5 +233,129 @@ func TestFoldedSetEncode(t *testing.T) {
 		if d.Fault() != c.fault {
 			t.Errorf("%s: fault %q, want %q", c.name, d.Fault(), c.fault)
 		}
+	}
+}
+
+// TestFoldedSetResumed: a set decoded from a checkpoint reads its records
+// in the checkpoint's bytes; records added to it afterwards (some sharing
+// a key with a decoded one: the same id folded again) make the set that
+// the same batches make from nothing, by what Find says of every id and by
+// the bytes of its encoding, which borrows the decoded records between
+// the added ones instead of copying them.
+func TestFoldedSetResumed(t *testing.T) {
+	states := func(v uint8) bool { return v >= 1 && v <= 4 }
+	at := time.Date(2026, 1, 1, 0, 0, 0, 5, time.UTC)
+	st := New()
+	runOf := func(i int) *Run {
+		run := st.Add(fmt.Sprintf("r-%d", i), i+1, at, 2)
+		var a Attempt
+		a.SetStart(at, i+1, false)
+		a.SetOutcome(eventline.StatusSucceeded, at, i+1, false, 0)
+		for range 1 + i%3 {
+			st.AddAttempt(run, i%2, a)
+		}
+		run.SetLast(at.Add(time.Duration(i) * time.Second))
+		if i%10 == 0 {
+			run.SetScheduledFor(at.Add(time.Duration(i)*time.Hour), i+1)
+		}
+		return run
+	}
+	const old, added = 100000, 40 // 4 MB of decoded records, gaps of 100 KB
+	// The batches a full check folds: the old runs, then the added ones,
+	// every 7th of which an old id folded again.
+	var batches [][]int
+	for i := 0; i < old; i += 4096 {
+		var ids []int
+		for k := i; k < min(i+4096, old); k++ {
+			ids = append(ids, k)
+		}
+		batches = append(batches, ids)
+	}
+	split := len(batches)
+	for i := 0; i < added; i += 10 {
+		var ids []int
+		for k := i; k < i+10; k++ {
+			if k%7 == 0 {
+				ids = append(ids, (k*7919)%old)
+			} else {
+				ids = append(ids, old+k)
+			}
+		}
+		batches = append(batches, ids)
+	}
+	runs := map[int]*Run{}
+	fold := func(s *FoldedSet, ids []int, state uint8) {
+		var b FoldedBatch
+		for _, i := range ids {
+			run, ok := runs[i]
+			if !ok {
+				run = runOf(i)
+				runs[i] = run
+			}
+			b.Fold(run, NewFoldedRun(run, state))
+		}
+		s.Add(&b)
+	}
+	var full, first FoldedSet
+	for k, ids := range batches {
+		state := uint8(1 + k%4)
+		fold(&full, ids, state)
+		if k < split {
+			fold(&first, ids, state)
+		}
+	}
+	e := &Encoder{}
+	first.Encode(e)
+	data := bytes.Join(e.Parts(), nil)
+	var resumed FoldedSet
+	d := NewDecoder(data)
+	resumed.Decode(d, states)
+	if d.Fault() != "" || resumed.Len() != old {
+		t.Fatalf("decoded: fault %q, %d records", d.Fault(), resumed.Len())
+	}
+	for k := split; k < len(batches); k++ {
+		fold(&resumed, batches[k], uint8(1+k%4))
+	}
+	if resumed.Len() != full.Len() {
+		t.Fatalf("Len %d, want %d", resumed.Len(), full.Len())
+	}
+	ambiguous := 0
+	for i := range old + added + 1 {
+		id := []byte(fmt.Sprintf("r-%d", i))
+		got, gok := resumed.Find(id)
+		want, wok := full.Find(id)
+		if gok != wok || got != want {
+			t.Fatalf("r-%d: %+v %v, want %+v %v", i, got, gok, want, wok)
+		}
+		gs, gsok := resumed.Slot(id)
+		ws, wsok := full.Slot(id)
+		if gsok != wsok || !gs.Equal(ws) {
+			t.Fatalf("r-%d: slot %v %v, want %v %v", i, gs, gsok, ws, wsok)
+		}
+		if got.Ambiguous() {
+			ambiguous++
+		}
+	}
+	if ambiguous != added/7+1 {
+		t.Errorf("%d ambiguous records, want %d", ambiguous, added/7+1)
+	}
+	fe := &Encoder{}
+	full.Encode(fe)
+	re := &Encoder{}
+	resumed.Encode(re)
+	if got, want := bytes.Join(re.Parts(), nil), bytes.Join(fe.Parts(), nil); !bytes.Equal(got, want) {
+		t.Fatalf("the resumed set encodes to %d bytes that differ from the full set's %d", len(got), len(want))
+	}
+	// The long stretches of records between the added ones are data's
+	// bytes, not copies.
+	borrowed := 0
+	lo, hi := uintptr(unsafe.Pointer(&data[0])), uintptr(unsafe.Pointer(&data[len(data)-1]))
+	for _, p := range re.Parts() {
+		if q := uintptr(unsafe.Pointer(&p[0])); q >= lo && q <= hi {
+			borrowed += len(p)
+		}
+	}
+	if borrowed < len(data)/2 {
+		t.Errorf("%d of the %d decoded bytes borrowed, want most", borrowed, len(data))
 	}
 }
