@@ -87,6 +87,26 @@ echo "(peak RSS of the pipe is the larger of cat and greenlight; the 10M log has
 read -r tw mw xw < <(tail -n 1 "$work/t10w.txt")
 awk -v t="$tw" -v m="$mw" -v x="$xw" -v f="$(grep -o '[0-9]* older runs folded' "$work/t10w.out")" 'BEGIN {
   printf "10M --window 7d: %.2f s, peak RSS %.0f MB (target <= 300 MB), exit %d; %s\n", t, m/1024, x, f }'
+# A gate over that log (docs/state.md, "With --window"): the same windowed
+# check with --state on a copy of the log, which then grows by 1,000
+# events (genlog.py's first, under run ids of their own, moved to the day
+# of its last event); the check resumed from that checkpoint, 3 runs.
+g10="$work/growing-10m.jsonl"; s10="$work/growing-10m.state"
+cp "$log10" "$g10"; rm -f "$s10"
+"$gl" check "$g10" --stages 1,2 --now "$later" --window 7d --state "$s10" > /dev/null || true
+cp "$s10" "$s10.orig"
+[ -s "$work/1k.jsonl" ] || python3 "$tools/genlog.py" "$work/1k.jsonl" --events 1000 --seed 2
+sed 's/"run_id": "run-/"run_id": "tail-/; s/"2026-01-01T0/"2031-10-10T1/' "$work/1k.jsonl" >> "$g10"
+sync
+: > "$work/t10s.txt"
+for i in 1 2 3; do
+  cp "$s10.orig" "$s10"; sync "$s10"
+  measure "$gl" check "$g10" --stages 1,2 --now "$later" --window 7d --state "$s10" >> "$work/t10s.txt"
+done
+ts=$(cut -d' ' -f1 "$work/t10s.txt" | median); ms=$(cut -d' ' -f2 "$work/t10s.txt" | sort -n | tail -1); xs=$(cut -d' ' -f3 "$work/t10s.txt" | sort -u | tr '\n' ' ')
+awk -v t="$ts" -v m="$ms" -v x="$xs" -v full="$tw" -v size="$(stat -c %s "$s10.orig")" 'BEGIN {
+  printf "10M --window 7d gate: 1,000 events appended, --state %.2f s (%.0fx the full check above), peak RSS %.0f MB, checkpoint %.0f MB, exit %s\n", t, full/t, m/1024, size/1e6, x }'
+rm -f "$g10" "$s10" "$s10.orig"
 fi
 
 if want 3; then
