@@ -378,7 +378,7 @@ func background(f func() error) (wait func() error) {
 // must also have ended there. At cp's last file, the log's digest h takes
 // cp's state of it. A misfit is a *StateMismatchError naming the file. The
 // file's name is not compared: every output names the file as given now.
-func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader, text, h hash.Hash) error {
+func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r *tailReader, text, h hash.Hash) error {
 	want := cp.files[i]
 	mismatch := func(format string, args ...any) error {
 		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
@@ -388,12 +388,19 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader
 		sink = h
 	}
 	n, err := io.CopyBuffer(sink, io.LimitReader(r, want.Offset), make([]byte, 1<<20))
+	var broken *BrokenStreamError
+	var after error // the text broke off right where the checkpoint stopped
+	if n == want.Offset && errors.As(err, &broken) {
+		after, err = err, nil
+	}
 	if err := provePrefix(want, f, n, err, text, text == h); err != nil {
 		return err
 	}
-	var broken *BrokenStreamError
 	if i < len(cp.files)-1 {
 		var b [1]byte
+		if after != nil {
+			return mismatch("its text breaks off after %d bytes: %s", want.Offset, broken.Msg)
+		}
 		if n, err := io.ReadFull(r, b[:]); n > 0 {
 			return mismatch("the file grew after the checkpoint, and only the last file it read may (the log's later lines would move)")
 		} else if err != nil && err != io.EOF {
@@ -410,6 +417,11 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r io.Reader
 		}
 	}
 	c.events = cp.events
+	// A compressed file's next member or frame, cut short or corrupt:
+	// the prefix is whole, and the broken stream is the new part's
+	// invalid_json, as in a full check, whether or not the file's
+	// reader would return its error again.
+	r.err = after
 	return nil
 }
 
@@ -580,9 +592,13 @@ func (cp *Checkpoint) sizeHint() int {
 type tailReader struct {
 	r       io.Reader
 	newline bool
+	err     error // when not nil, what every Read returns, r unread
 }
 
 func (t *tailReader) Read(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
 	n, err := t.r.Read(p)
 	if n > 0 {
 		t.newline = p[n-1] == '\n'
