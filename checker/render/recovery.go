@@ -41,7 +41,7 @@ func writeRecovery(b *strings.Builder, r *checker.RunReport, header bool) bool {
 	}
 	fmt.Fprintf(b, "  %s (%s)\n", rec.Action, Terminal(RecoveryIDs(rec)))
 	for i, step := range rec.Steps {
-		fmt.Fprintf(b, "    %d. %s\n", i+1, Terminal(step))
+		fmt.Fprintf(b, "    %d. %s\n", i+1, TerminalMessage(step))
 	}
 	return true
 }

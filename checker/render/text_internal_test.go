@@ -58,3 +58,26 @@ func TestSecondPass(t *testing.T) {
 		t.Errorf("second pass:\n%s\nwant:\n%s", b.String(), wantMD)
 	}
 }
+
+// TestWriteRecoveryEscapesInPlace: a recovery step is a message
+// (docs/contract.md, "Messages"): a control character or bidi override
+// from the log becomes its escape in place, and the step is not quoted
+// whole for a quote it holds; the identifiers, which are values, are
+// quoted when they need it.
+func TestWriteRecoveryEscapesInPlace(t *testing.T) {
+	r := &checker.RunReport{Recovery: checker.Recovery{
+		Action: checker.ActionRerun,
+		RunID:  "r\x1b]0;x",
+		Steps:  []string{"Attempt 1 of stage 2 in run r\x1b]0;x (line 2 of \"ev\u202e.jsonl\") failed."},
+	}}
+	var b strings.Builder
+	if !writeRecovery(&b, r, true) {
+		t.Fatal("no recovery written")
+	}
+	want := "recovery:\n" +
+		"  rerun (\"run r\\x1b]0;x\")\n" +
+		"    1. Attempt 1 of stage 2 in run r\\x1b]0;x (line 2 of \"ev\\u202e.jsonl\") failed.\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
