@@ -280,7 +280,7 @@ func (s *FoldedSet) Find(id []byte) (f FoldedRun, ok bool) {
 // find returns the record of key k: the oldest one's, as Encode writes
 // it, ambiguous when a part holds the key too.
 func (s *FoldedSet) find(k FoldKey) (f FoldedRun, ok bool) {
-	if i, found := s.inBase(k); found {
+	if i, found := baseSearch(s.base, 0, k); found {
 		f = baseRecord(s.base, i).run
 		for _, l := range s.parts[k[0]] {
 			if _, found := slices.BinarySearchFunc(l, k, compareKey); found {
@@ -297,12 +297,6 @@ func (s *FoldedSet) find(k FoldKey) (f FoldedRun, ok bool) {
 		}
 	}
 	return f, false
-}
-
-// inBase returns the place of key k among the records of base, or where
-// it would be, and whether base holds it.
-func (s *FoldedSet) inBase(k FoldKey) (int, bool) {
-	return baseSearch(s.base, 0, k)
 }
 
 // baseSearch is the first place from i on among the records of base
