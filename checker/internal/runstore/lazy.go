@@ -229,7 +229,7 @@ func (s *Store) decode(p int) *Run {
 		s.runs = make([]Run, 0, slabSize)
 	}
 	if cap(s.stages)-len(s.stages) < b.stages {
-		s.stages = make([][]Attempt, 0, max(slabSize, b.stages))
+		s.stages = prefault(make([][]Attempt, 0, max(slabSize, b.stages)))
 	}
 	s.runs = s.runs[:len(s.runs)+1]
 	run := &s.runs[len(s.runs)-1]

@@ -101,7 +101,7 @@ func (x *runIndex) emptySlot(tag uint64) int {
 // grow moves the slots into a table of 2^bits slots.
 func (x *runIndex) grow(bits uint) {
 	old := x.slots
-	x.slots, x.bits = make([]uint64, 1<<bits), bits
+	x.slots, x.bits = prefault(make([]uint64, 1<<bits)), bits
 	for _, s := range old {
 		if s != 0 {
 			x.slots[x.emptySlot(s>>32)] = s
