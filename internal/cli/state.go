@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 	"runtime/debug"
 	"slices"
 
@@ -223,6 +224,13 @@ func (s *stateFlags) stage(cp *checker.Checkpoint) {
 			return err
 		})
 	}()
+	// The new goroutine waits in this one's run queue, and this one goes
+	// on hashing without blocking: on two cores the write started only
+	// when the scheduler preempted it, 10 ms or more later, and the fsync
+	// then came after the proof instead of beside it (a Go execution
+	// trace of section 12 of bench/run.sh). Yielding once lets the write
+	// start now; its system calls give the core back.
+	runtime.Gosched()
 }
 
 // waitStage waits until the checkpoint staged, if any, is written.
