@@ -252,7 +252,14 @@ func (s *stateFlags) discard() {
 // staged while the check ran: nothing of the check's state is read then.
 func (s *stateFlags) commitOnly(res *checker.Result) bool {
 	s.waitStage()
-	return s.path != "" && res.Snapshot != nil && res.Checkpoint != nil && res.Checkpoint == s.stagedFor && s.staged != nil && s.stageErr == nil
+	return s.writesStaged(res) && s.staged != nil && s.stageErr == nil
+}
+
+// writesStaged says whether res's checkpoint is the one staged (or being
+// staged) while the check ran, without waiting for its write: writing it
+// then reads nothing of the check's state, whether it commits or fails.
+func (s *stateFlags) writesStaged(res *checker.Result) bool {
+	return s.path != "" && res.Snapshot != nil && res.Checkpoint != nil && res.Checkpoint == s.stagedFor
 }
 
 // write writes the checkpoint of a valid check atomically (like
