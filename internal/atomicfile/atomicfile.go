@@ -128,6 +128,21 @@ type Staged struct {
 // panic goes on); a target that is a directory, a device or
 // a FIFO is refused.
 func Stage(path string, fill func(w io.Writer) error) (*Staged, error) {
+	return StageThen(path, fill, nil)
+}
+
+// StageThen is Stage, calling written (when not nil) once the content is
+// written to the temporary file, before it is synced, or when Stage
+// fails or panics before then: a caller that waits for it knows that
+// the write's copy into the page cache, which needs a core, is over,
+// and the sync, which leaves the cores idle, has begun.
+func StageThen(path string, fill func(w io.Writer) error, written func()) (*Staged, error) {
+	signal := func() {}
+	if written != nil {
+		var once sync.Once
+		signal = func() { once.Do(written) }
+		defer signal()
+	}
 	fail := func(op string, err error) error { return &Error{Op: op, Path: path, Err: err} }
 	// A target that is a directory, a device or a FIFO is refused: renaming
 	// over it would replace, say, /dev/null for every other program.
@@ -162,6 +177,7 @@ func Stage(path string, fill func(w io.Writer) error) (*Staged, error) {
 		st.Discard()
 		return nil, fail("cannot write", err)
 	}
+	signal()
 	if err = tmp.Sync(); err != nil {
 		st.Discard()
 		return nil, fail("cannot sync", err)

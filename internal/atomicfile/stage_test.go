@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -136,5 +137,68 @@ func TestRenamedIsNotPending(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); string(got) != "new" {
 		t.Fatalf("the target holds %q", got)
+	}
+}
+
+// TestStageThenWritten: StageThen calls written exactly once, after the
+// temporary file holds every byte fill wrote (it is synced after), and
+// also when the write fails or fill panics, so that a caller waiting for
+// it never waits forever.
+func TestStageThenWritten(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		fill    func(w io.Writer) error
+		wantErr string
+	}{
+		{"written", func(w io.Writer) error { _, err := io.WriteString(w, strings.Repeat("x", 300<<10)); return err }, ""},
+		{"fill fails", func(io.Writer) error { return io.ErrShortWrite }, "cannot write checkpoint: short write"},
+		{"fill panics", func(io.Writer) error { panic("boom") }, "panic: boom"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "checkpoint")
+			calls := 0
+			var seen int64 = -1
+			written := func() {
+				calls++
+				entries, _ := filepath.Glob(filepath.Join(dir, ".checkpoint.tmp-*"))
+				if len(entries) == 1 {
+					if st, err := os.Stat(entries[0]); err == nil {
+						seen = st.Size()
+					}
+				}
+			}
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						err = fmt.Errorf("panic: %v", r)
+					}
+				}()
+				var st *Staged
+				st, err = StageThen(path, tc.fill, written)
+				if err == nil {
+					st.Discard()
+				}
+			}()
+			c := strings.NewReplacer(dir+string(filepath.Separator), "")
+			if got := ""; err != nil {
+				got = c.Replace(err.Error())
+				if got != tc.wantErr {
+					t.Fatalf("StageThen: %q, want %q", got, tc.wantErr)
+				}
+			} else if tc.wantErr != "" {
+				t.Fatalf("StageThen succeeded, want %q", tc.wantErr)
+			}
+			if calls != 1 {
+				t.Fatalf("written called %d times, want once", calls)
+			}
+			if tc.wantErr == "" && seen != 300<<10 {
+				t.Fatalf("when written was called the temporary file held %d bytes, want %d", seen, 300<<10)
+			}
+			if n := names(t, dir); n != "" {
+				t.Fatalf("the directory holds %q, want nothing", n)
+			}
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"runtime"
 	"runtime/debug"
 	"slices"
 
@@ -203,14 +202,18 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 
 // stage writes cp, a resumed check's new checkpoint, to a temporary file
 // beside the checkpoint while the check still proves the log's old part
-// (Options.CheckpointEncoded), on a goroutine of its own: the check's
-// goroutine goes on to take its share of the proof, which needs the CPU
-// that the write's fsync leaves idle. write renames the file once the
-// check returns cp.
+// (Options.CheckpointEncoded), on a goroutine of its own, and returns once
+// the bytes are written, before they are synced: the check's goroutine
+// then takes its share of the proof while the fsync leaves the CPU idle.
+// Returning at once instead, on two cores, the write shared them with two
+// goroutines hashing the proof and took twice as long, and the fsync came
+// after it (a Go execution trace of section 12 of bench/run.sh). write
+// renames the file once the check returns cp.
 func (s *stateFlags) stage(cp *checker.Checkpoint) {
 	s.discard()
 	s.stagedFor = cp
 	done := make(chan struct{})
+	written := make(chan struct{})
 	s.staging = done
 	go func() {
 		defer close(done)
@@ -219,18 +222,12 @@ func (s *stateFlags) stage(cp *checker.Checkpoint) {
 				s.stageErr = fmt.Errorf("writing the checkpoint: %v", r)
 			}
 		}()
-		s.staged, s.stageErr = atomicfile.Stage(s.path, func(w io.Writer) error {
+		s.staged, s.stageErr = atomicfile.StageThen(s.path, func(w io.Writer) error {
 			_, err := cp.WriteTo(w)
 			return err
-		})
+		}, func() { close(written) })
 	}()
-	// The new goroutine waits in this one's run queue, and this one goes
-	// on hashing without blocking: on two cores the write started only
-	// when the scheduler preempted it, 10 ms or more later, and the fsync
-	// then came after the proof instead of beside it (a Go execution
-	// trace of section 12 of bench/run.sh). Yielding once lets the write
-	// start now; its system calls give the core back.
-	runtime.Gosched()
+	<-written
 }
 
 // waitStage waits until the checkpoint staged, if any, is written.
