@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 	"unsafe"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/slab"
 )
 
 // A store loaded from a checkpoint is read as it is, not decoded: its runs
@@ -229,7 +231,7 @@ func (s *Store) decode(p int) *Run {
 		s.runs = make([]Run, 0, slabSize)
 	}
 	if cap(s.stages)-len(s.stages) < b.stages {
-		s.stages = prefault(make([][]Attempt, 0, max(slabSize, b.stages)))
+		s.stages = slab.Prefault(make([][]Attempt, 0, max(slabSize, b.stages)))
 	}
 	s.runs = s.runs[:len(s.runs)+1]
 	run := &s.runs[len(s.runs)-1]
@@ -567,7 +569,7 @@ func (b *base) check() string {
 		}
 		return ""
 	}
-	seen := make([]bool, b.n)
+	seen := slab.Prefault(make([]bool, b.n))
 	used := 0
 	for i := 0; i < len(b.slots); i += 4 {
 		v := binary.LittleEndian.Uint32(b.slots[i:])

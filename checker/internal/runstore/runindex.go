@@ -1,6 +1,10 @@
 package runstore
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/slab"
+)
 
 // runIndex finds a run's state by its id. A log of months holds millions
 // of runs, and a map keyed by the id strings was the one part of applying
@@ -101,7 +105,7 @@ func (x *runIndex) emptySlot(tag uint64) int {
 // grow moves the slots into a table of 2^bits slots.
 func (x *runIndex) grow(bits uint) {
 	old := x.slots
-	x.slots, x.bits = prefault(make([]uint64, 1<<bits)), bits
+	x.slots, x.bits = slab.Prefault(make([]uint64, 1<<bits)), bits
 	for _, s := range old {
 		if s != 0 {
 			x.slots[x.emptySlot(s>>32)] = s

@@ -1,6 +1,10 @@
 package runstore
 
-import "time"
+import (
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/slab"
+)
 
 // slabSize is how many states one slab allocation holds.
 const slabSize = 1024
@@ -27,20 +31,6 @@ type Store struct {
 
 // New returns an empty Store.
 func New() *Store { return &Store{index: newRunIndex()} }
-
-// prefault writes zeros over the whole of a new slab s (to its capacity)
-// and returns it. A slab that the rules read before anything is written to
-// it (a run's stage slices, the index's slots) would otherwise, on Linux,
-// first map each of its pages to the shared zero page, and then take a
-// second fault on the first write, which copies the page and, while the
-// check's other goroutines run on other cores, flushes their TLBs with an
-// interrupt to each: 6.6 % of the CPU of a json check of the 1M-event
-// benchmark log (perf, README "Performance"). Written first, a page takes
-// one fault. Elsewhere it costs a clear of memory that is used anyway.
-func prefault[T any](s []T) []T {
-	clear(s[:cap(s)])
-	return s
-}
 
 // Lookup returns the state of run id, or nil when the store has none.
 func (s *Store) Lookup(id []byte) *Run {
@@ -70,7 +60,7 @@ func (s *Store) Add(id string, n int, t time.Time, stages int) *Run {
 		s.runs = make([]Run, 0, slabSize)
 	}
 	if cap(s.stages)-len(s.stages) < stages {
-		s.stages = prefault(make([][]Attempt, 0, max(slabSize, stages)))
+		s.stages = slab.Prefault(make([][]Attempt, 0, max(slabSize, stages)))
 	}
 	s.runs = s.runs[:len(s.runs)+1]
 	run := &s.runs[len(s.runs)-1]
