@@ -511,7 +511,9 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 		}()
 		err := writeState()
 		berr := <-built
-		if panicked != nil {
+		// A checkpoint that could not be written is the error, as when
+		// the output is built after it: the output was for nothing.
+		if panicked != nil && err == nil {
 			panic(panicked)
 		}
 		if err == nil && berr != nil {
