@@ -182,13 +182,12 @@ func TestStageThenWritten(t *testing.T) {
 				}
 			}()
 			c := strings.NewReplacer(dir+string(filepath.Separator), "")
-			if got := ""; err != nil {
+			got := ""
+			if err != nil {
 				got = c.Replace(err.Error())
-				if got != tc.wantErr {
-					t.Fatalf("StageThen: %q, want %q", got, tc.wantErr)
-				}
-			} else if tc.wantErr != "" {
-				t.Fatalf("StageThen succeeded, want %q", tc.wantErr)
+			}
+			if got != tc.wantErr {
+				t.Fatalf("StageThen: error %q, want %q", got, tc.wantErr)
 			}
 			if calls != 1 {
 				t.Fatalf("written called %d times, want once", calls)

@@ -206,7 +206,7 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 // the bytes are written, before they are synced: the check's goroutine
 // then takes its share of the proof while the fsync leaves the CPU idle.
 // Returning at once instead, on two cores, the write shared them with two
-// goroutines hashing the proof and took twice as long, and the fsync came
+// goroutines hashing the proof and took four times as long, and the fsync came
 // after it (a Go execution trace of section 12 of bench/run.sh). write
 // renames the file once the check returns cp.
 func (s *stateFlags) stage(cp *checker.Checkpoint) {
