@@ -459,15 +459,21 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 
 // verifyAt starts proving, on goroutines of their own, that file i of the
 // log, the last one cp read, starts with the text cp's file i held,
-// reading its whole pieces from f.At on every core but one (startProof;
-// tail is proveTail's proof of the rest); it returns the function that
+// reading its whole pieces from f.At on every core but one (startProof)
+// while it reads the rest into pc (proveTail, resumed from cp's pieces:
+// the next checkpoint's last piece goes on from there); it returns the
+// function that
 // waits for the proof (any number of times), which is resumeFile's: the
 // first call hashes the pieces no goroutine has taken yet. Meanwhile
 // resumeAt lets the check go on from where cp stopped: the new bytes are
 // decoded, and the state they give judged, while the old ones are hashed.
 // oneFile says the log has no other file.
-func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, tail pieceResult) func() error {
-	return startProof(cp.files[i], f, oneFile, tail).wait
+func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, pc *pieces) func() error {
+	p := startProof(cp.files[i], f, oneFile)
+	// The whole pieces are hashed meanwhile: the proof is what a resumed
+	// check waits for last (bench/run.sh section 12).
+	p.setTail(proveTail(cp.files[i], f, pc))
+	return p.wait
 }
 
 // resumeAt gives text, the digest of file i's own text (h itself in a log

@@ -185,10 +185,9 @@ type proof struct {
 
 // startProof starts proving that f starts with want's text; the
 // result is wait's.
-func startProof(want CheckpointFile, f LogFile, oneFile bool, tail pieceResult) *proof {
+func startProof(want CheckpointFile, f LogFile, oneFile bool) *proof {
 	p := &proof{want: want, f: f, oneFile: oneFile, whole: want.Offset / want.pieceSize}
 	p.results = make([]pieceResult, p.whole+1)
-	p.results[p.whole] = tail
 	// One core fewer than there are: the check meanwhile loads the fold
 	// state, folds the new events and encodes the next checkpoint, which
 	// on two cores took longer than the proof when the proof had both
@@ -199,6 +198,11 @@ func startProof(want CheckpointFile, f LogFile, oneFile bool, tail pieceResult) 
 	}
 	return p
 }
+
+// setTail records tail, what proveTail found of the bytes after the whole
+// pieces. It must be called before wait, on the goroutine that calls it;
+// the pieces' goroutines never touch that result.
+func (p *proof) setTail(tail pieceResult) { p.results[p.whole] = tail }
 
 // work hashes pieces until none is left.
 func (p *proof) work() {

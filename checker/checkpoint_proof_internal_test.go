@@ -129,7 +129,8 @@ func TestProvePieces(t *testing.T) {
 					p.results[p.whole] = tail
 					err = p.wait()
 				case "workers":
-					p := startProof(tc.want, f, tc.oneFile, tail)
+					p := startProof(tc.want, f, tc.oneFile)
+					p.setTail(tail)
 					p.wg.Wait()
 					err = p.wait()
 				}
@@ -284,5 +285,7 @@ func TestProofSectionsOnlyWholeDigest(t *testing.T) {
 // provePieces is startProof's result, waited for: the proof on the calling
 // goroutine and the others.
 func provePieces(want CheckpointFile, f LogFile, oneFile bool, tail pieceResult) error {
-	return startProof(want, f, oneFile, tail).wait()
+	p := startProof(want, f, oneFile)
+	p.setTail(tail)
+	return p.wait()
 }

@@ -255,7 +255,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 			offset := cp.files[i].Offset
 			r = io.NewSectionReader(f.At, offset, math.MaxInt64-offset)
 			pc = resumePieces(cp.files[i])
-			verify = verifyAt(cp, i, f, len(files) == 1, proveTail(cp.files[i], f, pc))
+			verify = verifyAt(cp, i, f, len(files) == 1, pc)
 		}
 		if f.Stored == nil && len(files) > 1 {
 			own = opts.newSHA256()
