@@ -462,9 +462,9 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 // reading its whole pieces from f.At on every core but one (startProof)
 // while it reads the rest into pc (proveTail, resumed from cp's pieces:
 // the next checkpoint's last piece goes on from there); it returns the
-// function that
-// waits for the proof (any number of times), which is resumeFile's: the
-// first call hashes the pieces no goroutine has taken yet. Meanwhile
+// function that waits for the proof (any number of times), which is
+// resumeFile's: the first call hashes the pieces no goroutine has taken
+// yet. Meanwhile
 // resumeAt lets the check go on from where cp stopped: the new bytes are
 // decoded, and the state they give judged, while the old ones are hashed.
 // oneFile says the log has no other file.

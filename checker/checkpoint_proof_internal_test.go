@@ -126,7 +126,7 @@ func TestProvePieces(t *testing.T) {
 				case "waiter":
 					p := &proof{want: tc.want, f: f, oneFile: tc.oneFile, whole: tc.want.Offset / tc.want.pieceSize}
 					p.results = make([]pieceResult, p.whole+1)
-					p.results[p.whole] = tail
+					p.setTail(tail)
 					err = p.wait()
 				case "workers":
 					p := startProof(tc.want, f, tc.oneFile)

@@ -132,7 +132,7 @@ func Stage(path string, fill func(w io.Writer) error) (*Staged, error) {
 }
 
 // StageThen is Stage, calling written (when not nil) once the content is
-// written to the temporary file, before it is synced, or when Stage
+// written to the temporary file, before it is synced, or when StageThen
 // fails or panics before then: a caller that waits for it knows that
 // the write's copy into the page cache, which needs a core, is over,
 // and the sync, which leaves the cores idle, has begun.

@@ -489,7 +489,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 			Color: useColor(colorWhen, isTerminal(env.Stdout), os.Getenv),
 		})
 	}
-	var printed *bytes.Buffer // the output, built while the checkpoint was renamed
+	var printed *bytes.Buffer // the output, built while the checkpoint was synced and renamed
 	switch {
 	case *snapshotPath == "" && state.writesStaged(res) && boundedOutput(c.format, *allRuns):
 		// The staged checkpoint's fsync, and renaming it over the old one

@@ -1,5 +1,5 @@
-// Package slab prepares large allocations that the checker fills in no
-// particular order.
+// Package slab prepares new allocations that the checker reads before it
+// writes them.
 package slab
 
 // Prefault writes zeros over the whole of s, a new allocation, up to its
