@@ -285,7 +285,8 @@ cp "$log" "$grown"; rm -f "$state"
 # "hash" is bench/loghash: the log's SHA-256 on one core (SHA extensions
 # where the CPU has them, which coreutils' sha256sum may not use), in 1 MiB
 # reads, the reference of the "hash plus load" target; --state itself
-# proves the prefix in BLAKE3 pieces on every core (docs/state.md).
+# proves the prefix in pieces on every core, in BLAKE3 or SHA-256,
+# whichever this CPU hashes faster (docs/state.md).
 go build -o "$work/loghash" ./bench/loghash
 "$gl" check "$grown" --stages 1,2 --now "$now" --state "$state" > /dev/null
 cp "$state" "$state.orig"

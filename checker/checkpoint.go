@@ -29,7 +29,7 @@ import (
 // CheckpointVersion is the first line of a checkpoint file: its format and
 // version. A file with any other first line is no checkpoint of this
 // greenlight.
-const CheckpointVersion = "greenlight.state/v4"
+const CheckpointVersion = "greenlight.state/v5"
 
 // checkpointMagic is the checkpoint file's first line, newline included.
 var checkpointMagic = []byte(CheckpointVersion + "\n")
@@ -48,11 +48,12 @@ type CheckpointFile struct {
 	// after Offset bytes (encoding.BinaryMarshaler's form).
 	hashState []byte
 	// pieceSize is the bytes of a proof piece (checkpoint_proof.go),
-	// pieceSums the BLAKE3 digest of each whole piece of the first Offset
-	// bytes, and pieceTail the digest of the bytes after the last one.
+	// pieceSums the digest of each whole piece of the first Offset bytes,
+	// and pieceTail the digest of the bytes after the last one, in each
+	// pieceHash.
 	pieceSize int64
-	pieceSums []byte
-	pieceTail []byte
+	pieceSums [pieceHashes][]byte
+	pieceTail [pieceHashes][]byte
 }
 
 // Checkpoint is the state a valid check leaves for the next check of the
@@ -203,8 +204,10 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		f.Offset, f.Lines = int64(d.Uvarint()), int(d.Uvarint())
 		f.hashState = []byte(d.String())
 		f.pieceSize = int64(d.Uvarint())
-		f.pieceSums = []byte(d.String())
-		f.pieceTail = []byte(d.String())
+		for a := range pieceHashes {
+			f.pieceSums[a] = []byte(d.String())
+			f.pieceTail[a] = []byte(d.String())
+		}
 		switch {
 		case f.Offset < 0 || f.Lines < 0:
 			d.Fail("a file offset out of range")
@@ -213,10 +216,15 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 			d.Fail("a line count out of range")
 		case f.pieceSize <= 0 || f.pieceSize > maxPieceBytes:
 			d.Fail("a proof piece size out of range")
-		case int64(len(f.pieceSums)) != f.Offset/f.pieceSize*pieceDigestSize:
-			d.Fail("a file's piece digests do not cover its offset")
-		case len(f.pieceTail) != pieceDigestSize:
-			d.Fail("a file's last piece digest is not 32 bytes")
+		}
+		for a := range pieceHashes {
+			switch {
+			case f.pieceSize <= 0 || f.pieceSize > maxPieceBytes:
+			case int64(len(f.pieceSums[a])) != f.Offset/f.pieceSize*pieceDigestSize:
+				d.Fail("a file's " + a.String() + " piece digests do not cover its offset")
+			case len(f.pieceTail[a]) != pieceDigestSize:
+				d.Fail("a file's last " + a.String() + " piece digest is not 32 bytes")
+			}
 		}
 		cp.files = append(cp.files, f)
 	}
@@ -286,8 +294,10 @@ func (cp *Checkpoint) encode() ([][]byte, error) {
 		e.Uvarint(uint64(f.Lines))
 		e.String(string(f.hashState))
 		e.Uvarint(uint64(f.pieceSize))
-		e.String(string(f.pieceSums))
-		e.String(string(f.pieceTail))
+		for a := range pieceHashes {
+			e.String(string(f.pieceSums[a]))
+			e.String(string(f.pieceTail[a]))
+		}
 	}
 	e.String(string(cp.logHash))
 	e.Uvarint(uint64(cp.events))
@@ -469,7 +479,7 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 // decoded, and the state they give judged, while the old ones are hashed.
 // oneFile says the log has no other file.
 func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, pc *pieces) func() error {
-	p := startProof(cp.files[i], f, oneFile)
+	p := startProof(proofHash(), cp.files[i], f, oneFile)
 	// The whole pieces are hashed meanwhile: the proof is what a resumed
 	// check waits for last (bench/run.sh section 12).
 	p.setTail(proveTail(cp.files[i], f, pc))

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/klauspost/cpuid/v2"
 	"lukechampine.com/blake3"
 	"lukechampine.com/blake3/guts"
 )
@@ -16,49 +17,94 @@ import (
 // A file's old part is proven piece by piece, on every core (docs/state.md,
 // "The proof of the old part"): besides the digest state of the file's
 // whole text, which the log's source.sha256 goes on from, a checkpoint
-// keeps the BLAKE3 digest of each piece of pieceSize bytes of the text,
-// from its start, and the digest of the bytes after the last whole piece.
-// The pieces of a regular file are read at their offsets and hashed at
-// once, so that the proof takes the hash's time divided by the cores, not
-// the time of one SHA-256 over the whole file. Equal digests of every
-// piece prove the same bytes as one digest of them all (BLAKE3's collision
-// resistance, 128 bits like SHA-256's, holds for each piece), and the
-// whole text's digest state is then the checkpoint's.
+// keeps two digests of each piece of pieceSize bytes of the text, from
+// its start, and of the bytes after the last whole piece: BLAKE3
+// (https://github.com/BLAKE3-team/BLAKE3-specs) and SHA-256. The pieces
+// of a regular file are read at their offsets and hashed at once, so that
+// the proof takes the hash's time divided by the cores, not the time of
+// one SHA-256 over the whole file. Equal digests of every piece prove the
+// same bytes as one digest of them all (the collision resistance of
+// either, 128 bits, holds for each piece), and the whole text's digest
+// state is then the checkpoint's.
 //
-// The pieces are BLAKE3 (https://github.com/BLAKE3-team/BLAKE3-specs),
-// not SHA-256: the proof of a resumed check is its largest cost, and
-// lukechampine.com/blake3 hashes 1.8 times as many bytes a second on one
-// core of the benchmark machine (2.3 GB/s with AVX-512, against 1.3 GB/s
-// for crypto/sha256 with the SHA instructions).
+// A proof needs one of the two, and takes the one this CPU hashes faster
+// (proofHash): the proof is most of what a resumed check costs. BLAKE3
+// (lukechampine.com/blake3) hashes 2.3 GB/s on one core with AVX-512,
+// against 1.3 GB/s for crypto/sha256 with the SHA instructions; without
+// AVX-512, on an AMD EPYC (Zen 1) with the SHA instructions, BLAKE3's
+// AVX2 code hashes 0.7 to 0.9 GB/s and SHA-256 1.2 GB/s
+// (BenchmarkPieceHash).
+// Both are kept so that a checkpoint's bytes are the same whichever
+// machine wrote it, and any machine can prove it at its best.
+
+// A pieceHash is one of the two digests a checkpoint keeps of each piece.
+type pieceHash int
+
+const (
+	pieceBLAKE3 pieceHash = iota // unkeyed BLAKE3, 256 bits
+	pieceSHA256                  // SHA-256
+	pieceHashes                  // how many there are
+)
+
+func (a pieceHash) String() string { return [...]string{"BLAKE3", "SHA-256"}[a] }
+
+// newHash is a's digest of a proof piece of any size.
+func (a pieceHash) newHash() hash.Hash {
+	if a == pieceSHA256 {
+		return defaultSHA256()
+	}
+	return blake3.New(pieceDigestSize, nil)
+}
+
+// proofHash is the piece digest this CPU hashes faster: BLAKE3 where its
+// library has AVX-512 code to run, else SHA-256 where crypto/sha256 has
+// the CPU's SHA instructions (amd64's SHA extensions, arm64's SHA2), else
+// BLAKE3 (its AVX2 or portable code against SHA-256's portable code).
+func proofHash() pieceHash {
+	switch runtime.GOARCH {
+	case "amd64":
+		if !cpuid.CPU.Supports(cpuid.AVX512F) && cpuid.CPU.Supports(cpuid.SHA, cpuid.SSSE3, cpuid.SSE4) {
+			return pieceSHA256
+		}
+	case "arm64":
+		if cpuid.CPU.Supports(cpuid.SHA2) {
+			return pieceSHA256
+		}
+	}
+	return pieceBLAKE3
+}
 
 // defaultPieceBytes is the size of a proof piece (4 MiB): a 137 MB log is
 // 33 pieces, enough for two or eight cores to share evenly, and a
-// checkpoint holds 32 bytes for each. maxPieceBytes bounds what a
+// checkpoint holds 64 bytes for each. maxPieceBytes bounds what a
 // checkpoint may name.
 const (
 	defaultPieceBytes = 4 << 20
 	maxPieceBytes     = 1 << 30
 )
 
-// pieceDigestSize is the bytes of a piece's digest: BLAKE3's 256 bits.
+// pieceDigestSize is the bytes of a piece's digest, of either hash: 256
+// bits.
 const pieceDigestSize = 32
 
-// newPieceHash is the digest of a proof piece: unkeyed BLAKE3, 256 bits.
-func newPieceHash() hash.Hash { return blake3.New(pieceDigestSize, nil) }
-
 // pieces hashes a file's text in pieces as it is read (an io.Writer): the
-// digests of the whole pieces so far, and the digest of the bytes since.
+// digests of the whole pieces so far, and the digests of the bytes since,
+// in both hashes (by pieceHash).
 type pieces struct {
-	size int64     // bytes a piece, > 0
-	sums []byte    // pieceDigestSize bytes a whole piece
-	tail hash.Hash // the bytes after the last whole piece
-	in   int64     // how many those are
+	size int64                  // bytes a piece, > 0
+	sums [pieceHashes][]byte    // pieceDigestSize bytes a whole piece
+	tail [pieceHashes]hash.Hash // the bytes after the last whole piece
+	in   int64                  // how many those are
 }
 
 // newPieces starts hashing a text from its first byte, with pieces of
 // size bytes.
 func newPieces(size int64) *pieces {
-	return &pieces{size: size, tail: newPieceHash()}
+	p := &pieces{size: size}
+	for a := range pieceHashes {
+		p.tail[a] = a.newHash()
+	}
+	return p
 }
 
 // resumePieces goes on hashing the text of f, a checkpoint's file, after
@@ -67,7 +113,9 @@ func newPieces(size int64) *pieces {
 // again (wholeBytes says how many bytes the whole pieces hold).
 func resumePieces(f CheckpointFile) *pieces {
 	p := newPieces(f.pieceSize)
-	p.sums = append([]byte(nil), f.pieceSums...)
+	for a := range pieceHashes {
+		p.sums[a] = append([]byte(nil), f.pieceSums[a]...)
+	}
 	return p
 }
 
@@ -79,23 +127,33 @@ func (p *pieces) Write(b []byte) (int, error) {
 	n := len(b)
 	for len(b) > 0 {
 		k := min(int64(len(b)), p.size-p.in)
-		p.tail.Write(b[:k])
+		for _, t := range p.tail {
+			t.Write(b[:k])
+		}
 		p.in += k
 		b = b[k:]
 		if p.in == p.size {
-			// Into an array: blake3's Sum allocates anew whenever its
-			// argument has no room left, not as append does.
-			var d [pieceDigestSize]byte
-			p.sums = append(p.sums, p.tail.Sum(d[:0])...)
-			p.tail.Reset()
+			for a, t := range p.tail {
+				// Into an array: blake3's Sum allocates anew whenever its
+				// argument has no room left, not as append does.
+				var d [pieceDigestSize]byte
+				p.sums[a] = append(p.sums[a], t.Sum(d[:0])...)
+				t.Reset()
+			}
 			p.in = 0
 		}
 	}
 	return n, nil
 }
 
-// tailSum is the digest of the bytes after the last whole piece.
-func (p *pieces) tailSum() []byte { return p.tail.Sum(nil) }
+// tailSums are the digests of the bytes after the last whole piece.
+func (p *pieces) tailSums() [pieceHashes][]byte {
+	var s [pieceHashes][]byte
+	for a, t := range p.tail {
+		s[a] = t.Sum(nil)
+	}
+	return s
+}
 
 // piecesReader feeds the bytes read through it to p, after the first skip
 // ones (the part of a file a checkpoint's pieces already cover, read again
@@ -132,12 +190,15 @@ type SectionWriter interface {
 
 // onCaller tells whether h, the digest of a piece of size bytes, hashes
 // every write on the calling goroutine, as a piece hashed from a mapped
-// file needs (SectionWriter): wholePieceDigest does, and blake3.Hasher
-// for a write of at most one chunk; a larger write it hashes on
-// goroutines of its own, and a checkpoint may name any piece size.
+// file needs (SectionWriter): wholePieceDigest and SHA-256 do, and
+// blake3.Hasher for a write of at most one chunk; a larger write it
+// hashes on goroutines of its own, and a checkpoint may name any piece
+// size.
 func onCaller(h hash.Hash, size int64) bool {
-	_, whole := h.(*wholePieceDigest)
-	return whole || size <= guts.ChunkSize
+	if _, b3 := h.(*blake3.Hasher); b3 {
+		return size <= guts.ChunkSize
+	}
+	return true
 }
 
 // pieceResult is what reading one piece of a file for its proof gave.
@@ -160,7 +221,13 @@ func proveTail(want CheckpointFile, f LogFile, p *pieces) pieceResult {
 		// blake3.Hasher hashes a large write on goroutines of its own.
 		r.got, r.err = io.CopyBuffer(p, io.NewSectionReader(f.At, from, size), make([]byte, min(size, 1<<20)))
 	}
-	r.same = r.err == nil && r.got == size && bytes.Equal(p.tailSum(), want.pieceTail)
+	// Both digests are taken, for the next checkpoint's last piece: both
+	// must be the checkpoint's.
+	sums := p.tailSums()
+	r.same = r.err == nil && r.got == size
+	for a := range pieceHashes {
+		r.same = r.same && bytes.Equal(sums[a], want.pieceTail[a])
+	}
 	return r
 }
 
@@ -170,8 +237,10 @@ func proveTail(want CheckpointFile, f LogFile, p *pieces) pieceResult {
 // checkpoint's, on goroutines of its own (as many at once as there are
 // cores but one, startProof) and on the goroutine that waits for it
 // (wait), which takes the pieces left. tail is what proveTail found of
-// the bytes after them.
+// the bytes after them. The whole pieces are proven by their digests in
+// hash, one of the two.
 type proof struct {
+	hash    pieceHash
 	want    CheckpointFile
 	f       LogFile
 	oneFile bool
@@ -183,10 +252,10 @@ type proof struct {
 	err     error
 }
 
-// startProof starts proving that f starts with want's text; the
-// result is wait's.
-func startProof(want CheckpointFile, f LogFile, oneFile bool) *proof {
-	p := &proof{want: want, f: f, oneFile: oneFile, whole: want.Offset / want.pieceSize}
+// startProof starts proving that f starts with want's text, by the
+// digests in hash of its whole pieces; the result is wait's.
+func startProof(hash pieceHash, want CheckpointFile, f LogFile, oneFile bool) *proof {
+	p := &proof{hash: hash, want: want, f: f, oneFile: oneFile, whole: want.Offset / want.pieceSize}
 	p.results = make([]pieceResult, p.whole+1)
 	// One core fewer than there are: the check meanwhile loads the fold
 	// state, folds the new events and encodes the next checkpoint, which
@@ -206,7 +275,7 @@ func (p *proof) setTail(tail pieceResult) { p.results[p.whole] = tail }
 
 // work hashes pieces until none is left.
 func (p *proof) work() {
-	h := newWholePieceDigest(p.want.pieceSize)
+	h := newWholePieceDigest(p.hash, p.want.pieceSize)
 	sw, mapped := p.f.At.(SectionWriter)
 	mapped = mapped && onCaller(h, p.want.pieceSize)
 	var buf []byte
@@ -227,7 +296,7 @@ func (p *proof) work() {
 			r.got, r.err = io.CopyBuffer(h, io.NewSectionReader(p.f.At, off, p.want.pieceSize), buf)
 		}
 		r.same = r.err == nil && r.got == p.want.pieceSize &&
-			bytes.Equal(h.Sum(nil), p.want.pieceSums[k*pieceDigestSize:(k+1)*pieceDigestSize])
+			bytes.Equal(h.Sum(nil), p.want.pieceSums[p.hash][k*pieceDigestSize:(k+1)*pieceDigestSize])
 		p.results[k] = r
 	}
 }

@@ -81,7 +81,7 @@ func main() {}
 	slices.Sort(built)
 	want := []string{
 		"github.com/go-json-experiment/json",
-		"github.com/klauspost/cpuid/v2", // lukechampine.com/blake3's
+		"github.com/klauspost/cpuid/v2", // lukechampine.com/blake3's, and the proof's choice of hash
 		"github.com/robfig/cron/v3",
 		"github.com/santhosh-tekuri/jsonschema/v5",
 		"go.yaml.in/yaml/v3",

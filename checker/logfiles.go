@@ -357,7 +357,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 				return nil, err
 			}
 			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression, Offset: counted.n, Lines: fileLines, hashState: state,
-				pieceSize: pc.size, pieceSums: pc.sums, pieceTail: pc.tailSum()})
+				pieceSize: pc.size, pieceSums: pc.sums, pieceTail: pc.tailSums()})
 		}
 	}
 	digest := opts.SHA256

@@ -29,11 +29,14 @@ type wholePieceDigest struct {
 	n   int // bytes in buf
 }
 
-// newWholePieceDigest is the digest of a whole piece of size bytes:
-// wholePieceDigest where size fits it, else blake3.Hasher's.
-func newWholePieceDigest(size int64) hash.Hash {
+// newWholePieceDigest is the digest in a of a whole piece of size bytes:
+// for BLAKE3, wholePieceDigest where size fits it, else blake3.Hasher's.
+func newWholePieceDigest(a pieceHash, size int64) hash.Hash {
+	if a != pieceBLAKE3 {
+		return a.newHash()
+	}
 	if size < 2*strideBytes || size%strideBytes != 0 || bits.OnesCount64(uint64(size/strideBytes)) != 1 {
-		return newPieceHash()
+		return a.newHash()
 	}
 	return &wholePieceDigest{cvs: make([][8]uint32, 0, size/strideBytes)}
 }

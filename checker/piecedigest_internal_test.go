@@ -21,7 +21,7 @@ func TestWholePieceDigest(t *testing.T) {
 	for _, size := range []int{2 * strideBytes, 4 * strideBytes, 1 << 20, defaultPieceBytes} {
 		want := blake3.Sum256(text[:size])
 		for _, w := range []int{size, strideBytes, 1000, 1 << 20, 3 * strideBytes} {
-			d := newWholePieceDigest(int64(size))
+			d := newWholePieceDigest(pieceBLAKE3, int64(size))
 			if _, ok := d.(*wholePieceDigest); !ok {
 				t.Fatalf("a piece of %d bytes: digest %T, want *wholePieceDigest", size, d)
 			}
@@ -39,10 +39,35 @@ func TestWholePieceDigest(t *testing.T) {
 		}
 	}
 	for _, size := range []int64{97, strideBytes, 3 * strideBytes, strideBytes + 1} {
-		if d := newWholePieceDigest(size); d.Size() != pieceDigestSize {
+		if d := newWholePieceDigest(pieceBLAKE3, size); d.Size() != pieceDigestSize {
 			t.Fatalf("a piece of %d bytes: a digest of %d bytes", size, d.Size())
 		} else if _, ok := d.(*wholePieceDigest); ok {
 			t.Fatalf("a piece of %d bytes: wholePieceDigest, which needs a power of two of strides", size)
 		}
+	}
+}
+
+// BenchmarkPieceHash: one core's speed of each hash on a whole proof piece
+// (docs/state.md, "The proof of the old part"), the figures proofHash's
+// choice rests on; "chosen" is the one it takes on this CPU.
+func BenchmarkPieceHash(b *testing.B) {
+	text := make([]byte, defaultPieceBytes)
+	for i := range text {
+		text[i] = byte(i * 7)
+	}
+	for _, h := range []pieceHash{pieceBLAKE3, pieceSHA256} {
+		name := h.String()
+		if h == proofHash() {
+			name += "/chosen"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(defaultPieceBytes)
+			d := newWholePieceDigest(h, defaultPieceBytes)
+			for b.Loop() {
+				d.Reset()
+				d.Write(text)
+				d.Sum(nil)
+			}
+		})
 	}
 }

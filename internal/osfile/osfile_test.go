@@ -125,7 +125,7 @@ func TestReadFileLarge(t *testing.T) {
 func TestReadFileToReplace(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "checkpoint")
-	want := bytes.Repeat([]byte("greenlight.state/v4\n"), 1000)
+	want := bytes.Repeat([]byte("greenlight.state/v5\n"), 1000)
 	if err := os.WriteFile(path, want, 0o600); err != nil {
 		t.Fatal(err)
 	}
