@@ -381,6 +381,14 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 			if res.Checkpoint.encoded, err = res.Checkpoint.encode(); err != nil {
 				return nil, err
 			}
+			if opts.CheckpointEncoded != nil {
+				// The shell may write it meanwhile, and while the snapshot
+				// is built (it reads only the encoded bytes, and the old
+				// checkpoint's, which nothing changes): its fsync (45 ms
+				// for the 1M-event log's 18 MB on the benchmark machine)
+				// ends with the proof, not after it.
+				opts.CheckpointEncoded(res.Checkpoint)
+			}
 		}
 	}
 	res.Snapshot = c.snapshot(Source{
@@ -390,11 +398,6 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		LineCount:  lines,
 		Files:      src,
 	})
-	if res.Checkpoint != nil && res.Checkpoint.encoded != nil && opts.CheckpointEncoded != nil {
-		// Encoded while the old part is still proven (above): the shell
-		// may write it meanwhile.
-		opts.CheckpointEncoded(res.Checkpoint)
-	}
 	return res, nil
 }
 
