@@ -74,12 +74,16 @@ func proofHash() pieceHash {
 	return pieceBLAKE3
 }
 
-// defaultPieceBytes is the size of a proof piece (4 MiB): a 137 MB log is
-// 33 pieces, enough for two or eight cores to share evenly, and a
-// checkpoint holds 64 bytes for each. maxPieceBytes bounds what a
-// checkpoint may name.
+// defaultPieceBytes is the size of a proof piece (1 MiB): a 137 MB log is
+// 131 pieces, enough for two or eight cores to share evenly, and a
+// checkpoint holds 64 bytes for each (8 KB). The last, partial piece is
+// hashed again in both digests by every resumed check, on the goroutine
+// that decodes the new bytes (proveTail): with pieces of 4 MiB that was
+// 2 MiB on average, and a resumed check of the 1M-event log took 5 ms
+// longer (median of 15 alternating runs, 123 against 118 ms).
+// maxPieceBytes bounds what a checkpoint may name.
 const (
-	defaultPieceBytes = 4 << 20
+	defaultPieceBytes = 1 << 20
 	maxPieceBytes     = 1 << 30
 )
 

@@ -13,7 +13,7 @@ import (
 const strideBytes = guts.MaxSIMD * guts.ChunkSize
 
 // wholePieceDigest is the BLAKE3 digest of a whole proof piece of size
-// bytes, a power of two (at least 2) times strideBytes (the 4 MiB default), built from
+// bytes, a power of two (at least 2) times strideBytes (the 1 MiB default), built from
 // the library's low-level functions on the calling goroutine only:
 // blake3.Hasher's Write hashes a large write on goroutines of its own, one
 // for every 16 KiB, which a proof reading a file mapped into memory must

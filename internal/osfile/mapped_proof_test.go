@@ -25,7 +25,7 @@ func TestMappedTruncatedWhileProven(t *testing.T) {
 	}
 	var b bytes.Buffer
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for r := 0; b.Len() < 13<<20; r++ { // three whole pieces of 4 MiB
+	for r := 0; b.Len() < 13<<20; r++ { // 13 whole pieces of 1 MiB
 		for _, status := range []string{"started", "succeeded"} {
 			fmt.Fprintf(&b, `{"run_id":"run-%0200d","stage":1,"attempt":1,"status":%q,"timestamp_utc":%q}`+"\n", r, status, at.Format(time.RFC3339))
 		}
