@@ -97,7 +97,7 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readAll(f)
+	return readAll(f, false)
 }
 
 // ReadFileToReplace is ReadFile for a file about to be replaced (a
@@ -106,12 +106,15 @@ func ReadFile(name string) ([]byte, error) {
 // pages, which are of no more use. Else the rename frees them, 6 ms for
 // the 18 MB checkpoint of the 1M-event log, after everything else a
 // resumed check does; now they are freed while the log is still proven.
+// A file of 8 MiB or more is read into memory outside the Go heap, backed
+// by huge pages where the system allows (hugeBuffer), which is never
+// freed: read it once in a process.
 func ReadFileToReplace(name string) ([]byte, error) {
 	f, err := Open(name)
 	if err != nil {
 		return nil, err
 	}
-	b, err := readAll(f)
+	b, err := readAll(f, true)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -120,8 +123,10 @@ func ReadFileToReplace(name string) ([]byte, error) {
 	return b, nil
 }
 
-// readAll reads the whole of f, a regular file opened by Open.
-func readAll(f *os.File) ([]byte, error) {
+// readAll reads the whole of f, a regular file opened by Open; huge says
+// a large file may be read into memory outside the Go heap, never freed
+// (hugeBuffer), for a file read once in a process.
+func readAll(f *os.File, huge bool) ([]byte, error) {
 	// Open admits regular files only: the size sizes the buffer, so that a
 	// large file (a checkpoint of millions of folded runs) is read into
 	// one allocation, not grown into several.
@@ -129,7 +134,7 @@ func readAll(f *os.File) ([]byte, error) {
 	if st, err := f.Stat(); err == nil && st.Size() < 1<<40 {
 		size = int(st.Size())
 	}
-	if b, ok := readParallel(f, size); ok {
+	if b, ok := readParallel(f, size, huge); ok {
 		return b, nil
 	}
 	b := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
@@ -147,13 +152,19 @@ const parallelReadBytes = 8 << 20
 // their offsets, one a core (up to four), when size is at least
 // parallelReadBytes; ok is false when it did not (a smaller file, one
 // core, a read error, or a file that is not size bytes long now), and the
-// file is then read from its start as usual.
-func readParallel(f *os.File, size int) (b []byte, ok bool) {
+// file is then read from its start as usual. huge says the bytes may be
+// read into a hugeBuffer.
+func readParallel(f *os.File, size int, huge bool) (b []byte, ok bool) {
 	parts := min(runtime.GOMAXPROCS(0), 4)
 	if size < parallelReadBytes || parts < 2 {
 		return nil, false
 	}
-	b = make([]byte, size)
+	if huge {
+		b = hugeBuffer(size)
+	}
+	if b == nil {
+		b = make([]byte, size)
+	}
 	var failed atomic.Bool
 	var wg sync.WaitGroup
 	step := (size + parts - 1) / parts

@@ -108,13 +108,15 @@ func TestReadFileLarge(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-		got, ok := readParallel(f, size)
-		if ok != (size >= parallelReadBytes) || ok && !bytes.Equal(got, want) {
-			t.Fatalf("readParallel of %d bytes on two cores: ok %v", size, ok)
-		}
-		// A file longer than the size it was stat'ed at is read whole.
-		if _, ok := readParallel(f, size-1); ok {
-			t.Fatalf("readParallel of %d bytes of a longer file: ok", size-1)
+		for _, huge := range []bool{false, true} {
+			got, ok := readParallel(f, size, huge)
+			if ok != (size >= parallelReadBytes) || ok && !bytes.Equal(got, want) {
+				t.Fatalf("readParallel of %d bytes on two cores (huge %v): ok %v", size, huge, ok)
+			}
+			// A file longer than the size it was stat'ed at is read whole.
+			if _, ok := readParallel(f, size-1, huge); ok {
+				t.Fatalf("readParallel of %d bytes of a longer file (huge %v): ok", size-1, huge)
+			}
 		}
 		f.Close()
 	}
