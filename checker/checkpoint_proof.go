@@ -10,8 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/klauspost/cpuid/v2"
-	"lukechampine.com/blake3"
-	"lukechampine.com/blake3/guts"
+	zblake3 "github.com/zeebo/blake3"
 )
 
 // A file's old part is proven piece by piece, on every core (docs/state.md,
@@ -28,14 +27,19 @@ import (
 // state is then the checkpoint's.
 //
 // A proof needs one of the two, and takes the one this CPU hashes faster
-// (proofHash): the proof is most of what a resumed check costs. BLAKE3
-// (lukechampine.com/blake3) hashes 2.3 GB/s on one core with AVX-512,
-// against 1.3 GB/s for crypto/sha256 with the SHA instructions; without
-// AVX-512, on an AMD EPYC (Zen 1) with the SHA instructions, BLAKE3's
-// AVX2 code hashes 0.7 to 0.9 GB/s and SHA-256 1.2 GB/s
-// (BenchmarkPieceHash).
-// Both are kept so that a checkpoint's bytes are the same whichever
-// machine wrote it, and any machine can prove it at its best.
+// (proofHash), in the faster of two BLAKE3 libraries: the proof is most of
+// what a resumed check costs (BenchmarkPieceHash, one core):
+//   - with AVX-512 (an Intel Xeon), lukechampine.com/blake3's 16 chunks
+//     side by side (wholePieceDigest) 2.3 GB/s, crypto/sha256 with the SHA
+//     instructions 1.3 GB/s;
+//   - with AVX2 only (an AMD EPYC, Zen 1), github.com/zeebo/blake3's AVX2
+//     code 1.5 GB/s, crypto/sha256 1.2 GB/s, lukechampine.com/blake3's
+//     AVX2 code 0.7 to 0.9 GB/s;
+//   - on arm64 neither BLAKE3 library has vector code, and SHA-256 has
+//     the SHA2 instructions.
+//
+// Both digests are kept so that a checkpoint's bytes are the same
+// whichever machine wrote it, and any machine can prove it at its best.
 
 // A pieceHash is one of the two digests a checkpoint keeps of each piece.
 type pieceHash int
@@ -48,22 +52,27 @@ const (
 
 func (a pieceHash) String() string { return [...]string{"BLAKE3", "SHA-256"}[a] }
 
-// newHash is a's digest of a proof piece of any size.
+// newHash is a's digest of a proof piece of any size, which hashes every
+// write on the calling goroutine (as a piece hashed from a mapped file
+// needs, SectionWriter): for BLAKE3 github.com/zeebo/blake3's, whose AVX2
+// and SSE4.1 code runs where the CPU has them.
 func (a pieceHash) newHash() hash.Hash {
 	if a == pieceSHA256 {
 		return defaultSHA256()
 	}
-	return blake3.New(pieceDigestSize, nil)
+	return zblake3.New()
 }
 
-// proofHash is the piece digest this CPU hashes faster: BLAKE3 where its
-// library has AVX-512 code to run, else SHA-256 where crypto/sha256 has
-// the CPU's SHA instructions (amd64's SHA extensions, arm64's SHA2), else
-// BLAKE3 (its AVX2 or portable code against SHA-256's portable code).
+// proofHash is the piece digest this CPU hashes faster: BLAKE3 on amd64
+// with AVX2 or AVX-512 (github.com/zeebo/blake3's AVX2 code, or
+// lukechampine.com/blake3's AVX-512 code: wholePieceDigest), else
+// SHA-256 where crypto/sha256 has the CPU's SHA instructions (amd64's SHA
+// extensions without AVX2, arm64's SHA2), else BLAKE3 (its portable code
+// against SHA-256's).
 func proofHash() pieceHash {
 	switch runtime.GOARCH {
 	case "amd64":
-		if !cpuid.CPU.Supports(cpuid.AVX512F) && cpuid.CPU.Supports(cpuid.SHA, cpuid.SSSE3, cpuid.SSE4) {
+		if !cpuid.CPU.Supports(cpuid.AVX2) && cpuid.CPU.Supports(cpuid.SHA, cpuid.SSSE3, cpuid.SSE4) {
 			return pieceSHA256
 		}
 	case "arm64":
@@ -138,8 +147,7 @@ func (p *pieces) Write(b []byte) (int, error) {
 		b = b[k:]
 		if p.in == p.size {
 			for a, t := range p.tail {
-				// Into an array: blake3's Sum allocates anew whenever its
-				// argument has no room left, not as append does.
+				// Into an array, so that a digest's Sum never allocates.
 				var d [pieceDigestSize]byte
 				p.sums[a] = append(p.sums[a], t.Sum(d[:0])...)
 				t.Reset()
@@ -187,22 +195,9 @@ func (r *piecesReader) Read(b []byte) (int, error) {
 // ends before off+n, and the error of a read that failed (a file that
 // shrank under the mapping). A fault reading the mapping is recovered on
 // the goroutine that calls WriteSection only, so w must read what it is
-// given there (onCaller says which piece digests do).
+// given there (every piece digest does: pieceHash.newHash).
 type SectionWriter interface {
 	WriteSection(w io.Writer, off, n int64) (int64, error)
-}
-
-// onCaller tells whether h, the digest of a piece of size bytes, hashes
-// every write on the calling goroutine, as a piece hashed from a mapped
-// file needs (SectionWriter): wholePieceDigest and SHA-256 do, and
-// blake3.Hasher for a write of at most one chunk; a larger write it
-// hashes on goroutines of its own, and a checkpoint may name any piece
-// size.
-func onCaller(h hash.Hash, size int64) bool {
-	if _, b3 := h.(*blake3.Hasher); b3 {
-		return size <= guts.ChunkSize
-	}
-	return true
 }
 
 // pieceResult is what reading one piece of a file for its proof gave.
@@ -221,8 +216,8 @@ func proveTail(want CheckpointFile, f LogFile, p *pieces) pieceResult {
 	size := want.Offset - from
 	var r pieceResult
 	if size > 0 {
-		// Read, never hashed from a mapping (SectionWriter): p's
-		// blake3.Hasher hashes a large write on goroutines of its own.
+		// Read through a buffer (less than a piece): the bytes are
+		// written to both digests.
 		r.got, r.err = io.CopyBuffer(p, io.NewSectionReader(f.At, from, size), make([]byte, min(size, 1<<20)))
 	}
 	// Both digests are taken, for the next checkpoint's last piece: both
@@ -281,7 +276,6 @@ func (p *proof) setTail(tail pieceResult) { p.results[p.whole] = tail }
 func (p *proof) work() {
 	h := newWholePieceDigest(p.hash, p.want.pieceSize)
 	sw, mapped := p.f.At.(SectionWriter)
-	mapped = mapped && onCaller(h, p.want.pieceSize)
 	var buf []byte
 	for {
 		k := p.next.Add(1) - 1

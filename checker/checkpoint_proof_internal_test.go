@@ -245,9 +245,8 @@ func (s *sections) WriteSection(w io.Writer, off, n int64) (int64, error) {
 }
 
 // TestProofSections: of a file that can be hashed from memory, the proof
-// asks for whole pieces only; the bytes of the last piece, which go to
-// blake3.Hasher (it hashes a large write on goroutines of its own, where a
-// mapped file's fault is not recovered), are read.
+// asks for whole pieces only; the bytes of the last piece, less than a
+// piece, are read through a buffer (proveTail).
 func TestProofSections(t *testing.T) {
 	text := bytes.Repeat([]byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started"}`+"\n"), 20) // 1,160 bytes
 	want := piecesOf(t, text, 1050, 100, 1<<20)                                                        // 10 whole, a tail of 50
@@ -271,15 +270,11 @@ func TestProofSections(t *testing.T) {
 }
 
 // TestProofSectionsOnlyWholeDigest: a checkpoint may name any piece size
-// up to maxPieceBytes, but only a power of two of strides is hashed by
-// wholePieceDigest on the calling goroutine; any other (above one chunk)
-// goes to
-// blake3.Hasher, which hashes a large write on goroutines of its own,
-// where a fault of a mapped file truncated under the proof (SIGBUS) is not
-// recovered and ends the process. So the pieces of such a size are read
-// through a buffer, never given from memory (SectionWriter), and the
-// proof still holds. SHA-256 hashes every write on the calling goroutine:
-// a proof by it asks every whole piece from memory.
+// up to maxPieceBytes, and every piece digest hashes on the calling
+// goroutine, where a fault of a mapped file truncated under the proof
+// (SIGBUS) is recovered: a proof by either hash asks every whole piece
+// from memory (SectionWriter), and holds, whether the piece is a power of
+// two of BLAKE3's strides (wholePieceDigest, with AVX-512) or not.
 func TestProofSectionsOnlyWholeDigest(t *testing.T) {
 	line := []byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started"}` + "\n")
 	text := bytes.Repeat(line, 7*strideBytes/len(line)+1)
@@ -288,9 +283,9 @@ func TestProofSectionsOnlyWholeDigest(t *testing.T) {
 		size     int64
 		sections int // how many whole pieces are asked from memory
 	}{
-		{pieceBLAKE3, 2 * strideBytes, 3},   // wholePieceDigest
-		{pieceBLAKE3, 3 * strideBytes, 0},   // blake3.Hasher: not from memory
-		{pieceBLAKE3, 2*strideBytes + 1, 0}, // blake3.Hasher: not from memory
+		{pieceBLAKE3, 2 * strideBytes, 3},
+		{pieceBLAKE3, 3 * strideBytes, 2},
+		{pieceBLAKE3, 2*strideBytes + 1, 3},
 		{pieceSHA256, 2 * strideBytes, 3},
 		{pieceSHA256, 3 * strideBytes, 2},
 		{pieceSHA256, 2*strideBytes + 1, 3},

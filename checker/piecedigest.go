@@ -4,6 +4,7 @@ import (
 	"hash"
 	"math/bits"
 
+	"github.com/klauspost/cpuid/v2"
 	"lukechampine.com/blake3/guts"
 )
 
@@ -13,13 +14,15 @@ import (
 const strideBytes = guts.MaxSIMD * guts.ChunkSize
 
 // wholePieceDigest is the BLAKE3 digest of a whole proof piece of size
-// bytes, a power of two (at least 2) times strideBytes (the 1 MiB default), built from
-// the library's low-level functions on the calling goroutine only:
-// blake3.Hasher's Write hashes a large write on goroutines of its own, one
-// for every 16 KiB, which a proof reading a file mapped into memory must
-// not hand its bytes to (internal/osfile recovers a fault of a file that
-// shrank under its mapping on the goroutine that reads, not on others).
-// BLAKE3's tree over a power of two of chunks is the perfect binary tree
+// bytes, a power of two (at least 2) times strideBytes (the 1 MiB default),
+// built from lukechampine.com/blake3's low-level functions on the calling
+// goroutine only: its blake3.Hasher's Write hashes a large write on
+// goroutines of its own, one for every 16 KiB, which a proof reading a
+// file mapped into memory must not hand its bytes to (internal/osfile
+// recovers a fault of a file that shrank under its mapping on the
+// goroutine that reads, not on others). It is the proof's BLAKE3 where
+// the CPU has AVX-512, which that library's code uses and
+// github.com/zeebo/blake3's (pieceHash.newHash) does not. BLAKE3's tree over a power of two of chunks is the perfect binary tree
 // of its strides' subtrees (the specification's section 2.1), so the
 // digest is blake3.Sum256's of the same bytes, which the tests hold it
 // to. Sum is only meant for the whole piece.
@@ -30,13 +33,22 @@ type wholePieceDigest struct {
 }
 
 // newWholePieceDigest is the digest in a of a whole piece of size bytes:
-// for BLAKE3, wholePieceDigest where size fits it, else blake3.Hasher's.
+// for BLAKE3 on a CPU with AVX-512, wholePieceDigest where size fits it;
+// else a.newHash().
 func newWholePieceDigest(a pieceHash, size int64) hash.Hash {
-	if a != pieceBLAKE3 {
-		return a.newHash()
+	if a == pieceBLAKE3 && cpuid.CPU.Supports(cpuid.AVX512F) {
+		if d := newWholeBLAKE3(size); d != nil {
+			return d
+		}
 	}
+	return a.newHash()
+}
+
+// newWholeBLAKE3 is the wholePieceDigest of a piece of size bytes, or nil
+// where size is not a power of two (at least 2) of strides.
+func newWholeBLAKE3(size int64) *wholePieceDigest {
 	if size < 2*strideBytes || size%strideBytes != 0 || bits.OnesCount64(uint64(size/strideBytes)) != 1 {
-		return a.newHash()
+		return nil
 	}
 	return &wholePieceDigest{cvs: make([][8]uint32, 0, size/strideBytes)}
 }
