@@ -359,25 +359,32 @@ func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
 
 // startFold decodes cp's fold state into c on another goroutine, while the
 // files' prefixes are hashed, and returns the function that waits for it
-// (any number of times). Nothing but the decoding touches c's fold state
-// until it has been waited for.
-func (c *contractState) startFold(cp *Checkpoint) func() error {
-	return background(func() error { return c.decodeFold(cp.fold) })
+// (any number of times) and a channel closed once it is done. Nothing but
+// the decoding touches c's fold state until it has been waited for.
+func (c *contractState) startFold(cp *Checkpoint) (wait func() error, done <-chan struct{}) {
+	return backgroundDone(func() error { return c.decodeFold(cp.fold) })
 }
 
 // background runs f on a goroutine of its own and returns the function
 // that waits for it and gives its error, any number of times.
 func background(f func() error) (wait func() error) {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
+	wait, _ = backgroundDone(f)
+	return wait
+}
+
+// backgroundDone is background that also gives a channel closed once f
+// has returned.
+func backgroundDone(f func() error) (wait func() error, done <-chan struct{}) {
+	finished := make(chan struct{})
 	var err error
-	waited := false
+	go func() {
+		defer close(finished)
+		err = f()
+	}()
 	return func() error {
-		if !waited {
-			err, waited = <-done, true
-		}
+		<-finished
 		return err
-	}
+	}, finished
 }
 
 // resumeFile verifies that file i of the log starts with the text cp's
@@ -478,12 +485,12 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 // resumeAt lets the check go on from where cp stopped: the new bytes are
 // decoded, and the state they give judged, while the old ones are hashed.
 // oneFile says the log has no other file.
-func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, pc *pieces) func() error {
+func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, pc *pieces) *proof {
 	p := startProof(proofHash(), cp.files[i], f, oneFile)
 	// The whole pieces are hashed meanwhile: the proof is what a resumed
 	// check waits for last (bench/run.sh section 12).
 	p.setTail(proveTail(cp.files[i], f, pc))
-	return p.wait
+	return p
 }
 
 // resumeAt gives text, the digest of file i's own text (h itself in a log

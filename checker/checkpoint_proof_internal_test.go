@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -128,8 +129,9 @@ func TestProvePieces(t *testing.T) {
 	} {
 		// The pieces hashed by the proof's goroutines and the one that
 		// waits, as they come; by the waiting one only; by the proof's
-		// only.
-		for _, by := range []string{"both", "waiter", "workers"} {
+		// only; by the check's goroutine while the fold state loads
+		// (hashUntil), all of them, or none when it has loaded.
+		for _, by := range []string{"both", "waiter", "workers", "until-loaded", "loaded"} {
 			for h := range pieceHashes {
 				t.Run(tc.name+"/"+by+"/"+h.String(), func(t *testing.T) {
 					f := LogFile{Path: "events.jsonl", At: tc.at}
@@ -145,8 +147,22 @@ func TestProvePieces(t *testing.T) {
 						err = p.wait()
 					case "workers":
 						p := startProof(h, tc.want, f, tc.oneFile)
+						p.grow(max(1, runtime.GOMAXPROCS(0)-1))
 						p.setTail(tail)
 						p.wg.Wait()
+						err = p.wait()
+					case "until-loaded", "loaded":
+						p := startProof(h, tc.want, f, tc.oneFile)
+						p.setTail(tail)
+						loaded := make(chan struct{})
+						if by == "loaded" {
+							close(loaded)
+						}
+						p.hashUntil(loaded)
+						if by == "until-loaded" && p.next.Load() < p.whole {
+							t.Fatalf("hashUntil returned with pieces left and the fold state not loaded")
+						}
+						p.grow(max(1, runtime.GOMAXPROCS(0)-1))
 						err = p.wait()
 					}
 					got := ""

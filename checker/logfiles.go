@@ -7,6 +7,7 @@ import (
 	"hash"
 	"io"
 	"math"
+	"runtime"
 	"sort"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
@@ -205,11 +206,13 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 	}
 	var cp *Checkpoint
 	waitFold := func() error { return nil }
+	var foldDone <-chan struct{}
 	// verify, when not nil, waits for the proof of the last file's part
 	// the checkpoint read (verifyAt): nothing is returned before it, and a
 	// misfit it finds is the check's error, unless the fold state is
 	// damaged (a damaged checkpoint is never a mismatch to recheck).
 	var verify func() error
+	var prf *proof // verify's proof, for a file resumed at its offset
 	defer func() {
 		if verify == nil {
 			return
@@ -227,7 +230,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 			if err := c.fits(cp, files); err != nil {
 				return nil, err
 			}
-			waitFold = c.startFold(cp)
+			waitFold, foldDone = c.startFold(cp)
 		}
 	}
 	progress := opts.Progress
@@ -255,7 +258,8 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 			offset := cp.files[i].Offset
 			r = io.NewSectionReader(f.At, offset, math.MaxInt64-offset)
 			pc = resumePieces(cp.files[i])
-			verify = verifyAt(cp, i, f, len(files) == 1, pc)
+			prf = verifyAt(cp, i, f, len(files) == 1, pc)
+			verify = prf.wait
 		}
 		if f.Stored == nil && len(files) > 1 {
 			own = opts.newSHA256()
@@ -301,7 +305,13 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 			var err error
 			if at {
 				counted.n = cp.files[i].Offset
-				err = c.resumeAt(cp, i, text, h, verify)
+				if err = c.resumeAt(cp, i, text, h, verify); err == nil {
+					// The check's goroutine hashes pieces while the fold
+					// state loads, and one goroutine more hashes them once
+					// it has (startProof says why).
+					prf.hashUntil(foldDone)
+					prf.grow(max(1, runtime.GOMAXPROCS(0)-1))
+				}
 			} else {
 				err = c.resumeFile(cp, i, f, tail, text, h)
 			}
