@@ -365,15 +365,9 @@ func (c *contractState) startFold(cp *Checkpoint) (wait func() error, done <-cha
 	return backgroundDone(func() error { return c.decodeFold(cp.fold) })
 }
 
-// background runs f on a goroutine of its own and returns the function
-// that waits for it and gives its error, any number of times.
-func background(f func() error) (wait func() error) {
-	wait, _ = backgroundDone(f)
-	return wait
-}
-
-// backgroundDone is background that also gives a channel closed once f
-// has returned.
+// backgroundDone runs f on a goroutine of its own and returns the
+// function that waits for it and gives its error, any number of times,
+// and a channel closed once f has returned.
 func backgroundDone(f func() error) (wait func() error, done <-chan struct{}) {
 	finished := make(chan struct{})
 	var err error
