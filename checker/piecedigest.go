@@ -22,10 +22,11 @@ const strideBytes = guts.MaxSIMD * guts.ChunkSize
 // recovers a fault of a file that shrank under its mapping on the
 // goroutine that reads, not on others). It is the proof's BLAKE3 where
 // the CPU has AVX-512, which that library's code uses and
-// github.com/zeebo/blake3's (pieceHash.newHash) does not. BLAKE3's tree over a power of two of chunks is the perfect binary tree
-// of its strides' subtrees (the specification's section 2.1), so the
-// digest is blake3.Sum256's of the same bytes, which the tests hold it
-// to. Sum is only meant for the whole piece.
+// github.com/zeebo/blake3's (pieceHash.newHash) does not. BLAKE3's tree
+// over a power of two of chunks is the perfect binary tree of its
+// strides' subtrees (the specification's section 2.1), so the digest is
+// blake3.Sum256's of the same bytes, which the tests hold it to. Sum is
+// only meant for the whole piece.
 type wholePieceDigest struct {
 	cvs [][8]uint32 // the chaining value of each stride so far
 	buf [strideBytes]byte
