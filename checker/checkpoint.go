@@ -218,8 +218,12 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 			d.Fail("a proof piece size out of range")
 		}
 		for a := range pieceHashes {
+			// The first fault is the one kept (Decoder.Fail), and the
+			// piece size divides only once it is known to be in range.
+			if d.Fault() != "" {
+				break
+			}
 			switch {
-			case f.pieceSize <= 0 || f.pieceSize > maxPieceBytes:
 			case int64(len(f.pieceSums[a])) != f.Offset/f.pieceSize*pieceDigestSize:
 				d.Fail("a file's " + a.String() + " piece digests do not cover its offset")
 			case len(f.pieceTail[a]) != pieceDigestSize:

@@ -286,8 +286,11 @@ func (p *proof) grow(n int) {
 }
 
 // hashUntil hashes pieces on the calling goroutine until done is closed
-// or no piece is left. It must be called before wait, on its goroutine.
+// (the fold state is loaded) or no piece is left, and then starts the
+// goroutines of every core but one (grow). It must be called before wait,
+// on its goroutine.
 func (p *proof) hashUntil(done <-chan struct{}) {
+	defer p.grow(max(1, runtime.GOMAXPROCS(0)-1))
 	var w pieceWorker
 	for {
 		select {

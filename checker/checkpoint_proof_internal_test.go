@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -147,7 +146,9 @@ func TestProvePieces(t *testing.T) {
 						err = p.wait()
 					case "workers":
 						p := startProof(h, tc.want, f, tc.oneFile)
-						p.grow(max(1, runtime.GOMAXPROCS(0)-1))
+						loaded := make(chan struct{})
+						close(loaded)
+						p.hashUntil(loaded) // hashes none, starts the goroutines
 						p.setTail(tail)
 						p.wg.Wait()
 						err = p.wait()
@@ -162,7 +163,6 @@ func TestProvePieces(t *testing.T) {
 						if by == "until-loaded" && p.next.Load() < p.whole {
 							t.Fatalf("hashUntil returned with pieces left and the fold state not loaded")
 						}
-						p.grow(max(1, runtime.GOMAXPROCS(0)-1))
 						err = p.wait()
 					}
 					got := ""

@@ -7,7 +7,6 @@ import (
 	"hash"
 	"io"
 	"math"
-	"runtime"
 	"sort"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
@@ -310,7 +309,6 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 					// state loads, and one goroutine more hashes them once
 					// it has (startProof says why).
 					prf.hashUntil(foldDone)
-					prf.grow(max(1, runtime.GOMAXPROCS(0)-1))
 				}
 			} else {
 				err = c.resumeFile(cp, i, f, tail, text, h)
