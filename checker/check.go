@@ -83,6 +83,16 @@ type Options struct {
 	// module passes one that its host (node's crypto) computes over those
 	// very bytes, for the reason SHA256 gives (internal/action).
 	NewSHA256 func() hash.Hash
+	// ContractOnly says the caller reads the Report and the snapshot's
+	// counts only, as greenlight validate does: Check and CheckFiles then
+	// hash nothing they read (a native log's; OpenLineage's Check hashes
+	// its documents as before), and the Snapshot's source sha256 (the log's, and each
+	// file's but a compressed one's, which LogFile.Stored gives) is empty,
+	// which the snapshot schema refuses, so such a snapshot is never
+	// written out. The log's SHA-256 was about a tenth of validate's time
+	// on the 1M-event benchmark log (README "Performance", section 11).
+	// It cannot be combined with SHA256, Checkpoint or Resume.
+	ContractOnly bool
 	// ToolVersion is the version of the program that checks, for the
 	// snapshot's tool.version ("greenlight version" prints it); empty means
 	// DevelVersion.
@@ -150,6 +160,9 @@ func (opts Options) normalized() (Options, error) {
 	}
 	if opts.MaxViolations <= 0 {
 		opts.MaxViolations = DefaultMaxViolations
+	}
+	if opts.ContractOnly && (opts.SHA256 != "" || opts.Checkpoint || opts.Resume != nil) {
+		return opts, errors.New("checker: Options.ContractOnly hashes nothing: it cannot be combined with SHA256, Checkpoint or Resume")
 	}
 	if !opts.Window.IsZero() {
 		switch {

@@ -4,10 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/schemas"
 )
 
 // TestCallerSHA256: a digest given by the caller is recorded as it is, in
@@ -71,6 +74,93 @@ func TestSchemaMessageOrder(t *testing.T) {
 		}
 		if got := res.Report.Violations[0].Message; !strings.HasSuffix(got, want) {
 			t.Fatalf("message %q, want it to end with %q", got, want)
+		}
+	}
+}
+
+// TestContractOnly: a check that hashes nothing (greenlight validate)
+// gives the report and the snapshot of a check that hashes, byte for
+// byte, but for the source digests it leaves empty (a compressed file's,
+// which its LogFile gives, stays); the snapshot schema refuses such a
+// snapshot, which is why it is never written out. ContractOnly cannot be
+// combined with a digest given, nor with a checkpoint.
+func TestContractOnly(t *testing.T) {
+	def := corpusDefinition(t)
+	stored := checker.StoredFile{SHA256: strings.Repeat("ab", 32), Size: 77, Compression: checker.CompressionGzip}
+	one := lines(ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "succeeded", t0(1)))
+	two := lines(ev("r-1", 2, 1, "started", t0(2)), ev("r-1", 2, 1, "succeeded", t0(3)))
+	bad := lines(ev("r-1", 1, 1, "succeeded", t0(0)))
+	check := func(contractOnly bool, texts ...string) *checker.Result {
+		t.Helper()
+		var files []checker.LogFile
+		for i, text := range texts {
+			f := checker.LogFile{Path: fmt.Sprintf("day%d.jsonl", i+1), R: strings.NewReader(text)}
+			if i == 0 && len(texts) > 1 {
+				f.Stored = func() checker.StoredFile { return stored }
+			}
+			files = append(files, f)
+		}
+		res, err := checker.CheckFiles(files, checker.Options{Definition: def, Now: corpusNow, File: "the log", ContractOnly: contractOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	snapshotJSON := func(s *checker.Snapshot) string {
+		t.Helper()
+		var b strings.Builder
+		if err := render.WriteSnapshotJSON(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	schema, err := schemas.Compile("snapshot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, texts := range [][]string{{one + two}, {one, two}} {
+		full, only := check(false, texts...), check(true, texts...)
+		if full.Snapshot == nil || only.Snapshot == nil {
+			t.Fatalf("%d files: invalid: %+v", len(texts), only.Report.Violations)
+		}
+		if got, want := only.Snapshot.Source.SHA256, ""; got != want {
+			t.Errorf("%d files: source.sha256 %q, want %q", len(texts), got, want)
+		}
+		// The check that hashes, with the digests ContractOnly leaves out
+		// taken out, is the same snapshot.
+		full.Snapshot.Source.SHA256 = ""
+		for i := range full.Snapshot.Source.Files {
+			if full.Snapshot.Source.Files[i].Compression == checker.CompressionNone {
+				full.Snapshot.Source.Files[i].SHA256 = ""
+			}
+		}
+		if got, want := snapshotJSON(only.Snapshot), snapshotJSON(full.Snapshot); got != want {
+			t.Errorf("%d files: snapshot\n%s\nwant\n%s", len(texts), got, want)
+		}
+		if len(texts) == 2 && only.Snapshot.Source.Files[0].SHA256 != stored.SHA256 {
+			t.Errorf("the compressed file's sha256 %q, want its LogFile's %q", only.Snapshot.Source.Files[0].SHA256, stored.SHA256)
+		}
+		inst, err := schemas.Instance([]byte(snapshotJSON(only.Snapshot)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(inst); err == nil {
+			t.Errorf("%d files: the snapshot schema accepts a snapshot without its digest", len(texts))
+		}
+	}
+	full, only := check(false, bad), check(true, bad)
+	if only.Report.Valid || !reflect.DeepEqual(only.Report, full.Report) {
+		t.Errorf("report %+v, want %+v", only.Report, full.Report)
+	}
+	const want = "checker: Options.ContractOnly hashes nothing: it cannot be combined with SHA256, Checkpoint or Resume"
+	for name, o := range map[string]checker.Options{
+		"SHA256":     {SHA256: strings.Repeat("ab", 32)},
+		"Checkpoint": {Checkpoint: true},
+		"Resume":     {Resume: &checker.Checkpoint{}},
+	} {
+		o.Definition, o.Now, o.ContractOnly = def, corpusNow, true
+		if _, err := checker.Check(strings.NewReader(one), o); err == nil || err.Error() != want {
+			t.Errorf("with %s: error %v, want %s", name, err, want)
 		}
 	}
 }

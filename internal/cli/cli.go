@@ -774,6 +774,7 @@ func runValidate(args []string, env Env) (int, error) {
 		o := opts
 		name := logName(fs.Args(), group)
 		o.File = name
+		o.ContractOnly = true // no digest: nothing validate prints names one
 		started := time.Now()
 		res, err := checkInput(group, o, c.inputFormat, c.progressWhen, env)
 		if err != nil {
