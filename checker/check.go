@@ -370,6 +370,19 @@ func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef
 // apply checks a decoded line against the rules in checking order
 // (rules.go) and, when it breaks none, records it. At most one violation is
 // reported per line: the first rule it breaks.
+// warm brings into the cache the run index slots of the runs a batch of
+// lines names, each run once per stretch of its lines, before apply folds
+// them one by one (runstore.Store.Warm).
+func (c *contractState) warm(batch []eventline.Decoded) {
+	var prev []byte
+	for i := range batch {
+		if id := batch[i].Event.RunID; batch[i].Fault == nil && string(id) != string(prev) {
+			c.runs.Warm(id)
+			prev = id
+		}
+	}
+}
+
 func (c *contractState) apply(dl *eventline.Decoded) {
 	n := dl.Line
 	if dl.Fault != nil {

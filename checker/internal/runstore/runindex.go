@@ -48,6 +48,9 @@ func (x *runIndex) find(id []byte, order []*Run) (*Run, uint64) {
 	return x.findHashed(id, h, order), h
 }
 
+// slot is the slot where the probe of hash h starts.
+func (x *runIndex) slot(h uint64) uint64 { return x.slots[int(h>>32>>(32-x.bits))] }
+
 // findHashed returns the state of run id, of hash h, or nil.
 func (x *runIndex) findHashed(id []byte, h uint64, order []*Run) *Run {
 	tag := h >> 32
