@@ -12,9 +12,16 @@ import (
 // goroutines decode and schema-check the batches, and the caller's goroutine
 // applies them strictly in line order, so the result is the same bytes as a
 // one-line-at-a-time loop. Memory stays bounded by the batches in flight.
+//
+// Each batch is a handoff between goroutines, and the caller's goroutine,
+// waiting for the next batch, sleeps and is woken: with 512 lines a batch
+// (2,000 for the 1M-event benchmark log) the two cores of the benchmark
+// machine were idle an eighth of the time, and 2,048 made check --format
+// json 4 to 6 % faster (9 alternating runs, 326 -> 307 ms; peak RSS 115
+// -> 126 MB, the batches in flight).
 const (
-	batchLines    = 512
-	batchBytes    = 256 << 10 // a batch of long lines closes early
+	batchLines    = 2048
+	batchBytes    = 1 << 20 // a batch of long lines closes early
 	decodeWorkers = 2
 	batchesAhead  = 8
 )
