@@ -19,6 +19,17 @@ work=${GREENLIGHT_BENCH_DIR:-/tmp/greenlight-bench}
 mkdir -p "$work"
 now=2026-12-01T00:00:00Z
 
+# The machine: the ratios that set greenlight against itself move with the
+# CPU (section 12's proof hashes with BLAKE3 where AVX2 or AVX-512 is there,
+# SHA-256 on other CPUs with SHA instructions: docs/state.md).
+if [ -r /proc/cpuinfo ]; then
+  model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+  flags=$(sed -n 's/^flags[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+  has=""
+  for f in avx512f avx2 sha_ni; do [[ " $flags " == *" $f "* ]] && has="$has $f"; done
+  if [ -n "$has" ]; then has="with$has"; else has="without avx512f, avx2 or sha_ni"; fi
+  echo "machine: ${model:-unknown CPU}, $(nproc) cores, $has; $(go version | cut -d' ' -f3)"
+fi
 echo "building greenlight"
 go build -o "$work/greenlight" ./cmd/greenlight
 gl="$work/greenlight"
