@@ -367,12 +367,10 @@ func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef
 	c.report.Add(v, c.opts.MaxViolations)
 }
 
-// apply checks a decoded line against the rules in checking order
-// (rules.go) and, when it breaks none, records it. At most one violation is
-// reported per line: the first rule it breaks.
-// warm brings into the cache the run index slots of the runs a batch of
-// lines names, each run once per stretch of its lines, before apply folds
-// them one by one (runstore.Store.Warm).
+// warm brings into the cache the run index slots where the lookups of a
+// batch of lines will start, once for each stretch of lines of one run
+// (new runs and known ones alike), before apply folds them one by one
+// (runstore.Store.Warm).
 func (c *contractState) warm(batch []eventline.Decoded) {
 	var prev []byte
 	for i := range batch {
@@ -383,6 +381,9 @@ func (c *contractState) warm(batch []eventline.Decoded) {
 	}
 }
 
+// apply checks a decoded line against the rules in checking order
+// (rules.go) and, when it breaks none, records it. At most one violation is
+// reported per line: the first rule it breaks.
 func (c *contractState) apply(dl *eventline.Decoded) {
 	n := dl.Line
 	if dl.Fault != nil {

@@ -147,6 +147,11 @@ func TestContractOnly(t *testing.T) {
 		if err := schema.Validate(inst); err == nil {
 			t.Errorf("%d files: the snapshot schema accepts a snapshot without its digest", len(texts))
 		}
+		// A report rendered from it names no digest (and does not panic).
+		const head = "log the log (4 events)."
+		if md := render.MarkdownReport(only.Snapshot, render.MarkdownOptions{}); !strings.Contains(md, head) {
+			t.Errorf("%d files: the Markdown report does not say %q:\n%s", len(texts), head, md)
+		}
 	}
 	full, only := check(false, bad), check(true, bad)
 	if only.Report.Valid || !reflect.DeepEqual(only.Report, full.Report) {

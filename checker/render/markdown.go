@@ -59,8 +59,13 @@ func markdownHead(b *bufio.Writer, s *checker.Snapshot) bool {
 		icon = "❌"
 	}
 	fmt.Fprintf(b, "## %s greenlight: %s\n\n", icon, s.Verdict)
-	fmt.Fprintf(b, "%s. Judged at %s; log %s (%s, sha256 %s).\n\n",
-		Markdown(Headline(s)), s.GeneratedAtUTC, Markdown(fileName(s.Source.Path)), words.Count(s.Source.EventCount, "event"), s.Source.SHA256[:12])
+	digest := ""
+	if len(s.Source.SHA256) >= 12 {
+		// (a check with checker.Options.ContractOnly leaves none)
+		digest = ", sha256 " + s.Source.SHA256[:12]
+	}
+	fmt.Fprintf(b, "%s. Judged at %s; log %s (%s%s).\n\n",
+		Markdown(Headline(s)), s.GeneratedAtUTC, Markdown(fileName(s.Source.Path)), words.Count(s.Source.EventCount, "event"), digest)
 	if RowCount(s) == 0 {
 		b.WriteString("No run in the log: an empty log proves nothing.\n")
 		if s.Schedule != nil {

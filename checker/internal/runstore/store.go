@@ -61,6 +61,8 @@ func (s *Store) Lookup(id []byte) *Run {
 // log of millions of runs has an index of tens of megabytes, and nearly
 // every new run's first Lookup missed the cache: with 2 million runs
 // those misses were 8 % of the check's CPU, against 4 % with 200,000.
+// The runs of a loaded checkpoint (Decode) are found through its own
+// index, which Warm does not read: a resumed check folds few lines.
 func (s *Store) Warm(id []byte) {
 	if s.last != nil && s.last.id == string(id) {
 		return
