@@ -48,14 +48,15 @@ func (x *runIndex) find(id []byte, order []*Run) (*Run, uint64) {
 	return x.findHashed(id, h, order), h
 }
 
-// slot is the slot where the probe of hash h starts.
-func (x *runIndex) slot(h uint64) uint64 { return x.slots[int(h>>32>>(32-x.bits))] }
+// home is the slot where the probe of a hash whose upper 32 bits are tag
+// starts.
+func (x *runIndex) home(tag uint64) int { return int(tag >> (32 - x.bits)) }
 
 // findHashed returns the state of run id, of hash h, or nil.
 func (x *runIndex) findHashed(id []byte, h uint64, order []*Run) *Run {
 	tag := h >> 32
 	mask := len(x.slots) - 1
-	for i := int(tag >> (32 - x.bits)); ; i = (i + 1) & mask {
+	for i := x.home(tag); ; i = (i + 1) & mask {
 		s := x.slots[i]
 		if s == 0 {
 			x.missHash, x.missSlot, x.missCount = h, i, x.count
@@ -98,7 +99,7 @@ func (x *runIndex) reserve(n int) {
 // emptySlot returns the first empty slot of tag's probe sequence.
 func (x *runIndex) emptySlot(tag uint64) int {
 	mask := len(x.slots) - 1
-	i := int(tag >> (32 - x.bits))
+	i := x.home(tag)
 	for x.slots[i] != 0 {
 		i = (i + 1) & mask
 	}

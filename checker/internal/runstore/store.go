@@ -67,7 +67,7 @@ func (s *Store) Warm(id []byte) {
 	if s.last != nil && s.last.id == string(id) {
 		return
 	}
-	s.warmed += s.index.slot(s.index.hash(id))
+	s.warmed += s.index.slots[s.index.home(s.index.hash(id)>>32)]
 }
 
 // Add returns the state of the new run id, its first event on line n at
