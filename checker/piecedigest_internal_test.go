@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/klauspost/cpuid/v2"
 	"lukechampine.com/blake3"
 )
 
@@ -44,6 +45,28 @@ func TestWholePieceDigest(t *testing.T) {
 			t.Fatalf("a piece of %d bytes: a digest of %d bytes", size, d.Size())
 		} else if newWholeBLAKE3(size) != nil {
 			t.Fatalf("a piece of %d bytes: wholePieceDigest, which needs a power of two of strides", size)
+		}
+	}
+}
+
+// TestAVX512BLAKE3: lukechampine.com/blake3's AVX-512 code is the proof's
+// BLAKE3 on an Intel CPU with AVX-512 only; an AMD one with AVX-512 (Zen
+// 4, where github.com/zeebo/blake3's AVX2 code is faster) and any CPU
+// without it get zeebo's.
+func TestAVX512BLAKE3(t *testing.T) {
+	for _, c := range []struct {
+		vendor cpuid.Vendor
+		avx512 bool
+		want   bool
+	}{
+		{cpuid.Intel, true, true},
+		{cpuid.Intel, false, false},
+		{cpuid.AMD, true, false},
+		{cpuid.AMD, false, false},
+		{cpuid.VendorUnknown, true, false},
+	} {
+		if got := avx512BLAKE3(c.vendor, c.avx512); got != c.want {
+			t.Errorf("avx512BLAKE3(%v, %v) = %v, want %v", c.vendor, c.avx512, got, c.want)
 		}
 	}
 }
