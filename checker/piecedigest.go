@@ -50,9 +50,9 @@ func newWholePieceDigest(a pieceHash, size int64) hash.Hash {
 // from vendor, with or without AVX-512F (BenchmarkPieceHash, one core):
 //   - an Intel Xeon with AVX-512: 2.3 to 5.4 GB/s against 4.1;
 //   - an AMD EPYC of family 25 (Zen 4), whose AVX-512 instructions run
-//     in two 256-bit halves: 2.7 GB/s against 3.3, and a resumed check of
-//     the 1M-event benchmark log 95 ms against 85 (median of 31
-//     alternating runs).
+//     in two 256-bit halves: 2.7 to 2.8 GB/s against 3.3 to 3.4, and a
+//     resumed check of the 1M-event benchmark log 95 ms against 85
+//     (median of 31 alternating runs).
 //
 // So it is Intel's only; AMD's family 26 (Zen 5, 512-bit units) has not
 // been measured and keeps the AVX2 code.
