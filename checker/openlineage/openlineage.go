@@ -161,7 +161,7 @@ type mapper struct {
 	byName map[string]checker.StageID
 	// What the log says of each runId (lower case), and the runIds in the
 	// order they were first mentioned.
-	runs    map[string]*runInfo
+	runs  map[string]*runInfo
 	order []string
 	// tops is the run at the top of each run's parent chain ("" in a
 	// loop), remembered for every run on each path walked.
