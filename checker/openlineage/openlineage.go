@@ -402,20 +402,18 @@ func (m *mapper) aliases() []checker.JobAlias {
 // on the path, so walking every run of a chain is linear in its length.
 func (m *mapper) chainTop(run string) string {
 	var path []string
-	onPath := map[string]bool{}
 	r := run
 	top := ""
 	for {
 		m.steps++
 		if t, ok := m.tops[r]; ok {
-			top = t
+			if t != walking {
+				top = t
+			} // else a loop: top stays ""
 			break
 		}
-		if onPath[r] {
-			break // a loop: top stays ""
-		}
 		path = append(path, r)
-		onPath[r] = true
+		m.tops[r] = walking
 		ri := m.runs[r]
 		if ri == nil || ri.selfRoot || ri.parent == "" {
 			top = r
@@ -428,6 +426,10 @@ func (m *mapper) chainTop(run string) string {
 	}
 	return top
 }
+
+// walking marks in mapper.tops a run on the path chainTop is walking; no
+// runId is spelled so.
+const walking = "\x00"
 
 // rootClaim is the root run a parent.root facet names, and where.
 type rootClaim struct {
@@ -455,14 +457,18 @@ func (m *mapper) checkRoots() {
 		if t == "" {
 			continue // a loop: reported when its events are fed
 		}
-		if m.runs[t].top() {
+		if ti := m.runs[t]; ti != nil && ti.top() {
 			if t != ri.root {
 				m.conflictAt(ri.rootAt, id, fmt.Sprintf("run %s names root run %s in its parent.root facet, but its parent facets lead to root run %s%s", id, ri.root, t, m.via(id, t)))
 			}
 			continue
 		}
 		if ft := m.chainTop(ri.root); ft != ri.root {
-			m.conflictAt(ri.rootAt, id, fmt.Sprintf("run %s names root run %s in its parent.root facet, but run %s is not a root: its own events name parent run %s", id, ri.root, ri.root, m.runs[ri.root].parent))
+			parent := ""
+			if fi := m.runs[ri.root]; fi != nil {
+				parent = fi.parent
+			}
+			m.conflictAt(ri.rootAt, id, fmt.Sprintf("run %s names root run %s in its parent.root facet, but run %s is not a root: its own events name parent run %s", id, ri.root, ri.root, parent))
 			continue
 		}
 		c := rootClaim{ri.root, ri.rootAt, id}
