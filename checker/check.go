@@ -372,6 +372,13 @@ func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef
 	c.report.Add(v, c.opts.MaxViolations)
 }
 
+// listed reports whether the next violation would be listed in the report
+// (within MaxViolations); beyond, a schema violation is counted without the
+// validator's message (eventline.Config.Listed).
+func (c *contractState) listed() bool {
+	return len(c.report.Violations) < c.opts.MaxViolations
+}
+
 // warm brings into the cache the run index slots where the lookups of a
 // batch of lines will start, once for each stretch of lines of one run
 // (new runs and known ones alike), before apply folds them one by one
