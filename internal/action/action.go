@@ -86,7 +86,7 @@ func RandomToken() (string, error) {
 // InputNames are the inputs action mode reads, as action.yml declares them;
 // each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
 // name go-githubactions' GetInput looks up.
-var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age", "log-order"}
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age", "expect", "log-order"}
 
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
@@ -104,7 +104,8 @@ type inputs struct {
 	jobLogFile      string // the job-log input, "" when not given
 	jobLog          []byte // its bytes
 	reports         []report
-	maxAge          time.Duration // mode merge: the max-age input
+	maxAge          time.Duration       // mode merge: the max-age input
+	expect          render.RollupExpect // mode merge: the expect input
 	opts            checker.Options
 }
 
