@@ -11,7 +11,7 @@ import (
 
 // ciCommand is a greenlight command line in a documented CI example, up to
 // a redirection, a pipe, a list operator or the end of its quoted string.
-var ciCommand = regexp.MustCompile(`greenlight (check|gate|validate) [^'"|;&>\n#`+"`"+`]*`)
+var ciCommand = regexp.MustCompile(`greenlight (check|gate|validate) [^'"|;&>\n#` + "`" + `]*`)
 
 // documentedCICommands returns the command lines of the CI examples: every
 // check, gate and validate of docs/formats.md but the cron job that feeds
