@@ -49,6 +49,10 @@ type Options struct {
 	StaleAfterSeconds int
 	// Gate is the verdict's scope; empty means GateAll.
 	Gate Gate
+	// InferStages says an OpenLineage log without a definition may have
+	// its stages inferred from the log under a gate (Request.InferStages);
+	// the snapshot records it.
+	InferStages bool
 	// File is the log's name as the user gave it ("-" for standard input),
 	// used in violations and the snapshot's source.path.
 	File string

@@ -77,6 +77,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			RetryBrake:         def.retryBrake(),
 			Gate:               c.opts.Gate,
 			Stages:             def.Stages,
+			InferStages:        c.opts.InferStages,
 		},
 		RunCount: c.runs.Len(),
 		Warnings: append([]Violation{}, c.warnings...),

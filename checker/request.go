@@ -73,6 +73,17 @@ type Request struct {
 	// messages and the snapshot's reconciliation; the shell reads the file
 	// into Options.JobLog. Only the native format reads a job log.
 	JobLogFile string
+	// InferStages accepts, for an OpenLineage log without a definition,
+	// the stages inferred from the log (every job that logged) as the
+	// expected ones, under a gate too: a job whose events never arrived is
+	// then invisible. It applies to InputFormat openlineage without a
+	// definition only.
+	InferStages bool
+	// Gating says the shell fails on an unhealthy verdict (greenlight gate,
+	// check --fail-on-unhealthy, the action's check mode): an OpenLineage
+	// log without a definition then needs InferStages, since stages
+	// inferred from the log cannot show a job that never logged.
+	Gating bool
 	// ActionInputs names the knobs in messages as the GitHub Action's
 	// inputs (stages, now, gate) rather than as the CLI's flags (--stages).
 	ActionInputs bool
@@ -153,10 +164,21 @@ func (r Request) Options() (Options, error) {
 			return o, errors.New(r.knob("--stages") + ": " + err.Error())
 		}
 		o.Definition = def
+	case r.InputFormat == FormatOpenLineage && r.Gating && !r.InferStages:
+		return o, errors.New("no stages declared for a gate on an OpenLineage log: give " + r.knob("--pipeline") + " pipeline.yaml naming the expected jobs (namespace/name), or " + r.knob("--infer-stages") + " to take the jobs that logged as the expected ones (a job whose events never arrived is then invisible)")
 	case r.DefinitionOptional || r.InputFormat == FormatOpenLineage:
 		// The log declares the stages.
 	default:
 		return o, errors.New("no stages declared: pass --pipeline pipeline.yaml (see \"greenlight schema pipeline\") or --stages 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible")
+	}
+	if r.InferStages {
+		switch {
+		case r.InputFormat != FormatOpenLineage:
+			return o, errors.New(r.knob("--infer-stages") + " applies to --input-format openlineage only: a native log's stages are declared with --pipeline or --stages")
+		case o.Definition != nil:
+			return o, errors.New(r.knob("--infer-stages") + " takes the stages from the log: give it without " + r.knob("--pipeline"))
+		}
+		o.InferStages = true
 	}
 	if r.Now != "" {
 		t, err := ParseTime(r.Now)

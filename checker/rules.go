@@ -62,7 +62,7 @@ var checkingOrder = []*Rule{
 	// The line alone.
 	&invalidJSONRule, &lineTooLongRule, &duplicateKeyRule, &schemaRule, &unknownFieldRule,
 	// The event against the definition.
-	&unknownStageRule, &successWithNonzeroReturncodeRule, &failureWithZeroReturncodeRule,
+	&unknownStageRule, &successWithNonzeroReturncodeRule, &successWithErrorRule, &failureWithZeroReturncodeRule,
 	// The run's time line.
 	&outOfOrderRule, &timestampInFutureRule, &conflictingScheduledForRule,
 	// An event for a run the window folded (it stands for the rules below).

@@ -401,6 +401,10 @@ type SnapshotOptions struct {
 	RetryBrake         RetryBrake `json:"retry_brake"`
 	Gate               Gate       `json:"gate"`
 	Stages             []StageDef `json:"stages"`
+	// InferStages is true when the check was told to take an OpenLineage
+	// log's stages from the log itself (Options.InferStages); absent
+	// otherwise.
+	InferStages bool `json:"infer_stages,omitempty"`
 }
 
 // StateCounts counts runs per state; every state is present, zeros

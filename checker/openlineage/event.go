@@ -75,8 +75,19 @@ type wireEvent struct {
 					MapIndex  *float64 `json:"map_index"`
 				} `json:"taskInstance"`
 			} `json:"airflow"`
+			DataQualityAssertions *assertionsFacet `json:"dataQualityAssertions"`
 		} `json:"facets"`
 	} `json:"run"`
+	Inputs []struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+		Facets    struct {
+			DataQualityAssertions *assertionsFacet `json:"dataQualityAssertions"`
+		} `json:"facets"`
+		InputFacets struct {
+			DataQualityAssertions *assertionsFacet `json:"dataQualityAssertions"`
+		} `json:"inputFacets"`
+	} `json:"inputs"`
 	Job struct {
 		Namespace string `json:"namespace"`
 		Name      string `json:"name"`
@@ -86,6 +97,51 @@ type wireEvent struct {
 			} `json:"jobType"`
 		} `json:"facets"`
 	} `json:"job"`
+}
+
+// assertionsFacet is OpenLineage's DataQualityAssertionsDatasetFacet, as
+// greenlight reads it on a run or an input dataset. Its members are read
+// as any JSON value, so that a producer's odd shape is not a reason to
+// refuse the event: an assertion whose success is anything but true is a
+// failed one.
+type assertionsFacet struct {
+	Assertions []struct {
+		Assertion any `json:"assertion"`
+		Success   any `json:"success"`
+		Column    any `json:"column"`
+	} `json:"assertions"`
+}
+
+// maxAssertionsNamed is how many failed assertions an attempt's error
+// names; it counts the rest.
+const maxAssertionsNamed = 3
+
+// failedAssertions appends to out, for each assertion of f whose success
+// is not true, a phrase naming it, its column if given, and where it was
+// found (on, e.g. "dataset ns/name" or "the run").
+func (f *assertionsFacet) failedAssertions(on string, out []string) []string {
+	if f == nil {
+		return out
+	}
+	for _, a := range f.Assertions {
+		if a.Success == true {
+			continue
+		}
+		name, _ := a.Assertion.(string)
+		if name == "" {
+			name = "(unnamed)"
+		}
+		phrase := fmt.Sprintf("assertion %s", name)
+		if col, ok := a.Column.(string); ok && col != "" {
+			phrase += " on column " + col
+		}
+		phrase += " of " + on
+		if a.Success != false {
+			phrase += " (success is not true)"
+		}
+		out = append(out, phrase)
+	}
+	return out
 }
 
 // event is one schema-valid OpenLineage event, read.
@@ -106,7 +162,10 @@ type event struct {
 	mapIndex  int64 // -1: a task that is not mapped
 	hasError  bool
 	errText   string
-	streaming bool
+	// failedChecks names the failed data quality assertions of the run's
+	// facets and its input datasets' facets (failedAssertions).
+	failedChecks []string
+	streaming    bool
 }
 
 // decodeEvent validates the event raw, given as its projection proj (see
@@ -142,6 +201,12 @@ func decodeEvent(schema *schemas.Schema, raw rawEvent, proj []byte) (ev event, m
 	}
 	if f.ErrorMessage != nil {
 		ev.hasError, ev.errText = true, f.ErrorMessage.Message
+	}
+	ev.failedChecks = f.DataQualityAssertions.failedAssertions("the run", nil)
+	for _, in := range w.Inputs {
+		on := "dataset " + in.Namespace + "/" + in.Name
+		ev.failedChecks = in.Facets.DataQualityAssertions.failedAssertions(on, ev.failedChecks)
+		ev.failedChecks = in.InputFacets.DataQualityAssertions.failedAssertions(on, ev.failedChecks)
 	}
 	if a := f.Airflow; a != nil && a.TaskInstance != nil {
 		if p := a.TaskInstance.TryNumber; p != nil {

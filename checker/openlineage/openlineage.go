@@ -859,6 +859,9 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 			fe.Heartbeat = true
 		case typeComplete:
 			fe.Status = checker.StatusSucceeded
+			if text, failed := completeFailure(ev); failed {
+				fe.Status, fe.HasError, fe.Error = checker.StatusFailed, true, text
+			}
 		case typeFail:
 			fe.Status = checker.StatusFailed
 			fe.HasError, fe.Error = ev.hasError, ev.errText
@@ -871,6 +874,28 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 		fed = append(fed, fe)
 	}
 	return def, fed, nil
+}
+
+// completeFailure says whether a COMPLETE event proves a failure rather
+// than a success, and the failed attempt's error: an errorMessage facet on
+// a COMPLETE, or a data quality assertion whose success is not true, on
+// the run or on an input dataset. OpenLineage treats such a COMPLETE as a
+// producer bug and now emits FAIL for it (OpenLineage/OpenLineage PR
+// #4523); a success that reports its own failed checks proves nothing.
+func completeFailure(ev *event) (string, bool) {
+	var parts []string
+	if ev.hasError {
+		parts = append(parts, "COMPLETE with an errorMessage: "+ev.errText)
+	}
+	if n := len(ev.failedChecks); n > 0 {
+		named := ev.failedChecks[:min(n, maxAssertionsNamed)]
+		text := "COMPLETE with failed data quality " + strings.Join(named, "; ")
+		if n > len(named) {
+			text += fmt.Sprintf("; and %d more", n-len(named))
+		}
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, "; "), len(parts) > 0
 }
 
 func (m *mapper) named() string {

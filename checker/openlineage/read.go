@@ -244,13 +244,15 @@ func countLines(b []byte) int {
 	return n
 }
 
-// keep names the members of an event that the schema constrains: a nil
-// entry keeps the member's whole value, a nested keep only those members of
-// an object value.
+// keep names the members of an event that greenlight reads: a nil entry
+// keeps the member's whole value, a nested keep only those members of an
+// object value, or of each object in an array value.
 type keep map[string]keep
 
-// eventMembers is the keep of schemas/openlineage-runevent.schema.json. That
-// schema constrains nothing outside these members (no additionalProperties,
+// eventMembers is the keep of schemas/openlineage-runevent.schema.json,
+// plus the data quality assertions of the run and of its input datasets
+// (a COMPLETE with a failed one is a failed attempt). That schema
+// constrains nothing outside the members it names (no additionalProperties,
 // patternProperties or propertyNames anywhere), so it accepts an event
 // exactly when it accepts the event's projection onto them; the projection
 // spares decoding large facets (query plans, schemas) that nobody reads.
@@ -258,11 +260,20 @@ func eventMembers() keep {
 	return keep{
 		"eventType": nil, "eventTime": nil, "producer": nil,
 		"run": {"runId": nil, "facets": {"parent": nil, "errorMessage": nil, "nominalTime": nil,
-			"airflow": {"taskInstance": {"try_number": nil, "map_index": nil}}}},
+			"airflow":               {"taskInstance": {"try_number": nil, "map_index": nil}},
+			"dataQualityAssertions": assertionMembers}},
+		"inputs": {"namespace": nil, "name": nil,
+			"facets":      {"dataQualityAssertions": assertionMembers},
+			"inputFacets": {"dataQualityAssertions": assertionMembers}},
 		"job":     {"namespace": nil, "name": nil, "facets": {"jobType": nil}},
 		"dataset": {"namespace": nil, "name": nil},
 	}
 }
+
+// assertionMembers is the keep of a DataQualityAssertions facet
+// (OpenLineage's DataQualityAssertionsDatasetFacet): each assertion's name,
+// outcome and column.
+var assertionMembers = keep{"assertions": {"assertion": nil, "success": nil, "column": nil}}
 
 // readEvent checks that raw is exactly one JSON object in valid UTF-8
 // without a byte-order mark or a duplicate key at any depth, and returns its
@@ -316,9 +327,12 @@ func project(dec *jsontext.Decoder, k keep, out []byte) ([]byte, error) {
 		n++
 		out, _ = jsontext.AppendQuote(out, name.String()) // valid UTF-8: the decoder checked it
 		out = append(out, ':')
-		if sub != nil && dec.PeekKind() == '{' {
+		switch {
+		case sub != nil && dec.PeekKind() == '{':
 			out, err = project(dec, sub, out)
-		} else {
+		case sub != nil && dec.PeekKind() == '[':
+			out, err = projectArray(dec, sub, out)
+		default:
 			var v jsontext.Value
 			v, err = dec.ReadValue()
 			out = append(out, v...)
@@ -331,4 +345,33 @@ func project(dec *jsontext.Decoder, k keep, out []byte) ([]byte, error) {
 		return nil, err
 	}
 	return append(out, '}'), nil
+}
+
+// projectArray reads the array at the decoder and appends it to out with
+// each object in it projected onto k; other values are kept whole.
+func projectArray(dec *jsontext.Decoder, k keep, out []byte) ([]byte, error) {
+	if _, err := dec.ReadToken(); err != nil { // '['
+		return nil, err
+	}
+	out = append(out, '[')
+	for n := 0; dec.PeekKind() != ']'; n++ {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		var err error
+		if dec.PeekKind() == '{' {
+			out, err = project(dec, k, out)
+		} else {
+			var v jsontext.Value
+			v, err = dec.ReadValue()
+			out = append(out, v...)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil { // ']'
+		return nil, err
+	}
+	return append(out, ']'), nil
 }

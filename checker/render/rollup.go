@@ -24,11 +24,27 @@ type Rollup struct {
 	SchemaVersion  string           `json:"schema_version"`
 	GeneratedAtUTC string           `json:"generated_at_utc"`
 	MaxAgeSeconds  int64            `json:"max_age_seconds"`
+	Expect         RollupExpect     `json:"expect"`
 	Verdict        string           `json:"verdict"`
 	PipelineCount  int              `json:"pipeline_count"`
 	Counts         RollupCounts     `json:"counts"`
 	Pipelines      []RollupPipeline `json:"pipelines"`
 }
+
+// RollupExpect is the pipelines a roll-up expects: Any for whatever
+// snapshots are given (greenlight merge --expect any), else the names in
+// Pipelines, in the order declared, each of which needs a snapshot (a
+// missing one is an unusable entry). Without an expectation a missing
+// snapshot would be silently absent, so the shells refuse to merge without
+// one.
+type RollupExpect struct {
+	Any       bool     `json:"any"`
+	Pipelines []string `json:"pipelines"`
+}
+
+// RollupNoSnapshot is the problem of an expected pipeline that no
+// snapshot given is of.
+const RollupNoSnapshot = "no snapshot: the pipeline is expected, but no snapshot given is of it"
 
 // RollupCounts counts the roll-up's entries by verdict.
 type RollupCounts struct {
@@ -39,7 +55,8 @@ type RollupCounts struct {
 
 // RollupPipeline is one snapshot of a roll-up. Problem is set, and the
 // other fields but Pipeline and Snapshot are empty, for a snapshot that
-// cannot be used.
+// cannot be used. Snapshot is "" for an expected pipeline that no
+// snapshot given is of (Problem RollupNoSnapshot).
 type RollupPipeline struct {
 	Pipeline       string               `json:"pipeline"`
 	Snapshot       string               `json:"snapshot"`
@@ -77,10 +94,14 @@ const FutureSkew = 300 * time.Second
 // BuildRollup judges the snapshots at now: each is usable only when it is
 // no older than maxAge, not from the future, and consistent in itself
 // (CheckSnapshotConsistency); two snapshots of one pipeline and log make
-// the second unusable. It returns the roll-up and the snapshots as Logs
-// for the CI formats.
-func BuildRollup(inputs []RollupInput, now time.Time, maxAge time.Duration) (*Rollup, []Log) {
-	ru := &Rollup{SchemaVersion: RollupVersion, GeneratedAtUTC: now.UTC().Format(time.RFC3339), MaxAgeSeconds: int64(maxAge / time.Second), Verdict: checker.VerdictUnhealthy, Pipelines: []RollupPipeline{}}
+// the second unusable. Every pipeline that expect names and no snapshot
+// is of gets an unusable entry of its own, after the snapshots'. It
+// returns the roll-up and the snapshots as Logs for the CI formats.
+func BuildRollup(inputs []RollupInput, now time.Time, maxAge time.Duration, expect RollupExpect) (*Rollup, []Log) {
+	if expect.Pipelines == nil {
+		expect.Pipelines = []string{}
+	}
+	ru := &Rollup{SchemaVersion: RollupVersion, GeneratedAtUTC: now.UTC().Format(time.RFC3339), MaxAgeSeconds: int64(maxAge / time.Second), Expect: expect, Verdict: checker.VerdictUnhealthy, Pipelines: []RollupPipeline{}}
 	logs := make([]Log, 0, len(inputs))
 	first := map[[2]string]string{}
 	for _, in := range inputs {
@@ -144,6 +165,22 @@ func BuildRollup(inputs []RollupInput, now time.Time, maxAge time.Duration) (*Ro
 		}
 		ru.Pipelines = append(ru.Pipelines, e)
 		logs = append(logs, Log{Pipeline: pipeline, Path: path, JudgedAt: s.GeneratedAtUTC, Result: &checker.Result{Snapshot: s, Report: checker.NewReport()}})
+	}
+	if !expect.Any {
+		present := make(map[string]bool, len(ru.Pipelines))
+		for _, p := range ru.Pipelines {
+			present[p.Pipeline] = true
+		}
+		for _, name := range expect.Pipelines {
+			if present[name] {
+				continue
+			}
+			present[name] = true
+			problem := RollupNoSnapshot
+			ru.Pipelines = append(ru.Pipelines, RollupPipeline{Pipeline: name, Verdict: RollupUnusable, Problem: &problem, UnhealthyRuns: []RollupRun{}, MissedSlots: []checker.MissedSlot{}})
+			ru.Counts.Unusable++
+			logs = append(logs, Log{Pipeline: name, JudgedAt: ru.GeneratedAtUTC, Problem: name + ": " + problem})
+		}
 	}
 	ru.PipelineCount = len(ru.Pipelines)
 	if ru.PipelineCount > 0 && ru.Counts.Healthy == ru.PipelineCount {
@@ -323,15 +360,22 @@ func RollupHeadline(ru *Rollup) string {
 	if ru.PipelineCount == 0 {
 		return ru.Verdict + ": no snapshots, so nothing proves health"
 	}
-	return fmt.Sprintf("%s: %s (%d healthy, %d unhealthy, %d unusable), judged at %s, max age %s",
+	expected := "any"
+	if !ru.Expect.Any {
+		expected = words.Count(len(ru.Expect.Pipelines), "pipeline")
+	}
+	return fmt.Sprintf("%s: %s (%d healthy, %d unhealthy, %d unusable), judged at %s, max age %s, expected %s",
 		ru.Verdict, words.Count(ru.PipelineCount, "pipeline"), ru.Counts.Healthy, ru.Counts.Unhealthy, ru.Counts.Unusable,
-		ru.GeneratedAtUTC, Duration(float64(ru.MaxAgeSeconds)))
+		ru.GeneratedAtUTC, Duration(float64(ru.MaxAgeSeconds)), expected)
 }
 
 // rollupDetail says what a roll-up entry holds: the problem of an unusable
 // snapshot, else the latest run, the unhealthy runs and the missed slots.
 // Log text goes through esc.
 func rollupDetail(p *RollupPipeline, esc func(string) string) string {
+	if p.Problem != nil && p.Snapshot == "" {
+		return esc(*p.Problem)
+	}
 	if p.Problem != nil {
 		return esc(p.Snapshot) + ": " + esc(*p.Problem)
 	}

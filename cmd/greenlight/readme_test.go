@@ -107,8 +107,8 @@ func TestReadmeOutputs(t *testing.T) {
 // TestReadmeCommandsRun runs each line of the README's other command
 // blocks (those without shown output, outside the run and emit section)
 // with the greenlight under test on PATH, in a directory holding the files
-// they name (a healthy two-stage events.jsonl, its pipeline.yaml, logs/ and
-// snapshots/), and asserts exit 0: every command the README shows parses
+// they name (a healthy two-stage events.jsonl, its pipeline.yaml, logs/,
+// snapshots/ and the expected pipelines.txt), and asserts exit 0: every command the README shows parses
 // and works as written. The browser block (it builds the modules and
 // serves until stopped) is left to the wasm tests.
 func TestReadmeCommandsRun(t *testing.T) {
@@ -123,6 +123,7 @@ func TestReadmeCommandsRun(t *testing.T) {
 		"events.jsonl":  events,
 		"logs/a.jsonl":  events,
 		"pipeline.yaml": "stages: [{id: 1}, {id: 2, depends_on: [1]}]\n",
+		"pipelines.txt": "# merge --expect-file: the pipeline of snapshots/a.json\nevents\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
 			t.Fatal(err)

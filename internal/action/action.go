@@ -86,7 +86,7 @@ func RandomToken() (string, error) {
 // InputNames are the inputs action mode reads, as action.yml declares them;
 // each reaches the process as INPUT_<NAME> (upper case, hyphens kept), the
 // name go-githubactions' GetInput looks up.
-var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age", "log-order"}
+var InputNames = []string{"events", "pipeline", "stages", "mode", "stale-after-seconds", "gate", "fail-on-unhealthy", "snapshot", "max-annotations", "summary", "now", "input-format", "job-log", "reports", "max-age", "expect", "infer-stages", "log-order"}
 
 // inputs are the action's inputs, parsed and checked.
 type inputs struct {
@@ -105,7 +105,8 @@ type inputs struct {
 	pipelineFile    string // the pipeline input, "" when not given
 	jobLog          []byte // its bytes
 	reports         []report
-	maxAge          time.Duration // mode merge: the max-age input
+	maxAge          time.Duration       // mode merge: the max-age input
+	expect          render.RollupExpect // mode merge: the expect input
 	opts            checker.Options
 }
 
@@ -300,7 +301,10 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if in.format != formatNative && in.format != formatOpenLineage {
 		return in, fmt.Errorf("input-format %q: use native or openlineage", in.format)
 	}
-	req := checker.Request{Gate: string(in.gate), InputFormat: in.format}
+	req := checker.Request{Gate: string(in.gate), InputFormat: in.format, Gating: in.mode == ModeCheck && in.failOnUnhealthy}
+	if req.InferStages, err = boolInput(gh, "infer-stages", false); err != nil {
+		return in, err
+	}
 	if in.stale != 0 {
 		req.StaleAfterSeconds = &in.stale
 	}

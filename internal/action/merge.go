@@ -38,6 +38,9 @@ func readMergeInputs(gh *githubactions.Action, now func() time.Time) (inputs, er
 	if in.maxAge, err = cli.ParseMaxAge("max-age", gh.GetInput("max-age")); err != nil {
 		return in, err
 	}
+	if in.expect, err = expectInput(gh.GetInput("expect")); err != nil {
+		return in, err
+	}
 	if in.failOnUnhealthy, err = boolInput(gh, "fail-on-unhealthy", true); err != nil {
 		return in, err
 	}
@@ -58,6 +61,26 @@ func readMergeInputs(gh *githubactions.Action, now func() time.Time) (inputs, er
 		in.opts.Now = now().UTC()
 	}
 	return in, nil
+}
+
+// expectInput reads the expect input of mode merge: any, or the expected
+// pipelines' names, comma-separated or one a line (blank lines and lines
+// starting with # ignored). It is required, as greenlight merge's --expect
+// is, and one that names no pipeline is an error.
+func expectInput(text string) (render.RollupExpect, error) {
+	if strings.TrimSpace(text) == "" {
+		return render.RollupExpect{}, errors.New("mode merge needs the expect input: the pipelines that must have a snapshot, one name a line (or comma-separated), so that a pipeline whose snapshot is missing makes the roll-up unhealthy; expect: any takes whatever snapshots are given")
+	}
+	var names []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			names = append(names, line)
+		}
+	}
+	if len(names) == 0 {
+		return render.RollupExpect{}, errors.New("expect names no pipeline: give one name a line (blank lines and # comments are ignored)")
+	}
+	return cli.ParseExpect("expect", strings.Join(names, ","), "expect", nil)
 }
 
 // mergeMain is action mode with mode merge: it expands the events input
@@ -89,7 +112,7 @@ func mergeMain(env Env, in inputs) int {
 	if err != nil {
 		return fail(err)
 	}
-	ru, logs := render.BuildRollup(snaps, in.opts.Now, in.maxAge)
+	ru, logs := render.BuildRollup(snaps, in.opts.Now, in.maxAge, in.expect)
 	code := cli.ExitOK
 	switch {
 	case ru.Counts.Unusable > 0:
@@ -103,7 +126,7 @@ func mergeMain(env Env, in inputs) int {
 	own := writeReportLogs(in, logs)
 	for _, p := range ru.Pipelines {
 		if p.Problem != nil {
-			gh.Errorf("%s", "greenlight merge: "+render.Terminal(p.Snapshot)+": "+render.Terminal(*p.Problem))
+			gh.Errorf("%s", "greenlight merge: "+render.Terminal(cli.RollupEntryName(p))+": "+render.Terminal(*p.Problem))
 		}
 	}
 	for _, msg := range own {

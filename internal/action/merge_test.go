@@ -16,8 +16,9 @@ import (
 // stop-commands, the job summary is its Markdown, the verdict output is
 // the roll-up's and an unhealthy pipeline fails the step (exit 1). A
 // tampered snapshot fails it with exit 2, an error naming the file and
-// why, and the verdict invalid; a pattern that matches nothing, or no
-// max-age, fails it before anything is read.
+// why, and the verdict invalid; an expected pipeline without a snapshot
+// fails it with exit 2; a pattern that matches nothing, or no max-age or
+// expect, fails it before anything is read.
 func TestMergeMode(t *testing.T) {
 	dir := t.TempDir()
 	logs := map[string]string{
@@ -40,13 +41,13 @@ func TestMergeMode(t *testing.T) {
 			t.Fatalf("check %s: exit %d: %s", name, code, errb.String())
 		}
 	}
-	env := map[string]string{"INPUT_MODE": "merge", "INPUT_EVENTS": "snaps/*.json", "INPUT_MAX-AGE": "26h", "INPUT_NOW": "2026-01-02T06:00:00Z"}
+	env := map[string]string{"INPUT_MODE": "merge", "INPUT_EVENTS": "snaps/*.json", "INPUT_MAX-AGE": "26h", "INPUT_EXPECT": "a\n# b failed\nb\n", "INPUT_NOW": "2026-01-02T06:00:00Z"}
 	got := runActionIn(t, dir, env)
 	if got.exit != 1 {
 		t.Errorf("exit %d, want 1", got.exit)
 	}
 	for _, want := range []string{
-		"::stop-commands::" + testToken + "\ngreenlight merge: unhealthy: 2 pipelines (1 healthy, 1 unhealthy, 0 unusable), judged at 2026-01-02T06:00:00Z, max age 26h0m0s\n",
+		"::stop-commands::" + testToken + "\ngreenlight merge: unhealthy: 2 pipelines (1 healthy, 1 unhealthy, 0 unusable), judged at 2026-01-02T06:00:00Z, max age 26h0m0s, expected 2 pipelines\n",
 		"  b  unhealthy  latest run b-1 failed, 1 run, 1 unhealthy (b-1 failed)\n::" + testToken + "::\n",
 	} {
 		if !strings.Contains(got.stdout, want) {
@@ -80,6 +81,9 @@ func TestMergeMode(t *testing.T) {
 		{map[string]string{"INPUT_EVENTS": "snaps/a.json\nsnaps/gone.json"}, `::error::greenlight action: snapshots: events "snaps/gone.json" matches no file; fail-closed: no log is not a healthy log`},
 		{map[string]string{"INPUT_MAX-AGE": ""}, "::error::greenlight action: merge needs max-age (e.g. 26h for nightly pipelines): a snapshot older than that is stale"},
 		{map[string]string{"INPUT_EVENTS": ""}, "::error::greenlight action: mode merge needs the events input: paths or globs of the snapshot files to roll up"},
+		{map[string]string{"INPUT_EXPECT": ""}, "::error::greenlight action: mode merge needs the expect input: the pipelines that must have a snapshot, one name a line (or comma-separated), so that a pipeline whose snapshot is missing makes the roll-up unhealthy; expect: any takes whatever snapshots are given"},
+		{map[string]string{"INPUT_EXPECT": "a,b,c"}, "::error::greenlight merge: c: no snapshot: the pipeline is expected, but no snapshot given is of it"},
+		{map[string]string{"INPUT_EXPECT": "# none\n\n"}, "::error::greenlight action: expect names no pipeline: give one name a line (blank lines and # comments are ignored)"},
 	} {
 		e := map[string]string{}
 		for k, v := range env {

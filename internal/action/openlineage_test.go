@@ -16,15 +16,17 @@ const olFailedAction = `{"eventType":"START","eventTime":"2026-01-01T10:00:00Z",
 `
 
 // TestOpenLineageInput: with input-format openlineage the action checks
-// OpenLineage logs without a definition, gates on them and annotates the
-// line of the failed action.
+// OpenLineage logs without a definition when infer-stages says so, gates on
+// them and annotates the line of the failed action; without infer-stages
+// (or a pipeline) the gating check fails with exit 2, since a job that
+// never logged would be invisible.
 func TestOpenLineageInput(t *testing.T) {
 	workspace := t.TempDir()
 	log := filepath.Join(workspace, "spark.jsonl")
 	if err := os.WriteFile(log, []byte(olFailedAction), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_INPUT-FORMAT": "openlineage", "INPUT_NOW": "2026-01-01T12:00:00Z"})
+	got := runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_INPUT-FORMAT": "openlineage", "INPUT_INFER-STAGES": "true", "INPUT_NOW": "2026-01-01T12:00:00Z"})
 	if got.exit != 1 {
 		t.Errorf("exit %d, want 1\n%s", got.exit, got.stdout)
 	}
@@ -48,9 +50,13 @@ func TestOpenLineageInput(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
+		{"no infer-stages", map[string]string{"INPUT_INPUT-FORMAT": "openlineage", "INPUT_NOW": "2026-01-01T12:00:00Z"},
+			"no stages declared for a gate on an OpenLineage log: give pipeline pipeline.yaml naming the expected jobs (namespace/name), or infer-stages to take the jobs that logged as the expected ones (a job whose events never arrived is then invisible)"},
+		{"infer-stages beside a pipeline", map[string]string{"INPUT_INPUT-FORMAT": "openlineage", "INPUT_INFER-STAGES": "true", "INPUT_PIPELINE": "testdata/logs/pipeline.yaml"},
+			"infer-stages takes the stages from the log: give it without pipeline"},
 		{"unknown format", map[string]string{"INPUT_INPUT-FORMAT": "xml", "INPUT_STAGES": "1"}, `input-format "xml": use native or openlineage`},
 		{"stages", map[string]string{"INPUT_INPUT-FORMAT": "openlineage", "INPUT_STAGES": "1"}, "the stages input declares native stage ids"},
-		{"job log", map[string]string{"INPUT_INPUT-FORMAT": "openlineage", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"},
+		{"job log", map[string]string{"INPUT_INPUT-FORMAT": "openlineage", "INPUT_INFER-STAGES": "true", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"},
 			"the job-log input applies to input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with"},
 	} {
 		c.env["INPUT_EVENTS"] = log

@@ -233,6 +233,8 @@ type common struct {
 	progress         *whenFlag
 	progressWhen     string // progress's value, checked by options
 	logOrder         string // the order of a log's files: given or name
+	inferStages      bool   // check only: --infer-stages
+	gating           bool   // check only: gate or --fail-on-unhealthy
 }
 
 func (c *common) register(fs *pflag.FlagSet, formats string) {
@@ -323,6 +325,8 @@ func (c *common) options(env Env) (checker.Options, error) {
 		// expected stages come from the log.
 		InputFormat: c.inputFormat,
 		JobLogFile:  c.jobLog,
+		InferStages: c.inferStages,
+		Gating:      c.gating,
 	}
 	if err := req.CheckInputFormat(); err != nil {
 		return checker.Options{}, usageError{err.Error()}
@@ -386,6 +390,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 		fs.BoolVar(failOnUnhealthy, "fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy (greenlight gate always does)")
 	}
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
+	fs.BoolVar(&c.inferStages, "infer-stages", false, "for --input-format openlineage without --pipeline: take the jobs that logged as the expected stages, also under a gate (a job whose events never arrived is then invisible)")
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	state.register(fs)
 	window := fs.String("window", "", "keep in full only the runs in the `window` (7d, 36h: back from the newest event; 5000runs: the runs first seen last) and fold older ended runs into compact records, still counted (docs/window.md)")
@@ -416,6 +421,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
+	c.gating = *failOnUnhealthy
 	opts, err := c.options(env)
 	if err != nil {
 		return ExitInvalid, err

@@ -92,12 +92,12 @@ var Helps = map[string]Help{
 	},
 	"merge": {
 		Synopsis: []string{
-			"greenlight merge SNAPSHOT... --max-age DURATION [flags]",
+			"greenlight merge SNAPSHOT... --max-age DURATION (--expect NAME[,NAME...] | --expect-file FILE | --expect any) [flags]",
 		},
-		Description: "merge rolls up the health snapshots that check --snapshot wrote, one per pipeline or job, into one verdict. Each snapshot is validated against snapshot.schema.json and must have been generated within --max-age of now; an unusable snapshot is listed in the roll-up and makes the exit status 2 (docs/merge.md).",
+		Description: "merge rolls up the health snapshots that check --snapshot wrote, one per pipeline or job, into one verdict. Each snapshot is validated against snapshot.schema.json and must have been generated within --max-age of now; --expect or --expect-file names the pipelines that must have one (--expect any takes whatever is given). An unusable snapshot, or an expected pipeline without one, is listed in the roll-up and makes the exit status 2 (docs/merge.md).",
 		Examples: []string{
-			"greenlight merge nightly/*.json --max-age 26h",
-			"greenlight merge a.json b.json --max-age 90m --format markdown --fail-on-unhealthy",
+			"greenlight merge nightly/*.json --max-age 26h --expect-file pipelines.txt",
+			"greenlight merge a.json b.json --max-age 90m --expect a,b --format markdown --fail-on-unhealthy",
 		},
 		Exit: []string{
 			"0  every snapshot is usable (with --fail-on-unhealthy: and the roll-up\n   is healthy)",

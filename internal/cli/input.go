@@ -76,6 +76,12 @@ func checkInput(names []string, opts checker.Options, format, progress string, e
 	if err != nil {
 		return nil, err
 	}
+	if s := res.Snapshot; s != nil && opts.Definition == nil && !opts.InferStages {
+		// The stages come from the log (docs/openlineage.md): say so, since
+		// a job that never logged cannot be missed that way.
+		fmt.Fprintf(env.Stderr, "greenlight: %s: the stages were inferred from the log, so a job whose events never arrived cannot be missed; a gate needs --pipeline FILE or --infer-stages\n",
+			render.Terminal(displayName(name)))
+	}
 	if s := res.Snapshot; s != nil && s.Source.ReorderedEvents != nil && *s.Source.ReorderedEvents > 0 {
 		fmt.Fprintf(env.Stderr, "greenlight: %s: %s put back in eventTime order within their pipeline run\n",
 			render.Terminal(displayName(name)), words.Count(*s.Source.ReorderedEvents, "event"))

@@ -29,6 +29,8 @@ func runMerge(args []string, env Env) (int, error) {
 	now := fs.String("now", "", "judge the snapshots at this RFC 3339 `time` instead of the wall clock")
 	format := fs.String("format", "text", "output `format`: text, json, markdown, junit, sarif, gitlab or openmetrics")
 	failOnUnhealthy := fs.Bool("fail-on-unhealthy", false, "exit 1 when every snapshot is usable but the roll-up is unhealthy")
+	expectList := fs.String("expect", "", "the pipelines that must have a snapshot, `NAME[,NAME...]`, or any to take whatever snapshots are given; this or --expect-file is required")
+	expectFile := fs.String("expect-file", "", "read the expected pipelines from `FILE`, one name a line (blank lines and # comments allowed)")
 	if err := ParseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
 	}
@@ -45,6 +47,19 @@ func runMerge(args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
+	var fileText *string
+	if *expectFile != "" {
+		data, err := osfile.ReadFile(*expectFile)
+		if err != nil {
+			return ExitInvalid, usageError{fmt.Sprintf("--expect-file: cannot read %s: %s", render.Terminal(*expectFile), osfile.Describe(err))}
+		}
+		text := string(data)
+		fileText = &text
+	}
+	expect, err := ParseExpect("--expect", *expectList, "--expect-file", fileText)
+	if err != nil {
+		return ExitInvalid, err
+	}
 	var at time.Time
 	if *now == "" {
 		at = env.Now().UTC()
@@ -55,7 +70,7 @@ func runMerge(args []string, env Env) (int, error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
-	ru, logs := render.BuildRollup(inputs, at, age)
+	ru, logs := render.BuildRollup(inputs, at, age, expect)
 	switch {
 	case *format == "json":
 		var doc []byte
@@ -75,7 +90,7 @@ func runMerge(args []string, env Env) (int, error) {
 	if ru.Counts.Unusable > 0 {
 		for _, p := range ru.Pipelines {
 			if p.Problem != nil {
-				fmt.Fprintf(env.Stderr, "greenlight: %s: %s\n", render.Terminal(p.Snapshot), render.Terminal(*p.Problem))
+				fmt.Fprintf(env.Stderr, "greenlight: %s: %s\n", render.Terminal(RollupEntryName(p)), render.Terminal(*p.Problem))
 			}
 		}
 		fmt.Fprintf(env.Stderr, "greenlight: %d of %s unusable; the roll-up is unhealthy\n", ru.Counts.Unusable, words.Count(ru.PipelineCount, "snapshot"))
@@ -99,6 +114,72 @@ func ParseMaxAge(what, text string) (time.Duration, error) {
 		return 0, usageError{fmt.Sprintf("%s %q: use a duration from 1s to %s, such as 26h or 90m", what, render.Terminal(text), MaxAgeLimit)}
 	}
 	return age, nil
+}
+
+// RollupEntryName names a roll-up entry in a message: its snapshot file,
+// or the pipeline for an expected pipeline without a snapshot.
+func RollupEntryName(p render.RollupPipeline) string {
+	if p.Snapshot == "" {
+		return p.Pipeline
+	}
+	return p.Snapshot
+}
+
+// ParseExpect reads the expected pipelines of a roll-up: list (the flag or
+// input named listName) is NAME[,NAME...] or any; file (named fileName),
+// when not nil, is the text of a file of one name a line, blank lines and
+// lines starting with # ignored. The names of both are expected, each
+// once. There is no default: a roll-up that expects nothing cannot see a
+// pipeline whose snapshot is missing, so neither given is an error that
+// says how to declare them, and so are an empty list or file, any beside
+// names, and a blank name.
+func ParseExpect(listName, list, fileName string, file *string) (render.RollupExpect, error) {
+	var ex render.RollupExpect
+	list = strings.TrimSpace(list)
+	if list == "" && file == nil {
+		return ex, usageError{"merge needs the pipelines it expects: " + listName + " NAME[,NAME...] or " + fileName + " FILE (one name a line), so that a pipeline whose snapshot is missing makes the roll-up unhealthy; " + listName + " any takes whatever snapshots are given"}
+	}
+	if list == "any" {
+		if file != nil {
+			return ex, usageError{listName + " any expects whatever snapshots are given: give " + fileName + " without it"}
+		}
+		ex.Any = true
+		return ex, nil
+	}
+	seen := map[string]bool{}
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			ex.Pipelines = append(ex.Pipelines, name)
+		}
+	}
+	if list != "" {
+		for _, name := range strings.Split(list, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" {
+				return ex, usageError{fmt.Sprintf("%s %q: a pipeline name is empty; give NAME[,NAME...] or any", listName, render.Terminal(list))}
+			}
+			if name == "any" {
+				return ex, usageError{listName + ": any cannot be listed beside pipeline names"}
+			}
+			add(name)
+		}
+	}
+	if file != nil {
+		n := 0
+		for _, line := range strings.Split(*file, "\n") {
+			name := strings.TrimSpace(line)
+			if name == "" || strings.HasPrefix(name, "#") {
+				continue
+			}
+			add(name)
+			n++
+		}
+		if n == 0 {
+			return ex, usageError{fileName + " names no pipeline: give one name a line (blank lines and # comments are ignored)"}
+		}
+	}
+	return ex, nil
 }
 
 // ReadSnapshots reads and validates the snapshot files for

@@ -76,9 +76,17 @@ type rollupDoc struct {
 	} `json:"pipelines"`
 }
 
+// mergeJSON merges the files with --expect any, as mergeExpectJSON does.
 func mergeJSON(t *testing.T, wantCode int, files ...string) (rollupDoc, string) {
 	t.Helper()
-	code, out, stderr := runMain(append([]string{"merge", "--max-age", "26h", "--now", matrixNow, "--format", "json"}, files...)...)
+	return mergeExpectJSON(t, wantCode, "any", files...)
+}
+
+// mergeExpectJSON merges the files with --expect expect into a roll-up
+// that must match rollup.schema.json, and returns it and stderr.
+func mergeExpectJSON(t *testing.T, wantCode int, expect string, files ...string) (rollupDoc, string) {
+	t.Helper()
+	code, out, stderr := runMain(append([]string{"merge", "--max-age", "26h", "--now", matrixNow, "--format", "json", "--expect", expect}, files...)...)
 	if code != wantCode {
 		t.Fatalf("merge: exit %d, want %d; stderr:\n%s", code, wantCode, stderr)
 	}
@@ -155,6 +163,25 @@ func TestMergeMatrix(t *testing.T) {
 	if doc, _ := mergeJSON(t, ExitOK, healthyFiles...); doc.Verdict != "healthy" {
 		t.Errorf("the healthy pipelines roll up to %s", doc.Verdict)
 	}
+	// Expecting every pipeline, the healthy ones are not enough: each
+	// pipeline without a snapshot (as when its log was invalid and its
+	// check wrote none) is an unusable entry, and the exit code is 2.
+	var names []string
+	for i := range 50 {
+		names = append(names, fmt.Sprintf("p%02d", i))
+	}
+	doc, stderr := mergeExpectJSON(t, ExitInvalid, strings.Join(names, ","), healthyFiles...)
+	if doc.Verdict != "unhealthy" || len(doc.Pipelines) != 50 {
+		t.Fatalf("expecting all 50: roll-up %s with %d entries", doc.Verdict, len(doc.Pipelines))
+	}
+	for _, p := range doc.Pipelines[len(healthyFiles):] {
+		if want[p.Pipeline] != "unhealthy" || p.Verdict != "unusable" || p.Snapshot != "" || deref(p.Problem) != "no snapshot: the pipeline is expected, but no snapshot given is of it" {
+			t.Errorf("expected pipeline %s without a snapshot: %s, %q", p.Pipeline, p.Verdict, deref(p.Problem))
+		}
+		if !strings.Contains(stderr, "greenlight: "+p.Pipeline+": no snapshot: the pipeline is expected, but no snapshot given is of it\n") {
+			t.Errorf("stderr does not name %s:\n%s", p.Pipeline, stderr)
+		}
+	}
 
 	// Break one snapshot at a time.
 	var unhealthyFile string
@@ -196,7 +223,7 @@ func TestMergeMatrix(t *testing.T) {
 			t.Errorf("%s: stderr:\n%s", c.file, stderr)
 		}
 	}
-	doc, stderr := mergeJSON(t, ExitInvalid, append(slicesWith(healthyFiles), tampered)...)
+	doc, stderr = mergeJSON(t, ExitInvalid, append(slicesWith(healthyFiles), tampered)...)
 	last := doc.Pipelines[len(doc.Pipelines)-1]
 	if doc.Verdict != "unhealthy" || last.Verdict != "unusable" || last.Problem == nil || !strings.HasPrefix(*last.Problem, "tampered or corrupt: verdict healthy, but ") {
 		t.Errorf("tampered: roll-up %s, entry %+v (%s); stderr:\n%s", doc.Verdict, last, deref(last.Problem), stderr)
