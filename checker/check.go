@@ -49,6 +49,9 @@ type Options struct {
 	StaleAfterSeconds int
 	// Gate is the verdict's scope; empty means GateAll.
 	Gate Gate
+	// MaxAge is the freshness expectation (docs/contract.md, Freshness);
+	// when not zero it overrides the definition's max_age.
+	MaxAge MaxAge
 	// File is the log's name as the user gave it ("-" for standard input),
 	// used in violations and the snapshot's source.path.
 	File string

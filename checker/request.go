@@ -49,6 +49,14 @@ type Request struct {
 	StaleAfterSeconds *int
 	// Gate is "all", "latest", or empty for all.
 	Gate string
+	// MaxAge is --max-age: a duration (ParseMaxAge: 26h, 90m, 2d) or
+	// "none"; empty for the definition's max_age.
+	MaxAge string
+	// Gating says the shell fails on an unhealthy verdict (gate, check
+	// --fail-on-unhealthy, the action's fail-on-unhealthy): Options then
+	// refuses a check without a freshness expectation (ErrNoFreshness),
+	// since a log whose newest run is months old would pass.
+	Gating bool
 	// File is the log's name, as in Options.File.
 	File string
 	// MaxLineBytes and MaxViolations bound reading and the violations
@@ -188,6 +196,16 @@ func (r Request) Options() (Options, error) {
 			return o, fmt.Errorf("%s \"%d\": use a whole number from 1 to %d", r.knob(k.name), *k.v, k.limit)
 		}
 		*k.dst = *k.v
+	}
+	if r.MaxAge != "" {
+		m, err := ParseMaxAge(r.MaxAge)
+		if err != nil {
+			return o, fmt.Errorf("%s %v", r.knob("--max-age"), err)
+		}
+		o.MaxAge = m
+	}
+	if r.Gating && !o.FreshnessDeclared() {
+		return o, fmt.Errorf("%w: a gate needs one, or a log whose newest run is months old would pass: declare max_age in the pipeline definition (max_age: 26h for a nightly pipeline) or a schedule, or give %s DURATION (e.g. 26h, 90m, 2d); %s none gates without one", ErrNoFreshness, r.knob("--max-age"), r.knob("--max-age"))
 	}
 	o.File = r.File
 	o.JobLogFile = r.JobLogFile
