@@ -31,7 +31,22 @@ func latestSuccess(f *checker.FreshnessReport, esc func(string) string) string {
 	if f.LatestSuccessRunID != nil {
 		who = "run " + esc(*f.LatestSuccessRunID)
 	}
-	return fmt.Sprintf("the newest success, %s, ended %s, %s ago", who, *f.LatestSuccessAt, Duration(*f.AgeSeconds))
+	return fmt.Sprintf("the newest success, %s, ended %s, %s ago", who, *f.LatestSuccessAt, Age(*f.AgeSeconds))
+}
+
+// Age renders an age in seconds as Duration does, with whole days counted
+// in d from 2 days on: 184d3h50m0s, 27h50m0s.
+func Age(seconds float64) string {
+	const day = 24 * 3600
+	if seconds < 2*day {
+		return Duration(seconds)
+	}
+	days := int64(seconds) / day
+	rest := seconds - float64(days*day)
+	if rest < 1 {
+		return fmt.Sprintf("%dd", days)
+	}
+	return fmt.Sprintf("%dd%s", days, Duration(rest))
 }
 
 // maxAgeText is a max_age in seconds as a duration: 26h0m0s.
