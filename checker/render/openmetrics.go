@@ -36,11 +36,11 @@ type metricsOf struct {
 	hasSchedule   bool
 	// stale is the stale finding; hasMaxAge says a max_age applies.
 	stale, hasMaxAge bool
-	judgedAt      float64
-	hasJudgedAt   bool
-	checkSeconds  float64
-	hasCheck      bool
-	labels        string // pipeline="...", and log="..." when the pipeline has several logs
+	judgedAt         float64
+	hasJudgedAt      bool
+	checkSeconds     float64
+	hasCheck         bool
+	labels           string // pipeline="...", and log="..." when the pipeline has several logs
 }
 
 func gatherMetrics(l *Log) metricsOf {
