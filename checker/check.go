@@ -53,6 +53,9 @@ type Options struct {
 	// its stages inferred from the log under a gate (Request.InferStages);
 	// the snapshot records it.
 	InferStages bool
+	// MaxAge is the freshness expectation (docs/contract.md, Freshness);
+	// when not zero it overrides the definition's max_age.
+	MaxAge MaxAge
 	// File is the log's name as the user gave it ("-" for standard input),
 	// used in violations and the snapshot's source.path.
 	File string

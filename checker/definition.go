@@ -66,6 +66,9 @@ type Definition struct {
 	// Schedule says when runs are expected (docs/schedule.md); nil when the
 	// definition has none.
 	Schedule *Schedule
+	// MaxAge is the definition's max_age, zero when it sets none
+	// (docs/contract.md, Freshness).
+	MaxAge MaxAge
 }
 
 // Index returns the position of id in d.Stages, or -1 when d does not declare
@@ -100,6 +103,7 @@ func LinearDefinition(ids []StageID) (*Definition, error) {
 type rawDefinition struct {
 	Pipeline           string       `json:"pipeline"`
 	StaleAfterSeconds  int          `json:"stale_after_seconds"`
+	MaxAge             *string      `json:"max_age"`
 	Schedule           *rawSchedule `json:"schedule"`
 	LeaseMarginSeconds *int         `json:"lease_margin_seconds"`
 	RetryBrake         struct {
@@ -169,6 +173,11 @@ func ParseDefinition(data []byte) (*Definition, error) {
 	}
 	if raw.RetryBrake.Threshold != nil {
 		d.RetryBrake.Threshold = *raw.RetryBrake.Threshold
+	}
+	if raw.MaxAge != nil {
+		if d.MaxAge, err = ParseMaxAge(*raw.MaxAge); err != nil {
+			return nil, fmt.Errorf("the pipeline definition: max_age %v", err)
+		}
 	}
 	for i, s := range raw.Stages {
 		def := StageDef{ID: s.ID, Name: s.Name, DependsOn: []StageID{}, Idempotent: s.Idempotent == nil || *s.Idempotent, StaleAfterSeconds: s.StaleAfterSeconds}

@@ -35,6 +35,9 @@ func definitionFastValid(doc any) bool {
 			ok = schemaInteger(v, 1, maxSeconds)
 		case "schedule":
 			ok = fastSchedule(v)
+		case "max_age":
+			t, isText := v.(string)
+			ok = isText && maxAgePattern(t)
 		case "lease_margin_seconds":
 			ok = schemaInteger(v, 0, maxSeconds)
 		case "retry_brake":
@@ -417,3 +420,49 @@ func below60(ss string) bool {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// maxAgePattern mirrors the schema's pattern of max_age,
+// ^(none|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h|d))+)$: none, or one or more
+// numbers each followed by a unit. The range (1s to MaxAgeLimit) is
+// ParseMaxAge's, as the schema cannot say it.
+func maxAgePattern(s string) bool {
+	if s == "none" {
+		return true
+	}
+	if s == "" {
+		return false
+	}
+	for s != "" {
+		i := 0
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == 0 {
+			return false
+		}
+		if i < len(s) && s[i] == '.' {
+			j := i + 1
+			for j < len(s) && isDigit(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				return false
+			}
+			i = j
+		}
+		s = s[i:]
+		matched := false
+		for _, u := range []string{"ns", "us", "µs", "ms", "s", "m", "h", "d"} {
+			// ms before m: the longest unit that starts s.
+			if len(s) >= len(u) && s[:len(u)] == u {
+				s = s[len(u):]
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return false
+		}
+	}
+	return true
+}

@@ -86,6 +86,12 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		name := def.Pipeline
 		s.Options.Pipeline = &name
 	}
+	if m := c.opts.maxAgeOf(); m.Duration > 0 {
+		secs := int64(m.Duration / time.Second)
+		s.Options.MaxAgeSeconds = &secs
+	} else {
+		s.Options.MaxAgeNone = m.None
+	}
 	sched := def.Schedule
 	if sched != nil {
 		zero := 0
@@ -201,6 +207,25 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		if healthy {
 			s.Verdict = VerdictHealthy
 		}
+	}
+	// Freshness (docs/contract.md): the newest succeeded run's last
+	// event, among the listed runs and the window's folded ones.
+	var successAt time.Time
+	successID := ""
+	for p, code := range states {
+		if code != stateSucceeded {
+			continue
+		}
+		if h := c.runs.HeadAt(p); h.LastAt().After(successAt) {
+			successAt, successID = h.LastAt(), h.ID
+		}
+	}
+	if w != nil && w.lastSuccess.After(successAt) {
+		successAt, successID = w.lastSuccess, ""
+	}
+	s.Freshness = c.opts.freshness(successID, successAt, c.opts.Now)
+	if s.Freshness.Stale {
+		s.Verdict = VerdictUnhealthy
 	}
 	f := &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: states, latestAt: -1}
 	if latest != nil && latest == foldedLatest {

@@ -49,6 +49,16 @@ type Request struct {
 	StaleAfterSeconds *int
 	// Gate is "all", "latest", or empty for all.
 	Gate string
+	// MaxAge is --max-age: a duration (ParseMaxAge: 26h, 90m, 2d) or
+	// "none"; empty for the definition's max_age.
+	MaxAge string
+	// Gating says the shell fails on an unhealthy verdict (gate, check
+	// --fail-on-unhealthy, the action's fail-on-unhealthy): Options then
+	// refuses a check without a freshness expectation (ErrNoFreshness),
+	// since a log whose newest run is months old would pass, and an
+	// OpenLineage log without a definition needs InferStages, since stages
+	// inferred from the log cannot show a job that never logged.
+	Gating bool
 	// File is the log's name, as in Options.File.
 	File string
 	// MaxLineBytes and MaxViolations bound reading and the violations
@@ -79,11 +89,6 @@ type Request struct {
 	// then invisible. It applies to InputFormat openlineage without a
 	// definition only.
 	InferStages bool
-	// Gating says the shell fails on an unhealthy verdict (greenlight gate,
-	// check --fail-on-unhealthy, the action's check mode): an OpenLineage
-	// log without a definition then needs InferStages, since stages
-	// inferred from the log cannot show a job that never logged.
-	Gating bool
 	// ActionInputs names the knobs in messages as the GitHub Action's
 	// inputs (stages, now, gate) rather than as the CLI's flags (--stages).
 	ActionInputs bool
@@ -210,6 +215,16 @@ func (r Request) Options() (Options, error) {
 			return o, fmt.Errorf("%s \"%d\": use a whole number from 1 to %d", r.knob(k.name), *k.v, k.limit)
 		}
 		*k.dst = *k.v
+	}
+	if r.MaxAge != "" {
+		m, err := ParseMaxAge(r.MaxAge)
+		if err != nil {
+			return o, fmt.Errorf("%s %v", r.knob("--max-age"), err)
+		}
+		o.MaxAge = m
+	}
+	if r.Gating && !o.FreshnessDeclared() {
+		return o, fmt.Errorf("%w: a gate needs one, or a log whose newest run is months old would pass: declare max_age in the pipeline definition (max_age: 26h for a nightly pipeline) or a schedule, or give %s DURATION (e.g. 26h, 90m, 2d); %s none gates without one", ErrNoFreshness, r.knob("--max-age"), r.knob("--max-age"))
 	}
 	o.File = r.File
 	o.JobLogFile = r.JobLogFile

@@ -135,6 +135,9 @@ type scheduleJudgement struct {
 	report     *ScheduleReport
 	claims     []claim
 	latestSlot int
+	// after are the indexes of the runs that fill no slot and started
+	// after the latest judged slot's run, which gate latest judges too.
+	after []int
 	// liveAt maps the index of a run of the store to its index among the
 	// judged runs, when a window's folded runs are judged too (nil: the
 	// same index).
@@ -221,7 +224,9 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 	sortBySlot(sr.Duplicates, func(d DuplicateRun) time.Time { return d.Slot })
 	sortBySlot(sr.Late, func(l LateRun) time.Time { return l.Slot })
 	sortBySlot(sr.Early, func(e EarlyRun) time.Time { return e.Slot })
+	var lastSlot time.Time
 	for _, slot := range s.JudgedSlots(now) {
+		lastSlot = slot
 		due := formatTime(slot.Add(s.grace()))
 		row := SlotReport{ScheduledFor: formatTime(slot), DueAt: due, Status: SlotMissed}
 		j.latestSlot = -1
@@ -238,6 +243,24 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 		sr.Slots = append(sr.Slots, row)
 	}
 	sr.ExpectedSlots = len(sr.Slots)
+	// The runs that fill no slot (unscheduled, early, a duplicate) and
+	// started after the latest judged slot's run (or, when it was
+	// missed, after the slot) are evidence of the latest work too: gate
+	// latest judges them (the DST fall-back night's second 01:30 run,
+	// PrefectHQ/prefect #7461), so declaring a schedule never makes the
+	// gate greener.
+	if len(sr.Slots) > 0 {
+		ref := lastSlot
+		if j.latestSlot >= 0 {
+			ref = runs[j.latestSlot].FirstAt()
+		}
+		for i, cl := range j.claims {
+			fills := cl.ok && filled[cl.slot.UnixNano()] == i
+			if i != j.latestSlot && !fills && runs[i].FirstAt().After(ref) {
+				j.after = append(j.after, i)
+			}
+		}
+	}
 	if next, ok := s.NextSlot(now); ok {
 		v, d := formatTime(next), formatTime(next.Add(s.grace()))
 		sr.NextSlot, sr.NextDueAt = &v, &d
@@ -256,7 +279,8 @@ func sortBySlot[T any](xs []T, slot func(T) time.Time) {
 
 // healthy is the verdict with a schedule. Gate all: at least one run, no
 // judged slot missed and every run succeeded. Gate latest asks the freshness
-// question: did the latest run of the latest judged slot succeed? Its runs
+// question: did the latest run of the latest judged slot succeed, and every
+// run that fills no slot but started after it? Its runs
 // are the one that fills it and its duplicates, so a later failed rerun is
 // never hidden by the run that filled the slot first (outside review). With no
 // judged slot yet, gate latest falls back to the latest run.
@@ -265,7 +289,15 @@ func (j *scheduleJudgement) healthy(gate Gate, runs []*runState, latest *runStat
 		if len(j.report.Slots) == 0 {
 			return latest != nil && state(latest) == RunSucceeded
 		}
-		return j.latestSlot >= 0 && state(runs[j.latestSlot]) == RunSucceeded
+		if j.latestSlot < 0 || state(runs[j.latestSlot]) != RunSucceeded {
+			return false
+		}
+		for _, i := range j.after {
+			if state(runs[i]) != RunSucceeded {
+				return false
+			}
+		}
+		return true
 	}
 	return len(runs) > 0 && len(j.report.Missed) == 0 && allSucceeded
 }

@@ -108,6 +108,9 @@ type Snapshot struct {
 	Window *WindowReport `json:"window,omitempty"`
 	// Schedule is set only when the pipeline definition has a schedule.
 	Schedule *ScheduleReport `json:"schedule,omitempty"`
+	// Freshness is the freshness judgement (docs/contract.md, Freshness):
+	// always set by a check; a stale pipeline is unhealthy.
+	Freshness *FreshnessReport `json:"freshness"`
 	// Warnings are rules that only warn (retry_past_brake without enforce).
 	Warnings []Violation `json:"warnings"`
 	// Reconciliation is the job-log comparison; nil without --job-log.
@@ -400,7 +403,12 @@ type SnapshotOptions struct {
 	LeaseMarginSeconds int        `json:"lease_margin_seconds"`
 	RetryBrake         RetryBrake `json:"retry_brake"`
 	Gate               Gate       `json:"gate"`
-	Stages             []StageDef `json:"stages"`
+	// MaxAgeSeconds is the max_age that applies (--max-age, else the
+	// definition's) in seconds; null without one. MaxAgeNone records an
+	// explicit max_age none (--max-age none).
+	MaxAgeSeconds *int64     `json:"max_age_seconds"`
+	MaxAgeNone    bool       `json:"max_age_none"`
+	Stages        []StageDef `json:"stages"`
 	// InferStages is true when the check was told to take an OpenLineage
 	// log's stages from the log itself (Options.InferStages); absent
 	// otherwise.

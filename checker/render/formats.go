@@ -107,6 +107,7 @@ func HealthRules() []HealthRule {
 		{HealthRunOverdue, "a run is in progress past the schedule's max runtime", "The run is alive but has been in progress longer than max_runtime_seconds (docs/schedule.md)."},
 		{HealthRunIncomplete, "a run did not finish every expected stage", "Nothing failed or is in progress, but an expected stage never succeeded (never started, or blocked by a dependency)."},
 		{HealthNoRuns, "the log has no run", "A valid log without runs proves nothing, so its verdict is unhealthy (fail-closed)."},
+		{HealthStale, "the newest success is older than max_age", "No run succeeded, or the newest succeeded run ended longer than max_age (--max-age) before now: silence is not health (docs/contract.md, Freshness)."},
 		{HealthSlotMissed, "a scheduled slot has no run", "No run started for a judged slot of the schedule by its due time (docs/schedule.md)."},
 		{HealthSnapshotUnusable, "a snapshot of the roll-up cannot be used", "greenlight merge could not read, validate or trust a snapshot (unreadable, invalid, stale or tampered); the roll-up is unhealthy."},
 		{HealthOmittedViolations, "more violations than listed", "The log breaks the contract more often than --max-violations lists; the rest are counted, not listed."},
@@ -199,6 +200,9 @@ func eachFinding(l *Log, fn func(finding) bool) {
 		}
 	}
 	if s.RunCount == 0 && !fn(finding{Rule: HealthNoRuns, Path: l.Path, Message: "no runs in the log, so nothing proves health", Key: key(HealthNoRuns, l.Path)}) {
+		return
+	}
+	if IsStale(s) && !fn(finding{Rule: HealthStale, Path: l.Path, Message: "stale: " + StaleSummary(s, func(id string) string { return id }), Key: key(HealthStale, l.Path)}) {
 		return
 	}
 	// The unhealthy runs a window folded (docs/window.md) are not listed,

@@ -105,6 +105,9 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 		// One failed testcase per unhealthy state a window folded (each is
 		// failed, cancelled or incomplete: junitOutcome "failure").
 		folded := len(foldedUnhealthy(s.Window))
+		if IsStale(s) {
+			folded++ // the stale testcase, a failure
+		}
 		c.tests += folded
 		c.failures += folded
 		forEachRun(s, func(row Row) bool {
@@ -175,8 +178,16 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 				fmt.Fprintf(&out, "  %s\n", n)
 			}
 		}
+		if line := FreshnessLine(s, func(t string) string { return t }); line != "" {
+			fmt.Fprintf(&out, "freshness: %s\n", line)
+		}
 		for _, v := range s.Warnings {
 			fmt.Fprintf(&out, "warning: %s:%d: %s: %s\n", fileName(v.File), v.Line, v.Rule, v.Message)
+		}
+		if IsStale(s) {
+			msg := "stale: " + StaleSummary(s, func(t string) string { return t })
+			fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <failure type=\"%s\" message=\"%s\">%s</failure>\n    </testcase>\n",
+				name, HealthStale, HealthStale, XML(msg), XMLText(msg))
 		}
 		for _, f := range foldedUnhealthy(s.Window) {
 			fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <failure type=\"%s\" message=\"%s\">%s</failure>\n    </testcase>\n",

@@ -66,6 +66,9 @@ func markdownHead(b *bufio.Writer, s *checker.Snapshot) bool {
 	}
 	fmt.Fprintf(b, "%s. Judged at %s; log %s (%s%s).\n\n",
 		Markdown(Headline(s)), s.GeneratedAtUTC, Markdown(fileName(s.Source.Path)), words.Count(s.Source.EventCount, "event"), digest)
+	if line := FreshnessLine(s, Markdown); line != "" {
+		fmt.Fprintf(b, "Freshness: %s.\n\n", line)
+	}
 	if RowCount(s) == 0 {
 		b.WriteString("No run in the log: an empty log proves nothing.\n")
 		if s.Schedule != nil {
@@ -75,6 +78,9 @@ func markdownHead(b *bufio.Writer, s *checker.Snapshot) bool {
 	}
 	b.WriteString("| run | state | stages succeeded | attempts | duration | detail |\n")
 	b.WriteString("|---|---|---|---|---|---|\n")
+	if IsStale(s) {
+		fmt.Fprintf(b, "| _no run_ | %s %s | | | | %s |\n", stateIcon(StateMissed), StateStale, StaleSummary(s, Markdown))
+	}
 	return true
 }
 

@@ -34,11 +34,13 @@ type metricsOf struct {
 	hasSuccess    bool
 	missed, slots int
 	hasSchedule   bool
-	judgedAt      float64
-	hasJudgedAt   bool
-	checkSeconds  float64
-	hasCheck      bool
-	labels        string // pipeline="...", and log="..." when the pipeline has several logs
+	// stale is the stale finding; hasMaxAge says a max_age applies.
+	stale, hasMaxAge bool
+	judgedAt         float64
+	hasJudgedAt      bool
+	checkSeconds     float64
+	hasCheck         bool
+	labels           string // pipeline="...", and log="..." when the pipeline has several logs
 }
 
 func gatherMetrics(l *Log) metricsOf {
@@ -62,6 +64,9 @@ func gatherMetrics(l *Log) metricsOf {
 		m.judgedAt, m.hasJudgedAt = unixSeconds(t), true
 	}
 	m.runs = map[string]int{}
+	if f := s.Freshness; f != nil && f.MaxAgeSeconds != nil {
+		m.stale, m.hasMaxAge = f.Stale, true
+	}
 	if s.Schedule != nil {
 		m.hasSchedule = true
 		m.missed, m.slots = MissedCount(s)
@@ -213,6 +218,12 @@ func WriteOpenMetrics(w io.Writer, logs []Log, o OpenMetricsOptions) error {
 		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
 			if m.judged && m.hasSuccess {
 				add("", m.lastSuccess, m)
+			}
+		}))
+	family("greenlight_stale", "1 when the newest success is older than max_age (or no run succeeded), else 0; only for a pipeline with a max_age (docs/contract.md, Freshness).",
+		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+			if m.judged && m.hasMaxAge {
+				add("", b2f(m.stale), m)
 			}
 		}))
 	family("greenlight_missed_slots", "Judged schedule slots that no run filled; only for a pipeline with a schedule.",

@@ -46,6 +46,7 @@ func TestScheduleText(t *testing.T) {
   late: run "late\"\u202e" claims slot 2026-11-26T02:00:00Z by scheduled_for but started 30m0s after it was due (first event 2026-11-26T03:00:00Z)
   duplicate: run [dup](http://x) is a second run for slot 2026-11-26T02:00:00Z, which run "late\"\u202e" fills
   unscheduled: run <b>noon</b> started at 2026-11-27T12:00:00Z, outside every slot's window; it fills no slot
+freshness: judged by the schedule's latest due slot; the newest success, run n-28, ended 2026-11-28T02:10:00Z, 3h50m0s ago
 greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
 `
 	for _, c := range []struct {

@@ -109,6 +109,9 @@ func Headline(s *checker.Snapshot) string {
 	} else if s.RunCount == 0 {
 		h = fmt.Sprintf("%s: no runs in the log, so nothing proves health", s.Verdict)
 	}
+	if IsStale(s) {
+		h += fmt.Sprintf(", stale: no success within max_age %s", maxAgeText(*s.Freshness.MaxAgeSeconds))
+	}
 	return h
 }
 
@@ -247,6 +250,10 @@ func writeTextListing(w io.Writer, s *checker.Snapshot, l Listing, color bool) e
 		runWidth = max(runWidth, utf8.RuneCountInString(id))
 		stateWidth = max(stateWidth, len(state))
 	}
+	if IsStale(s) {
+		runWidth, stateWidth = max(runWidth, utf8.RuneCountInString(NoRun)), max(stateWidth, len(StateStale))
+		writeStaleRow(bw, s, runWidth, stateWidth)
+	}
 	for _, row := range l.Unhealthy {
 		writeTextRow(bw, &s.Source, row, runWidth, stateWidth)
 	}
@@ -260,6 +267,7 @@ func writeTextListing(w io.Writer, s *checker.Snapshot, l Listing, color bool) e
 		fmt.Fprintf(bw, "  ... %s, see --all-runs\n", words.Count(l.MoreSucceeded, "more succeeded run"))
 	}
 	writeScheduleText(bw, s)
+	writeFreshnessText(bw, s)
 	var rec strings.Builder
 	header := true
 	for _, row := range l.Rows() {
@@ -269,7 +277,7 @@ func writeTextListing(w io.Writer, s *checker.Snapshot, l Listing, color bool) e
 	}
 	bw.WriteString(rec.String())
 	bw.WriteString(noticesText(s))
-	if len(l.Unhealthy)+len(l.Latest) > 0 || s.Schedule != nil {
+	if len(l.Unhealthy)+len(l.Latest) > 0 || s.Schedule != nil || s.Freshness != nil {
 		bw.WriteString(headline)
 	}
 	return bw.Flush()
@@ -290,7 +298,9 @@ func textHeadline(s *checker.Snapshot, color bool) string {
 
 // writeTextRow writes one row of the runs listing, its run and state cells
 // padded to the widths (characters) and two spaces.
-func writeTextRow(bw *bufio.Writer, src *checker.Source, row Row, runWidth, stateWidth int) {
+// A row with neither a run nor a missed slot is the stale finding, whose
+// detail is stale.
+func writeTextRow(bw *bufio.Writer, src *checker.Source, row Row, runWidth, stateWidth int, stale ...string) {
 	const gap = 2 // the padding between columns
 	pad := func(cell string, width int) {
 		bw.WriteString(cell)
@@ -299,6 +309,13 @@ func writeTextRow(bw *bufio.Writer, src *checker.Source, row Row, runWidth, stat
 		}
 	}
 	bw.WriteString("  ")
+	if row.Run == nil && row.Missed == nil {
+		pad(NoRun, runWidth)
+		pad(StateStale, stateWidth)
+		bw.WriteString(stale[0])
+		bw.WriteByte('\n')
+		return
+	}
 	if row.Missed != nil {
 		pad(NoRun, runWidth)
 		pad(StateMissed, stateWidth)
@@ -315,6 +332,19 @@ func writeTextRow(bw *bufio.Writer, src *checker.Source, row Row, runWidth, stat
 		bw.WriteString(": " + Terminal(d.Error))
 	}
 	bw.WriteByte('\n')
+}
+
+// writeStaleRow writes the run-less stale finding as a row, first among
+// the unhealthy rows.
+func writeStaleRow(bw *bufio.Writer, s *checker.Snapshot, runWidth, stateWidth int) {
+	writeTextRow(bw, &s.Source, Row{}, runWidth, stateWidth, StaleSummary(s, Terminal))
+}
+
+// writeFreshnessText writes the freshness line, if the snapshot has one.
+func writeFreshnessText(bw *bufio.Writer, s *checker.Snapshot) {
+	if line := FreshnessLine(s, Terminal); line != "" {
+		fmt.Fprintf(bw, "freshness: %s\n", line)
+	}
 }
 
 // writeScheduleText writes the schedule line and its notes, if any.
@@ -334,9 +364,14 @@ func writeText(w io.Writer, s *checker.Snapshot, maxHeld int, color bool) error 
 	headline := textHeadline(s, color)
 	bw.WriteString(headline)
 	runWidth, stateWidth := textColumns(s)
+	rows := 0
+	if IsStale(s) {
+		runWidth, stateWidth = max(runWidth, utf8.RuneCountInString(NoRun)), max(stateWidth, len(StateStale))
+		writeStaleRow(bw, s, runWidth, stateWidth)
+		rows++
+	}
 	var recoveries strings.Builder
 	held := true // recoveries holds every recovery block so far
-	rows := 0
 	EachRow(s, func(row Row) bool {
 		rows++
 		writeTextRow(bw, &s.Source, row, runWidth, stateWidth)
@@ -350,6 +385,7 @@ func writeText(w io.Writer, s *checker.Snapshot, maxHeld int, color bool) error 
 		return true
 	})
 	writeScheduleText(bw, s)
+	writeFreshnessText(bw, s)
 	if held {
 		bw.WriteString(recoveries.String())
 	} else {
@@ -364,7 +400,7 @@ func writeText(w io.Writer, s *checker.Snapshot, maxHeld int, color bool) error 
 		}
 	}
 	bw.WriteString(noticesText(s))
-	if rows > 0 || s.Schedule != nil {
+	if rows > 0 || s.Schedule != nil || s.Freshness != nil {
 		bw.WriteString(headline)
 	}
 	return bw.Flush()

@@ -3,12 +3,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReadmeRunSection runs the command block of the README's section on
@@ -38,8 +40,10 @@ func TestReadmeRunSection(t *testing.T) {
 		t.Fatalf("the README's commands failed: %v\n%s", err, out)
 	}
 	duration := regexp.MustCompile(`(?m)(attempts, )[0-9.]+(µs|ms|s)$`)
-	got := duration.ReplaceAllString(string(out), "${1}DURATION")
-	want := duration.ReplaceAllString(m[0][2], "${1}DURATION")
+	// The freshness line names the wall-clock time the run ended.
+	ended := regexp.MustCompile(`(?m)(ended )[0-9TZ:.-]+, [0-9a-zµ.]+ ago`)
+	got := ended.ReplaceAllString(duration.ReplaceAllString(string(out), "${1}DURATION"), "${1}TIME, AGE ago")
+	want := ended.ReplaceAllString(duration.ReplaceAllString(m[0][2], "${1}DURATION"), "${1}TIME, AGE ago")
 	if got != want {
 		t.Errorf("the README's commands print\n%s\nthe README shows\n%s", out, m[0][2])
 	}
@@ -114,15 +118,20 @@ func TestReadmeOutputs(t *testing.T) {
 func TestReadmeCommandsRun(t *testing.T) {
 	text := readmeOutsideRunSection(t)
 	dir := t.TempDir()
-	events := `{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
-{"run_id":"r-1","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
-{"run_id":"r-1","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
-{"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:03:00Z"}
-`
+	// The run ended an hour ago by the wall clock the commands judge at,
+	// so that the definition's max_age finds it fresh.
+	at := func(min int) string {
+		return time.Now().UTC().Add(time.Duration(min-64) * time.Minute).Format(time.RFC3339)
+	}
+	events := fmt.Sprintf(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"%s"}
+{"run_id":"r-1","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"%s"}
+{"run_id":"r-1","stage":2,"attempt":1,"status":"started","timestamp_utc":"%s"}
+{"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"%s"}
+`, at(0), at(1), at(2), at(3))
 	for name, data := range map[string]string{
 		"events.jsonl":  events,
 		"logs/a.jsonl":  events,
-		"pipeline.yaml": "stages: [{id: 1}, {id: 2, depends_on: [1]}]\n",
+		"pipeline.yaml": "max_age: 26h\nstages: [{id: 1}, {id: 2, depends_on: [1]}]\n",
 		"pipelines.txt": "# merge --expect-file: the pipeline of snapshots/a.json\nevents\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {

@@ -301,7 +301,10 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if in.format != formatNative && in.format != formatOpenLineage {
 		return in, fmt.Errorf("input-format %q: use native or openlineage", in.format)
 	}
-	req := checker.Request{Gate: string(in.gate), InputFormat: in.format, Gating: in.mode == ModeCheck && in.failOnUnhealthy}
+	// The check mode's fail-on-unhealthy gates, so it needs a freshness
+	// expectation as greenlight gate does (max-age, max_age or a schedule).
+	req := checker.Request{Gate: string(in.gate), InputFormat: in.format, MaxAge: gh.GetInput("max-age"),
+		Gating: in.mode == ModeCheck && in.failOnUnhealthy}
 	if req.InferStages, err = boolInput(gh, "infer-stages", false); err != nil {
 		return in, err
 	}

@@ -122,6 +122,14 @@ func (f *finder) startLog(l render.LogResult) func(*checker.RunReport) {
 		f.add(ranked{annotation{file, 1, "no runs in the log", "the log holds no event, so nothing proves health; an empty log is unhealthy"}, kindEmpty, time.Time{}, f.seq})
 		return nil
 	}
+	if render.IsStale(l.Snapshot) {
+		// The stale finding has no line either; it is as grave as a
+		// missed slot, under every gate.
+		f.seq++
+		file, _ := at(1)
+		f.add(ranked{annotation{file, 0, "stale: no success within max_age",
+			render.StaleSummary(l.Snapshot, func(t string) string { return t }) + "; silence is not health"}, kindMissed, l.Snapshot.Freshness.LatestSuccess, f.seq})
+	}
 	if sch := l.Snapshot.Schedule; sch != nil && f.gate != checker.GateLatest {
 		// A missed slot has no line to point at: the annotation names
 		// the log file only.

@@ -229,12 +229,13 @@ type common struct {
 	schemaEveryEvent bool
 	inputFormat      string
 	gate             string // check only; checker.Request validates it
+	maxAge           string // check only: --max-age, a duration or none
+	gating           bool   // check only: gate, or --fail-on-unhealthy
 	jobLog           string // check only: the --job-log file
 	progress         *whenFlag
 	progressWhen     string // progress's value, checked by options
 	logOrder         string // the order of a log's files: given or name
 	inferStages      bool   // check only: --infer-stages
-	gating           bool   // check only: gate or --fail-on-unhealthy
 }
 
 func (c *common) register(fs *pflag.FlagSet, formats string) {
@@ -317,6 +318,8 @@ func (c *common) options(env Env) (checker.Options, error) {
 		Stages:           c.stages,
 		Now:              c.now,
 		Gate:             c.gate,
+		MaxAge:           c.maxAge,
+		Gating:           c.gating,
 		MaxLineBytes:     &maxLineBytes,
 		MaxViolations:    &maxViolations,
 		Strict:           c.strict,
@@ -326,7 +329,6 @@ func (c *common) options(env Env) (checker.Options, error) {
 		InputFormat: c.inputFormat,
 		JobLogFile:  c.jobLog,
 		InferStages: c.inferStages,
-		Gating:      c.gating,
 	}
 	if err := req.CheckInputFormat(); err != nil {
 		return checker.Options{}, usageError{err.Error()}
@@ -391,6 +393,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	}
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.BoolVar(&c.inferStages, "infer-stages", false, "for --input-format openlineage without --pipeline: take the jobs that logged as the expected stages, also under a gate (a job whose events never arrived is then invisible)")
+	fs.StringVar(&c.maxAge, "max-age", "", "freshness: the newest succeeded run must have ended at most `DURATION` (26h, 90m, 2d) before now, else the pipeline is stale (unhealthy); none declares explicitly that there is no freshness expectation. Overrides the definition's max_age; gate needs one of max_age, a schedule or --max-age")
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	state.register(fs)
 	window := fs.String("window", "", "keep in full only the runs in the `window` (7d, 36h: back from the newest event; 5000runs: the runs first seen last) and fold older ended runs into compact records, still counted (docs/window.md)")
@@ -398,6 +401,10 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	color := addWhen(fs, "color", "when to colour the verdict, `auto|always|never`: auto colours it when stdout is a terminal and NO_COLOR is unset or empty")
 	if err := ParseFlags(fs, args, env); err != nil {
 		return ExitInvalid, err
+	}
+	c.gating = *failOnUnhealthy
+	if fs.Changed("max-age") && c.maxAge == "" {
+		return ExitInvalid, usageError{`--max-age "": use a duration from 1s to 8784h0m0s, such as 26h, 90m or 2d, or none`}
 	}
 	if fs.NArg() == 0 {
 		return ExitInvalid, usageError{cmd + " takes an event log: one or more files read as one log (paths or globs), or - for standard input"}
@@ -421,7 +428,6 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
-	c.gating = *failOnUnhealthy
 	opts, err := c.options(env)
 	if err != nil {
 		return ExitInvalid, err

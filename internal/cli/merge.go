@@ -16,7 +16,7 @@ import (
 )
 
 // MaxAgeLimit is the largest --max-age merge takes.
-const MaxAgeLimit = 366 * 24 * time.Hour
+const MaxAgeLimit = checker.MaxAgeLimit
 
 // runMerge is greenlight merge SNAPSHOT...: it reads every snapshot,
 // validates it against snapshot.schema.json and judges it (render.BuildRollup),
@@ -109,9 +109,9 @@ func ParseMaxAge(what, text string) (time.Duration, error) {
 	if text == "" {
 		return 0, usageError{"merge needs " + what + " (e.g. 26h for nightly pipelines): a snapshot older than that is stale"}
 	}
-	age, err := time.ParseDuration(text)
-	if err != nil || age < time.Second || age > MaxAgeLimit {
-		return 0, usageError{fmt.Sprintf("%s %q: use a duration from 1s to %s, such as 26h or 90m", what, render.Terminal(text), MaxAgeLimit)}
+	age, err := checker.ParseDurationDays(text)
+	if err != nil {
+		return 0, usageError{fmt.Sprintf("%s %q: use a duration from 1s to %s, such as 26h, 90m or 2d", what, render.Terminal(text), MaxAgeLimit)}
 	}
 	return age, nil
 }

@@ -74,7 +74,7 @@ func TestForgedHeadInOutput(t *testing.T) {
 	if err := os.WriteFile(logPath, []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"check", logPath, "--stages", "1", "--now", "2026-01-02T00:00:00Z", "--state", state, "--fail-on-unhealthy"}
+	args := []string{"check", logPath, "--stages", "1", "--now", "2026-01-02T00:00:00Z", "--state", state, "--fail-on-unhealthy", "--max-age", "none"}
 	if code, _, stderr := runMain(args...); code != ExitUnhealthy {
 		t.Fatalf("first check: exit %d, %s", code, stderr)
 	}

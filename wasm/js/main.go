@@ -9,7 +9,8 @@
 // options holds strings and numbers, each optional: pipeline (the text of a
 // pipeline definition, YAML or JSON), stages ("1,2", the --stages shorthand),
 // now (RFC 3339 with an offset; default: the host's clock), stale_after_seconds,
-// gate ("all" or "latest"), file (the log's name as the snapshot records it),
+// gate ("all" or "latest"), max_age (the --max-age flag: a duration such as
+// "26h", or "none"), file (the log's name as the snapshot records it),
 // max_line_bytes, max_violations, strict, input_format ("native" or
 // "openlineage", the --input-format flag), job_log (a Uint8Array holding the
 // job log, the --job-log file) and job_log_file (the job log's name as
@@ -82,6 +83,7 @@ func check(_ js.Value, args []js.Value) any {
 		Stages:            in.str("stages"),
 		Now:               in.str("now"),
 		Gate:              in.str("gate"),
+		MaxAge:            in.str("max_age"),
 		File:              in.str("file"),
 		StaleAfterSeconds: in.bound("stale_after_seconds"),
 		MaxLineBytes:      in.bound("max_line_bytes"),

@@ -131,7 +131,7 @@ func corpus(t *testing.T) []invocation {
 		}
 		out = append(out, invocation{
 			name:  base + "/stdin",
-			args:  append([]string{"check", "-", "--pipeline", s.pipeline, "--now", s.now, "--format", "json", "--fail-on-unhealthy"}, s.extra...),
+			args:  append([]string{"check", "-", "--pipeline", s.pipeline, "--now", s.now, "--format", "json", "--fail-on-unhealthy", "--max-age", "none"}, s.extra...),
 			stdin: s.log,
 		})
 	}

@@ -252,7 +252,7 @@ func toJS(t *testing.T, inv invocation) (jsCall, bool) {
 		case "job-log":
 			call.JobLog = value
 			call.Options["job_log_file"] = value
-		case "stages", "now", "gate", "input-format":
+		case "stages", "now", "gate", "input-format", "max-age":
 			call.Options[strings.ReplaceAll(name, "-", "_")] = value
 		case "stale-after-seconds", "max-line-bytes", "max-violations":
 			n, err := strconv.Atoi(value)
