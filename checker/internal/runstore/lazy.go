@@ -680,7 +680,7 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 	for _, run := range s.order {
 		idLen += len(run.id)
 	}
-	if idLen > math.MaxUint32 {
+	if uint64(idLen) > math.MaxUint32 {
 		return ErrTooLarge
 	}
 	e.Uvarint(uint64(idLen))
@@ -722,7 +722,7 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		for p, run := range s.order {
 			e.body(run, index)
 			idEnd += uint32(len(run.id))
-			if len(e.B)-bodies > math.MaxUint32 || run.firstLine > maxLine {
+			if uint64(len(e.B)-bodies) > math.MaxUint32 || uint64(run.firstLine) > maxLine {
 				return ErrTooLarge
 			}
 			putHead(e.B[heads+p*headSize:], run, idEnd, uint32(len(e.B)-bodies), code)
@@ -798,7 +798,7 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		bodyLen += int64(freshEnd[f] - fromF)
 		f++
 		idEnd += uint32(len(run.id))
-		if bodyLen > math.MaxUint32 || run.firstLine > maxLine {
+		if bodyLen > math.MaxUint32 || uint64(run.firstLine) > maxLine {
 			return ErrTooLarge
 		}
 		var h [headSize]byte
