@@ -142,7 +142,7 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 		return s.checkWhole(logs, opts, inputFormat, progress, env)
 	}
 	opts.Checkpoint = true
-	data, err := osfile.ReadFileToReplace(s.path)
+	data, err := osfile.ReadFile(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// The first check: there is nothing to resume from yet.

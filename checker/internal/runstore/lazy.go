@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 	"unsafe"
-
-	"github.com/greenlight-ci/greenlight/checker/internal/slab"
 )
 
 // A store loaded from a checkpoint is read as it is, not decoded: its runs
@@ -231,7 +229,8 @@ func (s *Store) decode(p int) *Run {
 		s.runs = make([]Run, 0, slabSize)
 	}
 	if cap(s.stages)-len(s.stages) < b.stages {
-		s.stages = slab.Prefault(make([][]Attempt, 0, max(slabSize, b.stages)))
+		s.stages = make([][]Attempt, 0, max(slabSize, b.stages))
+		clear(s.stages[:cap(s.stages)]) // first touch a write (prefault)
 	}
 	s.runs = s.runs[:len(s.runs)+1]
 	run := &s.runs[len(s.runs)-1]
@@ -569,7 +568,8 @@ func (b *base) check() string {
 		}
 		return ""
 	}
-	seen := slab.Prefault(make([]bool, b.n))
+	seen := make([]bool, b.n)
+	clear(seen) // first touch a write (prefault)
 	used := 0
 	for i := 0; i < len(b.slots); i += 4 {
 		v := binary.LittleEndian.Uint32(b.slots[i:])

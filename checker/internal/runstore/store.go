@@ -2,8 +2,6 @@ package runstore
 
 import (
 	"time"
-
-	"github.com/greenlight-ci/greenlight/checker/internal/slab"
 )
 
 // slabSize is how many states one slab allocation holds.
@@ -78,7 +76,8 @@ func (s *Store) Add(id string, n int, t time.Time, stages int) *Run {
 		s.runs = make([]Run, 0, slabSize)
 	}
 	if cap(s.stages)-len(s.stages) < stages {
-		s.stages = slab.Prefault(make([][]Attempt, 0, max(slabSize, stages)))
+		s.stages = make([][]Attempt, 0, max(slabSize, stages))
+		clear(s.stages[:cap(s.stages)]) // first touch a write (prefault)
 	}
 	s.runs = s.runs[:len(s.runs)+1]
 	run := &s.runs[len(s.runs)-1]
