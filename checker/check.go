@@ -363,20 +363,6 @@ func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef
 	c.report.Add(v, c.opts.MaxViolations)
 }
 
-// warm brings into the cache the run index slots where the lookups of a
-// batch of lines will start, once for each stretch of lines of one run
-// (new runs and known ones alike), before apply folds them one by one
-// (runstore.Store.Warm).
-func (c *contractState) warm(batch []eventline.Decoded) {
-	var prev []byte
-	for i := range batch {
-		if id := batch[i].Event.RunID; batch[i].Fault == nil && string(id) != string(prev) {
-			c.runs.Warm(id)
-			prev = id
-		}
-	}
-}
-
 // apply checks a decoded line against the rules in checking order
 // (rules.go) and, when it breaks none, records it. At most one violation is
 // reported per line: the first rule it breaks.

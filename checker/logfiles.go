@@ -437,7 +437,7 @@ func (c *contractState) readFile(r io.Reader, name string, base int, h hash.Hash
 func (c *contractState) readLines(r io.Reader, name string, base int, h hash.Hash) (int, error) {
 	lr := eventline.NewLineReader(r, c.opts.MaxLineBytes, h)
 	lr.CountFrom(base)
-	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress, Warm: c.warm}
+	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress}
 	err := eventline.Read(lr, &cfg, c.apply)
 	n := lr.Line() - base
 	if err != nil {

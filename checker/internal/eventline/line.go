@@ -21,11 +21,6 @@ type Config struct {
 	// far, from the goroutine that called Read, about every ProgressEvery
 	// bytes and once when reading ends.
 	Progress func(bytesRead int64)
-	// Warm, when not nil, is called from the goroutine that called Read
-	// with each batch of decoded lines before apply sees the first of
-	// them, so that the caller can bring into the cache, at once, what
-	// folding them will read (runstore.Store.Warm).
-	Warm func(batch []Decoded)
 }
 
 // ProgressEvery is how many bytes (1 MiB) Config.Progress lets pass between

@@ -92,9 +92,6 @@ func Read(lr *LineReader, cfg *Config, apply func(*Decoded)) error {
 	var reported int64
 	for b := range order {
 		<-b.done
-		if cfg.Warm != nil {
-			cfg.Warm(b.out)
-		}
 		for i := range b.out {
 			apply(&b.out[i])
 		}

@@ -25,8 +25,6 @@ type Store struct {
 	// added since (lazy.go): places 0 to base.n-1 are its runs, and order
 	// holds the runs added after them.
 	base *base
-	// warmed sums the slots Warm reads, so that no read is left out.
-	warmed uint64
 }
 
 // New returns an empty Store.
@@ -50,22 +48,6 @@ func (s *Store) Lookup(id []byte) *Run {
 		s.last = run
 	}
 	return run
-}
-
-// Warm reads the run index slot where Lookup of id starts (unless id is
-// the run Lookup found last), so that it is in the cache when Lookup
-// comes: called for a batch of lines before they are folded, the reads
-// of the slots overlap, where one by one each would wait for memory. A
-// log of millions of runs has an index of tens of megabytes, and nearly
-// every new run's first Lookup missed the cache: with 2 million runs
-// those misses were 8 % of the check's CPU, against 4 % with 200,000.
-// The runs of a loaded checkpoint (Decode) are found through its own
-// index, which Warm does not read: a resumed check folds few lines.
-func (s *Store) Warm(id []byte) {
-	if s.last != nil && s.last.id == string(id) {
-		return
-	}
-	s.warmed += s.index.slots[s.index.home(s.index.hash(id)>>32)]
 }
 
 // Add returns the state of the new run id, its first event on line n at
