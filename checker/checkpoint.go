@@ -96,7 +96,7 @@ type checkpointSettings struct {
 	strict        bool
 	maxLineBytes  uint64
 	maxViolations uint64 // caps the listed retry-brake warnings
-	staleAfter    uint64 // Options.StaleAfterSeconds
+	staleAfter    uint64 // the stall threshold in force (staleAfterOf), seconds
 	window        string // Options.Window (Window.String), "" without one
 	// tool is the version of the greenlight that wrote the checkpoint
 	// (Options.ToolVersion): another build may fold the same rules
@@ -116,7 +116,7 @@ func settingsOf(opts Options) (checkpointSettings, error) {
 		rules.Write([]byte{0})
 	}
 	s := checkpointSettings{definition: sha256.Sum256(def), strict: opts.Strict,
-		maxLineBytes: uint64(opts.MaxLineBytes), maxViolations: uint64(opts.MaxViolations), staleAfter: uint64(max(opts.StaleAfterSeconds, 0)),
+		maxLineBytes: uint64(opts.MaxLineBytes), maxViolations: uint64(opts.MaxViolations), staleAfter: uint64(staleAfterOf(opts)),
 		window: opts.Window.String(), tool: toolOf(opts).Version}
 	rules.Sum(s.rules[:0])
 	return s, nil
@@ -349,7 +349,11 @@ func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
 			formatTime(cp.maxEvent), formatTime(c.opts.Now), int64(c.skew/time.Second))
 	}
 	if len(files) < len(cp.files) {
-		return mismatch("it read %d files, and the log has %d now (rotated away)", len(cp.files), len(files))
+		// Named by the first file the log lacks now, at its own offset
+		// (the names are as the checkpoint's check gave them).
+		gone := cp.files[len(files)]
+		return &StateMismatchError{File: gone.File, Offset: gone.Offset,
+			Reason: fmt.Sprintf("it read %d files, and the log has %d now (rotated away)", len(cp.files), len(files))}
 	}
 	return nil
 }

@@ -92,6 +92,9 @@ func (s *stateFlags) validate(logs []string, inputFormat string, changed bool) e
 		}
 		return nil
 	}
+	if s.path == "-" {
+		return usageError{"--state names the checkpoint file, which is read and then replaced: - (standard input) cannot be one; give a path"}
+	}
 	if inputFormat == formatOpenLineage {
 		return usageError{"--state reads native event logs only, not --input-format openlineage"}
 	}
