@@ -9,19 +9,16 @@ require (
 	github.com/go-json-experiment/json v1.27.2
 	github.com/gofrs/flock v0.13.2
 	github.com/klauspost/compress v1.20.4
-	github.com/klauspost/cpuid/v2 v2.0.12
 	github.com/prometheus/common v0.73.1
 	github.com/robfig/cron/v3 v3.0.1
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/sethvargo/go-githubactions v1.3.2
 	github.com/spf13/pflag v1.1.0
-	github.com/zeebo/blake3 v0.2.4
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.44.0
-	lukechampine.com/blake3 v1.4.1
 )
 
 require (

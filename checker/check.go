@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/greenlight-ci/greenlight/checker/internal/digits"
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
@@ -81,10 +80,8 @@ type Options struct {
 	// about 20 MB/s.
 	SHA256 string
 	// NewSHA256, when not nil, makes the SHA-256 hashes Check computes over
-	// the bytes it reads (nil: crypto/sha256's natively, and in a wasm build
-	// checker/internal/wasmsha256's, which V8 runs about twice as fast and
-	// whose state is crypto/sha256's, so checkpoints resume across builds).
-	// Each hash's state must marshal as crypto/sha256's
+	// the bytes it reads (nil: crypto/sha256's on every target). Each
+	// hash's state must marshal as crypto/sha256's
 	// (encoding.BinaryMarshaler) for Options.Checkpoint and
 	// Options.Resume. The GitHub Action's wasm
 	// module passes one that its host (node's crypto) computes over those
@@ -96,8 +93,7 @@ type Options struct {
 	// its documents as before), and the Snapshot's source sha256 (the log's, and each
 	// file's but a compressed one's, which LogFile.Stored gives) is empty,
 	// which the snapshot schema refuses, so such a snapshot is never
-	// written out. The log's SHA-256 was about a tenth of validate's time
-	// on the 1M-event benchmark log (README "Performance", section 11).
+	// written out; hashing would be wasted work for validate.
 	// It cannot be combined with SHA256, Checkpoint or Resume.
 	ContractOnly bool
 	// ToolVersion is the version of the program that checks, for the
@@ -386,20 +382,6 @@ func (c *contractState) listed() bool {
 	return len(c.report.Violations) < c.opts.MaxViolations
 }
 
-// warm brings into the cache the run index slots where the lookups of a
-// batch of lines will start, once for each stretch of lines of one run
-// (new runs and known ones alike), before apply folds them one by one
-// (runstore.Store.Warm).
-func (c *contractState) warm(batch []eventline.Decoded) {
-	var prev []byte
-	for i := range batch {
-		if id := batch[i].Event.RunID; batch[i].Fault == nil && string(id) != string(prev) {
-			c.runs.Warm(id)
-			prev = id
-		}
-	}
-}
-
 // apply checks a decoded line against the rules in checking order
 // (rules.go) and, when it breaks none, records it. At most one violation is
 // reported per line: the first rule it breaks.
@@ -508,7 +490,7 @@ func appendTimeDated(dst []byte, t time.Time, dc *dateText) []byte {
 	n0 := len(dst)
 	dst = slices.Grow(dst, 30)
 	b := (*[30]byte)(dst[n0 : n0+30])
-	two := func(i, v int) { b[i], b[i+1] = digits.Pairs[2*v], digits.Pairs[2*v+1] }
+	two := func(i, v int) { b[i], b[i+1] = digitPairs[2*v], digitPairs[2*v+1] }
 	if dc != nil && dc.day == days+1 {
 		*(*[11]byte)(b[:11]) = dc.text
 	} else {
@@ -565,8 +547,13 @@ func appendTimeDated(dst []byte, t time.Time, dc *dateText) []byte {
 
 // Bounds of the instants formatTime writes itself, in Unix seconds: from
 // 0000-03-01 to the end of 9999 in UTC (TestFormatTime checks them against
-// the time package). It writes two digits at a time from digits.Pairs.
+// the time package). It writes two digits at a time from digitPairs.
 const (
 	minFormatUnix = -62162035200 // 0000-03-01T00:00:00Z, day 0 of formatTime's calendar
 	maxFormatUnix = 253402300799 // 9999-12-31T23:59:59Z
 )
+
+// digitPairs holds the two ASCII digits of each number 00 to 99, in order:
+// digitPairs[2*v] and digitPairs[2*v+1] are v's tens and units, for
+// writing decimal digits two at a time.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"

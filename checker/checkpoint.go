@@ -14,6 +14,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/greenlight-ci/greenlight/checker/internal/proof"
 	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
@@ -29,7 +30,7 @@ import (
 // CheckpointVersion is the first line of a checkpoint file: its format and
 // version. A file with any other first line is no checkpoint of this
 // greenlight.
-const CheckpointVersion = "greenlight.state/v5"
+const CheckpointVersion = "greenlight.state/v6"
 
 // checkpointMagic is the checkpoint file's first line, newline included.
 var checkpointMagic = []byte(CheckpointVersion + "\n")
@@ -47,13 +48,12 @@ type CheckpointFile struct {
 	// hashState is the crypto/sha256 digest state of the file's own text
 	// after Offset bytes (encoding.BinaryMarshaler's form).
 	hashState []byte
-	// pieceSize is the bytes of a proof piece (checkpoint_proof.go),
-	// pieceSums the digest of each whole piece of the first Offset bytes,
-	// and pieceTail the digest of the bytes after the last one, in each
-	// pieceHash.
+	// pieceSize is the bytes of a proof piece (checker/internal/proof),
+	// pieceSums the SHA-256 digest of each whole piece of the first Offset
+	// bytes, and pieceTail the digest of the bytes after the last one.
 	pieceSize int64
-	pieceSums [pieceHashes][]byte
-	pieceTail [pieceHashes][]byte
+	pieceSums []byte
+	pieceTail []byte
 }
 
 // Checkpoint is the state a valid check leaves for the next check of the
@@ -96,7 +96,7 @@ type checkpointSettings struct {
 	strict        bool
 	maxLineBytes  uint64
 	maxViolations uint64 // caps the listed retry-brake warnings
-	staleAfter    uint64 // Options.StaleAfterSeconds
+	staleAfter    uint64 // the stall threshold in force (staleAfterOf), seconds
 	window        string // Options.Window (Window.String), "" without one
 	// tool is the version of the greenlight that wrote the checkpoint
 	// (Options.ToolVersion): another build may fold the same rules
@@ -116,7 +116,7 @@ func settingsOf(opts Options) (checkpointSettings, error) {
 		rules.Write([]byte{0})
 	}
 	s := checkpointSettings{definition: sha256.Sum256(def), strict: opts.Strict,
-		maxLineBytes: uint64(opts.MaxLineBytes), maxViolations: uint64(opts.MaxViolations), staleAfter: uint64(max(opts.StaleAfterSeconds, 0)),
+		maxLineBytes: uint64(opts.MaxLineBytes), maxViolations: uint64(opts.MaxViolations), staleAfter: uint64(staleAfterOf(opts)),
 		window: opts.Window.String(), tool: toolOf(opts).Version}
 	rules.Sum(s.rules[:0])
 	return s, nil
@@ -204,10 +204,8 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		f.Offset, f.Lines = int64(d.Uvarint()), int(d.Uvarint())
 		f.hashState = []byte(d.String())
 		f.pieceSize = int64(d.Uvarint())
-		for a := range pieceHashes {
-			f.pieceSums[a] = []byte(d.String())
-			f.pieceTail[a] = []byte(d.String())
-		}
+		f.pieceSums = []byte(d.String())
+		f.pieceTail = []byte(d.String())
 		switch {
 		case f.Offset < 0 || f.Lines < 0:
 			d.Fail("a file offset out of range")
@@ -217,17 +215,14 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		case f.pieceSize <= 0 || f.pieceSize > maxPieceBytes:
 			d.Fail("a proof piece size out of range")
 		}
-		for a := range pieceHashes {
-			// The first fault is the one kept (Decoder.Fail), and the
-			// piece size divides only once it is known to be in range.
-			if d.Fault() != "" {
-				break
-			}
+		// The first fault is the one kept (Decoder.Fail), and the piece
+		// size divides only once it is known to be in range.
+		if d.Fault() == "" {
 			switch {
-			case int64(len(f.pieceSums[a])) != f.Offset/f.pieceSize*pieceDigestSize:
-				d.Fail("a file's " + a.String() + " piece digests do not cover its offset")
-			case len(f.pieceTail[a]) != pieceDigestSize:
-				d.Fail("a file's last " + a.String() + " piece digest is not 32 bytes")
+			case int64(len(f.pieceSums)) != f.Offset/f.pieceSize*proof.DigestSize:
+				d.Fail("a file's piece digests do not cover its offset")
+			case len(f.pieceTail) != proof.DigestSize:
+				d.Fail("a file's last piece digest is not 32 bytes")
 			}
 		}
 		cp.files = append(cp.files, f)
@@ -298,10 +293,8 @@ func (cp *Checkpoint) encode() ([][]byte, error) {
 		e.Uvarint(uint64(f.Lines))
 		e.String(string(f.hashState))
 		e.Uvarint(uint64(f.pieceSize))
-		for a := range pieceHashes {
-			e.String(string(f.pieceSums[a]))
-			e.String(string(f.pieceTail[a]))
-		}
+		e.String(string(f.pieceSums))
+		e.String(string(f.pieceTail))
 	}
 	e.String(string(cp.logHash))
 	e.Uvarint(uint64(cp.events))
@@ -356,7 +349,11 @@ func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
 			formatTime(cp.maxEvent), formatTime(c.opts.Now), int64(c.skew/time.Second))
 	}
 	if len(files) < len(cp.files) {
-		return mismatch("it read %d files, and the log has %d now (rotated away)", len(cp.files), len(files))
+		// Named by the first file the log lacks now, at its own offset
+		// (the names are as the checkpoint's check gave them).
+		gone := cp.files[len(files)]
+		return &StateMismatchError{File: gone.File, Offset: gone.Offset,
+			Reason: fmt.Sprintf("it read %d files, and the log has %d now (rotated away)", len(cp.files), len(files))}
 	}
 	return nil
 }
@@ -483,11 +480,13 @@ func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.H
 // resumeAt lets the check go on from where cp stopped: the new bytes are
 // decoded, and the state they give judged, while the old ones are hashed.
 // oneFile says the log has no other file.
-func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, pc *pieces) *proof {
-	p := startProof(proofHash(), cp.files[i], f, oneFile)
-	// The whole pieces are hashed meanwhile: the proof is what a resumed
-	// check waits for last (bench/run.sh section 12).
-	p.setTail(proveTail(cp.files[i], f, pc))
+func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, pc *proof.Pieces) *fileProof {
+	want := cp.files[i]
+	p := &fileProof{Proof: proof.Start(f.At, want.pieceSize, want.pieceSums), want: want, f: f, oneFile: oneFile}
+	// The whole pieces are hashed meanwhile; the bytes after them are read
+	// into pc here, for the next checkpoint's last piece.
+	from := wholeBytes(want)
+	p.SetTail(proof.Tail(f.At, from, want.Offset-from, want.pieceTail, pc))
 	return p
 }
 

@@ -228,7 +228,9 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 		want  string
 	}{
 		{"fewer files", logFiles(parts[1:]),
-			fmt.Sprintf("the checkpoint does not fit rotated at byte offset %d: it read 2 files, and the log has 1 now (rotated away)", len(parts[1]))},
+			fmt.Sprintf("the checkpoint does not fit part-2.jsonl at byte offset %d: it read 2 files, and the log has 1 now (rotated away)", len(parts[1]))},
+		{"the last file gone", logFiles(parts[:1]),
+			fmt.Sprintf("the checkpoint does not fit part-2.jsonl at byte offset %d: it read 2 files, and the log has 1 now (rotated away)", len(parts[1]))},
 		{"an earlier file grew", logFiles([][]byte{grown, parts[1], more}),
 			fmt.Sprintf("the checkpoint does not fit part-1.jsonl at byte offset %d: the file grew after the checkpoint, and only the last file it read may (the log's later lines would move)", cut)},
 		{"a file rewritten", logFiles([][]byte{parts[0], rewritten, more}),

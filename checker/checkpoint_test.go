@@ -319,9 +319,9 @@ func TestCheckpointMismatch(t *testing.T) {
 			fmt.Sprintf("the checkpoint does not fit events.jsonl at byte offset %d: it holds an event at 2026-01-01T00:", half)},
 		{"damaged", damaged, log, nil, "the checkpoint is unusable: its CRC-32C trailer does not match its contents (truncated or damaged)"},
 		{"truncated checkpoint", state[:len(state)-1], log, nil, "the checkpoint is unusable: its CRC-32C trailer does not match its contents (truncated or damaged)"},
-		{"not a checkpoint", []byte("{}\n"), log, nil, "the checkpoint is unusable: it is not a greenlight checkpoint (its first line is not greenlight.state/v5)"},
+		{"not a checkpoint", []byte("{}\n"), log, nil, "the checkpoint is unusable: it is not a greenlight checkpoint (its first line is not greenlight.state/v6)"},
 		{"other version", append([]byte("greenlight.state/v0\n"), state[20:]...), log, nil,
-			"the checkpoint is unusable: it is a checkpoint of version \"greenlight.state/v0\", and this greenlight reads greenlight.state/v5 only"},
+			"the checkpoint is unusable: it is a checkpoint of version \"greenlight.state/v0\", and this greenlight reads greenlight.state/v6 only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cp, err := checker.ParseCheckpoint(tc.state)

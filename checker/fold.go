@@ -10,12 +10,17 @@ import (
 // staleAfter resolves the stall threshold: the option, else the
 // definition's, else DefaultStaleAfterSeconds (seconds). A stage's own
 // stale_after_seconds overrides it for that stage (foldConfig.staleFor).
-func (c *contractState) staleAfter() int {
+func (c *contractState) staleAfter() int { return staleAfterOf(c.opts) }
+
+// staleAfterOf is the run-wide stall threshold in force under opts, in
+// seconds: Options.StaleAfterSeconds, else the definition's, else
+// DefaultStaleAfterSeconds.
+func staleAfterOf(opts Options) int {
 	switch {
-	case c.opts.StaleAfterSeconds > 0:
-		return c.opts.StaleAfterSeconds
-	case c.opts.Definition.StaleAfterSeconds > 0:
-		return c.opts.Definition.StaleAfterSeconds
+	case opts.StaleAfterSeconds > 0:
+		return opts.StaleAfterSeconds
+	case opts.Definition.StaleAfterSeconds > 0:
+		return opts.Definition.StaleAfterSeconds
 	}
 	return DefaultStaleAfterSeconds
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+	"github.com/greenlight-ci/greenlight/checker/internal/proof"
 )
 
 // ToolName is the snapshot's tool.name.
@@ -235,7 +236,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 	// misfit it finds is the check's error, unless the fold state is
 	// damaged (a damaged checkpoint is never a mismatch to recheck).
 	var verify func() error
-	var prf *proof // verify's proof, for a file resumed at its offset
+	var prf *fileProof // verify's proof, for a file resumed at its offset
 	defer func() {
 		if verify == nil {
 			return
@@ -276,7 +277,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		// A checkpoint written keeps the digests of the text's pieces: a
 		// file the checkpoint read goes on from its pieces, after the
 		// part of its last piece read again (to prove it, at an offset).
-		var pc *pieces
+		var pc *proof.Pieces
 		if at {
 			offset := cp.files[i].Offset
 			r = io.NewSectionReader(f.At, offset, math.MaxInt64-offset)
@@ -309,9 +310,9 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 				pc = resumePieces(cp.files[i])
 				skip = wholeBytes(cp.files[i])
 			default:
-				pc = newPieces(opts.pieceBytes())
+				pc = proof.New(opts.pieceBytes())
 			}
-			r = &piecesReader{r: r, p: pc, skip: skip}
+			r = proof.Feed(r, pc, skip)
 		}
 		counted := &countingReader{r: r}
 		tail := &tailReader{r: counted}
@@ -332,7 +333,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 					// The check's goroutine hashes pieces while the fold
 					// state loads, and one goroutine more hashes them once
 					// it has (startProof says why).
-					prf.hashUntil(foldDone)
+					prf.HashUntil(foldDone)
 				}
 			} else {
 				err = c.resumeFile(cp, i, f, tail, text, h)
@@ -389,7 +390,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 				return nil, err
 			}
 			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression, Offset: counted.n, Lines: fileLines, hashState: state,
-				pieceSize: pc.size, pieceSums: pc.sums, pieceTail: pc.tailSums()})
+				pieceSize: pc.Size(), pieceSums: pc.Sums(), pieceTail: pc.TailSum()})
 		}
 	}
 	digest := opts.SHA256
@@ -458,7 +459,7 @@ func (c *contractState) readFile(r io.Reader, name string, base int, h hash.Hash
 func (c *contractState) readLines(r io.Reader, name string, base int, h hash.Hash) (int, error) {
 	lr := eventline.NewLineReader(r, c.opts.MaxLineBytes, h)
 	lr.CountFrom(base)
-	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress, Warm: c.warm,
+	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress,
 		Listed: c.listed}
 	err := eventline.Read(lr, &cfg, c.apply)
 	n := lr.Line() - base

@@ -4,8 +4,8 @@
 // does nothing else. Go's crypto/sha256 uses the CPU's SHA extensions
 // where it has them, as coreutils' sha256sum may not, so bench/run.sh
 // times this rather than sha256sum for "hash plus load". A resumed check
-// proves the log's prefix faster than this: in pieces on every core, by
-// BLAKE3 or SHA-256 (docs/state.md, "The proof of the old part").
+// proves the log's prefix faster than this: in SHA-256 pieces on several
+// cores (docs/state.md, "The proof of the old part").
 //
 // usage: loghash FILE...
 //

@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
-	"github.com/greenlight-ci/greenlight/checker/internal/digits"
 )
 
 // appendRun appends the JSON of one run report exactly as json.Marshal
@@ -301,11 +300,11 @@ func appendInt(b []byte, n int64) []byte {
 		q := u / 100
 		r := (u - q*100) * 2
 		i -= 2
-		d[i], d[i+1] = digits.Pairs[r], digits.Pairs[r+1]
+		d[i], d[i+1] = digitPairs[r], digitPairs[r+1]
 		u = q
 	}
 	if u >= 10 {
-		d[0], d[1] = digits.Pairs[2*u], digits.Pairs[2*u+1]
+		d[0], d[1] = digitPairs[2*u], digitPairs[2*u+1]
 	} else {
 		d[0] = byte('0' + u)
 	}
@@ -470,3 +469,8 @@ func appendEscaped(b []byte, s string, i int) []byte {
 	}
 	return append(b, s[start:]...)
 }
+
+// digitPairs holds the two ASCII digits of each number 00 to 99, in order:
+// digitPairs[2*v] and digitPairs[2*v+1] are v's tens and units, for
+// writing decimal digits two at a time.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"

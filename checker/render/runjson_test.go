@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
-	"github.com/greenlight-ci/greenlight/checker/internal/swar/swartest"
+	"github.com/greenlight-ci/greenlight/checker/internal/swartest"
 )
 
 func ptr[T any](v T) *T { return &v }

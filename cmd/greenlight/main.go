@@ -5,7 +5,7 @@
 // the WASI module stay free of the Actions library. The browser commands
 // (view, report; internal/viewcmd) reach cli.Main as extra commands for the
 // same reason: the WASI module needs no HTTP server. So do the writing
-// commands (run, emit; internal/runwrap, internal/emit), which lock files
+// commands (run, emit; internal/emit), which lock files
 // and start processes.
 package main
 
@@ -25,7 +25,6 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
 	"github.com/greenlight-ci/greenlight/internal/emit"
-	"github.com/greenlight-ci/greenlight/internal/runwrap"
 	"github.com/greenlight-ci/greenlight/internal/viewcmd"
 )
 
@@ -56,7 +55,7 @@ func main() {
 // commands are the native binary's commands beyond cli.Main's own.
 func commands() map[string]func([]string, cli.Env) int {
 	c := viewcmd.Commands()
-	c["run"] = runwrap.Command
+	c["run"] = emit.RunCommand
 	c["emit"] = emit.Command
 	return c
 }

@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,36 +9,6 @@ import (
 	"sync"
 	"testing"
 )
-
-// TestBuildDistReproducible: scripts/build-dist.sh run again, from a copy
-// of the tracked files in another directory and with an empty build cache
-// (so every package is compiled again), writes the same dist/ bytes (both
-// modules, their sha256 files, VERSION), so a release can be rebuilt and
-// checked.
-func TestBuildDistReproducible(t *testing.T) {
-	first := filepath.Join(releaseLayout(t), "dist")
-	src := sourceCopy(t)
-	second := filepath.Join(t.TempDir(), "dist")
-	cmd := exec.Command("sh", "scripts/build-dist.sh", "-o", second, "v0.0.0-test")
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "GOCACHE="+filepath.Join(t.TempDir(), "gocache"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("scripts/build-dist.sh in %s: %v\n%s", src, err, out)
-	}
-	for _, name := range []string{"greenlight-wasip1.wasm", "greenlight-wasip1.wasm.sha256", "greenlight-wasip1-lean.wasm", "greenlight-wasip1-lean.wasm.sha256", "VERSION"} {
-		a, err := os.ReadFile(filepath.Join(first, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(second, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(a, b) {
-			t.Errorf("dist/%s differs between two builds (%d and %d bytes)", name, len(a), len(b))
-		}
-	}
-}
 
 // source is a copy of the tracked files, made once per test binary.
 var source struct {

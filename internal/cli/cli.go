@@ -355,11 +355,12 @@ func (c *common) options(env Env) (checker.Options, error) {
 }
 
 // readError is the error for a file that cannot be read, its name escaped
-// for the terminal; for a device or FIFO it says how to read standard input.
+// for the terminal; for a device or FIFO named as the event log, the one
+// input - stands for, it says how to read standard input.
 func readError(what string, err error) error {
 	msg := "cannot read " + what + ": " + osfile.Describe(err)
 	var nr *osfile.NotRegularError
-	if errors.As(err, &nr) && !nr.Mode.IsDir() {
+	if errors.As(err, &nr) && !nr.Mode.IsDir() && what == "the event log" {
 		msg += " (greenlight reads only regular files; give - to read standard input)"
 	}
 	return errors.New(msg)

@@ -92,6 +92,9 @@ func (s *stateFlags) validate(logs []string, inputFormat string, changed bool) e
 		}
 		return nil
 	}
+	if s.path == "-" {
+		return usageError{"--state names the checkpoint file, which is read and then replaced: - (standard input) cannot be one; give a path"}
+	}
 	if inputFormat == formatOpenLineage {
 		return usageError{"--state reads native event logs only, not --input-format openlineage"}
 	}
@@ -142,7 +145,7 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 		return s.checkWhole(logs, opts, inputFormat, progress, env)
 	}
 	opts.Checkpoint = true
-	data, err := osfile.ReadFileToReplace(s.path)
+	data, err := osfile.ReadFile(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// The first check: there is nothing to resume from yet.

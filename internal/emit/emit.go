@@ -1,6 +1,6 @@
 // Package emit appends events to a greenlight event log, safely and only
 // when they keep the log valid (docs/emit.md). It is the writing side of
-// "greenlight emit" and "greenlight run" (internal/runwrap); the checker
+// "greenlight emit" and "greenlight run" (run.go); the checker
 // stays a pure reader, and emit asks it, through its public API, whether
 // the log plus the new event is still valid.
 //

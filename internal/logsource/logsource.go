@@ -33,7 +33,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/greenlight-ci/greenlight/checker"
-	"github.com/greenlight-ci/greenlight/internal/osfile"
 )
 
 // MaxZstdWindow (bytes, 128 MiB) is the largest zstd window a stream may
@@ -285,11 +284,9 @@ func Open(names []string, stdin io.Reader, open Opener, openErr func(error) erro
 			f.size = size
 			if size >= 0 {
 				// A regular file stored as read: a resumed check proves
-				// the part its checkpoint read while it decodes the rest,
-				// hashing it from memory where the system maps files.
-				m := osfile.NewMapped(osf)
-				f.Log.At = m
-				f.closers = append(f.closers, m)
+				// the part its checkpoint read, reading it at offsets,
+				// while it decodes the rest.
+				f.Log.At = osf
 			}
 		}
 		files = append(files, f)

@@ -11,9 +11,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/greenlight-ci/greenlight/checker/render"
 )
@@ -97,91 +94,20 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readAll(f, false)
+	return readAll(f)
 }
 
-// ReadFileToReplace is ReadFile for a file about to be replaced (a
-// checkpoint a resumed check renames its successor over): once it is
-// read, the kernel is asked, on another goroutine, to drop its cached
-// pages, which are of no more use. Else the rename frees them, 6 ms for
-// the 18 MB checkpoint of the 1M-event log, after everything else a
-// resumed check does; now they are freed while the log is still proven.
-// A file of 8 MiB or more is read into memory outside the Go heap, backed
-// by huge pages where the system allows (hugeBuffer), which is never
-// freed: read it once in a process.
-func ReadFileToReplace(name string) ([]byte, error) {
-	f, err := Open(name)
-	if err != nil {
-		return nil, err
-	}
-	b, err := readAll(f, true)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	go dropCache(f)
-	return b, nil
-}
-
-// readAll reads the whole of f, a regular file opened by Open; huge says
-// a large file may be read into memory outside the Go heap, never freed
-// (hugeBuffer), for a file read once in a process.
-func readAll(f *os.File, huge bool) ([]byte, error) {
-	// Open admits regular files only: the size sizes the buffer, so that a
-	// large file (a checkpoint of millions of folded runs) is read into
-	// one allocation, not grown into several.
+// readAll reads the whole of f, a regular file opened by Open, into one
+// allocation of the size it has (a checkpoint of millions of folded runs
+// is read without growing a buffer several times).
+func readAll(f *os.File) ([]byte, error) {
 	size := 0
 	if st, err := f.Stat(); err == nil && st.Size() < 1<<40 {
 		size = int(st.Size())
 	}
-	if b, ok := readParallel(f, size, huge); ok {
-		return b, nil
-	}
 	b := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
 	_, err := b.ReadFrom(f)
 	return b.Bytes(), err
-}
-
-// parallelReadBytes is the size from which ReadFile reads a file in parts
-// on every core (8 MiB): copying a file's pages out of the page cache is
-// the cost of reading it, and a checkpoint of the 1M-event benchmark log
-// is 18 MB, read before a resumed check can start.
-const parallelReadBytes = 8 << 20
-
-// readParallel reads the size bytes of f, a regular file, in parts at
-// their offsets, one a core (up to four), when size is at least
-// parallelReadBytes; ok is false when it did not (a smaller file, one
-// core, a read error, or a file that is not size bytes long now), and the
-// file is then read from its start as usual. huge says the bytes may be
-// read into a hugeBuffer.
-func readParallel(f *os.File, size int, huge bool) (b []byte, ok bool) {
-	parts := min(runtime.GOMAXPROCS(0), 4)
-	if size < parallelReadBytes || parts < 2 {
-		return nil, false
-	}
-	if huge {
-		b = hugeBuffer(size)
-	}
-	if b == nil {
-		b = make([]byte, size)
-	}
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	step := (size + parts - 1) / parts
-	for from := 0; from < size; from += step {
-		part := b[from:min(from+step, size)]
-		wg.Go(func() {
-			if _, err := f.ReadAt(part, int64(from)); err != nil {
-				failed.Store(true)
-			}
-		})
-	}
-	wg.Wait()
-	var more [1]byte
-	if n, _ := f.ReadAt(more[:], int64(size)); failed.Load() || n > 0 {
-		return nil, false // shorter or longer than it was
-	}
-	return b, true
 }
 
 // Describe is err's text for a terminal: every file name inside an

@@ -138,8 +138,8 @@ func TestWASIUsageError(t *testing.T) {
 
 // TestWASICheckpointAcrossBuilds: a checkpoint written by the native CLI
 // resumes in the wasip1 module, and the module's checkpoint resumes
-// natively, each with a full check's bytes. The module hashes the log with
-// checker/internal/wasmsha256, whose state must be crypto/sha256's.
+// natively, each with a full check's bytes: the hash states of both builds
+// are crypto/sha256's.
 func TestWASICheckpointAcrossBuilds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a WebAssembly module; skipped with -short")

@@ -30,11 +30,6 @@ type Config struct {
 	// refused lines costs what a valid log of its size costs). Nil: every
 	// refused line is worded.
 	Listed func() bool
-	// Warm, when not nil, is called from the goroutine that called Read
-	// with each batch of decoded lines before apply sees the first of
-	// them, so that the caller can bring into the cache, at once, what
-	// folding them will read (runstore.Store.Warm).
-	Warm func(batch []Decoded)
 }
 
 // ProgressEvery is how many bytes (1 MiB) Config.Progress lets pass between

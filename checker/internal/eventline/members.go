@@ -3,8 +3,6 @@ package eventline
 import (
 	"encoding/binary"
 	"math/bits"
-
-	"github.com/greenlight-ci/greenlight/checker/internal/swar"
 )
 
 // The scanner below walks a JSON text that jsontext has already validated,
@@ -31,7 +29,7 @@ func skipSpace(b []byte, i int) int {
 func stringEnd(b []byte, i int) int {
 	for i++; i+8 <= len(b); {
 		w := binary.LittleEndian.Uint64(b[i:])
-		m := swar.Equal(w, '"') | swar.Equal(w, '\\')
+		m := swarEqual(w, '"') | swarEqual(w, '\\')
 		if m == 0 {
 			i += 8
 			continue

@@ -3,8 +3,6 @@ package eventline
 import (
 	"fmt"
 	"io"
-
-	"github.com/greenlight-ci/greenlight/checker/internal/slab"
 )
 
 // Reading, decoding and applying run as a pipeline so that a log is checked
@@ -95,9 +93,6 @@ func Read(lr *LineReader, cfg *Config, apply func(*Decoded)) error {
 	var words *Decoder // this goroutine's, for the messages of listed schema faults
 	for b := range order {
 		<-b.done
-		if cfg.Warm != nil {
-			cfg.Warm(b.out)
-		}
 		for i := range b.out {
 			out := &b.out[i]
 			if out.unworded != nil && cfg.Listed() {
@@ -155,7 +150,8 @@ func fillBatch(lr *LineReader, b *batch) (eof bool) {
 // decodeBatch decodes every line of b into b.out.
 func decodeBatch(dec *Decoder, schema *Schema, cfg *Config, b *batch) {
 	if cap(b.out) < len(b.refs) {
-		b.out = slab.Prefault(make([]Decoded, len(b.refs)))
+		b.out = make([]Decoded, len(b.refs))
+		clear(b.out) // first touch a write (prefault), not a read of the zero page
 	}
 	b.out = b.out[:len(b.refs)]
 	dec.arena = b.arena[:0]

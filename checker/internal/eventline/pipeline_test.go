@@ -6,33 +6,19 @@ import (
 	"testing"
 )
 
-// TestReadWarm: Config.Warm hears every batch of decoded lines before
-// apply sees the first of them, the batches in line order and together
+// TestReadOrder: Read applies the lines of several batches in line order,
 // every line once.
-func TestReadWarm(t *testing.T) {
+func TestReadOrder(t *testing.T) {
 	var log strings.Builder
 	const n = 3*batchLines + 17 // three whole batches and a short one
 	for i := range n {
 		fmt.Fprintf(&log, `{"run_id":"r-%d","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z"}`+"\n", i/3)
 	}
-	var warmed []int // the lines warmed, in order
-	var batches int
-	next := 0 // the next line apply must see
-	cfg := Config{MaxLineBytes: 1 << 20, Warm: func(batch []Decoded) {
-		if len(warmed) != next {
-			t.Fatalf("a batch warmed before apply saw line %d, the last line warmed", len(warmed))
-		}
-		batches++
-		for i := range batch {
-			warmed = append(warmed, batch[i].Line)
-		}
-	}}
+	next := 1 // the next line apply must see
+	cfg := Config{MaxLineBytes: 1 << 20}
 	err := Read(NewLineReader(strings.NewReader(log.String()), cfg.MaxLineBytes, nil), &cfg, func(d *Decoded) {
-		if next >= len(warmed) {
-			t.Fatalf("line %d applied before its batch was warmed", d.Line)
-		}
-		if d.Line != warmed[next] {
-			t.Fatalf("line %d applied where line %d was warmed", d.Line, warmed[next])
+		if d.Line != next {
+			t.Fatalf("line %d applied where line %d was next", d.Line, next)
 		}
 		if d.Fault != nil {
 			t.Fatalf("line %d: %v", d.Line, d.Fault.Msg)
@@ -42,13 +28,8 @@ func TestReadWarm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warmed) != n || next != n || batches != 4 {
-		t.Fatalf("%d lines warmed in %d batches, %d applied; want %d in 4", len(warmed), batches, next, n)
-	}
-	for i, line := range warmed {
-		if line != i+1 {
-			t.Fatalf("warmed line %d is line %d", i+1, line)
-		}
+	if next != n+1 {
+		t.Fatalf("%d lines applied, want %d", next-1, n)
 	}
 }
 

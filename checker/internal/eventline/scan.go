@@ -330,7 +330,7 @@ func digits(b []byte, i int) int {
 
 // stringSpecial flags the bytes of w that end a string's plain run: a
 // quote, a backslash, a control character or a byte from 0x80 on. It is
-// swar.Equal twice, swar.Below and swar.NonASCII in one expression, with
+// swarEqual twice, swarBelow and swarNonASCII in one expression, with
 // one mask of the high bits at the end (the last two as the high bit of
 // (w - 0x20 per byte) | w: a borrow can only follow a byte below 0x20).
 // As with swar, the lowest flag is exact; TestStringSpecial holds it to a

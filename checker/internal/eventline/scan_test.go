@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/greenlight-ci/greenlight/checker/internal/swar/swartest"
+	"github.com/greenlight-ci/greenlight/checker/internal/swartest"
 )
 
 // syntaxState is what Syntax records of a line, for comparing two decoders.

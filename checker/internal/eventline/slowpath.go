@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/greenlight-ci/greenlight/checker/internal/swar"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -150,7 +149,7 @@ func hasControl(s []byte) bool {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		w := binary.LittleEndian.Uint64(s[i:])
-		if swar.Below(w, 0x20)|swar.Equal(w, 0x7f)|swar.Equal(w, 0xc2) == 0 {
+		if swarBelow(w, 0x20)|swarEqual(w, 0x7f)|swarEqual(w, 0xc2) == 0 {
 			continue
 		}
 		for j := i; j < i+8; j++ {
@@ -180,7 +179,7 @@ func distinctRunes(s []byte) string {
 	havePrev := false
 	for i := 0; i < len(s); {
 		if i+8 <= len(s) {
-			if w := binary.LittleEndian.Uint64(s[i:]); swar.NonASCII(w) == 0 {
+			if w := binary.LittleEndian.Uint64(s[i:]); swarNonASCII(w) == 0 {
 				if !havePrev || w != prev {
 					for _, c := range s[i : i+8] {
 						if !ascii[c] {

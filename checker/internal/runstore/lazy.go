@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 	"unsafe"
-
-	"github.com/greenlight-ci/greenlight/checker/internal/slab"
 )
 
 // A store loaded from a checkpoint is read as it is, not decoded: its runs
@@ -231,7 +229,8 @@ func (s *Store) decode(p int) *Run {
 		s.runs = make([]Run, 0, slabSize)
 	}
 	if cap(s.stages)-len(s.stages) < b.stages {
-		s.stages = slab.Prefault(make([][]Attempt, 0, max(slabSize, b.stages)))
+		s.stages = make([][]Attempt, 0, max(slabSize, b.stages))
+		clear(s.stages[:cap(s.stages)]) // first touch a write (prefault)
 	}
 	s.runs = s.runs[:len(s.runs)+1]
 	run := &s.runs[len(s.runs)-1]
@@ -569,7 +568,8 @@ func (b *base) check() string {
 		}
 		return ""
 	}
-	seen := slab.Prefault(make([]bool, b.n))
+	seen := make([]bool, b.n)
+	clear(seen) // first touch a write (prefault)
 	used := 0
 	for i := 0; i < len(b.slots); i += 4 {
 		v := binary.LittleEndian.Uint32(b.slots[i:])
@@ -680,7 +680,7 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 	for _, run := range s.order {
 		idLen += len(run.id)
 	}
-	if idLen > math.MaxUint32 {
+	if uint64(idLen) > math.MaxUint32 {
 		return ErrTooLarge
 	}
 	e.Uvarint(uint64(idLen))
@@ -722,7 +722,7 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		for p, run := range s.order {
 			e.body(run, index)
 			idEnd += uint32(len(run.id))
-			if len(e.B)-bodies > math.MaxUint32 || run.firstLine > maxLine {
+			if uint64(len(e.B)-bodies) > math.MaxUint32 || uint64(run.firstLine) > maxLine {
 				return ErrTooLarge
 			}
 			putHead(e.B[heads+p*headSize:], run, idEnd, uint32(len(e.B)-bodies), code)
@@ -798,7 +798,7 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		bodyLen += int64(freshEnd[f] - fromF)
 		f++
 		idEnd += uint32(len(run.id))
-		if bodyLen > math.MaxUint32 || run.firstLine > maxLine {
+		if bodyLen > math.MaxUint32 || uint64(run.firstLine) > maxLine {
 			return ErrTooLarge
 		}
 		var h [headSize]byte

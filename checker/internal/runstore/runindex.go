@@ -2,8 +2,6 @@ package runstore
 
 import (
 	"hash/maphash"
-
-	"github.com/greenlight-ci/greenlight/checker/internal/slab"
 )
 
 // runIndex finds a run's state by its id. A log of months holds millions
@@ -109,7 +107,8 @@ func (x *runIndex) emptySlot(tag uint64) int {
 // grow moves the slots into a table of 2^bits slots.
 func (x *runIndex) grow(bits uint) {
 	old := x.slots
-	x.slots, x.bits = slab.Prefault(make([]uint64, 1<<bits)), bits
+	x.slots, x.bits = make([]uint64, 1<<bits), bits
+	clear(x.slots) // first touch a write (prefault), not a read of the zero page
 	for _, s := range old {
 		if s != 0 {
 			x.slots[x.emptySlot(s>>32)] = s

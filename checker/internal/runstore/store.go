@@ -2,8 +2,6 @@ package runstore
 
 import (
 	"time"
-
-	"github.com/greenlight-ci/greenlight/checker/internal/slab"
 )
 
 // slabSize is how many states one slab allocation holds.
@@ -27,8 +25,6 @@ type Store struct {
 	// added since (lazy.go): places 0 to base.n-1 are its runs, and order
 	// holds the runs added after them.
 	base *base
-	// warmed sums the slots Warm reads, so that no read is left out.
-	warmed uint64
 }
 
 // New returns an empty Store.
@@ -54,22 +50,6 @@ func (s *Store) Lookup(id []byte) *Run {
 	return run
 }
 
-// Warm reads the run index slot where Lookup of id starts (unless id is
-// the run Lookup found last), so that it is in the cache when Lookup
-// comes: called for a batch of lines before they are folded, the reads
-// of the slots overlap, where one by one each would wait for memory. A
-// log of millions of runs has an index of tens of megabytes, and nearly
-// every new run's first Lookup missed the cache: with 2 million runs
-// those misses were 8 % of the check's CPU, against 4 % with 200,000.
-// The runs of a loaded checkpoint (Decode) are found through its own
-// index, which Warm does not read: a resumed check folds few lines.
-func (s *Store) Warm(id []byte) {
-	if s.last != nil && s.last.id == string(id) {
-		return
-	}
-	s.warmed += s.index.slots[s.index.home(s.index.hash(id)>>32)]
-}
-
 // Add returns the state of the new run id, its first event on line n at
 // t, with room for the attempts of stages stages. The id must not be in the
 // store (Lookup).
@@ -78,7 +58,8 @@ func (s *Store) Add(id string, n int, t time.Time, stages int) *Run {
 		s.runs = make([]Run, 0, slabSize)
 	}
 	if cap(s.stages)-len(s.stages) < stages {
-		s.stages = slab.Prefault(make([][]Attempt, 0, max(slabSize, stages)))
+		s.stages = make([][]Attempt, 0, max(slabSize, stages))
+		clear(s.stages[:cap(s.stages)]) // first touch a write (prefault)
 	}
 	s.runs = s.runs[:len(s.runs)+1]
 	run := &s.runs[len(s.runs)-1]

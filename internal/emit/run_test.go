@@ -1,4 +1,4 @@
-package runwrap
+package emit
 
 import (
 	"os"

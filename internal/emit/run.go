@@ -1,15 +1,18 @@
-// Package runwrap is "greenlight run": it runs a stage's command as one
-// attempt and writes that attempt's evidence to the event log through
-// package emit (docs/emit.md). Before the command starts it appends
-// started, with a unique attempt_id, its owner (local-pid://HOST/PID, the
-// wrapper's own process) and a lease; while the command lives it appends a
-// heartbeat every interval, each extending the lease; when the command ends
-// it appends succeeded or failed with the returncode and the last lines of
-// the command's standard error. It forwards SIGINT and SIGTERM to the
-// command (and SIGHUP where there is one) and exits with the command's exit code, 128 plus the signal's
+// "greenlight run" (this file and run_command.go) runs a stage's command
+// as one attempt and writes that attempt's evidence to the event log
+// through the same append as "greenlight emit" (docs/emit.md). Before the
+// command starts it appends started, with a unique attempt_id, its owner
+// (local-pid://HOST/PID, the wrapper's own process) and a lease; while the
+// command lives it appends a heartbeat every interval, each extending the
+// lease; when the command ends it appends succeeded or failed with the
+// returncode and the last lines of the command's standard error. It
+// forwards SIGINT and SIGTERM to the command (and SIGHUP where there is
+// one) and exits with the command's exit code, 128 plus the signal's
 // number when a signal ended it. When the log says the stage cannot start
-// now, it refuses before running anything, with check's rule id and message.
-package runwrap
+// now, it refuses before running anything, with check's rule id and
+// message.
+
+package emit
 
 import (
 	"bytes"
@@ -28,7 +31,6 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
-	"github.com/greenlight-ci/greenlight/internal/emit"
 )
 
 // Defaults and ranges of the flags (seconds).
@@ -60,8 +62,8 @@ const (
 
 // Config is one wrapped attempt.
 type Config struct {
-	Log   *emit.Log
-	Event emit.Event // RunID, Stage, Attempt (0: the next), Fields (for started)
+	Log   *Log
+	Event Event // RunID, Stage, Attempt (0: the next), Fields (for started)
 	// Heartbeat is the interval between heartbeats; Lease how far past
 	// each event the lease reaches.
 	Heartbeat, Lease time.Duration
@@ -116,14 +118,14 @@ func Run(cfg Config) int {
 	started.Owner, started.AttemptID, started.Lease = cfg.Owner, cfg.AttemptID, cfg.Lease
 	a, err := cfg.Log.AppendStart(started)
 	if err != nil {
-		var refused *emit.RefusedError
+		var refused *RefusedError
 		suffix := ""
 		if errors.As(err, &refused) {
 			suffix = "\nthe stage cannot start now, so the command was not run"
 		} else {
 			suffix = "\nthe command was not run"
 		}
-		return emit.Failed(cli.Env{Stderr: cfg.Stderr}, errors.New(err.Error()+suffix))
+		return Failed(cli.Env{Stderr: cfg.Stderr}, errors.New(err.Error()+suffix))
 	}
 	printWarnings(cfg, a)
 	ev := cfg.Event
@@ -180,7 +182,7 @@ func Run(cfg Config) int {
 			hb.Status = checker.StatusHeartbeat.String()
 			hb.Owner, hb.Lease = cfg.Owner, cfg.Lease
 			if a, err := cfg.Log.Append(hb); err != nil {
-				emit.Failed(cli.Env{Stderr: cfg.Stderr}, errors.New(err.Error()+"\nthe heartbeat was not recorded; the command goes on"))
+				Failed(cli.Env{Stderr: cfg.Stderr}, errors.New(err.Error()+"\nthe heartbeat was not recorded; the command goes on"))
 			} else {
 				printWarnings(cfg, a)
 			}
@@ -203,7 +205,7 @@ func Run(cfg Config) int {
 }
 
 // outcome records how the command ended and returns the exit code.
-func outcome(cfg Config, ev emit.Event, st *os.ProcessState, waitErr error, forwarded os.Signal, tail *tailBuffer) int {
+func outcome(cfg Config, ev Event, st *os.ProcessState, waitErr error, forwarded os.Signal, tail *tailBuffer) int {
 	if st == nil {
 		msg := "greenlight run lost the command: " + waitErr.Error()
 		return finish(cfg, ev, nil, &msg, cli.ExitInvalid)
@@ -233,7 +235,7 @@ func outcome(cfg Config, ev emit.Event, st *os.ProcessState, waitErr error, forw
 // finish appends the attempt's outcome: succeeded when errText is nil,
 // else failed. It returns code, except that an outcome it could not
 // append turns a success into exit 2: the log does not prove it.
-func finish(cfg Config, ev emit.Event, returncode *int64, errText *string, code int) int {
+func finish(cfg Config, ev Event, returncode *int64, errText *string, code int) int {
 	ev.Status = checker.StatusSucceeded.String()
 	if errText != nil {
 		ev.Status = checker.StatusFailed.String()
@@ -241,7 +243,7 @@ func finish(cfg Config, ev emit.Event, returncode *int64, errText *string, code 
 	ev.Returncode, ev.Error = returncode, errText
 	a, err := cfg.Log.Append(ev)
 	if err != nil {
-		emit.Failed(cli.Env{Stderr: cfg.Stderr}, fmt.Errorf("%w\nthe attempt's outcome (%s) was not recorded", err, ev.Status))
+		Failed(cli.Env{Stderr: cfg.Stderr}, fmt.Errorf("%w\nthe attempt's outcome (%s) was not recorded", err, ev.Status))
 		if code == 0 {
 			return cli.ExitInvalid
 		}
@@ -251,8 +253,8 @@ func finish(cfg Config, ev emit.Event, returncode *int64, errText *string, code 
 	return code
 }
 
-func printWarnings(cfg Config, a emit.Appended) {
-	emit.PrintWarnings(cli.Env{Stderr: cfg.Stderr}, a)
+func printWarnings(cfg Config, a Appended) {
+	PrintWarnings(cli.Env{Stderr: cfg.Stderr}, a)
 }
 
 // passThrough copies the command's standard error to the wrapper's and

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package runwrap
+package emit
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package swar
+package eventline
 
 import (
 	"encoding/binary"
@@ -33,9 +33,9 @@ func TestFlags(t *testing.T) {
 				t.Fatalf("%s(%x) = %x, want the lowest flag on byte %d", name, b, got, first)
 			}
 		}
-		check("Equal quote", Equal(w, '"'), func(c byte) bool { return c == '"' })
-		check("Equal 0", Equal(w, 0), func(c byte) bool { return c == 0 })
-		check("Below 0x20", Below(w, 0x20), func(c byte) bool { return c < 0x20 })
-		check("NonASCII", NonASCII(w), func(c byte) bool { return c >= 0x80 })
+		check("Equal quote", swarEqual(w, '"'), func(c byte) bool { return c == '"' })
+		check("Equal 0", swarEqual(w, 0), func(c byte) bool { return c == 0 })
+		check("Below 0x20", swarBelow(w, 0x20), func(c byte) bool { return c < 0x20 })
+		check("NonASCII", swarNonASCII(w), func(c byte) bool { return c >= 0x80 })
 	}
 }

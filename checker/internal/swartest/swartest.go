@@ -1,5 +1,5 @@
 // Package swartest gives the words that the tests of a SWAR function (one
-// that flags bytes eight at a time, package swar) hold to a byte loop.
+// that flags bytes eight at a time, checker/internal/eventline) hold to a byte loop.
 package swartest
 
 import "math/rand/v2"
