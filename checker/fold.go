@@ -97,6 +97,10 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	} else {
 		s.Options.MaxAgeNone = m.None
 	}
+	if c.opts.Since > 0 {
+		secs := int64(c.opts.Since / time.Second)
+		s.Options.SinceSeconds = &secs
+	}
 	sched := def.Schedule
 	if sched != nil {
 		zero := 0
@@ -186,6 +190,9 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		}
 		states = append(states, code)
 	}
+	if c.opts.Since > 0 {
+		allSucceeded = c.succeededSince(states, w)
+	}
 	s.Verdict = VerdictUnhealthy
 	var judged *scheduleJudgement
 	if sched != nil {
@@ -250,6 +257,31 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	}
 	s.runs = f
 	return s
+}
+
+// succeededSince says gate all under --since is met by the runs: at least
+// one run's logical time is within opts.Since before now, and every such
+// run succeeded; states are the runs' state codes by place. A window's
+// folded runs that did not all succeed fail it too: their records keep no
+// logical time to leave them out by.
+func (c *contractState) succeededSince(states []uint8, w *windowState) bool {
+	if w != nil && w.counts.Succeeded != w.total {
+		return false
+	}
+	from := c.opts.Now.Add(-c.opts.Since)
+	sec, nsec := from.Unix(), int32(from.Nanosecond())
+	n := 0
+	for p, code := range states {
+		lsec, lnsec, _ := c.runs.Logical(p)
+		if lsec < sec || (lsec == sec && lnsec < nsec) {
+			continue
+		}
+		if code != stateSucceeded {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // succeededAfter says every run of the store that started after latest

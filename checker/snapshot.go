@@ -413,6 +413,9 @@ type SnapshotOptions struct {
 	// log's stages from the log itself (Options.InferStages); absent
 	// otherwise.
 	InferStages bool `json:"infer_stages,omitempty"`
+	// SinceSeconds is --since in seconds: gate all judged only the runs
+	// whose logical time is within it; absent without one.
+	SinceSeconds *int64 `json:"since_seconds,omitempty"`
 }
 
 // StateCounts counts runs per state; every state is present, zeros
