@@ -18,7 +18,7 @@ import (
 // elements, one per state of render.StateMarks, in order) draws each
 // state's symbol without a font: an inline SVG icon whose disc's computed
 // fill is the state's colour, whose glyph is stroked in white, which takes
-// room on the page, and whose pixels left of centre are the state's colour
+// room on the page, and whose pixels at the top centre are the state's colour
 // in a screenshot. It works with scripts disabled (DevTools reads the
 // computed style and takes the screenshot).
 func checkLegendIcons(t *testing.T, ctx context.Context, selector string) {
@@ -39,8 +39,8 @@ func checkLegendIcons(t *testing.T, ctx context.Context, selector string) {
 		if w < 8 || h < 8 {
 			t.Errorf("%s: the icon is %s by %s", m.State, icon["width"], icon["height"])
 		}
-		var shot []byte
-		if err := chromedp.Run(ctx, chromedp.Screenshot(item+" svg.icon", &shot, chromedp.ByQuery)); err != nil {
+		shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(item+" svg.icon")))
+		if err != nil {
 			t.Fatalf("%s: screenshot of the icon: %v", m.State, err)
 		}
 		img, err := png.Decode(bytes.NewReader(shot))
@@ -48,7 +48,9 @@ func checkLegendIcons(t *testing.T, ctx context.Context, selector string) {
 			t.Fatal(err)
 		}
 		b := img.Bounds()
-		at := image.Pt(b.Min.X+b.Dx()/5+1, b.Min.Y+b.Dy()/2)
+		// Top centre, inside the disc and above every glyph (each stays
+		// within y 3.5 to 12.5 of the 16 by 16 box).
+		at := image.Pt(b.Min.X+b.Dx()/2, b.Min.Y+b.Dy()/8)
 		r, g, bl, _ := img.At(at.X, at.Y).RGBA()
 		got := fmt.Sprintf("rgb(%d, %d, %d)", r>>8, g>>8, bl>>8)
 		if want := rgb(t, m.Colour); !near(got, want) {
@@ -60,7 +62,7 @@ func checkLegendIcons(t *testing.T, ctx context.Context, selector string) {
 // style is the computed style of the first element selector matches.
 func style(t *testing.T, ctx context.Context, selector string) map[string]string {
 	t.Helper()
-	props, err := chromedp.Run(ctx, chromedp.ComputedStyle(selector, chromedp.ByQuery))
+	props, err := chromedp.Run(ctx, chromedp.ComputedStyle(chromedp.CSS(selector)))
 	if err != nil {
 		t.Fatalf("computed style of %s: %v", selector, err)
 	}
