@@ -266,6 +266,11 @@ type contractState struct {
 	line lineCheck
 	// files are the log's files read so far (CheckFiles), for locate.
 	files []fileSpan
+	// applying is the line apply checks (0 outside apply); otherFile is
+	// set by lineText when a message about it names a line of another
+	// file of the log (separateLogsHint).
+	applying  int
+	otherFile string
 	// window is what a check with Options.Window keeps of the runs it
 	// folds; nil without a window.
 	window *windowState
@@ -394,7 +399,19 @@ func (c *contractState) apply(dl *eventline.Decoded) {
 	c.events++
 	x := &c.line // reused: a lineCheck passed to the checks would escape
 	*x = lineCheck{ev: ev, unknown: dl.Unknown}
-	if rule, msg := c.check(x); rule != "" {
+	c.applying, c.otherFile = n, ""
+	rule, msg := c.check(x)
+	c.applying = 0
+	if rule != "" {
+		if c.otherFile == "" && len(c.files) > 1 && x.run != nil {
+			// The run the event joins began in another file.
+			if first, _ := c.locate(x.run.FirstLine()); first != c.fileAt(n) {
+				c.otherFile = first
+			}
+		}
+		if c.otherFile != "" {
+			msg += c.separateLogsHint(n)
+		}
 		c.violate(n, rule, msg, &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt})
 		return
 	}
