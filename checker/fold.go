@@ -729,6 +729,15 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 			ApprovedBy: optString(r.ApprovedBy), ResolvedAt: formatTime(r.At), Line: r.Line,
 		}
 	}
+	if t := x.Takeover; t != nil {
+		tr := &TakeoverReport{Outcome: t.Outcome.String(), Owner: optString(t.Owner), StopConfirmedBy: t.ConfirmedBy,
+			StopEvidenceRef: t.EvidenceRef, StopMethod: t.Method, TakenOverAt: formatTime(t.At), Line: t.Line}
+		if t.AdvancedLine > 0 {
+			n := t.AdvancedLine
+			tr.HeartbeatAdvancedLine = &n
+		}
+		ar.Takeover = tr
+	}
 }
 
 // secondsBetween is to.Sub(from).Seconds() for times without a monotonic

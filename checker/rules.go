@@ -73,8 +73,10 @@ var checkingOrder = []*Rule{
 	&stageBeforeDependencyRule,
 	// An outcome.
 	&terminalWithoutStartRule, &duplicateTerminalRule,
+	// An outcome by another owner than the start's: a takeover.
+	&leaseStillActiveRule, &takeoverWithoutStopEvidenceRule,
 	// A heartbeat.
-	&heartbeatWithoutStartRule, &heartbeatAfterTerminalRule,
+	&heartbeatWithoutStartRule, &heartbeatAfterTerminalRule, &ownerMismatchRule,
 	// A resolution.
 	&resolutionWithoutStartRule, &duplicateResolutionRule, &resolutionOfRunningAttemptRule,
 	&resolutionOfSucceededAttemptRule, &resolutionOfIdempotentFailureRule, &resolutionWithoutEvidenceRule,
@@ -228,14 +230,22 @@ func (c *contractState) record(x *lineCheck) {
 			c.warnings = append(c.warnings, Violation{File: file, Line: line, Rule: RuleRetryPastBrake, Message: x.warning, RunID: run.ID(), Stage: &st, Attempt: ev.Attempt})
 		}
 	case StatusHeartbeat:
-		recordHeartbeat(x.attempt(), ev)
+		if a := x.attempt(); a.Status() != StatusStarted { // heartbeat_after_terminal let it pass
+			a.HeartbeatAdvanced(ev.Time, ev.Line, c.advancedReason(ev.Owner, ev.Line, a.Recovery().Takeover.Line))
+		} else {
+			recordHeartbeat(a, ev)
+		}
 	case StatusResolved:
 		recordResolution(run, x.attempt(), ev, c.opts.Definition.Stages[si].Idempotent)
 	default: // an outcome: succeeded, failed, unknown
 		a := x.attempt()
+		takeover := x.feed == nil && takeoverBy(a, ev)
 		a.SetOutcome(ev.Status, ev.Time, ev.Line, ev.HasCode, ev.Returncode)
 		if ev.HasError {
 			a.SetError(c.errorText(ev.Error))
+		}
+		if takeover {
+			recordTakeover(a, ev)
 		}
 	}
 	c.recordRecovery(run, si, ev)

@@ -243,6 +243,7 @@ const (
 	recoveryLease      = 1 << 0
 	recoveryRerun      = 1 << 1
 	recoveryResolution = 1 << 2
+	recoveryTakeover   = 1 << 3
 
 	resolutionManual      = 1 << 0
 	resolutionCompensated = 1 << 1
@@ -392,7 +393,7 @@ func (e *Encoder) body(run *Run, texts map[string]uint64) {
 // reads besides the job log's adjudication: an empty recovery part is the
 // same as none.
 func hasRecovery(r *AttemptRecovery) bool {
-	return r != nil && (r.Owner != "" || r.AttemptID != "" || r.ErrorCode != "" || !r.Lease.IsZero() || r.Reason != "" || r.RerunFrom || r.Resolution != nil)
+	return r != nil && (r.Owner != "" || r.AttemptID != "" || r.ErrorCode != "" || !r.Lease.IsZero() || r.Reason != "" || r.RerunFrom || r.Resolution != nil || r.Takeover != nil)
 }
 
 func (e *Encoder) attempt(run *Run, a *Attempt, texts map[string]uint64) {
@@ -437,6 +438,9 @@ func (e *Encoder) attempt(run *Run, a *Attempt, texts map[string]uint64) {
 	if r.Resolution != nil {
 		rf |= recoveryResolution
 	}
+	if r.Takeover != nil {
+		rf |= recoveryTakeover
+	}
 	e.Byte(rf)
 	e.String(r.Owner)
 	e.String(r.AttemptID)
@@ -461,6 +465,19 @@ func (e *Encoder) attempt(run *Run, a *Attempt, texts map[string]uint64) {
 		e.Byte(f)
 		e.Time(res.At)
 		e.Uvarint(uint64(res.Line))
+	}
+	if t := r.Takeover; t != nil {
+		e.Byte(byte(t.Outcome))
+		e.String(t.Owner)
+		e.String(t.ConfirmedBy)
+		e.String(t.EvidenceRef)
+		e.String(t.Method)
+		e.Time(t.At)
+		e.Uvarint(uint64(t.Line))
+		e.Uvarint(uint64(t.AdvancedLine))
+		if t.AdvancedLine > 0 {
+			e.Time(t.AdvancedAt)
+		}
 	}
 }
 
@@ -552,5 +569,14 @@ func (d *Decoder) attempt(run *Run, a *Attempt, texts []string) {
 		res.ManualCompletion, res.Compensated = f&resolutionManual != 0, f&resolutionCompensated != 0
 		res.At, res.Line = d.Time(), int(d.Uvarint())
 		r.Resolution = res
+	}
+	if rf&recoveryTakeover != 0 {
+		t := &Takeover{Outcome: Status(d.Byte())}
+		t.Owner, t.ConfirmedBy, t.EvidenceRef, t.Method = d.String(), d.String(), d.String(), d.String()
+		t.At, t.Line = d.Time(), int(d.Uvarint())
+		if t.AdvancedLine = int(d.Uvarint()); t.AdvancedLine > 0 {
+			t.AdvancedAt = d.Time()
+		}
+		r.Takeover = t
 	}
 }
