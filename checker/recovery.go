@@ -75,12 +75,13 @@ func brake(atts []attemptState, limit int) (kind failureKind, count int) {
 	return kind, count
 }
 
-// retryBrake is the definition's retry brake with the default threshold
-// when it has none (a Definition built by hand, or Feed's empty one).
+// retryBrake is the definition's retry brake, the defaults (threshold
+// DefaultRetryBrakeThreshold, enforced) when it has none (a Definition
+// built by hand).
 func (d *Definition) retryBrake() RetryBrake {
 	rb := d.RetryBrake
 	if rb.Threshold < 1 {
-		rb.Threshold = DefaultRetryBrakeThreshold
+		rb = RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: true}
 	}
 	return rb
 }

@@ -177,11 +177,30 @@ func TestRecoveryIdentifiers(t *testing.T) {
 	rec := res.Snapshot.Collect()[0].Recovery
 	got := fmt.Sprintf("%s %s %v %d %s %s\n%s", rec.Action, rec.RunID, rec.Stage, *rec.Attempt, *rec.AttemptID, *rec.Owner, strings.Join(rec.Steps, "\n"))
 	want := `confirm_stopped r-9 extract 1 ex-9-1 local-pid://host-a/4242
-Attempt 1 of stage extract in run r-9 has been silent for 1h0m0s since line 1: a stall candidate, not proof.
-Confirm, with evidence, that the owner local-pid://host-a/4242 has stopped before any rerun.
-Then record the attempt's outcome (failed, or unknown when it cannot be confirmed) and follow the action that outcome calls for.`
+Attempt 1 of stage extract in run r-9 has been silent for 1h0m0s since line 1: a stall candidate, not proof; a lease that ran out does not show that its owner stopped.
+Confirm on host host-a that PID 4242 of the owner local-pid://host-a/4242 has stopped: the PID is gone, or it is another process (compare its start time and command line with the attempt's start at 2026-01-01T11:00:00Z: PIDs are reused); check the host's boot time too (a reboot after 2026-01-01T11:00:00Z ended the process). Keep the output (ps -o lstart=,args= -p 4242) as the evidence.
+Then record the takeover with that evidence (stop_method is local_pid, host_down, console or other; write --status unknown with --field reason=... instead of failed when what the attempt did cannot be confirmed): greenlight emit --log EVENTS.jsonl --pipeline PIPELINE.yaml --run-id r-9 --stage extract --attempt 1 --status failed --error 'taken over: STOP_REASON' --owner YOUR_OWNER_ID --stop-confirmed-by YOUR_NAME --stop-evidence-ref EVIDENCE_REF --stop-method local_pid
+Then follow the action the recorded outcome calls for; if the owner's heartbeat comes after the takeover, the owner was alive (HEARTBEAT_ADVANCED) and the attempt needs a person's adjudication.`
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestConfirmStoppedQuoting: the emit line of confirm_stopped copies the
+// run id as one shell word, whatever it holds, and an owner that is not a
+// local-pid:// address gets no host or PID, and a method placeholder.
+func TestConfirmStoppedQuoting(t *testing.T) {
+	log := lines(ev("r 1'; rm -rf ~ #", "extract", 1, "started", "2026-01-01T11:00:00Z", `"owner":"k8s://pod/etl-7"`))
+	res := runCheck(t, log, func(o *checker.Options) { o.Definition = recoveryDefinition(t) })
+	steps := res.Snapshot.Collect()[0].Recovery.Steps
+	if len(steps) != 4 {
+		t.Fatalf("got %d steps: %q", len(steps), steps)
+	}
+	if want := "Confirm, with evidence, that the owner k8s://pod/etl-7 has stopped (its process, its host or the scheduler's console), and keep the evidence."; steps[1] != want {
+		t.Errorf("step 2: got %q, want %q", steps[1], want)
+	}
+	if want := ` --run-id 'r 1'\''; rm -rf ~ #' --stage extract --attempt 1 `; !strings.Contains(steps[2], want) || !strings.HasSuffix(steps[2], "--stop-method STOP_METHOD") {
+		t.Errorf("step 3: got %q, want it to hold %q and end in --stop-method STOP_METHOD", steps[2], want)
 	}
 }
 

@@ -239,6 +239,7 @@ func finish(cfg Config, ev emit.Event, returncode *int64, errText *string, code 
 		ev.Status = checker.StatusFailed.String()
 	}
 	ev.Returncode, ev.Error = returncode, errText
+	ev.Owner = cfg.Owner // the outcome names who ended the attempt: its owner
 	a, err := cfg.Log.Append(ev)
 	if err != nil {
 		emit.Failed(cli.Env{Stderr: cfg.Stderr}, fmt.Errorf("%w\nthe attempt's outcome (%s) was not recorded", err, ev.Status))
