@@ -221,7 +221,7 @@ func localPID(owner *string) (host, pid string, ok bool) {
 
 // shellWord writes s as one word of a POSIX shell command: as it is when it
 // holds only characters no shell reads specially, else in single quotes
-// (a quote inside written '\'').
+// (a quote inside written '\”).
 func shellWord(s string) string {
 	plain := s != ""
 	for _, r := range s {
