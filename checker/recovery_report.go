@@ -221,7 +221,8 @@ func localPID(owner *string) (host, pid string, ok bool) {
 
 // shellWord writes s as one word of a POSIX shell command: as it is when it
 // holds only characters no shell reads specially, else in single quotes
-// (a quote inside written '\”).
+// (a single quote inside closes the quotes, writes it escaped with a
+// backslash and opens them again).
 func shellWord(s string) string {
 	plain := s != ""
 	for _, r := range s {
