@@ -175,6 +175,7 @@ func (c *contractState) decodeFold(b []byte) (err error) {
 		c.warnings = append(c.warnings, w)
 	}
 	c.runs.Decode(d, stages, c.errorText, c.headCode)
+	c.streaks = nil // rebuilt from the restored runs when first needed (streaksFor)
 	if c.window != nil && d.Fault() == "" {
 		c.decodeWindow(d)
 	}

@@ -33,6 +33,10 @@ type foldConfig struct {
 	// lineText names a line of the log in recovery steps
 	// (contractState.lineText).
 	lineText func(int) string
+	// brakeTrips are the retry brakes that tripped across runs, by run and
+	// stage index of the check's definition (brake_runs.go); nil when none
+	// did.
+	brakeTrips map[tripKey]*BrakeTrip
 }
 
 // definitionOf returns the run's own expected stages when Feed gave it
@@ -95,7 +99,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.Reconciliation, mismatched = c.reconcile()
 	}
 	cfg := foldConfig{now: c.opts.Now, stale: time.Duration(stale) * time.Second,
-		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText}
+		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText, brakeTrips: c.tripsFor()}
 	var latest *runState
 	allSucceeded := true
 	var live, judgedRuns []*runState
@@ -557,9 +561,13 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
-		if b := brakeTrip(atts, cfg.threshold); b != nil { // only a tripped brake allocates
+		b := brakeTrip(atts, cfg.threshold) // only a tripped brake allocates
+		if b == nil && len(atts) > 0 && cfg.brakeTrips != nil && run.Definition() == 0 {
+			b = cfg.brakeTrips[tripKey{run.ID(), i}] // failures of earlier runs count too
+		}
+		if b != nil {
 			reason := b.String()
-			sr.StatusReason, sr.Brake = &reason, b
+			sr.StatusReason, sr.Brake, sr.BrakeRuns = &reason, b, b.Runs
 		}
 	}
 	rr.State = rs.state()

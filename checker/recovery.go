@@ -89,9 +89,14 @@ func (d *Definition) retryBrake() RetryBrake {
 // BrakeTrip is a tripped retry brake (docs/recovery.md): the trailing failed
 // attempts of a stage, Count of them, all failed with one failure kind, Kind
 // (the error_code, or returncode:<n>).
+//
+// Runs are the runs the failures happened in, oldest first, when they span
+// more than one run (the brake across runs); nil when they are all the
+// stage's own attempts in this run.
 type BrakeTrip struct {
 	Kind  string
 	Count int
+	Runs  []string
 }
 
 // String is the stage's status_reason: RETRY_BRAKE:<kind>x<count>.

@@ -90,7 +90,7 @@ func TestRecoveryGolden(t *testing.T) {
 // and Markdown (the job summary's report) are compared with the goldens
 // <name>.golden.json, .txt and .md; -update rewrites them.
 func TestRecoveryRunbookGolden(t *testing.T) {
-	for _, name := range []string{"takeover", "heartbeat_advanced"} {
+	for _, name := range []string{"takeover", "heartbeat_advanced", "brake_nights"} {
 		t.Run(name, func(t *testing.T) {
 			log, err := os.ReadFile("../testdata/recovery/" + name + ".jsonl")
 			if err != nil {

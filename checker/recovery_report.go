@@ -122,6 +122,13 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency, lineTe
 				"Inspect its effects, then append a resolved event: failed to allow a retry, succeeded with manual_completion: true and a second person's approved_by, or cancelled with compensated: true.",
 				fmt.Sprintf("Only then start attempt %d.", n+1),
 			}
+		case st.Brake != nil && st.Brake.Runs != nil:
+			rec.Action = ActionFixThenRerunFrom
+			rec.Steps = []string{
+				fmt.Sprintf("%s failed; the last %d attempts of %s, across runs %s, all failed with %s: the retry brake tripped, and the stage is braked in later runs too.", who, st.Brake.Count, label, strings.Join(st.Brake.Runs, ", "), st.Brake.Kind),
+				"Fix the cause first; another blind retry, tonight's or tomorrow's, repeats the failure.",
+				fmt.Sprintf("Then start attempt %d (or the stage in the next run) with rerun_from: true.", n+1),
+			}
 		case st.Brake != nil:
 			rec.Action = ActionFixThenRerunFrom
 			rec.Steps = []string{
@@ -182,7 +189,7 @@ func secondsText(s *float64) string {
 // from the snapshot (shell-quoted) and placeholders in capitals for the
 // evidence.
 func confirmStoppedSteps(runID string, stage StageID, a *AttemptReport, who string, lineText func(int) string) []string {
-	steps := []string{fmt.Sprintf("%s has been silent for %s since %s: a stall candidate, not proof; a lease that ran out does not show that its owner stopped.", who, secondsText(a.SilentForSeconds), lineText(a.Line))}
+	steps := []string{fmt.Sprintf("%s has been silent for %s since %s: a stall candidate, not proof that its owner stopped.", who, secondsText(a.SilentForSeconds), lineText(a.Line))}
 	method := "STOP_METHOD"
 	switch host, pid, ok := localPID(a.Owner); {
 	case ok:

@@ -177,7 +177,7 @@ func TestRecoveryIdentifiers(t *testing.T) {
 	rec := res.Snapshot.Collect()[0].Recovery
 	got := fmt.Sprintf("%s %s %v %d %s %s\n%s", rec.Action, rec.RunID, rec.Stage, *rec.Attempt, *rec.AttemptID, *rec.Owner, strings.Join(rec.Steps, "\n"))
 	want := `confirm_stopped r-9 extract 1 ex-9-1 local-pid://host-a/4242
-Attempt 1 of stage extract in run r-9 has been silent for 1h0m0s since line 1: a stall candidate, not proof; a lease that ran out does not show that its owner stopped.
+Attempt 1 of stage extract in run r-9 has been silent for 1h0m0s since line 1: a stall candidate, not proof that its owner stopped.
 Confirm on host host-a that PID 4242 of the owner local-pid://host-a/4242 has stopped: the PID is gone, or it is another process (compare its start time and command line with the attempt's start at 2026-01-01T11:00:00Z: PIDs are reused); check the host's boot time too (a reboot after 2026-01-01T11:00:00Z ended the process). Keep the output (ps -o lstart=,args= -p 4242) as the evidence.
 Then record the takeover with that evidence (stop_method is local_pid, host_down, console or other; write --status unknown with --field reason=... instead of failed when what the attempt did cannot be confirmed): greenlight emit --log EVENTS.jsonl --pipeline PIPELINE.yaml --run-id r-9 --stage extract --attempt 1 --status failed --error 'taken over: STOP_REASON' --owner YOUR_OWNER_ID --stop-confirmed-by YOUR_NAME --stop-evidence-ref EVIDENCE_REF --stop-method local_pid
 Then follow the action the recorded outcome calls for; if the owner's heartbeat comes after the takeover, the owner was alive (HEARTBEAT_ADVANCED) and the attempt needs a person's adjudication.`

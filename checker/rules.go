@@ -219,6 +219,7 @@ func (c *contractState) runFor(x *lineCheck) *runState {
 // attempt states change.
 func (c *contractState) record(x *lineCheck) {
 	run, si, ev := x.run, x.si, x.ev
+	var ended *attemptState // an attempt whose outcome this event sets
 	switch ev.Status {
 	case StatusStarted:
 		var a attemptState
@@ -232,6 +233,7 @@ func (c *contractState) record(x *lineCheck) {
 	case StatusHeartbeat:
 		if a := x.attempt(); a.Status() != StatusStarted { // heartbeat_after_terminal let it pass
 			a.HeartbeatAdvanced(ev.Time, ev.Line, c.advancedReason(ev.Owner, ev.Line, a.Recovery().Takeover.Line))
+			ended = a
 		} else {
 			recordHeartbeat(a, ev)
 		}
@@ -247,8 +249,12 @@ func (c *contractState) record(x *lineCheck) {
 		if takeover {
 			recordTakeover(a, ev)
 		}
+		ended = a
 	}
 	c.recordRecovery(run, si, ev)
+	if ended != nil {
+		c.recordStreak(x, ended) // after recordRecovery: it reads error_code
+	}
 	run.SetLast(ev.Time)
 	if ev.HasScheduledFor {
 		run.SetScheduledFor(ev.ScheduledFor, ev.Line)

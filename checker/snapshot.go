@@ -447,6 +447,11 @@ type StageReport struct {
 	StatusReason *string         `json:"status_reason"`
 	AttemptCount int             `json:"attempt_count"`
 	Attempts     []AttemptReport `json:"attempts"`
+	// BrakeRuns are the runs whose failures tripped the retry brake, oldest
+	// first, ending with this one, when failures of earlier runs count
+	// towards it (docs/recovery.md, the brake across runs); nil (and
+	// absent from the JSON) otherwise.
+	BrakeRuns []string `json:"brake_runs,omitempty"`
 	// Brake is the tripped retry brake that StatusReason writes, as a
 	// value for readers (the recovery advice); nil when it has not tripped.
 	Brake *BrakeTrip `json:"-"`

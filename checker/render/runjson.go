@@ -84,6 +84,18 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 				}
 				b = append(b, ']')
 			}
+			if s.BrakeRuns != nil {
+				b = append(b, `,"brake_runs":[`...)
+				for k, id := range s.BrakeRuns {
+					if k > 0 {
+						b = append(b, ',')
+					}
+					b = append(b, '"')
+					b = appendText(b, id)
+					b = append(b, '"')
+				}
+				b = append(b, ']')
+			}
 			b = append(b, '}')
 		}
 		b = append(b, ']')
