@@ -2,7 +2,10 @@ package checker
 
 import (
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 )
 
 // The retry brake across runs (docs/recovery.md, "A retry brake that spans
@@ -44,30 +47,11 @@ func logicalTime(run *runState) time.Time {
 	return run.FirstAt()
 }
 
-// streaksFor returns the streaks of the check's stages, building them from
-// the runs the store holds on first use (a check resumed from a checkpoint
-// starts with runs but no streaks): each run's attempts are replayed in
-// logical-time order.
+// streaksFor returns the streaks of the check's stages (a check resumed
+// from a checkpoint has them from it, decodeStreaks).
 func (c *contractState) streaksFor() []brakeStreak {
-	if c.streaks != nil {
-		return c.streaks
-	}
-	c.streaks = make([]brakeStreak, len(c.opts.Definition.Stages))
-	c.brakeTrips = nil
-	runs := c.runs.Runs()
-	runs = slices.Clone(runs)
-	slices.SortStableFunc(runs, func(a, b *runState) int { return logicalTime(a).Compare(logicalTime(b)) })
-	for _, run := range runs {
-		if run.Definition() != 0 {
-			continue
-		}
-		for si := range c.streaks {
-			for k := range run.Attempts(si) {
-				if a := &run.Attempts(si)[k]; a.Status() != StatusStarted {
-					c.addToStreak(run, si, a)
-				}
-			}
-		}
+	if c.streaks == nil {
+		c.streaks = make([]brakeStreak, len(c.opts.Definition.Stages))
 	}
 	return c.streaks
 }
@@ -168,4 +152,82 @@ func (c *contractState) addToStreak(run *runState, si int, a *attemptState) {
 func (c *contractState) tripsFor() map[tripKey]*BrakeTrip {
 	c.streaksFor()
 	return c.brakeTrips
+}
+
+// encodeStreaks appends the streaks and the trips across runs to a
+// checkpoint (checkpoint_fold.go), the trips in the order of their run and
+// stage.
+func (c *contractState) encodeStreaks(e *runstore.Encoder) {
+	streaks := c.streaksFor()
+	e.Uvarint(uint64(len(streaks)))
+	for _, s := range streaks {
+		e.String(s.kind.code)
+		e.Varint(s.kind.returncode)
+		e.Uvarint(uint64(s.count))
+		e.Time(s.at)
+		e.Uvarint(uint64(len(s.runs)))
+		for _, r := range s.runs {
+			e.String(r.id)
+			e.Time(r.at)
+			e.Uvarint(uint64(r.count))
+		}
+	}
+	keys := make([]tripKey, 0, len(c.brakeTrips))
+	for k := range c.brakeTrips {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b tripKey) int {
+		if a.run != b.run {
+			return strings.Compare(a.run, b.run)
+		}
+		return a.stage - b.stage
+	})
+	e.Uvarint(uint64(len(keys)))
+	for _, k := range keys {
+		b := c.brakeTrips[k]
+		e.String(k.run)
+		e.Uvarint(uint64(k.stage))
+		e.String(b.Kind)
+		e.Uvarint(uint64(b.Count))
+		e.Uvarint(uint64(len(b.Runs)))
+		for _, id := range b.Runs {
+			e.String(id)
+		}
+	}
+}
+
+// decodeStreaks reads what encodeStreaks wrote, for a definition of
+// stages stages.
+func (c *contractState) decodeStreaks(d *runstore.Decoder, stages int) {
+	if n := d.Uvarint(); n != uint64(stages) {
+		d.Fail("another number of retry brake streaks")
+		return
+	}
+	c.streaks = make([]brakeStreak, stages)
+	for si := range c.streaks {
+		s := &c.streaks[si]
+		s.kind.code, s.kind.returncode = d.String(), d.Varint()
+		s.count, s.at = int(d.Uvarint()), d.Time()
+		for range d.Count() {
+			s.runs = append(s.runs, brakeRun{id: d.String(), at: d.Time(), count: int(d.Uvarint())})
+		}
+	}
+	for range d.Count() {
+		k := tripKey{run: d.String(), stage: int(d.Uvarint())}
+		b := &BrakeTrip{Kind: d.String(), Count: int(d.Uvarint())}
+		for range d.Count() {
+			b.Runs = append(b.Runs, d.String())
+		}
+		if d.Fault() != "" {
+			return
+		}
+		if k.stage < 0 || k.stage >= stages {
+			d.Fail("a retry brake of no stage")
+			return
+		}
+		if c.brakeTrips == nil {
+			c.brakeTrips = make(map[tripKey]*BrakeTrip)
+		}
+		c.brakeTrips[k] = b
+	}
 }

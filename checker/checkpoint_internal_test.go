@@ -124,13 +124,17 @@ func TestDamagedRunDecodedLate(t *testing.T) {
 		log = fmt.Appendf(log, `{"run_id":%q,"stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}`+"\n", id)
 	}
 	opts, state := checkedState(t, log)
-	// The fold state ends with the bodies, the last one run c's, and the
-	// attempt ids' count (0): the last byte of c's body, its attempt's last
-	// line delta, becomes a varint that never ends; the trailer is made to
-	// match.
+	// The fold state ends with the bodies, the last one run c's, the
+	// attempt ids' count (0) and the retry brake's streaks (encodeStreaks:
+	// stage 1's, which run c's success ended at its first event, and no
+	// trips): the last byte of c's body, its attempt's last line delta,
+	// becomes a varint that never ends; the trailer is made to match.
+	var streaks runstore.Encoder
+	(&contractState{opts: Options{Definition: &Definition{Stages: make([]StageDef, 1)}},
+		streaks: []brakeStreak{{at: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)}}}).encodeStreaks(&streaks)
 	file := state
 	body := file[:len(file)-trailerSize]
-	body[len(body)-2] = 0x80
+	body[len(body)-2-len(streaks.B)] = 0x80
 	file = withTrailer(body)
 	const want = "the checkpoint is unusable: its contents are damaged (a bad number)"
 	for _, tc := range []struct {
