@@ -33,6 +33,9 @@ type foldConfig struct {
 	// lineText names a line of the log in recovery steps
 	// (contractState.lineText).
 	lineText func(int) string
+	// planOf gives a run's dependency plan (contractState.planOf), for a
+	// rerun from a node (rerun.go); nil judges no rerun.
+	planOf func(*runState) *stagePlan
 	// brakeTrips are the retry brakes that tripped across runs, by run and
 	// stage index of the check's definition (brake_runs.go); nil when none
 	// did.
@@ -99,7 +102,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.Reconciliation, mismatched = c.reconcile()
 	}
 	cfg := foldConfig{now: c.opts.Now, stale: time.Duration(stale) * time.Second,
-		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText, brakeTrips: c.tripsFor()}
+		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText, brakeTrips: c.tripsFor(), planOf: c.planOf}
 	var latest *runState
 	allSucceeded := true
 	var live, judgedRuns []*runState
@@ -389,6 +392,9 @@ func stageState(run *runState, i int, def *Definition, cfg foldConfig) StageStat
 		return StagePending
 	}
 	last := &atts[len(atts)-1]
+	if cfg.planOf != nil && rerunDue(run, i, last, cfg.planOf(run)) {
+		return StagePending // to run again in the rerun from an upstream stage
+	}
 	if o := last.Outcome(); o != StatusStarted {
 		return StageState(o.String())
 	}

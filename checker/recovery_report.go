@@ -91,6 +91,14 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency, lineTe
 	a := &st.Attempts[len(st.Attempts)-1]
 	n := a.Attempt
 	rec.Attempt, rec.AttemptID, rec.Owner = &n, a.AttemptID, a.Owner
+	if st.State == StagePending { // incomplete: a stage a rerun from upstream is to run again (rerun.go)
+		rec.Action = ActionRerun
+		rec.Steps = []string{
+			fmt.Sprintf("%s of run %s is to run again: a rerun from a stage upstream of it started after its attempt %d (%s).", label, rr.RunID, n, lineText(a.Line)),
+			fmt.Sprintf("Start attempt %d of %s in run %s once the stages it depends on have succeeded in the rerun.", n+1, label, rr.RunID),
+		}
+		return rec
+	}
 	who := fmt.Sprintf("Attempt %d of %s in run %s", n, label, rr.RunID)
 	owner := "the owner"
 	if a.Owner != nil {

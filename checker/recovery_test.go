@@ -226,3 +226,45 @@ Check with the owner local-pid://h/9 that it is making progress; do not start an
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestRerunFromRerunsDescendants: a started with rerun_from on extract
+// reruns extract and every stage downstream of it (load, publish), also
+// after they succeeded; audit, which does not depend on extract, is not
+// rerun. Until a downstream stage runs again it is pending, so the run is
+// judged by the rerun's attempts (docs/recovery.md, Rerun from a node).
+func TestRerunFromRerunsDescendants(t *testing.T) {
+	def, err := checker.ParseDefinition([]byte("stages:\n  - {id: extract}\n  - {id: load}\n  - {id: publish, depends_on: [load]}\n  - {id: audit, depends_on: []}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := []string{
+		ev("r-1", "extract", 1, "started", "2026-01-01T10:00:00Z"), ev("r-1", "extract", 1, "succeeded", "2026-01-01T10:01:00Z"),
+		ev("r-1", "load", 1, "started", "2026-01-01T10:02:00Z"), ev("r-1", "load", 1, "succeeded", "2026-01-01T10:03:00Z"),
+		ev("r-1", "publish", 1, "started", "2026-01-01T10:04:00Z"), ev("r-1", "publish", 1, "succeeded", "2026-01-01T10:05:00Z"),
+		ev("r-1", "audit", 1, "started", "2026-01-01T10:06:00Z"), ev("r-1", "audit", 1, "succeeded", "2026-01-01T10:07:00Z"),
+		ev("r-1", "extract", 2, "started", "2026-01-01T11:55:00Z", `"rerun_from":true`),
+	}
+	steps := [][]string{
+		nil,
+		{ev("r-1", "extract", 2, "succeeded", "2026-01-01T11:56:00Z")},
+		{ev("r-1", "load", 2, "started", "2026-01-01T11:57:00Z"), ev("r-1", "load", 2, "succeeded", "2026-01-01T11:57:30Z"),
+			ev("r-1", "publish", 2, "started", "2026-01-01T11:58:00Z"), ev("r-1", "publish", 2, "succeeded", "2026-01-01T11:58:30Z")},
+	}
+	wants := []string{
+		"running [extract=running load=pending publish=pending audit=succeeded] wait",
+		"incomplete [extract=succeeded load=pending publish=pending audit=succeeded] rerun",
+		"succeeded [extract=succeeded load=succeeded publish=succeeded audit=succeeded] none",
+	}
+	log := first
+	for k, more := range steps {
+		log = append(log, more...)
+		res := runCheck(t, lines(log...), func(o *checker.Options) { o.Definition = def })
+		if !res.Report.Valid {
+			t.Fatalf("step %d: unexpected violations: %+v", k, res.Report.Violations)
+		}
+		r := res.Snapshot.Collect()[0]
+		if got := fmt.Sprintf("%s [%s] %s", r.State, stageStates(r), r.Recovery.Action); got != wants[k] {
+			t.Errorf("step %d: got %s, want %s\n%q", k, got, wants[k], r.Recovery.Steps)
+		}
+	}
+}

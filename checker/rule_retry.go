@@ -37,12 +37,15 @@ var retryAfterCancellationRule = Rule{ID: RuleRetryAfterCancellation, Family: fa
 
 var retryWithoutFailureRule = Rule{ID: RuleRetryWithoutFailure, Family: familyRetry,
 	Summary: "attempt n started when attempt n-1 did not fail",
-	Detail:  "A retry follows a failed attempt; starting another while the previous is running or after it succeeded is a double launch.",
+	Detail:  "A retry follows a failed attempt; starting another while the previous is running or after it succeeded is a double launch. The one exception is a rerun from a node: a started with \"rerun_from\": true reruns its stage and opens a rerun of every stage downstream of it, whose next attempts may follow a success.",
 	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:01:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if prev := x.previous(); prev != nil && prev.Outcome() != StatusFailed {
+			if prev.Outcome() == StatusSucceeded && x.feed == nil && (x.ev.RerunFrom || rerunDue(x.run, x.si, prev, c.planOf(x.run))) {
+				return "" // a rerun from this stage or one upstream of it (rerun.go)
+			}
 			return fmt.Sprintf("%s started, but attempt %d %s; a retry follows a failed attempt", x.who(), x.ev.Attempt-1, attemptOutcome(*prev))
 		}
 		return ""

@@ -225,6 +225,9 @@ func (c *contractState) record(x *lineCheck) {
 		var a attemptState
 		a.SetStart(ev.Time, ev.Line, x.neverStalls)
 		c.runs.AddAttempt(run, si, a)
+		if ev.RerunFrom && x.feed == nil {
+			run.SetRerun(si, ev.Line) // rerun.go: si and its descendants run again
+		}
 		if x.warning != "" {
 			st := ev.Stage
 			file, line := c.locate(ev.Line)

@@ -234,6 +234,7 @@ const (
 	runScheduled  = 1 << 0
 	runRequesters = 1 << 1
 	runApprovers  = 1 << 2
+	runRerun      = 1 << 3
 
 	attemptCode     = 1 << 0
 	attemptError    = 1 << 1
@@ -369,6 +370,9 @@ func (e *Encoder) body(run *Run, texts map[string]uint64) {
 		if len(x.approvers.list) > 0 {
 			flags |= runApprovers
 		}
+		if x.rerunStage > 0 {
+			flags |= runRerun
+		}
 	}
 	e.Byte(flags)
 	if flags&runScheduled != 0 {
@@ -380,6 +384,10 @@ func (e *Encoder) body(run *Run, texts map[string]uint64) {
 	}
 	if flags&runApprovers != 0 {
 		e.people(&x.approvers)
+	}
+	if flags&runRerun != 0 {
+		e.Uvarint(uint64(x.rerunStage))
+		e.Uvarint(uint64(x.rerunLine))
 	}
 	for _, atts := range run.stages {
 		e.Uvarint(uint64(len(atts)))
@@ -498,6 +506,15 @@ func (d *Decoder) body(run *Run, stages int, texts []string, s *Store) bool {
 	}
 	if flags&runApprovers != 0 {
 		d.people(&run.wext().approvers)
+	}
+	if flags&runRerun != 0 {
+		si, line := d.Uvarint(), d.Uvarint()
+		if si < 1 || si > uint64(stages) {
+			d.Fail("a rerun of no stage")
+			return false
+		}
+		x := run.wext()
+		x.rerunStage, x.rerunLine = int32(si), int(line)
 	}
 	for si := range stages {
 		k := d.Count()

@@ -284,6 +284,11 @@ type runExt struct {
 	// approvers the approved_by of its non-idempotent success resolutions.
 	requesters People
 	approvers  People
+	// rerunStage is the index plus one of the stage whose latest started
+	// event with rerun_from opened a rerun of it and its descendants, on
+	// rerunLine; 0 when none did.
+	rerunStage int32
+	rerunLine  int
 }
 
 // ID is the run's run_id.
@@ -382,3 +387,19 @@ func (r *Run) AddRequester(id Identity) { r.wext().requesters.Add(id) }
 
 // AddApprover adds id to the run's approvers.
 func (r *Run) AddApprover(id Identity) { r.wext().approvers.Add(id) }
+
+// Rerun is the stage (its index) whose latest started event with
+// rerun_from opened a rerun of it and every stage downstream of it, and
+// that event's line; ok is false when the run has none.
+func (r *Run) Rerun() (si int, line int, ok bool) {
+	if r.ext == nil || r.ext.rerunStage == 0 {
+		return 0, 0, false
+	}
+	return int(r.ext.rerunStage - 1), r.ext.rerunLine, true
+}
+
+// SetRerun records a started event with rerun_from of stage si on line n.
+func (r *Run) SetRerun(si int, n int) {
+	x := r.wext()
+	x.rerunStage, x.rerunLine = int32(si+1), n
+}
