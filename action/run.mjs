@@ -23,6 +23,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 // node:wasi is experimental in every Node release so far and says so on
 // stderr when loaded; the step log needs no such line on every run.
@@ -427,19 +428,157 @@ export function hostImports() {
 }
 
 /**
- * runWasm runs the module's action mode under node:wasi. Its standard
- * output and error are temporary files: node:wasi writes straight to the
- * descriptor, and on a non-blocking pipe (a step's stdout) a write past
- * the pipe's 64 KB fails with EAGAIN, which the module reports as "write
- * /dev/stdout: Try again". It returns the exit code, and finish(header),
- * which writes the header and then copies the files to the step's stdout
- * and stderr, or discard(), which drops them (the lean module's
- * EXIT_NEEDS_FULL: it wrote nothing of its results). pages is the memory
- * to add before the module starts (memoryPages).
+ * The signals a cancelled job sends (SIGINT, then SIGTERM), with the exit
+ * code a shell gives a process they stop: 128 plus the signal's number.
  */
-async function runWasm(compiled, env, cwd, pages) {
+export const STOP_SIGNALS = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * outputTemps lists the temporary files action mode may be writing: the
+ * ".NAME.tmp-*" files (internal/atomicfile) beside the snapshot input and
+ * each reports path, resolved against cwd. A path the script cannot list
+ * is skipped.
+ */
+export function outputTemps(env, cwd) {
+  const outputs = [];
+  const snapshot = (env.INPUT_SNAPSHOT || '').trim();
+  if (snapshot) outputs.push(snapshot);
+  for (const line of (env.INPUT_REPORTS || '').split('\n')) {
+    const i = line.indexOf('=');
+    if (i > 0 && line.slice(i + 1).trim()) outputs.push(line.slice(i + 1).trim());
+  }
+  const temps = [];
+  for (const o of outputs) {
+    const target = path.resolve(cwd, o);
+    const dir = path.dirname(target);
+    const prefix = `.${path.basename(target)}.tmp-`;
+    try {
+      for (const name of fs.readdirSync(dir)) {
+        if (name.startsWith(prefix) && /^[0-9]+$/.test(name.slice(prefix.length))) temps.push(path.join(dir, name));
+      }
+    } catch {
+      // A directory that does not exist (yet) holds none.
+    }
+  }
+  return temps;
+}
+
+/**
+ * stopper makes SIGINT and SIGTERM stop the action at once, leaving nothing
+ * it made behind: the module's run is ended (its worker terminated), the
+ * temporary directory in RUNNER_TEMP and the temporary files the module
+ * left beside its outputs (outputTemps; those there before it started are
+ * not its) are removed, a line on stderr says so, and the script exits
+ * with 128 plus the signal's number. It returns { track(dir), run(worker),
+ * done() }: track notes a temporary directory to remove, run the worker
+ * running the module, done removes the handlers.
+ */
+function stopper(env, cwd) {
+  const before = new Set(outputTemps(env, cwd));
+  const dirs = new Set();
+  let worker = null;
+  let stopping = false;
+  const handlers = {};
+  for (const [sig, code] of Object.entries(STOP_SIGNALS)) {
+    handlers[sig] = async () => {
+      if (stopping) return;
+      stopping = true;
+      if (worker) await worker.terminate().catch(() => {});
+      for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+      const removed = outputTemps(env, cwd).filter((t) => !before.has(t));
+      for (const t of removed) fs.rmSync(t, { force: true });
+      process.stderr.write(`greenlight: stopped by ${sig}; removed what the action made (${removed.length + dirs.size} temporary ${removed.length + dirs.size === 1 ? 'file or directory' : 'files and directories'}); no output was replaced\n`);
+      process.exit(code);
+    };
+    process.on(sig, handlers[sig]);
+  }
+  return {
+    track(dir) {
+      dirs.add(dir);
+    },
+    untrack(dir) {
+      dirs.delete(dir);
+    },
+    run(w) {
+      worker = w;
+    },
+    done() {
+      for (const [sig, h] of Object.entries(handlers)) process.off(sig, h);
+    },
+  };
+}
+
+/**
+ * startModule instantiates a compiled module and runs its action mode
+ * under node:wasi, on the thread it is called on; it returns the exit code
+ * and throws a trap. It is what the worker runs (moduleWorker).
+ */
+async function startModule(module, env, cwd, pages, fds) {
+  const wasi = new WASI({
+    version: 'preview1',
+    args: ['greenlight', 'action'],
+    env: moduleEnv(env, cwd),
+    preopens: preopens(env, cwd),
+    stdin: fs.openSync(os.devNull, 'r'),
+    stdout: fds.out,
+    stderr: fds.err,
+    returnOnExit: true,
+  });
+  const host = hostImports();
+  const instance = await WebAssembly.instantiate(module, { ...wasi.getImportObject(), ...host.imports });
+  host.memory = instance.exports.memory;
+  growMemory(instance, pages);
+  return wasi.start(instance);
+}
+
+/**
+ * moduleWorker runs startModule on a worker thread and resolves to its exit
+ * code, or rejects with its trap: the main thread stays free to handle a
+ * signal while the module runs (wasi.start does not return until the
+ * module exits), and the stopper can end the run at once.
+ */
+function moduleWorker(module, env, cwd, pages, fds, stop) {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(fileURLToPath(import.meta.url), {
+      workerData: { greenlightModule: module, env, cwd, pages, fds },
+      stdout: false,
+      stderr: false,
+    });
+    stop.run(w);
+    let settled = false;
+    w.on('message', (m) => {
+      settled = true;
+      if (m.trap !== undefined) reject(new Error(m.trap));
+      else resolve(m.code);
+    });
+    w.on('error', (err) => {
+      settled = true;
+      reject(err);
+    });
+    w.on('exit', () => {
+      stop.run(null);
+      if (!settled) reject(new Error('the module\'s worker ended without an exit code'));
+    });
+  });
+}
+
+/**
+ * runWasm runs the module's action mode under node:wasi, on a worker
+ * thread (moduleWorker). Its standard output and error are temporary
+ * files: node:wasi writes straight to the descriptor, and on a
+ * non-blocking pipe (a step's stdout) a write past the pipe's 64 KB fails
+ * with EAGAIN, which the module reports as "write /dev/stdout: Try again".
+ * It returns the exit code, and finish(header), which writes the header
+ * and then copies the files to the step's stdout and stderr, or discard(),
+ * which drops them (the lean module's EXIT_NEEDS_FULL: it wrote nothing of
+ * its results). pages is the memory to add before the module starts
+ * (memoryPages); stop is the stopper, which removes the files if a signal
+ * ends the run.
+ */
+async function runWasm(compiled, env, cwd, pages, stop) {
   const tmpRoot = env.RUNNER_TEMP && fs.existsSync(env.RUNNER_TEMP) ? env.RUNNER_TEMP : os.tmpdir();
   const tmp = fs.mkdtempSync(path.join(tmpRoot, 'greenlight-'));
+  stop.track(tmp);
   const outFile = path.join(tmp, 'stdout');
   const errFile = path.join(tmp, 'stderr');
   const outFd = fs.openSync(outFile, 'w+');
@@ -447,22 +586,8 @@ async function runWasm(compiled, env, cwd, pages) {
   let code;
   let trap;
   try {
-    const wasi = new WASI({
-      version: 'preview1',
-      args: ['greenlight', 'action'],
-      env: moduleEnv(env, cwd),
-      preopens: preopens(env, cwd),
-      stdin: fs.openSync(os.devNull, 'r'),
-      stdout: outFd,
-      stderr: errFd,
-      returnOnExit: true,
-    });
     const module = await compiled;
-    const host = hostImports();
-    const instance = await WebAssembly.instantiate(module, { ...wasi.getImportObject(), ...host.imports });
-    host.memory = instance.exports.memory;
-    growMemory(instance, pages);
-    code = wasi.start(instance);
+    code = await moduleWorker(module, env, cwd, pages, { out: outFd, err: errFd }, stop);
   } catch (err) {
     // A trap (out of memory, say) ends the module without an exit code;
     // what it printed until then still goes to the step log.
@@ -471,7 +596,10 @@ async function runWasm(compiled, env, cwd, pages) {
     fs.closeSync(outFd);
     fs.closeSync(errFd);
   }
-  const discard = () => fs.rmSync(tmp, { recursive: true, force: true });
+  const discard = () => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    stop.untrack(tmp);
+  };
   return {
     code: trap ? undefined : code,
     discard,
@@ -501,15 +629,17 @@ function runNative(bin, env, cwd, header) {
  */
 export async function main(env = process.env, cwd = process.cwd()) {
   const clock = timing(env);
+  const stop = stopper(env, cwd);
   try {
-    return await run(env, cwd, clock);
+    return await run(env, cwd, clock, stop);
   } finally {
+    stop.done();
     clock.report();
   }
 }
 
-/** run is main's body; clock is main's timing. */
-async function run(env, cwd, clock) {
+/** run is main's body; clock is main's timing, stop its stopper. */
+async function run(env, cwd, clock, stop) {
   const notes = [];
   const log = (s) => notes.push(s);
   const engine = (env['INPUT_ENGINE'] || 'wasm').trim();
@@ -540,7 +670,7 @@ async function run(env, cwd, clock) {
       const lean = releasedModule(LEAN_MODULE, compile);
       if (lean) {
         clock.mark('lean module read and hashed');
-        const r = await runWasm(lean, env, cwd, pages);
+        const r = await runWasm(lean, env, cwd, pages, stop);
         clock.mark('lean module ran');
         if (r.code !== EXIT_NEEDS_FULL) {
           log(`released module dist/${LEAN_MODULE} (sha256 checked) under node ${process.version}`);
@@ -560,7 +690,7 @@ async function run(env, cwd, clock) {
       log(`module run under node ${process.version}`);
     }
     clock.mark('module read and hashed');
-    const r = await runWasm(compiled, env, cwd, pages);
+    const r = await runWasm(compiled, env, cwd, pages, stop);
     clock.mark('module ran');
     return await r.finish(header());
   } catch (err) {
@@ -589,6 +719,14 @@ function fail(env, msg) {
   return EXIT_INVALID;
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+if (!isMainThread && workerData && workerData.greenlightModule) {
+  // The worker of moduleWorker: run the module, post its exit code or trap.
+  const d = workerData;
+  try {
+    parentPort.postMessage({ code: await startModule(d.greenlightModule, d.env, d.cwd, d.pages, d.fds) });
+  } catch (err) {
+    parentPort.postMessage({ trap: String(err && err.message ? err.message : err) });
+  }
+} else if (isMainThread && process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   process.exitCode = await main();
 }

@@ -399,3 +399,65 @@ for k in $kinds; do
   awk -v k="$k" -v t="$t" -v p="$plain_t" -v m="$m" -v s="$(stat -L -c %s "$f")" -v x="$x" 'BEGIN { printf "%-6s %6.1f MB on disk  median %.2f s  %.2fx plain  peak RSS %.0f MB  exit %s\n", k, s/1e6, t, t/p, m/1024, x }'
 done
 fi
+
+# cpu CMD...: prints the CPU seconds (user + system) CMD took (GNU time's
+# last line: a non-zero exit adds a line before it).
+cpu() {
+  /usr/bin/time -f "%U %S" -o "$work/time.txt" "$@" > /dev/null 2>"$work/stderr.txt" || true
+  tail -n 1 "$work/time.txt" | awk '{ printf "%.3f\n", $1 + $2 }'
+}
+
+if want 14; then
+echo
+echo "== 14. 512 KiB of short lines the compiled check refuses vs a valid log of the same size (docs/contract.md: cost of refused lines), CPU seconds, median of $runs"
+# Only the listed violations (--max-violations, default 1000) are worded by
+# the JSON Schema validator; the rest are counted by the compiled check.
+python3 - "$work" <<'PY'
+import sys
+work, size = sys.argv[1], 512 * 1024
+head = '{"run_id":"r-1","stage":1,'
+kinds = {
+    "empty-object": '{}',
+    "attempt-0": head + '"attempt":0,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z"}',
+    "unknown-status": head + '"attempt":1,"status":"begun","timestamp_utc":"2026-01-01T00:00:00Z"}',
+    "missing-field": head + '"attempt":1,"timestamp_utc":"2026-01-01T00:00:00Z"}',
+    "case-variant-key": head + '"attempt":1,"status":"started","Status":"failed","timestamp_utc":"2026-01-01T00:00:00Z"}',
+}
+for name, line in kinds.items():
+    with open(f"{work}/short-{name}.jsonl", "w") as f:
+        f.write((line + "\n") * (size // (len(line) + 1)))
+with open(f"{work}/short-valid.jsonl", "w") as f:
+    n, i = 0, 0
+    while n < size:
+        for stage, status in ((1, "started"), (1, "succeeded"), (2, "started"), (2, "succeeded")):
+            l = '{"run_id":"r-%d","stage":%d,"attempt":1,"status":"%s","timestamp_utc":"2026-01-01T00:00:00Z"}\n' % (i, stage, status)
+            f.write(l)
+            n += len(l)
+        i += 1
+PY
+kinds="valid empty-object attempt-0 unknown-status missing-field case-variant-key"
+for k in $kinds; do : > "$work/short-$k.txt"; done
+for i in $(seq "$runs"); do
+  for k in $kinds; do cpu "$gl" check "$work/short-$k.jsonl" --stages 1,2 --now "$now" --format json >> "$work/short-$k.txt"; done
+done
+valid_t=$(median < "$work/short-valid.txt")
+for k in $kinds; do
+  awk -v k="$k" -v t="$(median < "$work/short-$k.txt")" -v v="$valid_t" -v s="$(stat -c %s "$work/short-$k.jsonl")" -v l="$(wc -l < "$work/short-$k.jsonl")" \
+    'BEGIN { printf "%-17s %7d bytes %6d lines  CPU %.3f s  %5.1fx valid (target <= 10x)\n", k, s, l, t, t / (v > 0 ? v : 0.001) }'
+done
+fi
+
+if want 15; then
+echo
+echo "== 15. an OpenLineage log of 10,000 runs chained (run i's parent is run i-1) vs the same runs as siblings, same size (docs/openlineage.md), CPU seconds, median of $runs"
+python3 bench/genol.py "$work/ol-chained.jsonl" --runs 10000 --chained
+python3 bench/genol.py "$work/ol-siblings.jsonl" --runs 10000
+: > "$work/ol-chained.txt"; : > "$work/ol-siblings.txt"
+for i in $(seq "$runs"); do
+  for k in chained siblings; do
+    cpu "$gl" check --input-format openlineage "$work/ol-$k.jsonl" --now 2026-01-02T00:00:00Z --format json >> "$work/ol-$k.txt"
+  done
+done
+awk -v c="$(median < "$work/ol-chained.txt")" -v s="$(median < "$work/ol-siblings.txt")" -v b="$(stat -c %s "$work/ol-chained.jsonl")" -v b2="$(stat -c %s "$work/ol-siblings.jsonl")" \
+  'BEGIN { printf "chained %d bytes  CPU %.3f s   siblings %d bytes  CPU %.3f s   ratio %.2fx (target <= 10x)\n", b, c, b2, s, c / (s > 0 ? s : 0.001) }'
+fi

@@ -272,6 +272,11 @@ type contractState struct {
 	line lineCheck
 	// files are the log's files read so far (CheckFiles), for locate.
 	files []fileSpan
+	// applying is the line apply checks (0 outside apply); otherFile is
+	// set by lineText when a message about it names a line of another
+	// file of the log (separateLogsHint).
+	applying  int
+	otherFile string
 	// window is what a check with Options.Window keeps of the runs it
 	// folds; nil without a window.
 	window *windowState
@@ -374,6 +379,13 @@ func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef
 	c.report.Add(v, c.opts.MaxViolations)
 }
 
+// listed reports whether the next violation would be listed in the report
+// (within MaxViolations); beyond, a schema violation is counted without the
+// validator's message (eventline.Config.Listed).
+func (c *contractState) listed() bool {
+	return len(c.report.Violations) < c.opts.MaxViolations
+}
+
 // warm brings into the cache the run index slots where the lookups of a
 // batch of lines will start, once for each stretch of lines of one run
 // (new runs and known ones alike), before apply folds them one by one
@@ -401,7 +413,19 @@ func (c *contractState) apply(dl *eventline.Decoded) {
 	c.events++
 	x := &c.line // reused: a lineCheck passed to the checks would escape
 	*x = lineCheck{ev: ev, unknown: dl.Unknown}
-	if rule, msg := c.check(x); rule != "" {
+	c.applying, c.otherFile = n, ""
+	rule, msg := c.check(x)
+	c.applying = 0
+	if rule != "" {
+		if c.otherFile == "" && len(c.files) > 1 && x.run != nil {
+			// The run the event joins began in another file.
+			if first, _ := c.locate(x.run.FirstLine()); first != c.fileAt(n) {
+				c.otherFile = first
+			}
+		}
+		if c.otherFile != "" {
+			msg += c.separateLogsHint(n)
+		}
 		c.violate(n, rule, msg, &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt})
 		return
 	}

@@ -98,11 +98,12 @@ func TestFourEyesIdentity(t *testing.T) {
 	}
 }
 
-// TestBlankEvidence: a text made only of Unicode white space (ECMA-262's
-// \s, what the schema's "not blank" means) counts as missing, on the fast
-// path and in the schema alike (outside review of main: a
-// no-break space, U+3000, U+2028 or a vertical tab counted as given).
-// Characters that are not white space there count as given.
+// TestBlankEvidence: a text made only of the blank class (ECMA-262's white
+// space \s, and characters that render as nothing: Cc, Cf, variation
+// selectors, the other default-ignorable code points, U+2800) counts as
+// missing, on the fast path and in the schema alike (outside reviews of
+// main: a no-break space, U+3000, U+2028 or a vertical tab counted as given;
+// then a lone U+200B). A text with any other character counts as given.
 func TestBlankEvidence(t *testing.T) {
 	s1 := rev("extract", 1, "started", 0)
 	unk1 := rev("extract", 1, "unknown", 1, reason)
@@ -128,13 +129,12 @@ func TestBlankEvidence(t *testing.T) {
 		{"error of failed", func(s string) []string { return []string{s1, rev("extract", 1, "failed", 1, `"error":`+q(s))} }, "2:schema "},
 		{"attempt_id", func(s string) []string { return []string{rev("extract", 1, "started", 0, `"attempt_id":`+q(s))} }, "1:schema "},
 	}
-	// The review's examples and a mix; TestBlankClass covers every code
+	// The reviews' examples and a mix; TestBlankClass covers every code
 	// point of the class, and the differential fuzz seeds every field.
-	blank := []string{"\u000b", "\u00a0", "\u2028", "\u3000", "\ufeff", " \u00a0\t\u3000\r\n"}
-	// Not white space in ECMA-262: NEL (which Go's unicode.IsSpace counts),
-	// the zero-width space and the Mongolian vowel separator (white space
-	// until Unicode 6.3). As an approver they name nobody (identityKey).
-	given := []string{"\u0085", "\u200b", "\u180e", "x\u3000"}
+	blank := []string{"\u000b", "\u00a0", "\u2028", "\u3000", "\ufeff", " \u00a0\t\u3000\r\n",
+		"\u0085", "\u200b", "\u180e", "\u00ad", "\u2060", "\ufe0f", "\u034f", "\u3164", "\u2800", "\U000e0041", "\u200b\u00a0\u200d"}
+	// Visible: one character outside the class is enough.
+	given := []string{"x\u3000", "\u200bx", "\u3163", "\u0301"}
 	for _, f := range fields {
 		for _, s := range blank {
 			t.Run(fmt.Sprintf("%s/%+q is blank", f.field, s), func(t *testing.T) {
@@ -145,14 +145,40 @@ func TestBlankEvidence(t *testing.T) {
 		}
 		for _, s := range given {
 			want := ""
-			if f.field == "approved_by" && s != "x\u3000" {
-				want = f.rule
-			}
 			t.Run(fmt.Sprintf("%s/%+q is given", f.field, s), func(t *testing.T) {
 				if got := checkBoth(t, f.log(s)); got != want {
 					t.Fatalf("violations %q, want %q", got, want)
 				}
 			})
 		}
+	}
+}
+
+// TestInvisibleResolver: an unknown attempt of a non-idempotent stage
+// resolved succeeded with reason, evidence_ref and resolved_by each a lone
+// U+200B (zero-width space), approved by bob, is no resolution: the
+// resolver names nobody, so the four-eyes check would compare bob with no
+// one (outside review). Each field alone blank is refused by its own rule.
+func TestInvisibleResolver(t *testing.T) {
+	zw := q("\u200b")
+	head := append(extractOK(), rev("load", 1, "started", 2), rev("load", 1, "unknown", 3, reason))
+	cases := []struct {
+		name  string
+		extra []string
+		want  string
+	}{
+		{"all three a zero-width space", []string{`"reason":` + zw, `"resolved_by":` + zw, `"evidence_ref":` + zw}, "5:schema "},
+		{"the resolver", []string{`"reason":"checked the row counts"`, `"resolved_by":` + zw, evidence}, "5:schema "},
+		{"the reason", []string{`"reason":` + zw, `"resolved_by":"ana"`, evidence}, "5:schema "},
+		{"the evidence", []string{`"reason":"checked the row counts"`, `"resolved_by":"ana"`, `"evidence_ref":` + zw}, "5:resolution_without_evidence "},
+		{"none", []string{`"reason":"checked the row counts"`, `"resolved_by":"ana"`, evidence}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := rev("load", 1, "resolved", 4, append([]string{`"resolution":"succeeded"`, `"approved_by":"bob"`, manual}, tc.extra...)...)
+			if got := checkBoth(t, append(append([]string{}, head...), ev)); got != tc.want {
+				t.Fatalf("violations %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package checker_test
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,12 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("{\"run_id\":\"r\",\"stage\":1,\"attempt\":1,\"status\":\"started\",\"timestamp_utc\":\"2026-01-01T10:00:00Z\"}\r\n\r\n"))
 	f.Add([]byte("\xef\xbb\xbf{}\n"))
 	f.Add([]byte(`{"run_id":"r","stage":1,"attempt":1e999999999,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`))
+	// Short lines the compiled check refuses, more of them than are listed.
+	f.Add([]byte(strings.Repeat("{}\n", 3) + `{"run_id":"r","stage":1,"attempt":0,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}` + "\n" +
+		`{"run_id":"r","stage":1,"attempt":1,"Status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}` + "\n"))
+	// A resolution whose resolver and evidence render as nothing.
+	f.Add([]byte(lines(ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "unknown", t0(1), `"reason":"gone"`),
+		ev("r-1", 1, 1, "resolved", t0(2), `"resolution":"failed","reason":"\u200b","resolved_by":"\u200b","evidence_ref":"\u00ad\ufe0f"`))))
 	schema, err := schemas.Compile("event")
 	if err != nil {
 		f.Fatal(err)
@@ -87,6 +94,17 @@ func FuzzCheck(f *testing.F) {
 		if res.Snapshot == nil {
 			if res.Report.Valid {
 				t.Fatal("no snapshot for a valid log")
+			}
+			// With one violation listed, the one listed is the same (the
+			// validator words it) and the rest are counted alike (the
+			// compiled check counts the schema violations it does not word).
+			one, err := checker.Check(bytes.NewReader(log), checker.Options{Definition: def, Now: corpusNow, MaxLineBytes: 4096, MaxViolations: 1})
+			if err != nil {
+				t.Fatalf("Check with one violation listed failed to answer: %v", err)
+			}
+			r, o := res.Report, one.Report
+			if o.ViolationCount != r.ViolationCount || len(o.Violations) != 1 || !reflect.DeepEqual(o.Violations[0], r.Violations[0]) {
+				t.Fatalf("with one violation listed: %d violations, first %+v; want %d, first %+v", o.ViolationCount, o.Violations, r.ViolationCount, r.Violations[0])
 			}
 			return
 		}

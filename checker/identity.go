@@ -2,7 +2,6 @@ package checker
 
 import (
 	"strings"
-	"unicode"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -15,18 +14,20 @@ import (
 // same person when their keys are equal (docs/recovery.md, "Identities";
 // outside review of main). The key is
 //
-//   - white space (eventline.HasNonSpace's class, ECMA-262's \s) trimmed at both ends
-//     and each run of it inside made one space;
-//   - characters that show nothing removed: controls (Cc), format characters
-//     (Cf: U+200B ZERO WIDTH SPACE, U+00AD SOFT HYPHEN, the bidi controls),
-//     variation selectors and the other default-ignorable code points;
+//   - white space (eventline.IsSpaceRune, ECMA-262's \s) trimmed at both
+//     ends and each run of it inside made one space;
+//   - characters that render as nothing removed (eventline.IsInvisibleRune:
+//     controls (Cc), format characters (Cf: U+200B ZERO WIDTH SPACE, U+00AD
+//     SOFT HYPHEN, the bidi controls), variation selectors, the other
+//     default-ignorable code points and U+2800 BRAILLE PATTERN BLANK);
 //   - Unicode compatibility caseless matching (The Unicode Standard §3.13,
 //     D146: NFKD, full case folding, NFKD, case folding, NFKD), with
 //     golang.org/x/text's norm and cases.Fold. It includes canonical caseless
 //     matching, the NFC-and-case-folding comparison the review asked for, and
 //     also makes fullwidth letters and ligatures the letters they stand for.
 //
-// It is total: every string has a key, and "" means the text names nobody.
+// It is total: every string has a key, and "" means the text names nobody,
+// exactly when eventline.HasNonSpace is false (the blank class).
 // Look-alikes of other scripts (Cyrillic а for Latin a) are not folded; that
 // needs the confusables data of UTS #39, which x/text does not carry.
 // PRECIS (x/text/secure/precis) was not used: its profiles refuse spaces or
@@ -35,9 +36,9 @@ import (
 func identityKey(s string) string {
 	visible := strings.Map(func(r rune) rune {
 		switch {
-		case eventline.IsBlankRune(r):
+		case eventline.IsSpaceRune(r):
 			return ' '
-		case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point):
+		case eventline.IsInvisibleRune(r):
 			return -1
 		}
 		return r

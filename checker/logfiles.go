@@ -126,7 +126,29 @@ func (c *contractState) lineText(line int) string {
 	if len(c.files) <= 1 {
 		return fmt.Sprintf("line %d", line)
 	}
-	return lineWords(c.locate(line))
+	file, n := c.locate(line)
+	if c.applying > 0 && c.fileAt(c.applying) != file {
+		c.otherFile = file
+	}
+	return lineWords(file, n)
+}
+
+// fileAt is the file of a line of the log (counted across its files).
+func (c *contractState) fileAt(line int) string {
+	file, _ := c.locate(line)
+	return file
+}
+
+// separateLogsHint ends the message of a violation on line (counted across
+// the log's files) that names a line of another file, or whose run began
+// in another file (c.otherFile): the
+// two files may be the logs of separate pipelines, which can reuse run ids
+// (Airflow names scheduled runs scheduled__<logical date> in every DAG), so
+// that events of two pipelines' runs meet in one run of the log.
+func (c *contractState) separateLogsHint(line int) string {
+	file := c.fileAt(line)
+	return fmt.Sprintf("; %s and %s may be separate pipelines' logs, which can share run ids (Airflow's scheduled__2026-12-04T02:00:00+00:00 is one in every DAG): check each on its own, then merge the snapshots",
+		displayFile(c.otherFile), displayFile(file))
 }
 
 // lineWords is "line N of FILE", the words for line n of a file of a log
@@ -436,7 +458,8 @@ func (c *contractState) readFile(r io.Reader, name string, base int, h hash.Hash
 func (c *contractState) readLines(r io.Reader, name string, base int, h hash.Hash) (int, error) {
 	lr := eventline.NewLineReader(r, c.opts.MaxLineBytes, h)
 	lr.CountFrom(base)
-	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress, Warm: c.warm}
+	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress, Warm: c.warm,
+		Listed: c.listed}
 	err := eventline.Read(lr, &cfg, c.apply)
 	n := lr.Line() - base
 	if err != nil {

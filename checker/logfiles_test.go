@@ -109,7 +109,7 @@ func TestCheckFilesViolations(t *testing.T) {
 		got = append(got, v.File+":"+itoa(v.Line)+": "+string(v.Rule)+": "+v.Message)
 	}
 	want := []string{
-		"b.jsonl:1: duplicate_terminal: attempt 1 of stage 2 in run r-1 failed, but it already succeeded on line 4 of a.jsonl",
+		"b.jsonl:1: duplicate_terminal: attempt 1 of stage 2 in run r-1 failed, but it already succeeded on line 4 of a.jsonl; a.jsonl and b.jsonl may be separate pipelines' logs, which can share run ids (Airflow's scheduled__2026-12-04T02:00:00+00:00 is one in every DAG): check each on its own, then merge the snapshots",
 		"c.gz:1: invalid_json: truncated JSON: the object ends before it is closed (a raw line break inside a string splits an event in two: write it as \\n)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -202,10 +202,13 @@ func TestCheckFilesLineWords(t *testing.T) {
 	}{
 		{name: "approved by the requester of an earlier file",
 			files: []file{{"a.jsonl", extract + requested}, {"b.jsonl", approvedByRequester}},
-			want:  []string{`b.jsonl:1: self_approved_resolution: attempt 1 of stage load in run r-1 was approved by "bo", who requested the run on line 3 of a.jsonl; the approver must be someone else`}},
+			want:  []string{`b.jsonl:1: self_approved_resolution: attempt 1 of stage load in run r-1 was approved by "bo", who requested the run on line 3 of a.jsonl; the approver must be someone else; a.jsonl and b.jsonl may be separate pipelines' logs, which can share run ids (Airflow's scheduled__2026-12-04T02:00:00+00:00 is one in every DAG): check each on its own, then merge the snapshots`}},
 		{name: "requested by an approver of an earlier file",
 			files: []file{{"a.jsonl", extract + requested}, {"b.jsonl", approvedByCy}, {"c.jsonl", requestedByCy}},
-			want:  []string{`c.jsonl:1: self_approved_resolution: run r-1 was requested by "cy", who approved the resolution on line 1 of b.jsonl; the approver must be someone else`}},
+			want:  []string{`c.jsonl:1: self_approved_resolution: run r-1 was requested by "cy", who approved the resolution on line 1 of b.jsonl; the approver must be someone else; b.jsonl and c.jsonl may be separate pipelines' logs, which can share run ids (Airflow's scheduled__2026-12-04T02:00:00+00:00 is one in every DAG): check each on its own, then merge the snapshots`}},
+		{name: "a violation within one file of several adds no hint",
+			files: []file{{"a.jsonl", stalled}, {"b.jsonl", extract + requested + approvedByRequester}},
+			want:  []string{`b.jsonl:5: self_approved_resolution: attempt 1 of stage load in run r-1 was approved by "bo", who requested the run on line 3 of b.jsonl; the approver must be someone else`}},
 		{name: "a log of one file names the plain line in a violation",
 			files: []file{{"a.jsonl", extract + requested + approvedByCy + requestedByCy}},
 			want:  []string{`a.jsonl:6: self_approved_resolution: run r-1 was requested by "cy", who approved the resolution on line 5; the approver must be someone else`}},

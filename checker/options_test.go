@@ -66,7 +66,7 @@ func TestProgress(t *testing.T) {
 // gets one message, its parts sorted, however the validator ordered them.
 func TestSchemaMessageOrder(t *testing.T) {
 	log := `{"run_id":"r","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T00:00:00Z","attempt_id":" ","resolution":"maybe"}` + "\n"
-	want := `at /attempt_id: must hold a character other than white space; at /resolution: found "maybe", expected one of "succeeded", "failed", "cancelled" or null`
+	want := `at /attempt_id: must hold a character other than white space and characters that render as nothing; at /resolution: found "maybe", expected one of "succeeded", "failed", "cancelled" or null`
 	for range 30 {
 		res := runCheck(t, log, nil)
 		if len(res.Report.Violations) != 1 {

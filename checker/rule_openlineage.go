@@ -44,5 +44,5 @@ var ambiguousAttemptRule = Rule{ID: RuleAmbiguousAttempt, Family: familyOpenLine
 
 var conflictingRunRule = Rule{ID: RuleConflictingRun, Family: familyOpenLineage,
 	Summary: "the events of one runId disagree about who it is",
-	Detail:  "Every event of a runId must name the same job, parent, root, try_number and map_index; the message says where each side came from. A parent or root facet that names another run's job differently is an alias, not a conflict. A parent chain that loops has no root.",
+	Detail:  "Every event of a runId must name the same job, parent, root, try_number and map_index; the message says where each side came from. A parent or root facet that names another run's job differently is an alias, not a conflict. A parent chain that loops has no root. A `parent.root` must name the root the parent chain reaches (or, where the chain ends at a run that never logged, one root for the whole chain, a run whose own events name no parent); the message names both roots.",
 	Example: "START of …-0001 as job ns/a, COMPLETE of …-0001 as job ns/b"}

@@ -102,7 +102,7 @@ var resolutionOfIdempotentFailureRule = resolutionRule(Rule{ID: RuleResolutionOf
 
 var resolutionWithoutEvidenceRule = resolutionRule(Rule{ID: RuleResolutionWithoutEvidence,
 	Summary: "a resolution without evidence_ref",
-	Detail:  "A person's decision moves the pipeline only with evidence: evidence_ref names it (ticket, query, job-log line). A value made only of white space (any of ECMA-262's, the no-break space and U+3000 among them) is missing.",
+	Detail:  "A person's decision moves the pipeline only with evidence: evidence_ref names it (ticket, query, job-log line). A blank value is missing: only white space (any of ECMA-262's, the no-break space and U+3000 among them) or characters that render as nothing (U+200B, U+00AD, variation selectors; docs/contract.md, Blank text).",
 	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"unknown","timestamp_utc":"2026-01-01T10:01:00Z","reason":"the worker vanished"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana"}`},
@@ -111,7 +111,7 @@ var resolutionWithoutEvidenceRule = resolutionRule(Rule{ID: RuleResolutionWithou
 		case eventline.HasNonSpace([]byte(ref)):
 			return ""
 		case ref != "":
-			return fmt.Sprintf("%s was resolved with evidence_ref %+q, which is only white space; a resolution names its evidence", x.who(), ref)
+			return fmt.Sprintf("%s was resolved with evidence_ref %+q, which is blank (only white space or characters that render as nothing); a resolution names its evidence", x.who(), ref)
 		}
 		return x.who() + " was resolved without evidence_ref; a resolution names its evidence"
 	})
@@ -144,7 +144,7 @@ var resolutionWithoutCompensationRule = resolutionRule(Rule{ID: RuleResolutionWi
 
 var resolutionWithoutApprovalRule = resolutionRule(Rule{ID: RuleResolutionWithoutApproval,
 	Summary: "a succeeded resolution of a non-idempotent stage without approved_by",
-	Detail:  "Declaring a non-idempotent stage succeeded needs a second person's approval. An approved_by made only of white space, or only of characters that show nothing (U+200B), is missing.",
+	Detail:  "Declaring a non-idempotent stage succeeded needs a second person's approval. An approved_by that is blank (only white space or characters that render as nothing, such as U+200B) is missing.",
 	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
 {"run_id":"r-1","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
@@ -158,8 +158,8 @@ var resolutionWithoutApprovalRule = resolutionRule(Rule{ID: RuleResolutionWithou
 		case ev.ApprovedBy == "":
 			return fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by is missing", x.who(), ev.Stage)
 		case identityKey(ev.ApprovedBy) == "":
-			// Blank (white space only) or made of characters that show nothing.
-			return fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by %+q names nobody (only white space or characters that show nothing)", x.who(), ev.Stage, ev.ApprovedBy)
+			// Blank: only white space or characters that render as nothing.
+			return fmt.Sprintf("%s was resolved succeeded, but stage %s is not idempotent and approved_by %+q names nobody (only white space or characters that render as nothing)", x.who(), ev.Stage, ev.ApprovedBy)
 		}
 		return ""
 	})

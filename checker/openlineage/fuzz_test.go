@@ -21,6 +21,11 @@ func FuzzCheck(f *testing.F) {
 	f.Add(pretty(ev("START", 0, 1, app, mapIndex(2), try(1))))
 	f.Add(log(datasetEvent(0), jobEvent(1, app), ev("START", 2, 1, app, drop("eventType"))))
 	f.Add(log(ev("COMPLETE", 1, 2, app, parentRoot(1, app, 1, "spark/App")), ev("START", 1, 2, app, parentRoot(1, app, 1, "spark/App"))))
+	// A parent.root that contradicts the parent chain; two roots for one
+	// unlogged parent; a chain where each run is the parent of the next.
+	f.Add(log(ev("START", 0, 1, dag), ev("START", 1, 2, task, parent(1, dag)), ev("FAIL", 2, 3, app, parentRoot(2, task, 10, dag))))
+	f.Add(log(ev("START", 0, 3, app, parentRoot(2, task, 1, dag)), ev("START", 1, 4, other, parentRoot(2, task, 10, dag))))
+	f.Add(log(ev("START", 0, 1, app), ev("START", 1, 2, act, parent(1, app)), ev("START", 2, 3, act, parent(2, act)), ev("COMPLETE", 3, 3, act, parentRoot(2, act, 1, app))))
 	f.Fuzz(func(t *testing.T, text string) {
 		run := func() []byte {
 			res, err := openlineage.Check(strings.NewReader(text), checker.Options{Now: testNow, File: "f"})

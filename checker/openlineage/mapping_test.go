@@ -385,6 +385,49 @@ func TestMapping(t *testing.T) {
 				ev("COMPLETE", 5, 1, dag)),
 			verdict: checker.VerdictUnhealthy,
 			runs:    map[string]string{id(1): "failed: airflow/dag=succeeded/1 airflow/dag.task=succeeded/1 airflow/dag.task#2=failed/1"}},
+		{name: "a parent.root that contradicts the root the parent chain reaches",
+			// A failing Spark application whose parent is task P of today's
+			// DAG run R, but whose parent.root names yesterday's run O: the
+			// failure must not be filed under O while R looks healthy.
+			log: log(
+				ev("START", 0, 10, dag),
+				ev("COMPLETE", 1, 10, dag),
+				ev("START", 2, 1, dag),
+				ev("START", 3, 2, task, parent(1, dag)),
+				ev("START", 4, 3, app, parentRoot(2, task, 10, dag)),
+				ev("FAIL", 5, 3, app, parentRoot(2, task, 10, dag)),
+				ev("COMPLETE", 6, 2, task, parent(1, dag)),
+				ev("COMPLETE", 7, 1, dag)),
+			violations: []violation{{5, checker.RuleConflictingRun}}},
+		{name: "a parent.root that names a run inside its own chain",
+			log: log(
+				ev("START", 0, 1, dag),
+				ev("START", 1, 2, task, parent(1, dag)),
+				ev("START", 2, 3, app, parentRoot(2, task, 2, task)),
+				ev("COMPLETE", 3, 3, app, parentRoot(2, task, 2, task)),
+				ev("COMPLETE", 4, 2, task, parent(1, dag)),
+				ev("COMPLETE", 5, 1, dag)),
+			violations: []violation{{3, checker.RuleConflictingRun}}},
+		{name: "parent.root gives the root above a parent the log knows only from facets",
+			log: log(
+				ev("START", 0, 1, dag),
+				ev("START", 1, 3, app, parentRoot(2, task, 1, dag)),
+				ev("COMPLETE", 2, 3, app, parentRoot(2, task, 1, dag)),
+				ev("START", 3, 4, other, parent(2, task)),
+				ev("COMPLETE", 4, 4, other, parent(2, task)),
+				ev("COMPLETE", 5, 1, dag)),
+			verdict: checker.VerdictHealthy,
+			runs:    map[string]string{id(1): "succeeded: airflow/dag=succeeded/1 spark/app=succeeded/1 spark/app.other=succeeded/1"}},
+		{name: "two parent.root facets that give one unlogged parent two roots",
+			log: log(
+				ev("START", 0, 3, app, parentRoot(2, task, 1, dag)),
+				ev("START", 1, 4, other, parentRoot(2, task, 10, dag))),
+			violations: []violation{{2, checker.RuleConflictingRun}}},
+		{name: "a parent.root that names a run whose own events give it a parent",
+			log: log(
+				ev("START", 0, 1, dag, parent(9, dag)),
+				ev("START", 1, 3, app, parentRoot(2, task, 1, dag))),
+			violations: []violation{{2, checker.RuleConflictingRun}}},
 		{name: "a run whose parent.root names itself is a root",
 			log: log(
 				ev("START", 0, 1, app, parentRoot(9, dag, 1, app)),

@@ -161,9 +161,16 @@ type mapper struct {
 	byName map[string]checker.StageID
 	// What the log says of each runId (lower case), and the runIds in the
 	// order they were first mentioned.
-	runs    map[string]*runInfo
-	order   []string
-	roots   map[string]string
+	runs  map[string]*runInfo
+	order []string
+	// tops is the run at the top of each run's parent chain ("" in a
+	// loop), remembered for every run on each path walked.
+	tops map[string]string
+	// claimed is the root that parent.root facets give the top of a chain
+	// that the log does not close (a run known only from facets), and the
+	// facet that first gave it.
+	claimed map[string]rootClaim
+	steps   int // runs visited by chainTop, which a test keeps linear
 	ignored checker.IgnoredEvents
 }
 
@@ -244,16 +251,11 @@ func (ri *runInfo) job() jobKey {
 	return jobKey{}
 }
 
-// up is the run's root when a facet names one, else its parent; "" for a
-// run that names itself as root.
-func (ri *runInfo) up() string {
-	if ri.selfRoot {
-		return ""
-	}
-	if ri.root != "" {
-		return ri.root
-	}
-	return ri.parent
+// top reports whether the run is the top of its parent chain as its own
+// events show it: it names itself as root, or it logged and its events
+// name no other parent.
+func (ri *runInfo) top() bool {
+	return ri.selfRoot || (ri.parent == "" && ri.own != nil)
 }
 
 // mapped is the run's Airflow map_index, -1 when it is not a mapped task.
@@ -265,7 +267,7 @@ func (ri *runInfo) mapped() int64 {
 }
 
 func newMapper(feed *checker.Feed, def *checker.Definition) *mapper {
-	m := &mapper{feed: feed, def: def, runs: map[string]*runInfo{}, roots: map[string]string{}}
+	m := &mapper{feed: feed, def: def, runs: map[string]*runInfo{}, tops: map[string]string{}, claimed: map[string]rootClaim{}}
 	if def != nil {
 		m.byName = map[string]checker.StageID{}
 		for _, s := range def.Stages {
@@ -394,28 +396,129 @@ func (m *mapper) aliases() []checker.JobAlias {
 	return out
 }
 
-// rootOf follows parent facets up to the run that has none; "" when they
-// loop. Answers are remembered in m.roots.
-func (m *mapper) rootOf(run string) string {
-	if r, ok := m.roots[run]; ok {
-		return r
-	}
-	seen := map[string]bool{}
+// chainTop follows parent facets from run up to the run whose own events
+// name no parent (or name itself as root), or to a run the log knows only
+// from facets; "" when they loop. The answer is remembered for every run
+// on the path, so walking every run of a chain is linear in its length.
+func (m *mapper) chainTop(run string) string {
+	var path []string
 	r := run
+	top := ""
 	for {
-		if seen[r] {
-			r = ""
+		m.steps++
+		if t, ok := m.tops[r]; ok {
+			if t != walking {
+				top = t
+			} // else a loop: top stays ""
 			break
 		}
-		seen[r] = true
+		path = append(path, r)
+		m.tops[r] = walking
 		ri := m.runs[r]
-		if ri == nil || ri.up() == "" {
+		if ri == nil || ri.selfRoot || ri.parent == "" {
+			top = r
 			break
 		}
-		r = ri.up()
+		r = ri.parent
 	}
-	m.roots[run] = r
-	return r
+	for _, p := range path {
+		m.tops[p] = top
+	}
+	return top
+}
+
+// walking marks in mapper.tops a run on the path chainTop is walking; no
+// runId is spelled so.
+const walking = "\x00"
+
+// rootClaim is the root run a parent.root facet names, and where.
+type rootClaim struct {
+	root string
+	at   source
+	run  string // the run whose facet it is
+}
+
+// checkRoots compares each run's parent.root facet with the root its parent
+// chain reaches (ParentRunFacet: root is "the root run of the job
+// hierarchy", which the chain of parents leads to). Where the log shows the
+// top of the chain (a run whose own events name no parent), the facet must
+// name that run. Where the chain ends at a run known only from facets, the
+// facet names the root above it: every facet naming a root for that chain
+// must name the same run, and that run must be a root itself. Each
+// disagreement is conflicting_run, naming both roots, and the run's events
+// are not fed.
+func (m *mapper) checkRoots() {
+	for _, id := range m.order {
+		ri := m.runs[id]
+		if ri.root == "" || ri.bad {
+			continue
+		}
+		t := m.chainTop(id)
+		if t == "" {
+			continue // a loop: reported when its events are fed
+		}
+		if ti := m.runs[t]; ti != nil && ti.top() {
+			if t != ri.root {
+				m.conflictAt(ri.rootAt, id, fmt.Sprintf("run %s names root run %s in its parent.root facet, but its parent facets lead to root run %s%s", id, ri.root, t, m.via(id, t)))
+			}
+			continue
+		}
+		if ft := m.chainTop(ri.root); ft != ri.root {
+			parent := ""
+			if fi := m.runs[ri.root]; fi != nil {
+				parent = fi.parent
+			}
+			m.conflictAt(ri.rootAt, id, fmt.Sprintf("run %s names root run %s in its parent.root facet, but run %s is not a root: its own events name parent run %s", id, ri.root, ri.root, parent))
+			continue
+		}
+		c := rootClaim{ri.root, ri.rootAt, id}
+		ok := true
+		for _, k := range []string{t, ri.root} {
+			if prev, seen := m.claimed[k]; seen && prev.root != c.root {
+				m.conflictAt(ri.rootAt, id, fmt.Sprintf("run %s names root run %s in its parent.root facet, but run %s names root run %s for the same parent chain (through run %s) in %s", id, c.root, prev.run, prev.root, k, describeAt(prev.at, ri.rootAt)))
+				ok = false
+				break
+			}
+		}
+		if ok {
+			m.claimed[t] = c
+			m.claimed[ri.root] = c
+		}
+	}
+}
+
+// via names the parent that leads from run to its chain's top t, when that
+// is not t itself.
+func (m *mapper) via(run, t string) string {
+	if p := m.runs[run].parent; p != "" && p != t {
+		return " (through parent run " + p + ")"
+	}
+	return ""
+}
+
+// describeAt says where s is, for a message about the event at here.
+func describeAt(s, here source) string {
+	ev := &event{}
+	ev.file = here.file
+	return s.describe(ev)
+}
+
+// conflictAt reports conflicting_run at the event at src of run, whose
+// events are then not fed.
+func (m *mapper) conflictAt(src source, run, msg string) {
+	m.feed.Violate(src.pos, checker.Violation{File: src.file, Line: src.line, Rule: checker.RuleConflictingRun, Message: msg, RunID: run})
+	m.runs[run].bad = true
+}
+
+// rootOf is the pipeline run's root for run: the top of its parent chain,
+// or the root that parent.root facets give a top the log knows only from
+// facets; "" when the chain loops.
+func (m *mapper) rootOf(run string) string {
+	t := m.chainTop(run)
+	if c, ok := m.claimed[t]; ok {
+		return c.root
+	}
+	return t
 }
 
 // pipelineRun is one root run and its events.
@@ -443,6 +546,7 @@ func (m *mapper) count(ev *event) {
 // events were reordered.
 func (m *mapper) feedAll(events []event) (int, error) {
 	m.identify(events)
+	m.checkRoots()
 	var roots []*pipelineRun
 	byRoot := map[string]*pipelineRun{}
 	for i := range events {

@@ -171,7 +171,8 @@ func snapshotProblem(s *checker.Snapshot, now time.Time, maxAge time.Duration) s
 }
 
 // CheckSnapshotConsistency checks what a snapshot says of itself against
-// its runs: run_count and state_counts count the runs, latest_run_id is
+// its runs: each run id is listed once, run_count and state_counts count
+// the runs, latest_run_id is
 // the one whose first event is latest (ties: the later line), and a
 // healthy verdict is what the runs prove (at least one
 // run; with gate all every run succeeded and no slot was missed; with gate
@@ -188,9 +189,18 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	// later line (runs are listed in the order of their first line).
 	var latestID string
 	var latestAt time.Time
+	// A run id is one run: a snapshot that lists one twice (a failed latest
+	// run renamed after an earlier success) is not what a check wrote.
+	position := map[string]int{}
+	var repeated error
 	forEachRun(s, func(row Row) bool {
 		if r := row.Run; r != nil {
 			n++
+			if first, seen := position[r.RunID]; seen {
+				repeated = fmt.Errorf("run_id %s is listed twice, as runs %d and %d: a snapshot lists each run once", r.RunID, first, n)
+				return false
+			}
+			position[r.RunID] = n
 			counts[string(r.State)]++
 			if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
 				latestState = string(r.State)
@@ -201,6 +211,9 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		}
 		return true
 	})
+	if repeated != nil {
+		return repeated
+	}
 	// A check with --window (docs/window.md) lists only the runs in its
 	// window and counts the folded ones in its window section: they are
 	// runs of the snapshot too, and the only ones it may name without

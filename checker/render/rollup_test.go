@@ -191,6 +191,26 @@ func TestSnapshotConsistency(t *testing.T) {
 	}
 }
 
+// TestSnapshotRepeatedRunID: a snapshot that lists one run id twice is
+// refused, also when its counts agree with its runs: here the stalled
+// latest run is renamed after an earlier successful run.
+func TestSnapshotRepeatedRunID(t *testing.T) {
+	l := checkFormatLog(t, formatLogs[0])
+	var doc bytes.Buffer
+	if err := render.WriteSnapshotJSON(&doc, l.Result.Snapshot); err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(doc.Bytes(), []byte(`{"run_id":"cm-2026-11-28"`), []byte(`{"run_id":"cm-2026-11-26"`), 1)
+	if bytes.Equal(edited, doc.Bytes()) {
+		t.Fatal("the sample's latest run is not cm-2026-11-28")
+	}
+	s := decodeSnapshot(t, edited)
+	err := render.CheckSnapshotConsistency(s)
+	if want := "run_id cm-2026-11-26 is listed twice, as runs 4 and 6: a snapshot lists each run once"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
+
 // foldOne makes s the snapshot of a check with a window that folded one
 // more run, a failed one: counted in run_count and state_counts, not listed.
 func foldOne(s *checker.Snapshot) {

@@ -46,8 +46,8 @@ func main() {
 	}
 	if len(os.Args) < 2 || (os.Args[1] != "view" && os.Args[1] != "run") {
 		// view serves until a signal and stops cleanly by itself; run
-		// forwards SIGINT and SIGTERM to its command and records the
-		// outcome.
+		// forwards SIGINT, SIGTERM and SIGHUP to its command and records
+		// the outcome.
 		stopOnSignal()
 	}
 	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Commands: commands()}))
@@ -61,26 +61,36 @@ func commands() map[string]func([]string, cli.Env) int {
 	return c
 }
 
-// stopOnSignal makes SIGINT and SIGTERM stop greenlight at once without
-// leaving anything behind (docs/contract.md, exit codes): the temporary file of
-// a snapshot or report being written is removed, its target keeps its
-// previous bytes, stderr says so last, and the exit code is 128 plus the
-// signal's number (cli.ExitInterrupted, cli.ExitTerminated), as a shell
-// reports a command a signal stopped.
+// stopOnSignal makes every signal that would end greenlight (SIGINT,
+// SIGTERM, SIGHUP of a closed terminal or SSH session, SIGQUIT) stop it at
+// once without leaving anything behind (docs/contract.md, exit codes): the
+// temporary file of a snapshot, checkpoint or report being written is
+// removed, its target keeps its previous bytes, stderr says so last, and
+// the exit code is 128 plus the signal's number (cli.ExitInterrupted,
+// cli.ExitTerminated, cli.ExitHangup, cli.ExitQuit), as a shell reports a
+// command a signal stopped. SIGQUIT then prints no goroutine dump.
 func stopOnSignal() {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	go func() {
 		sig := <-ch
-		msg := "greenlight: stopped by SIGINT"
-		code := cli.ExitInterrupted
-		if sig == syscall.SIGTERM {
-			msg, code = "greenlight: stopped by SIGTERM", cli.ExitTerminated
-		}
+		stop := signalExits[sig]
+		msg := "greenlight: stopped by " + stop.name
 		for _, target := range atomicfile.Abandon() {
 			msg += "; " + render.Terminal(target) + " left as it was"
 		}
 		os.Stderr.WriteString(msg + "\n")
-		os.Exit(code)
+		os.Exit(stop.code)
 	}()
+}
+
+// signalExits name the signals stopOnSignal handles, with their exit codes.
+var signalExits = map[os.Signal]struct {
+	name string
+	code int
+}{
+	syscall.SIGINT:  {"SIGINT", cli.ExitInterrupted},
+	syscall.SIGTERM: {"SIGTERM", cli.ExitTerminated},
+	syscall.SIGHUP:  {"SIGHUP", cli.ExitHangup},
+	syscall.SIGQUIT: {"SIGQUIT", cli.ExitQuit},
 }

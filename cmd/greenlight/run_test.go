@@ -435,3 +435,79 @@ func TestRunForwardsWhileLockHeld(t *testing.T) {
 		t.Errorf("events %q, want started heartbeat failed", got)
 	}
 }
+
+// TestWritersThroughTwoSpellings: writers that name one log by different
+// spellings (the file, a symbolic link to it, a path through a linked
+// directory) take one lock, beside the file itself (emit.LockPath). While
+// a writer holds events.jsonl.lock, an emit through current.jsonl waits
+// and appends only once the lock is free; 21 emits racing to start the
+// same attempt through the three spellings let exactly one through, and
+// the log stays valid.
+func TestWritersThroughTwoSpellings(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "logs", "events.jsonl")
+	if err := os.WriteFile(log, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("logs/events.jsonl", filepath.Join(dir, "current.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("logs", filepath.Join(dir, "logdir")); err != nil {
+		t.Fatal(err)
+	}
+	spellings := []string{"current.jsonl", "logdir/events.jsonl", "logs/events.jsonl"}
+	emit := func(runID, spelling string) *exec.Cmd {
+		cmd := exec.Command("greenlight", "emit", "--log", spelling, "--stages", "1", "--run-id", runID, "--stage", "1", "--status", "started")
+		cmd.Dir = dir
+		return cmd
+	}
+
+	other := flock.New(log + ".lock")
+	if err := other.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	waiting := emit("held", "current.jsonl")
+	var out bytes.Buffer
+	waiting.Stdout, waiting.Stderr = &out, &out
+	if err := waiting.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // long enough for an emit that took another lock to append
+	if got, _ := os.ReadFile(log); len(got) != 0 {
+		other.Unlock()
+		waiting.Wait()
+		t.Fatalf("an emit through a symbolic link appended while the log's lock was held: %q", got)
+	}
+	other.Unlock()
+	if err := waiting.Wait(); err != nil {
+		t.Fatalf("the waiting emit: %v: %s", err, out.Bytes())
+	}
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	through := 0
+	for i := range 21 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := emit("contested", spellings[i%len(spellings)]).CombinedOutput(); err == nil {
+				mu.Lock()
+				through++
+				mu.Unlock()
+			} else if !strings.Contains(string(out), "retry_without_failure: attempt 2 of stage 1 in run contested") {
+				t.Errorf("a contested emit was refused with %q", out)
+			}
+		}()
+	}
+	wg.Wait()
+	if through != 1 {
+		t.Errorf("%d of 21 contested emits appended, want 1", through)
+	}
+	if got := statuses(readEvents(t, log)); got != "started started" {
+		t.Errorf("events %q, want one start of run held and one of run contested", got)
+	}
+	checkSnapshot(t, log, "1", time.Now().UTC().Format(time.RFC3339Nano))
+}

@@ -203,7 +203,7 @@ type stopSignal struct {
 }
 
 // stopSignals are the signals a stopped write is tested under.
-var stopSignals = []stopSignal{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}}
+var stopSignals = []stopSignal{{"SIGINT", syscall.SIGINT, 130}, {"SIGTERM", syscall.SIGTERM, 143}, {"SIGHUP", syscall.SIGHUP, 129}, {"SIGQUIT", syscall.SIGQUIT, 131}}
 
 // stopMidWrite sends sig to cmd, stalled in the middle of a write (r reads
 // the rest of its stderr), waits for it, and requires its exit code and

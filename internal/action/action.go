@@ -102,6 +102,7 @@ type inputs struct {
 	summary         bool
 	format          string // native or openlineage
 	jobLogFile      string // the job-log input, "" when not given
+	pipelineFile    string // the pipeline input, "" when not given
 	jobLog          []byte // its bytes
 	reports         []report
 	maxAge          time.Duration // mode merge: the max-age input
@@ -146,14 +147,9 @@ func Main(env Env) (code int) {
 	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
 		err = fmt.Errorf("the snapshot input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
 	}
-	// The snapshot must not replace an input (as check --snapshot refuses).
-	if err == nil && in.snapshot != "" {
-		for _, f := range append(files, in.jobLogFile) {
-			if f != "" && cli.SameFile(in.snapshotFile, f) {
-				err = fmt.Errorf("the snapshot input %s is also an input (%s): writing it would replace it", in.snapshot, f)
-				break
-			}
-		}
+	// No output may replace an input or another output (as check refuses).
+	if err == nil {
+		err = checkOutputs(in, files, "the event log file", gh.Getenv("GITHUB_WORKSPACE"))
 	}
 	// A job log records the attempts of one event log: beside several, each
 	// would count the others' records as orphans.
@@ -308,7 +304,8 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if in.stale != 0 {
 		req.StaleAfterSeconds = &in.stale
 	}
-	if in.opts, err = definitionOptions(req, file(gh.GetInput("pipeline")), gh.GetInput("stages")); err != nil {
+	in.pipelineFile = file(gh.GetInput("pipeline"))
+	if in.opts, err = definitionOptions(req, in.pipelineFile, gh.GetInput("stages")); err != nil {
 		return in, err
 	}
 	if in.jobLogFile = file(gh.GetInput("job-log")); in.jobLogFile != "" {

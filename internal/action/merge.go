@@ -77,6 +77,9 @@ func mergeMain(env Env, in inputs) int {
 	if err != nil {
 		return fail(fmt.Errorf("snapshots: %v", err))
 	}
+	if err := checkOutputs(in, files, "the snapshot file", gh.Getenv("GITHUB_WORKSPACE")); err != nil {
+		return fail(err)
+	}
 	snaps, err := cli.ReadSnapshots(files)
 	if err != nil {
 		return fail(err)

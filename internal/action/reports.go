@@ -3,12 +3,15 @@ package action
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/osfile"
 )
 
 // report is one line of the reports input: a CI format (docs/formats.md)
@@ -82,4 +85,68 @@ func fileCount(l render.LogResult) int {
 		}
 	}
 	return 1
+}
+
+// checkOutputs refuses a snapshot input or a report path that names one of
+// the files the action reads (files, each named as what; the job log; the
+// pipeline definition) or another output, through cli.DistinctOutputs, the
+// check the CLI makes: docs/action.md promises the action never changes the
+// event logs or the definition. It also refuses an output whose missing
+// parent directories, which the write creates (atomicfile), would be made
+// outside the workspace.
+func checkOutputs(in inputs, files []string, what, workspace string) error {
+	inputs := []cli.NamedFile{{What: "the job log", Path: in.jobLogFile}, {What: "the pipeline definition", Path: in.pipelineFile}}
+	for _, f := range files {
+		inputs = append(inputs, cli.NamedFile{What: what, Path: f})
+	}
+	outputs := []cli.NamedFile{{What: "the snapshot input", Path: in.snapshotFile}}
+	for _, r := range in.reports {
+		outputs = append(outputs, cli.NamedFile{What: "the " + r.format + " report", Path: r.path})
+	}
+	if err := cli.DistinctOutputs(inputs, outputs); err != nil {
+		return err
+	}
+	for _, out := range outputs {
+		if out.Path == "" {
+			continue
+		}
+		if err := parentsInWorkspace(workspace, out.What, out.Path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parentsInWorkspace refuses an output (what, at path) whose parent
+// directory is missing and would be created outside the workspace: the
+// action creates directories only inside GITHUB_WORKSPACE.
+func parentsInWorkspace(workspace, what, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("cannot resolve %s %s: %s", what, render.Terminal(path), osfile.Describe(err))
+	}
+	dir := filepath.Dir(abs)
+	existing := dir
+	for {
+		if _, err := os.Stat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			break
+		}
+		existing = parent
+	}
+	if existing == dir {
+		return nil // nothing to create
+	}
+	root, err := workspaceRoot(workspace)
+	if err != nil {
+		return err
+	}
+	if _, inside, err := resolveIn(root, existing); err != nil || !inside {
+		return fmt.Errorf("%s %s: its directory %s does not exist, and the action creates directories only inside the workspace %s",
+			what, render.Terminal(path), render.Terminal(filepath.Dir(path)), render.Terminal(root))
+	}
+	return nil
 }

@@ -125,8 +125,9 @@ type Staged struct {
 // path's directory and syncs it, for Commit to rename over path. On any
 // error, an *Error saying which step failed, the temporary file is removed
 // and the target left as it was (also when fill or the write panics: the
-// panic goes on); a target that is a directory, a device or
-// a FIFO is refused.
+// panic goes on); a target that is a directory, a device or a FIFO is
+// refused. Missing parent directories of path are created first (mode
+// 0755 before the umask) and are kept whatever happens next.
 func Stage(path string, fill func(w io.Writer) error) (*Staged, error) {
 	return StageThen(path, fill, nil)
 }
@@ -150,6 +151,11 @@ func StageThen(path string, fill func(w io.Writer) error, written func()) (*Stag
 		return nil, fail("cannot write", &osfile.NotRegularError{Path: path, Mode: st.Mode().Type()})
 	}
 	dir := filepath.Dir(path)
+	// Missing parent directories are created, as other CI tools create
+	// their report directories (out/ of out/health.json).
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fail("cannot write", err)
+	}
 	pending.Lock()
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err == nil {

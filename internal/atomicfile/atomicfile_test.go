@@ -52,16 +52,28 @@ func TestWriteFuncFailureLeavesTarget(t *testing.T) {
 	}
 }
 
-// TestWriteMissingDir: a directory that does not exist is an error naming
-// the path, and nothing is created.
+// TestWriteMissingDir: missing parent directories are created; a parent
+// that cannot be a directory (a file is there) is an error naming the
+// path, and nothing is left.
 func TestWriteMissingDir(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "missing", "health.json")
-	err := Write(path, []byte("x"))
-	if err == nil {
-		t.Fatal("no error")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "missing", "deeper", "health.json")
+	if err := Write(path, []byte("x")); err != nil {
+		t.Fatal(err)
 	}
-	if _, statErr := os.Stat(filepath.Dir(path)); !os.IsNotExist(statErr) {
-		t.Fatal("the directory was created")
+	if got, err := os.ReadFile(path); err != nil || string(got) != "x" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	if runtime.GOOS == "windows" {
+		return // the system's words differ
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("f"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(filepath.Join(file, "health.json"), []byte("x"))
+	if want := "cannot write " + file + "/health.json: mkdir " + file + ": not a directory"; err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
 	}
 }
 
@@ -116,8 +128,11 @@ func TestWriteRefusesSpecialTarget(t *testing.T) {
 // TestErrorEscapesNames: the error names the target, and the temporary
 // file in the OS's error, through render.Terminal.
 func TestErrorEscapesNames(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "no\x1b[2Jdir", "health.json")
-	err := Write(path, []byte("x"))
+	dir := filepath.Join(t.TempDir(), "no\x1b[2Jdir")
+	if err := os.WriteFile(dir, nil, 0o644); err != nil { // not a directory
+		t.Fatal(err)
+	}
+	err := Write(filepath.Join(dir, "health.json"), []byte("x"))
 	if err == nil || strings.ContainsRune(err.Error(), 0x1b) || !strings.HasPrefix(err.Error(), `cannot write "`) {
 		t.Fatalf("err = %q", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -34,7 +33,9 @@ const (
 	ExitInvalid   = 2 // invalid log, unreadable file, bad flags or definition, failed write
 	// The native binary stopped by a signal, as 128 plus its number (a
 	// shell's convention; docs/contract.md).
+	ExitHangup      = 129 // SIGHUP (a closed terminal or SSH session)
 	ExitInterrupted = 130 // SIGINT
+	ExitQuit        = 131 // SIGQUIT
 	ExitTerminated  = 143 // SIGTERM
 )
 
@@ -99,8 +100,8 @@ Run "greenlight help COMMAND" or "greenlight COMMAND --help" for a command's
 flags, examples and exit status. EVENTS.jsonl may be - for standard input.
 exit status: 0 valid (and healthy for gate or with --fail-on-unhealthy),
 1 unhealthy for gate or with --fail-on-unhealthy, 2 invalid log, unreadable
-file, bad flags or definition, failed write; 130 and 143 stopped by SIGINT
-and SIGTERM.
+file, bad flags or definition, failed write; 129, 130, 131 and 143
+stopped by SIGHUP, SIGINT, SIGQUIT and SIGTERM.
 `
 
 // Main runs greenlight with args (without the program name) and returns the
@@ -577,48 +578,14 @@ func boundedOutput(format string, allRuns bool) bool {
 const RenderGCPercent = 50
 
 // distinctOutputs refuses a --snapshot or --state FILE that is also one of
-// the check's inputs or the other output: writing it would replace the
-// event log, the job log or the definition with a snapshot, or the
-// checkpoint with the snapshot (a usage error, exit 2).
+// the check's inputs or the other output (DistinctOutputs).
 func distinctOutputs(snapshot, state string, logs []string, jobLog, pipeline string) error {
-	type named struct{ what, path string }
-	var inputs []named
+	var inputs []NamedFile
 	for _, l := range logs {
-		if l != "-" {
-			inputs = append(inputs, named{"the event log file", l})
-		}
+		inputs = append(inputs, NamedFile{"the event log file", l})
 	}
-	for _, in := range []named{{"the job log", jobLog}, {"the pipeline definition", pipeline}} {
-		if in.path != "" {
-			inputs = append(inputs, in)
-		}
-	}
-	outs := []named{{"--snapshot", snapshot}, {"--state", state}}
-	for i, out := range outs {
-		if out.path == "" {
-			continue
-		}
-		if i == 0 && state != "" && SameFile(out.path, state) {
-			return usageError{fmt.Sprintf("--snapshot and --state name the same file, %s: each would overwrite the other", render.Terminal(state))}
-		}
-		for _, in := range inputs {
-			if SameFile(out.path, in.path) {
-				return usageError{fmt.Sprintf("%s %s is also %s (%s): writing it would replace it", out.what, render.Terminal(out.path), in.what, render.Terminal(in.path))}
-			}
-		}
-	}
-	return nil
-}
-
-// SameFile tells whether the paths a and b name one file: the same path, or
-// two names (a link) of one existing file. The action uses it as check does.
-func SameFile(a, b string) bool {
-	if filepath.Clean(a) == filepath.Clean(b) {
-		return true
-	}
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
+	inputs = append(inputs, NamedFile{"the job log", jobLog}, NamedFile{"the pipeline definition", pipeline})
+	return DistinctOutputs(inputs, []NamedFile{{"--snapshot", snapshot}, {"--state", state}})
 }
 
 func untouched(snapshot string) string {

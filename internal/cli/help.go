@@ -29,7 +29,7 @@ type Help struct {
 	Exit []string
 }
 
-const exitSignal = "130, 143  stopped by SIGINT, SIGTERM"
+const exitSignal = "129, 130, 131, 143  stopped by SIGHUP, SIGINT, SIGQUIT, SIGTERM"
 
 // Helps are the help texts of every command, by name; usage lists them in
 // this order (Commands).

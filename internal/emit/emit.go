@@ -4,8 +4,9 @@
 // stays a pure reader, and emit asks it, through its public API, whether
 // the log plus the new event is still valid.
 //
-// Every append takes an exclusive advisory lock on LOG.lock (flock(2), or
-// LockFileEx on Windows, through github.com/gofrs/flock), reads the log,
+// Every append takes an exclusive advisory lock on LOG.lock beside the file
+// the log's path resolves to (LockPath; flock(2), or LockFileEx on Windows,
+// through github.com/gofrs/flock), reads the log,
 // refuses a log whose last line has no newline, checks the log plus the
 // candidate event with checker.Check judged at the event's own time, and
 // then writes the event as one whole line with one write(2) on a descriptor
@@ -21,6 +22,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +31,7 @@ import (
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/cli"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
@@ -42,6 +45,20 @@ const TimeLayout = "2006-01-02T15:04:05.000000000Z"
 // handles from reading the locked bytes; a shell writer can take the same
 // lock with flock(1) on this file.
 const LockSuffix = ".lock"
+
+// LockPath is the lock file of the log at path: beside the file the path
+// resolves to, through every symbolic link (of the log, of a parent
+// directory, of a link whose target does not exist yet), plus LockSuffix.
+// Two writers that spell the log differently (current.jsonl, a link to
+// events.jsonl) so take the same lock, events.jsonl.lock. A relative path
+// that involves no link stays relative. Hard links of one log are two
+// names the lock cannot see through: give writers one name.
+func LockPath(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r + LockSuffix
+	}
+	return cli.ResolvePath(path) + LockSuffix
+}
 
 // DefaultLockTimeout is how long an append waits for another writer's
 // lock. A writer holds it only to read, check and append one line.
@@ -180,7 +197,7 @@ func (l *Log) AppendStart(ev Event) (Appended, error) {
 }
 
 func (l *Log) append(ev Event, probe bool) (Appended, error) {
-	lockPath := l.Path + LockSuffix
+	lockPath := LockPath(l.Path)
 	lock := flock.New(lockPath, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o644))
 	wait := l.LockTimeout
 	if wait <= 0 {
@@ -255,7 +272,8 @@ func (l *Log) append(ev Event, probe bool) (Appended, error) {
 			warnings = append(warnings, w)
 		}
 	}
-	if err := appendLine(l.Path, text); err != nil {
+	// The last check read the log through: its size is what was checked.
+	if err := appendLine(l.Path, text, log.size); err != nil {
 		return Appended{}, err
 	}
 	return Appended{Line: line, Attempt: attempt, Time: now, Text: text, Warnings: warnings}, nil
@@ -266,7 +284,8 @@ func (l *Log) append(ev Event, probe bool) (Appended, error) {
 // is never held in memory whole. f is nil for a log that does not exist.
 type logFile struct {
 	f     *os.File
-	lines int // newlines seen by the latest reader, once it is read through
+	lines int   // newlines seen by the latest reader, once it is read through
+	size  int64 // bytes read by the latest reader, once it is read through
 }
 
 // endsTorn reports whether the log's last byte is not a newline, and then
@@ -296,9 +315,10 @@ func (l *logFile) endsTorn() (bool, int, error) {
 	return true, l.lines + 1, nil
 }
 
-// reader reads the log from its start, counting its newlines in l.lines.
+// reader reads the log from its start, counting its newlines in l.lines
+// and its bytes in l.size.
 func (l *logFile) reader() (io.Reader, error) {
-	l.lines = 0
+	l.lines, l.size = 0, 0
 	if l.f == nil {
 		return bytes.NewReader(nil), nil
 	}
@@ -313,6 +333,7 @@ type lineCounter struct{ l *logFile }
 func (c lineCounter) Read(p []byte) (int, error) {
 	n, err := c.l.f.Read(p)
 	c.l.lines += bytes.Count(p[:n], []byte("\n"))
+	c.l.size += int64(n)
 	return n, err
 }
 
@@ -426,25 +447,44 @@ func appendString(b []byte, s string) []byte {
 	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
+// appendWrite is the one write of an append (writeOnce); tests replace it
+// to make a short write.
+var appendWrite = writeOnce
+
 // appendLine writes text to the end of the log with one write(2) on a
-// descriptor opened with O_APPEND, then fsyncs the file. A short write is
-// an error that says the log may now end in a torn line.
-func appendLine(path string, text []byte) error {
+// descriptor opened with O_APPEND, then fsyncs the file. checked is the
+// log's size as the check read it under the lock: on a failed or short
+// write, or a failed sync, the log is truncated back to it, so that it
+// holds no torn line and the next writer is not refused (a full disk, or
+// RLIMIT_FSIZE, writes part of a line), and the error says so.
+func appendLine(path string, text []byte, checked int64) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("cannot open the event log for appending: %s", osfile.Describe(err))
 	}
-	n, err := writeOnce(f, text)
+	undo := func(what string, err error) error {
+		msg := fmt.Sprintf("cannot %s %s: %s", what, render.Terminal(path), osfile.Describe(err))
+		if terr := f.Truncate(checked); terr != nil {
+			f.Close()
+			return fmt.Errorf("%s; truncating it back to the %s checked failed too (%s), so its last line may now be cut off (greenlight refuses to append until it is fixed)",
+				msg, words.Count(int(checked), "byte"), osfile.Describe(terr))
+		}
+		serr := f.Sync()
+		f.Close()
+		if serr != nil {
+			return fmt.Errorf("%s; it was truncated back to the %s checked, but syncing that failed (%s)", msg, words.Count(int(checked), "byte"), osfile.Describe(serr))
+		}
+		return fmt.Errorf("%s; nothing was appended: the log was truncated back to the %s checked", msg, words.Count(int(checked), "byte"))
+	}
+	n, err := appendWrite(f, text)
 	if err == nil && n != len(text) {
 		err = fmt.Errorf("wrote %d of %s", n, words.Count(len(text), "byte"))
 	}
 	if err != nil {
-		f.Close()
-		return fmt.Errorf("cannot append to %s: %s; its last line may now be cut off (greenlight refuses to append until it is fixed)", render.Terminal(path), osfile.Describe(err))
+		return undo("append to", err)
 	}
 	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("cannot sync %s after appending: %s", render.Terminal(path), osfile.Describe(err))
+		return undo("sync", err)
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("cannot close %s after appending: %s", render.Terminal(path), osfile.Describe(err))

@@ -302,3 +302,82 @@ func TestAppendLockTimeout(t *testing.T) {
 		t.Errorf("after the other writer let go: %v", err)
 	}
 }
+
+// TestAppendShortWrite: a write that stops part-way (a full disk, or
+// RLIMIT_FSIZE) or fails, and a failed sync, truncate the log back to the
+// size checked under the lock and say so: the log stays valid, and the
+// next writer appends.
+func TestAppendShortWrite(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		write func(f *os.File, b []byte) (int, error)
+		want  string
+	}{
+		{"short", func(f *os.File, b []byte) (int, error) { return f.Write(b[:len(b)/2]) },
+			"cannot append to PATH: wrote 57 of 115 bytes; nothing was appended: the log was truncated back to the 103 bytes checked"},
+		{"error after part", func(f *os.File, b []byte) (int, error) {
+			n, _ := f.Write(b[:10])
+			return n, errors.New("file too large")
+		}, "cannot append to PATH: file too large; nothing was appended: the log was truncated back to the 103 bytes checked"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := testLog(t, extractStarted)
+			appendWrite = c.write
+			_, err := l.Append(Event{RunID: "r", Stage: checker.StrStage("extract"), Status: "heartbeat"})
+			appendWrite = writeOnce
+			if want := strings.ReplaceAll(c.want, "PATH", l.Path); err == nil || err.Error() != want {
+				t.Fatalf("error %v\nwant %s", err, want)
+			}
+			if got, _ := os.ReadFile(l.Path); string(got) != extractStarted {
+				t.Fatalf("the log is %q, want it as it was", got)
+			}
+			if _, err := l.Append(Event{RunID: "r", Stage: checker.StrStage("extract"), Status: "heartbeat"}); err != nil {
+				t.Fatalf("the next writer: %v", err)
+			}
+		})
+	}
+}
+
+// TestAppendLockFollowsLinks: two writers that name one log by two
+// spellings (a symbolic link to it, a path through a linked directory,
+// a link whose target does not exist yet) take one lock, beside the file
+// itself: while one holds it, the other waits and gives up.
+func TestAppendLockFollowsLinks(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "logs", "events.jsonl")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, link := range []struct{ name, target string }{
+		{"current.jsonl", "logs/events.jsonl"},
+		{"logdir", "logs"},
+		{"later.jsonl", "logs/later.jsonl"},
+	} {
+		if err := os.Symlink(link.target, filepath.Join(dir, link.name)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	for _, c := range []struct{ spelling, real string }{
+		{"current.jsonl", "logs/events.jsonl"},
+		{"logdir/events.jsonl", "logs/events.jsonl"},
+		{"later.jsonl", "logs/later.jsonl"},
+	} {
+		t.Run(c.spelling, func(t *testing.T) {
+			if got, want := LockPath(filepath.Join(dir, c.spelling)), filepath.Join(dir, c.real)+LockSuffix; got != want {
+				t.Errorf("LockPath = %s, want %s", got, want)
+			}
+			other := flock.New(filepath.Join(dir, c.real) + LockSuffix)
+			if err := other.Lock(); err != nil {
+				t.Fatal(err)
+			}
+			defer other.Close()
+			l := testLog(t, "")
+			l.Path = filepath.Join(dir, c.spelling)
+			l.LockTimeout = 50 * time.Millisecond
+			_, err := l.Append(Event{RunID: "r", Stage: checker.StrStage("extract"), Status: "started"})
+			if err == nil || !strings.Contains(err.Error(), "another writer holds it") {
+				t.Fatalf("error %v, want the lock held by the other writer", err)
+			}
+		})
+	}
+}

@@ -40,10 +40,12 @@ func runReport(args []string, env cli.Env) int {
 		return failed(env, fmt.Errorf("report needs --html FILE"))
 	}
 	// The page must not replace an input (as check --snapshot refuses).
-	for _, input := range append(append([]string(nil), in.files...), f.pipeline) {
-		if input != "" && cli.SameFile(*out, input) {
-			return failed(env, fmt.Errorf("--html %s is also an input (%s): writing it would replace it", render.Terminal(*out), render.Terminal(input)))
-		}
+	inputs := []cli.NamedFile{{What: "the pipeline definition", Path: f.pipeline}}
+	for _, input := range in.files {
+		inputs = append(inputs, cli.NamedFile{What: "the event log file", Path: input})
+	}
+	if err := cli.DistinctOutputs(inputs, []cli.NamedFile{{What: "--html", Path: *out}}); err != nil {
+		return failed(env, err)
 	}
 	if *interactive && len(in.files) > 1 {
 		return failed(env, fmt.Errorf("report --interactive takes a log of one file (compressed or not): the viewer's module reads one, and %s is %d files; without --interactive the report reads them all as one log", render.Terminal(in.name), len(in.files)))

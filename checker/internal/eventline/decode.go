@@ -725,44 +725,6 @@ func printableASCII(b []byte) bool {
 	return !bad(binary.LittleEndian.Uint64(b[n-8:]))
 }
 
-// HasNonSpace reports whether b holds a character that is not white space
-// as the schema's "\S" means it in ECMA-262, the regular expressions of
-// JSON Schema: WhiteSpace and LineTerminator, that is U+0009..U+000D,
-// U+0020, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F,
-// U+3000 and U+FEFF. Go's regexp knows only the ASCII part as \s, so the
-// schema spells the class out ($defs/nonBlank in schemas/event.schema.json) and
-// this function keeps to it; a value made only of these characters is
-// blank, as if absent (docs/contract.md, "Blank text").
-func HasNonSpace(b []byte) bool {
-	for i := 0; i < len(b); {
-		c := b[i]
-		if c < utf8.RuneSelf {
-			if c != ' ' && (c < '\t' || c > '\r') {
-				return true
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if !IsBlankRune(r) {
-			return true
-		}
-		i += size
-	}
-	return false
-}
-
-// IsBlankRune reports whether r is one of ECMA-262's WhiteSpace and
-// LineTerminator characters (see HasNonSpace).
-func IsBlankRune(r rune) bool {
-	switch {
-	case r >= '\t' && r <= '\r', r == ' ', r == 0x00a0, r == 0x1680, r >= 0x2000 && r <= 0x200a, r == 0x2028, r == 0x2029,
-		r == 0x202f, r == 0x205f, r == 0x3000, r == 0xfeff:
-		return true
-	}
-	return false
-}
-
 // Number returns the raw literal of the contract field name in the line
 // Syntax last read when its value is a number, else nil.
 func (d *Decoder) Number(name string) []byte {

@@ -167,8 +167,10 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 	for _, id := range []string{strings.Repeat(pair, 256), strings.Repeat(pair, 257), strings.Repeat(pair, 255) + `\u00e9` + pair, "x" + strings.Repeat(pair, 256)} {
 		seeds = append(seeds, [9]string{`"` + id + `"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``})
 	}
-	// Blank texts (outside review): ECMA-262 white space beyond ASCII is blank in
-	// every field the schema asks to be not blank.
+	// Blank texts (outside review): ECMA-262 white space beyond ASCII and
+	// characters that render as nothing (U+200B, U+00AD, variation
+	// selectors, Hangul fillers...) are blank in every field the schema asks
+	// to be not blank.
 	for _, b := range append(append([]string{}, blankRunes...), visibleRunes...) {
 		q, _ := json.Marshal(b)
 		seeds = append(seeds,

@@ -138,4 +138,7 @@ type Decoded struct {
 	Fault   *Fault
 	Event   Event
 	Unknown string
+	// unworded is the line of a schema Fault whose message awaits the
+	// validator (Config.Listed), aliasing the batch; nil otherwise.
+	unworded []byte
 }

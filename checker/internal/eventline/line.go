@@ -21,6 +21,15 @@ type Config struct {
 	// far, from the goroutine that called Read, about every ProgressEvery
 	// bytes and once when reading ends.
 	Progress func(bytesRead int64)
+	// Listed, when not nil, reports whether the violation of the next line
+	// applied would be listed (within the report's cap); Read calls it from
+	// the goroutine that called Read, just before apply. Then the JSON
+	// Schema validator words only the schema violations that are listed:
+	// a line the compiled check refuses beyond the cap is the same schema
+	// violation, counted, without the validator's work (a log of short
+	// refused lines costs what a valid log of its size costs). Nil: every
+	// refused line is worded.
+	Listed func() bool
 	// Warm, when not nil, is called from the goroutine that called Read
 	// with each batch of decoded lines before apply sees the first of
 	// them, so that the caller can bring into the cache, at once, what
@@ -62,25 +71,60 @@ func (d *Decoder) Decode(out *Decoded, n int, raw []byte, lazy *Schema, cfg *Con
 			return
 		}
 	}
-	if !fast || cfg.SchemaEveryEvent {
-		schema, err := lazy.Get()
-		if err != nil {
-			out.Fault = &Fault{FaultSchema, "the event schema cannot be compiled: " + err.Error()}
-			return
-		}
-		if msg, ok := d.schemaCheckLine(schema); !ok {
-			out.Fault = &Fault{FaultSchema, msg}
-			return
-		} else if !fast {
-			// The validator accepts what the compiled path refused: fail
-			// closed, and let the differential fuzz test find the gap.
-			out.Fault = &Fault{FaultSchema, "the event was refused by the compiled contract check"}
+	switch {
+	case !fast && cfg.Listed != nil && !cfg.SchemaEveryEvent:
+		// A schema violation either way; its words wait until Read knows
+		// whether it is listed (word).
+		out.Fault, out.unworded = &Fault{FaultSchema, unlistedSchemaMsg}, raw
+		return
+	case !fast:
+		out.Fault = d.schemaFault(lazy)
+		return
+	case cfg.SchemaEveryEvent:
+		if f := d.schemaFault(lazy); f.Msg != refusedMsg {
+			out.Fault = f
 			return
 		}
 	}
 	if cfg.Strict && len(d.unknown) > 0 {
 		out.Unknown = d.unknown[0]
 	}
+}
+
+// unlistedSchemaMsg is the message of a schema violation the compiled check
+// found beyond the listed violations, which no one reads: the rule id is
+// the same as the validator's, and the violation is counted.
+const unlistedSchemaMsg = "the event does not match event.schema.json (refused by the compiled contract check; not listed, so not worded)"
+
+// refusedMsg is the message when the validator accepts what the compiled
+// check refused: fail closed, and let the differential fuzz test find the
+// gap.
+const refusedMsg = "the event was refused by the compiled contract check"
+
+// schemaFault is the schema violation of the line that Syntax last read,
+// as the JSON Schema validator words it, or refusedMsg when the validator
+// accepts it.
+func (d *Decoder) schemaFault(lazy *Schema) *Fault {
+	schema, err := lazy.Get()
+	if err != nil {
+		return &Fault{FaultSchema, "the event schema cannot be compiled: " + err.Error()}
+	}
+	if msg, ok := d.schemaCheckLine(schema); !ok {
+		return &Fault{FaultSchema, msg}
+	}
+	return &Fault{FaultSchema, refusedMsg}
+}
+
+// word gives out, a schema violation that Decode left unworded, the
+// validator's message, reading its line again.
+func (d *Decoder) word(out *Decoded, lazy *Schema, cfg *Config) {
+	raw := out.unworded
+	out.unworded = nil
+	if f := d.Syntax(raw, cfg.Strict); f != nil {
+		out.Fault = f // not reached: Decode read the same bytes
+		return
+	}
+	out.Fault = d.schemaFault(lazy)
 }
 
 func isBlank(b []byte) bool {

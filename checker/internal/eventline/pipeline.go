@@ -92,13 +92,21 @@ func Read(lr *LineReader, cfg *Config, apply func(*Decoded)) error {
 	}
 	var readErr error
 	var reported int64
+	var words *Decoder // this goroutine's, for the messages of listed schema faults
 	for b := range order {
 		<-b.done
 		if cfg.Warm != nil {
 			cfg.Warm(b.out)
 		}
 		for i := range b.out {
-			apply(&b.out[i])
+			out := &b.out[i]
+			if out.unworded != nil && cfg.Listed() {
+				if words == nil {
+					words = NewDecoder()
+				}
+				words.word(out, &schema, cfg)
+			}
+			apply(out)
 		}
 		if cfg.Progress != nil && b.read-reported >= ProgressEvery {
 			cfg.Progress(b.read)

@@ -276,7 +276,7 @@ func SchemaErrorText(err error, inst any) string {
 func patternHint(field string) string {
 	switch field {
 	case "error", "reason", "resolved_by", "attempt_id":
-		return "must hold a character other than white space"
+		return "must hold a character other than white space and characters that render as nothing"
 	case "run_id":
 		return "must hold no control character (U+0000-U+001F, U+007F-U+009F)"
 	case "timestamp_utc", "scheduled_for", "lease_expires_at", "since":
