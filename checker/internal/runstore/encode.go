@@ -202,14 +202,16 @@ func (d *Decoder) Bytes() []byte {
 }
 
 // Fixed reads n bytes; the slice aliases the input. Short of n bytes it is
-// a fault, and the slice is zeroed and at most 64 bytes long.
+// a fault, and the slice is zeroed and at most 64 bytes long. A negative n
+// (a crafted 32-bit length that int cannot hold on a 32-bit target) is the
+// same fault.
 func (d *Decoder) Fixed(n int) []byte {
-	if len(d.b) < n {
+	if n < 0 || len(d.b) < n {
 		// A zeroed stand-in for the callers that read a few bytes of it
 		// before they look at the fault; never n bytes, which a crafted
 		// length makes gigabytes.
 		d.Fail("it ends early")
-		return make([]byte, min(n, 64))
+		return make([]byte, max(0, min(n, 64)))
 	}
 	v := d.b[:n:n]
 	d.b = d.b[n:]
