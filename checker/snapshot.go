@@ -8,7 +8,7 @@ import (
 )
 
 // SnapshotVersion is the schema_version of a health snapshot.
-const SnapshotVersion = "greenlight.snapshot/v2"
+const SnapshotVersion = "greenlight.snapshot/v3"
 
 // RunState is a run's state in a snapshot (RunReport.State), StageState a
 // stage's (StageReport.State) and Verdict the snapshot's: types of their
