@@ -207,14 +207,14 @@ func (c *contractState) decodeStreaks(d *runstore.Decoder, stages int) {
 	for si := range c.streaks {
 		s := &c.streaks[si]
 		s.kind.code, s.kind.returncode = d.String(), d.Varint()
-		s.count, s.at = int(d.Uvarint()), d.Time()
+		s.count, s.at = d.Int(), d.Time()
 		for range d.Count() {
-			s.runs = append(s.runs, brakeRun{id: d.String(), at: d.Time(), count: int(d.Uvarint())})
+			s.runs = append(s.runs, brakeRun{id: d.String(), at: d.Time(), count: d.Int()})
 		}
 	}
 	for range d.Count() {
-		k := tripKey{run: d.String(), stage: int(d.Uvarint())}
-		b := &BrakeTrip{Kind: d.String(), Count: int(d.Uvarint())}
+		k := tripKey{run: d.String(), stage: d.Int()}
+		b := &BrakeTrip{Kind: d.String(), Count: d.Int()}
 		for range d.Count() {
 			b.Runs = append(b.Runs, d.String())
 		}

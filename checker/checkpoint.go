@@ -201,7 +201,7 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	n := d.Count()
 	for range n {
 		f := CheckpointFile{File: d.String(), Compression: d.String()}
-		f.Offset, f.Lines = int64(d.Uvarint()), int(d.Uvarint())
+		f.Offset, f.Lines = int64(d.Uvarint()), d.Int()
 		f.hashState = []byte(d.String())
 		f.pieceSize = int64(d.Uvarint())
 		f.pieceSums = []byte(d.String())
@@ -228,15 +228,17 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 		cp.files = append(cp.files, f)
 	}
 	cp.logHash = []byte(d.String())
-	cp.events = int(d.Uvarint())
+	events := d.Uvarint()
 	lines := 0
 	for _, f := range cp.files {
 		lines = min(lines, math.MaxInt-f.Lines) + f.Lines // saturating
 	}
-	if (cp.events < 0 || cp.events > lines) && d.Fault() == "" {
-		// An event is one line.
+	if events > uint64(lines) && d.Fault() == "" {
+		// An event is one line; compared as uint64, so that a count int
+		// cannot hold is out of range on a 32-bit target too.
 		d.Fail("an event count out of range")
 	}
+	cp.events = int(min(events, uint64(lines)))
 	if d.Bool() {
 		cp.maxEvent = d.Time()
 	}

@@ -167,7 +167,7 @@ func (c *contractState) decodeFold(b []byte) (err error) {
 	}
 	for range d.Count() {
 		// The line is across the log's files until locateWarnings.
-		w := Violation{Line: int(d.Uvarint())}
+		w := Violation{Line: d.Int()}
 		w.Rule, w.Message, w.RunID = RuleID(d.String()), d.String(), d.String()
 		if d.Bool() {
 			st := readStage(d)
@@ -182,7 +182,7 @@ func (c *contractState) decodeFold(b []byte) (err error) {
 	}
 	for range d.Count() {
 		id, run := d.String(), d.Bytes()
-		k := attemptKey{stage: int(d.Uvarint()), attempt: d.Varint()}
+		k := attemptKey{stage: d.Int(), attempt: d.Varint()}
 		if d.Fault() != "" {
 			break
 		}

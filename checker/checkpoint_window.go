@@ -69,8 +69,8 @@ func (c *contractState) decodeWindow(d *runstore.Decoder) {
 	if d.Bool() {
 		w.newest = d.Time()
 	}
-	w.total = int(d.Uvarint())
-	w.counts = FoldedStateCounts{Succeeded: int(d.Uvarint()), Failed: int(d.Uvarint()), Cancelled: int(d.Uvarint()), Incomplete: int(d.Uvarint())}
+	w.total = d.Int()
+	w.counts = FoldedStateCounts{Succeeded: d.Int(), Failed: d.Int(), Cancelled: d.Int(), Incomplete: d.Int()}
 	if d.Bool() {
 		w.lastSuccess = d.Time()
 	}

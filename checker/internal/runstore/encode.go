@@ -3,6 +3,7 @@ package runstore
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
@@ -131,6 +132,18 @@ func (d *Decoder) Uvarint() uint64 {
 	}
 	d.b = b[1:]
 	return uint64(b[0])
+}
+
+// Int reads an unsigned varint as an int. A value int cannot hold (over
+// 2^31-1 on a 32-bit target, 2^63-1 on a 64-bit one) is a fault, never a
+// number that wrapped to a small or negative int.
+func (d *Decoder) Int() int {
+	v := d.Uvarint()
+	if v > math.MaxInt {
+		d.Fail("a number out of range")
+		return 0
+	}
+	return int(v)
 }
 
 func (d *Decoder) uvarint() uint64 {
@@ -501,7 +514,7 @@ func (d *Decoder) body(run *Run, stages int, texts []string, s *Store) bool {
 	}
 	if flags&runScheduled != 0 {
 		slot := d.Time()
-		run.SetScheduledFor(slot, int(d.Uvarint()))
+		run.SetScheduledFor(slot, d.Int())
 	}
 	if flags&runRequesters != 0 {
 		d.people(&run.wext().requesters)
@@ -539,7 +552,7 @@ func (d *Decoder) body(run *Run, stages int, texts []string, s *Store) bool {
 func (d *Decoder) people(p *People) {
 	for range d.Count() {
 		name, key := d.String(), d.String()
-		p.Add(Identity{Name: name, Key: key, Line: int(d.Uvarint())})
+		p.Add(Identity{Name: name, Key: key, Line: d.Int()})
 	}
 }
 
@@ -586,14 +599,14 @@ func (d *Decoder) attempt(run *Run, a *Attempt, texts []string) {
 		res.Reason, res.EvidenceRef, res.ResolvedBy, res.ApprovedBy = d.String(), d.String(), d.String(), d.String()
 		f := d.Byte()
 		res.ManualCompletion, res.Compensated = f&resolutionManual != 0, f&resolutionCompensated != 0
-		res.At, res.Line = d.Time(), int(d.Uvarint())
+		res.At, res.Line = d.Time(), d.Int()
 		r.Resolution = res
 	}
 	if rf&recoveryTakeover != 0 {
 		t := &Takeover{Outcome: Status(d.Byte())}
 		t.Owner, t.ConfirmedBy, t.EvidenceRef, t.Method = d.String(), d.String(), d.String(), d.String()
-		t.At, t.Line = d.Time(), int(d.Uvarint())
-		if t.AdvancedLine = int(d.Uvarint()); t.AdvancedLine > 0 {
+		t.At, t.Line = d.Time(), d.Int()
+		if t.AdvancedLine = d.Int(); t.AdvancedLine > 0 {
 			t.AdvancedAt = d.Time()
 		}
 		r.Takeover = t
