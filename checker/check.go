@@ -305,7 +305,7 @@ func newContractState(opts Options) *contractState {
 	c.horizon = opts.Now.Add(c.skew)
 	if !opts.Window.IsZero() {
 		c.window = &windowState{win: opts.Window, nextSweep: minSweep}
-		c.foldCfg = foldConfig{now: opts.Now, stale: time.Duration(c.staleAfter()) * time.Second, defs: c.defs, lineText: c.lineText}
+		c.foldCfg = foldConfig{now: opts.Now, stale: time.Duration(c.staleAfter()) * time.Second, defs: c.defs, lineText: c.lineText, planOf: c.planOf}
 	}
 	return c
 }

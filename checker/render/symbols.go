@@ -36,6 +36,7 @@ var stateMarks = []StateMark{
 	{checker.RunIncomplete, "⚠️", "incomplete", "#9a6700", false, "nothing failed or in progress, but a stage never succeeded"},
 	{checker.StagePending, "⚪", "pending", "#6e7781", false, "a stage that never started"},
 	{checker.StageBlocked, "⛔", "blocked", "#6e7781", false, "a stage not started because one it depends on did not succeed"},
+	{checker.StageSkipped, "⏭️", "skipped", "#57606a", false, "a skippable stage skipped on purpose, or a stage after it"},
 	{StateMissed, "🚫", "missed", "#cf222e", true, "a scheduled slot no run filled"},
 }
 

@@ -174,11 +174,12 @@ func Command(args []string, env cli.Env) int {
 	fs := cli.NewFlagSet("emit")
 	var f Flags
 	f.Register(fs, "emit")
-	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown or resolved")
+	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown, resolved or skipped")
 	// The schema's range passes a 32-bit int: the flag keeps it in int64,
 	// so every target takes and refuses the same codes.
 	returncode := cli.AddRangedInt64(fs, "returncode", 0, MinReturncode, MaxReturncode, "the process exit `code` (returncode)")
 	errText := fs.String("error", "", "what went wrong, `TEXT` (error; required, not blank, for failed)")
+	reason := fs.String("reason", "", "why, `TEXT` (reason; required, not blank, for skipped, unknown and resolved; the same as --field reason=TEXT)")
 	if err := cli.ParseFlags(fs, args, env); err != nil {
 		return Failed(env, err)
 	}
@@ -186,7 +187,7 @@ func Command(args []string, env cli.Env) int {
 		return Failed(env, fmt.Errorf("emit takes no arguments besides its flags (got %s)", strconv.Quote(fs.Arg(0))))
 	}
 	if *status == "" {
-		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown or resolved)"))
+		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved or skipped)"))
 	}
 	log, ev, err := f.Resolve(env.Now)
 	if err != nil {
@@ -202,6 +203,14 @@ func Command(args []string, env cli.Env) int {
 	}
 	if fs.Changed("error") {
 		ev.Error = errText
+	}
+	if fs.Changed("reason") {
+		for _, f := range ev.Fields {
+			if strings.EqualFold(f.Key, "reason") {
+				return Failed(env, errors.New("--reason and --field reason both give the reason; give it once"))
+			}
+		}
+		ev.Fields = append(ev.Fields, Field{Key: "reason", Value: appendString(nil, *reason)})
 	}
 	a, err := log.Append(ev)
 	if err != nil {
