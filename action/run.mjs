@@ -4,8 +4,9 @@
 // on the runner's own Node: the wasip1 module from dist/ under node:wasi
 // (engine wasm, the default), or the native binary (engine native). A ref
 // without dist/ (main, uses: ./) builds what it needs from the action's own
-// source with the Go toolchain instead. The step log's first line says which
-// engine and which path ran. See docs/action.md.
+// source with the Go toolchain instead. The step log's first line says, in
+// plain words, the version, the engine, the node version and which files
+// ran (header). See docs/action.md.
 //
 // What the module may touch: only the directories preopened below (the
 // working directory, GITHUB_WORKSPACE, the directories of GITHUB_OUTPUT and
@@ -152,7 +153,7 @@ export function moduleEnv(env, cwd, platform = process.platform) {
   return out;
 }
 
-/** smallLogBytes is the input size up to which the module runs on Liftoff only. */
+/** smallLogBytes is the input size up to which V8 compiles the module with its baseline compiler only (tier). */
 export const smallLogBytes = 8 << 20;
 
 /**
@@ -200,8 +201,8 @@ export function tier(bytes) {
   // before the compile's promise resolves; the sha256 check has already
   // vouched for the bytes. It saves 20 to 40 ms of the sample's start-up.
   return bytes >= 0 && bytes <= smallLogBytes
-    ? { name: 'Liftoff only', flags: '--liftoff-only --wasm-lazy-validation' }
-    : { name: 'tiered', flags: '--wasm-tiering-budget=200000000 --wasm-lazy-validation' };
+    ? { small: true, flags: '--liftoff-only --wasm-lazy-validation' }
+    : { small: false, flags: '--wasm-tiering-budget=200000000 --wasm-lazy-validation' };
 }
 
 /**
@@ -327,10 +328,10 @@ function buildFromSource(what, env, log) {
   const name = what === 'wasm' ? 'greenlight-wasip1.wasm' : process.platform === 'win32' ? 'greenlight.exe' : 'greenlight';
   const out = path.join(base, key, name);
   if (fs.existsSync(out)) {
-    log(`built from source earlier, cache key ${key} hit (${out})`);
+    log(`no dist/ in this ref: ran the ${what === 'wasm' ? 'wasip1 module' : 'native binary'} built from source earlier (cache key ${key}, ${out})`);
     return out;
   }
-  log(`no dist/ in this ref: building the ${what === 'wasm' ? 'wasip1 module' : 'native binary'} from source, cache key ${key}`);
+  log(`no dist/ in this ref: built the ${what === 'wasm' ? 'wasip1 module' : 'native binary'} from source (cache key ${key})`);
   const tmp = out + '.tmp-' + process.pid;
   fs.mkdirSync(path.dirname(out), { recursive: true });
   const buildEnv = { ...process.env, GOFLAGS: '-mod=readonly', CGO_ENABLED: '0' };
@@ -357,26 +358,40 @@ export function nativeName(platform = process.platform, arch = process.arch) {
 
 /**
  * nativeBinary returns the released native binary for this OS and
- * architecture: from the tool cache when a copy there matches
- * dist/checksums.txt, else downloaded from the release named by dist/VERSION
- * and dist/REPOSITORY on GITHUB_SERVER_URL and checked against
- * dist/checksums.txt before it is kept. A ref without dist/checksums.txt
- * (no release) builds the binary from source instead.
+ * architecture, checked against dist/checksums.txt: dist/NAME itself when
+ * the action's dist/ holds it (a release tree built with the binaries
+ * beside the modules, scripts/release.sh's assets copied in), else a copy
+ * in the tool cache, else downloaded from the release named by
+ * dist/VERSION and dist/REPOSITORY on GITHUB_SERVER_URL and kept in the
+ * tool cache. A binary whose sha256 does not match is never run. A ref
+ * without dist/ builds the binary from source; a dist/ without
+ * checksums.txt (scripts/build-dist.sh's, not a release) is an error, since
+ * it says nothing about which binary to trust.
  */
 async function nativeBinary(env, log) {
   const sums = path.join(actionRoot, 'dist', 'checksums.txt');
-  if (!fs.existsSync(sums)) return buildFromSource('native', env, log);
+  if (!fs.existsSync(sums)) {
+    if (!fs.existsSync(path.join(actionRoot, 'dist'))) return buildFromSource('native', env, log);
+    throw new Error('engine native needs dist/checksums.txt, which this dist/ lacks: build the release with scripts/release.sh (or use engine wasm)');
+  }
   const name = nativeName();
   if (!name) throw new Error(`no native greenlight is released for ${process.platform}/${process.arch}; use engine wasm`);
   const line = fs.readFileSync(sums, 'utf8').split('\n').find((l) => l.trim().endsWith(' ' + name));
   const want = line ? line.trim().split(/\s+/)[0] : '';
   if (!/^[0-9a-f]{64}$/.test(want)) throw new Error(`dist/checksums.txt lists no sha256 for ${name}`);
+  const local = path.join(actionRoot, 'dist', name);
+  if (fs.existsSync(local)) {
+    const got = sha256File(local);
+    if (got !== want) throw new Error(`dist/${name} has sha256 ${got}, but dist/checksums.txt says ${want}; not running it`);
+    log(`ran dist/${name} (sha256 matches dist/checksums.txt)`);
+    return local;
+  }
   const version = releasedVersion();
   const repo = fs.readFileSync(path.join(actionRoot, 'dist', 'REPOSITORY'), 'utf8').trim();
   const dir = path.join(env.RUNNER_TOOL_CACHE || os.tmpdir(), 'greenlight', version);
   const bin = path.join(dir, name);
   if (fs.existsSync(bin) && sha256File(bin) === want) {
-    log(`released native binary ${name} from the tool cache (sha256 ${want.slice(0, 12)} matches dist/checksums.txt)`);
+    log(`ran ${name} from the tool cache (sha256 matches dist/checksums.txt)`);
     return bin;
   }
   const url = `${env.GITHUB_SERVER_URL || 'https://github.com'}/${repo}/releases/download/${version}/${name}`;
@@ -389,7 +404,7 @@ async function nativeBinary(env, log) {
   const tmp = `${bin}.tmp-${process.pid}`;
   fs.writeFileSync(tmp, data, { mode: 0o755 });
   fs.renameSync(tmp, bin);
-  log(`released native binary ${name} downloaded from the release (sha256 ${want.slice(0, 12)} matches dist/checksums.txt)`);
+  log(`ran ${name}, downloaded from the release ${version} (sha256 matches dist/checksums.txt)`);
   return bin;
 }
 
@@ -638,6 +653,16 @@ export async function main(env = process.env, cwd = process.cwd()) {
   }
 }
 
+/**
+ * header is the step log's first line: the version, the engine and the
+ * node version, then what ran (notes, joined by "; "), e.g.
+ * "greenlight v1.2.3, engine wasm, node v24.22.3: ran
+ * dist/greenlight-wasip1-lean.wasm (sha256 checked)".
+ */
+export function header(version, engine, notes, nodeVersion = process.version) {
+  return `greenlight ${version}, engine ${engine}, node ${nodeVersion}: ${notes.join('; ')}\n`;
+}
+
 /** run is main's body; clock is main's timing, stop its stopper. */
 async function run(env, cwd, clock, stop) {
   const notes = [];
@@ -646,11 +671,11 @@ async function run(env, cwd, clock, stop) {
   if (engine !== 'wasm' && engine !== 'native') {
     return fail(env, `engine "${engine.replace(/[^A-Za-z0-9._-]/g, '?')}": use wasm or native`);
   }
-  const version = releasedVersion() || 'devel (no release in this ref)';
+  const version = releasedVersion() || 'devel';
   try {
     if (engine === 'native') {
       const bin = await nativeBinary(env, log);
-      return runNative(bin, env, cwd, `greenlight ${version}, engine native: ${notes.join('; ')}\n`);
+      return runNative(bin, env, cwd, header(version, 'native', notes));
     }
     // The compile tier's flags must be set before the module is compiled.
     const logBytes = eventBytes(env, cwd);
@@ -664,7 +689,7 @@ async function run(env, cwd, clock, stop) {
       return p;
     };
     const released = fs.existsSync(path.join(actionRoot, 'dist', FULL_MODULE));
-    const header = () => `greenlight ${version}, engine wasm: ${notes.join('; ')}, ${t.name}\n`;
+    const wasmHeader = () => header(version, 'wasm', notes);
     let deferred = false;
     if (released && leanFirst(env)) {
       const lean = releasedModule(LEAN_MODULE, compile);
@@ -673,8 +698,8 @@ async function run(env, cwd, clock, stop) {
         const r = await runWasm(lean, env, cwd, pages, stop);
         clock.mark('lean module ran');
         if (r.code !== EXIT_NEEDS_FULL) {
-          log(`released module dist/${LEAN_MODULE} (sha256 checked) under node ${process.version}`);
-          return await r.finish(header());
+          log(`ran dist/${LEAN_MODULE} (sha256 checked)`);
+          return await r.finish(wasmHeader());
         }
         r.discard();
         deferred = true;
@@ -683,16 +708,15 @@ async function run(env, cwd, clock, stop) {
     let compiled;
     if (released) {
       compiled = releasedModule(FULL_MODULE, compile);
-      log(`released module dist/${FULL_MODULE} (sha256 checked) under node ${process.version}`);
-      if (deferred) log(`the lean module ${LEAN_MODULE} handed over to it, having met a document that needs the JSON Schema validator`);
+      log(`ran dist/${FULL_MODULE} (sha256 checked)`);
+      if (deferred) log(`dist/${LEAN_MODULE} handed over to it, having met a document that needs the JSON Schema validator`);
     } else {
       compiled = compile(fs.readFileSync(buildFromSource('wasm', env, log)));
-      log(`module run under node ${process.version}`);
     }
     clock.mark('module read and hashed');
     const r = await runWasm(compiled, env, cwd, pages, stop);
     clock.mark('module ran');
-    return await r.finish(header());
+    return await r.finish(wasmHeader());
   } catch (err) {
     for (const n of notes) process.stdout.write(`greenlight: ${n}\n`);
     return fail(env, String(err && err.message ? err.message : err));

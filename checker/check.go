@@ -263,6 +263,12 @@ type contractState struct {
 	// errorTexts shares repeated error texts (errorText).
 	errorTexts map[string]string
 	attemptIDs map[string]attemptKey
+	// streaks are the retry brake's streaks across runs, by stage index
+	// of the check's definition (brake_runs.go); nil until first used.
+	streaks []brakeStreak
+	// brakeTrips are the brakes that tripped across runs, by run and stage
+	// (addToStreak); nil when none did.
+	brakeTrips map[tripKey]*BrakeTrip
 	warnings   []Violation
 	jobLog     *jobLog
 	// line is the event being checked (apply, Feed.Run).
@@ -290,6 +296,7 @@ func newContractState(opts Options) *contractState {
 		defs:       &[]runDef{},
 		errorTexts: make(map[string]string),
 		attemptIDs: make(map[string]attemptKey),
+		streaks:    make([]brakeStreak, len(opts.Definition.Stages)),
 		skew:       DefaultClockSkewSeconds * time.Second,
 	}
 	for i, s := range opts.Definition.Stages {

@@ -9,7 +9,8 @@ import (
 // The fold state's part of a checkpoint (docs/state.md): the number of
 // stages, the retry-brake warnings, the run store (runstore.Store.Encode:
 // every run with its attempts in first-line order), with a window its
-// state (checkpoint_window.go), and the attempt ids.
+// state (checkpoint_window.go), the attempt ids, and the retry brake's
+// streaks and trips across runs (brake_runs.go).
 // What only the snapshot derives (states, stalls, leases, missed slots,
 // job-log adjudications) is not kept: it is judged at the next check's now.
 
@@ -53,6 +54,7 @@ func (c *contractState) encodeFold(e *runstore.Encoder) error {
 		e.Uvarint(uint64(k.stage))
 		e.Varint(k.attempt)
 	}
+	c.encodeStreaks(e)
 	return nil
 }
 
@@ -202,6 +204,9 @@ func (c *contractState) decodeFold(b []byte) (err error) {
 		}
 		k.run = runID
 		c.attemptIDs[id] = k
+	}
+	if d.Fault() == "" {
+		c.decodeStreaks(d, stages)
 	}
 	if d.Fault() == "" && len(d.Rest()) > 0 {
 		d.Fail("bytes after its end")

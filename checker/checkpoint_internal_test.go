@@ -124,13 +124,17 @@ func TestDamagedRunDecodedLate(t *testing.T) {
 		log = fmt.Appendf(log, `{"run_id":%q,"stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}`+"\n", id)
 	}
 	opts, state := checkedState(t, log)
-	// The fold state ends with the bodies, the last one run c's, and the
-	// attempt ids' count (0): the last byte of c's body, its attempt's last
-	// line delta, becomes a varint that never ends; the trailer is made to
-	// match.
+	// The fold state ends with the bodies, the last one run c's, the
+	// attempt ids' count (0) and the retry brake's streaks (encodeStreaks:
+	// stage 1's, which run c's success ended at its first event, and no
+	// trips): the last byte of c's body, its attempt's last line delta,
+	// becomes a varint that never ends; the trailer is made to match.
+	var streaks runstore.Encoder
+	(&contractState{opts: Options{Definition: &Definition{Stages: make([]StageDef, 1)}},
+		streaks: []brakeStreak{{at: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)}}}).encodeStreaks(&streaks)
 	file := state
 	body := file[:len(file)-trailerSize]
-	body[len(body)-2] = 0x80
+	body[len(body)-2-len(streaks.B)] = 0x80
 	file = withTrailer(body)
 	const want = "the checkpoint is unusable: its contents are damaged (a bad number)"
 	for _, tc := range []struct {
@@ -182,13 +186,19 @@ func TestAttemptIDOfNoAttempt(t *testing.T) {
 		`{"run_id":"r","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}` + "\n")
 	opts, state := checkedState(t, log)
 	// The fold state ends with the one attempt id: "a1", run "r", stage 0,
-	// attempt 1 (zig-zag 2), which becomes attempt 2.
+	// attempt 1 (zig-zag 2), which becomes attempt 2; then the retry
+	// brake's streaks (stage 1's, ended by run r's success at its first
+	// event, and no trips).
+	var streaks runstore.Encoder
+	(&contractState{opts: Options{Definition: &Definition{Stages: make([]StageDef, 1)}},
+		streaks: []brakeStreak{{at: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)}}}).encodeStreaks(&streaks)
 	file := state
 	body := file[:len(file)-trailerSize]
-	if !bytes.HasSuffix(body, []byte{1, 2, 'a', '1', 1, 'r', 0, 2}) {
-		t.Fatalf("the fold state ends with %q", body[len(body)-8:])
+	ids := body[:len(body)-len(streaks.B)]
+	if !bytes.HasSuffix(ids, []byte{1, 2, 'a', '1', 1, 'r', 0, 2}) || !bytes.HasSuffix(body, streaks.B) {
+		t.Fatalf("the fold state ends with %q", body[len(body)-8-len(streaks.B):])
 	}
-	body[len(body)-1] = 4
+	ids[len(ids)-1] = 4
 	file = withTrailer(body)
 	grown := append(bytes.Clone(log), `{"run_id":"s","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`+"\n"...)
 	const want = "the checkpoint is unusable: its contents are damaged (an attempt id of no attempt)"

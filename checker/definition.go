@@ -28,8 +28,10 @@ const DefaultLeaseMarginSeconds = 60
 const DefaultRetryBrakeThreshold = 3
 
 // RetryBrake configures the retry brake (docs/recovery.md): Threshold
-// consecutive same-kind failures trip it; with Enforce a further attempt
-// without rerun_from is the violation retry_past_brake, else a warning.
+// consecutive same-kind failures trip it; with Enforce (the default) a
+// further attempt without rerun_from is the violation retry_past_brake,
+// else a warning. The zero RetryBrake (a Definition built by hand) stands
+// for the defaults: threshold DefaultRetryBrakeThreshold, enforced.
 type RetryBrake struct {
 	Threshold int  `json:"threshold"`
 	Enforce   bool `json:"enforce"`
@@ -91,7 +93,7 @@ func LinearDefinition(ids []StageID) (*Definition, error) {
 	if len(ids) == 0 {
 		return nil, errors.New("no stages declared")
 	}
-	d := &Definition{LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold}}
+	d := &Definition{LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: true}}
 	for i, id := range ids {
 		s := StageDef{ID: id, DependsOn: []StageID{}, Idempotent: true}
 		if i > 0 {
@@ -109,8 +111,8 @@ type rawDefinition struct {
 	Schedule           *rawSchedule `json:"schedule"`
 	LeaseMarginSeconds *int         `json:"lease_margin_seconds"`
 	RetryBrake         struct {
-		Threshold *int `json:"threshold"`
-		Enforce   bool `json:"enforce"`
+		Threshold *int  `json:"threshold"`
+		Enforce   *bool `json:"enforce"`
 	} `json:"retry_brake"`
 	Stages []struct {
 		ID                StageID    `json:"id"`
@@ -170,7 +172,7 @@ func ParseDefinition(data []byte) (*Definition, error) {
 		return nil, fmt.Errorf("the pipeline definition: %v", err)
 	}
 	d := &Definition{Pipeline: raw.Pipeline, StaleAfterSeconds: raw.StaleAfterSeconds,
-		LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: raw.RetryBrake.Enforce}}
+		LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: raw.RetryBrake.Enforce == nil || *raw.RetryBrake.Enforce}}
 	if raw.LeaseMarginSeconds != nil {
 		d.LeaseMarginSeconds = *raw.LeaseMarginSeconds
 	}

@@ -15,9 +15,10 @@ func TestDefinitionRecoveryFields(t *testing.T) {
 		yaml string
 		want string // "idempotent per stage, stale per stage, margin, threshold, enforce" or the error's start
 	}{
-		{"stages: [{id: 1}, {id: 2}]", "[true true] [<nil> <nil>] 60 3 false"},
+		{"stages: [{id: 1}, {id: 2}]", "[true true] [<nil> <nil>] 60 3 true"},
 		{"lease_margin_seconds: 0\nretry_brake: {threshold: 1, enforce: true}\nstages: [{id: 1, idempotent: false, stale_after_seconds: 30}, {id: 2}]", "[false true] [30 <nil>] 0 1 true"},
-		{"retry_brake: {}\nstages: [{id: 1}]", "[true] [<nil>] 60 3 false"},
+		{"retry_brake: {}\nstages: [{id: 1}]", "[true] [<nil>] 60 3 true"},
+		{"retry_brake: {enforce: false}\nstages: [{id: 1}]", "[true] [<nil>] 60 3 false"},
 		{"stages: [{id: 1, idempotent: \"no\"}]", "error: the pipeline definition does not match pipeline.schema.json"},
 		{"lease_margin_seconds: -1\nstages: [{id: 1}]", "error: the pipeline definition does not match pipeline.schema.json"},
 		{"retry_brake: {threshold: 0}\nstages: [{id: 1}]", "error: the pipeline definition does not match pipeline.schema.json"},

@@ -76,7 +76,7 @@ func NewFeed(opts Options) (*Feed, error) {
 		return nil, errors.New("--window reads native event logs only, not --input-format openlineage")
 	}
 	if opts.Definition == nil {
-		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold}}
+		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: true}}
 	}
 	return &Feed{c: newContractState(opts)}, nil
 }

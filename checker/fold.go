@@ -38,9 +38,14 @@ type foldConfig struct {
 	// lineText names a line of the log in recovery steps
 	// (contractState.lineText).
 	lineText func(int) string
-	// planOf gives a run's stage plan (contractState.planOf), for the
-	// stages a skip carries down to (markBlocked).
+	// planOf gives a run's dependency plan (contractState.planOf), for a
+	// rerun from a node (rerun.go) and the stages a skip carries down to
+	// (markBlocked); nil judges neither.
 	planOf func(*runState) *stagePlan
+	// brakeTrips are the retry brakes that tripped across runs, by run and
+	// stage index of the check's definition (brake_runs.go); nil when none
+	// did.
+	brakeTrips map[tripKey]*BrakeTrip
 }
 
 // definitionOf returns the run's own expected stages when Feed gave it
@@ -110,7 +115,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.Reconciliation, mismatched = c.reconcile()
 	}
 	cfg := foldConfig{now: c.opts.Now, stale: time.Duration(stale) * time.Second,
-		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText, planOf: c.planOf}
+		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText, brakeTrips: c.tripsFor(), planOf: c.planOf}
 	var latest *runState
 	allSucceeded := true
 	var live, judgedRuns []*runState
@@ -419,6 +424,9 @@ func stageState(run *runState, i int, def *Definition, cfg foldConfig) StageStat
 		return StagePending
 	}
 	last := &atts[len(atts)-1]
+	if cfg.planOf != nil && rerunDue(run, i, last, cfg.planOf(run)) {
+		return StagePending // to run again in the rerun from an upstream stage
+	}
 	if o := last.Outcome(); o != StatusStarted {
 		return StageState(o.String())
 	}
@@ -608,9 +616,13 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
-		if b := brakeTrip(atts, cfg.threshold); b != nil { // only a tripped brake allocates
+		b := brakeTrip(atts, cfg.threshold) // only a tripped brake allocates
+		if b == nil && len(atts) > 0 && cfg.brakeTrips != nil && run.Definition() == 0 {
+			b = cfg.brakeTrips[tripKey{run.ID(), i}] // failures of earlier runs count too
+		}
+		if b != nil {
 			reason := b.String()
-			sr.StatusReason, sr.Brake = &reason, b
+			sr.StatusReason, sr.Brake, sr.BrakeRuns = &reason, b, b.Runs
 		}
 	}
 	rr.State = rs.state()
@@ -799,6 +811,15 @@ func attemptReport(ar *AttemptReport, box *attemptBox, times *timeTexts, n int64
 			Resolution: r.Outcome.String(), Reason: r.Reason, EvidenceRef: r.EvidenceRef, ResolvedBy: r.ResolvedBy,
 			ApprovedBy: optString(r.ApprovedBy), ResolvedAt: formatTime(r.At), Line: r.Line,
 		}
+	}
+	if t := x.Takeover; t != nil {
+		tr := &TakeoverReport{Outcome: t.Outcome.String(), Owner: optString(t.Owner), StopConfirmedBy: t.ConfirmedBy,
+			StopEvidenceRef: t.EvidenceRef, StopMethod: t.Method, TakenOverAt: formatTime(t.At), Line: t.Line}
+		if t.AdvancedLine > 0 {
+			n := t.AdvancedLine
+			tr.HeartbeatAdvancedLine = &n
+		}
+		ar.Takeover = tr
 	}
 }
 

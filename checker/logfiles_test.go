@@ -218,7 +218,7 @@ func TestCheckFilesLineWords(t *testing.T) {
 				"r-2 (line 1): stage load attempt 1 failed",
 				"r-2 step: Attempt 1 of stage load in run r-2 failed (line 4 of a.jsonl) and the stage is not idempotent: it may have left partial effects.",
 				"r-3 (line 5): stage extract attempt 1 silent for 2h0m0s since line 1 of b.jsonl: a stall candidate, not proof",
-				"r-3 step: Attempt 1 of stage extract in run r-3 has been silent for 2h0m0s since line 1 of b.jsonl: a stall candidate, not proof.",
+				"r-3 step: Attempt 1 of stage extract in run r-3 has been silent for 2h0m0s since line 1 of b.jsonl: a stall candidate, not proof that its owner stopped.",
 				"r-4 (line 6): stage extract attempt 1 outcome unknown (line 2 of c.jsonl)",
 				"r-4 step: Attempt 1 of stage extract in run r-4 has an unknown outcome (line 2 of c.jsonl): lost.",
 			}},
@@ -228,7 +228,7 @@ func TestCheckFilesLineWords(t *testing.T) {
 				"r-2 (line 1): stage load attempt 1 failed",
 				"r-2 step: Attempt 1 of stage load in run r-2 failed (line 4) and the stage is not idempotent: it may have left partial effects.",
 				"r-3 (line 5): stage extract attempt 1 silent for 2h0m0s since line 5: a stall candidate, not proof",
-				"r-3 step: Attempt 1 of stage extract in run r-3 has been silent for 2h0m0s since line 5: a stall candidate, not proof.",
+				"r-3 step: Attempt 1 of stage extract in run r-3 has been silent for 2h0m0s since line 5: a stall candidate, not proof that its owner stopped.",
 			}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

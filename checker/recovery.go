@@ -75,12 +75,13 @@ func brake(atts []attemptState, limit int) (kind failureKind, count int) {
 	return kind, count
 }
 
-// retryBrake is the definition's retry brake with the default threshold
-// when it has none (a Definition built by hand, or Feed's empty one).
+// retryBrake is the definition's retry brake, the defaults (threshold
+// DefaultRetryBrakeThreshold, enforced) when it has none (a Definition
+// built by hand).
 func (d *Definition) retryBrake() RetryBrake {
 	rb := d.RetryBrake
 	if rb.Threshold < 1 {
-		rb.Threshold = DefaultRetryBrakeThreshold
+		rb = RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: true}
 	}
 	return rb
 }
@@ -88,9 +89,14 @@ func (d *Definition) retryBrake() RetryBrake {
 // BrakeTrip is a tripped retry brake (docs/recovery.md): the trailing failed
 // attempts of a stage, Count of them, all failed with one failure kind, Kind
 // (the error_code, or returncode:<n>).
+//
+// Runs are the runs the failures happened in, oldest first, when they span
+// more than one run (the brake across runs); nil when they are all the
+// stage's own attempts in this run.
 type BrakeTrip struct {
 	Kind  string
 	Count int
+	Runs  []string
 }
 
 // String is the stage's status_reason: RETRY_BRAKE:<kind>x<count>.

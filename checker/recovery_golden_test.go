@@ -81,3 +81,56 @@ func TestRecoveryGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveryRunbookGolden checks the logs of the runbook's parts in
+// testdata/recovery (docs/recovery.md): a takeover with proof that the
+// owner stopped (takeover.jsonl), and the owner's heartbeat after a
+// takeover (heartbeat_advanced.jsonl, HEARTBEAT_ADVANCED). Each is checked
+// with testdata/recovery/pipeline.yaml at corpusNow, and its snapshot, text
+// and Markdown (the job summary's report) are compared with the goldens
+// <name>.golden.json, .txt and .md; -update rewrites them.
+func TestRecoveryRunbookGolden(t *testing.T) {
+	for _, name := range []string{"takeover", "heartbeat_advanced", "brake_nights"} {
+		t.Run(name, func(t *testing.T) {
+			log, err := os.ReadFile("../testdata/recovery/" + name + ".jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := checker.Check(bytes.NewReader(log), checker.Options{
+				Definition: recoveryDefinition(t), Now: corpusNow, File: "testdata/recovery/" + name + ".jsonl",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Report.Valid {
+				t.Fatalf("unexpected violations: %+v", res.Report.Violations)
+			}
+			doc, err := render.JSON(res.Snapshot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			validateDoc(t, doc)
+			outputs := map[string][]byte{
+				name + ".golden.json": doc,
+				name + ".golden.txt":  []byte(render.Text(res.Snapshot)),
+				name + ".golden.md":   []byte(render.MarkdownReport(res.Snapshot, render.MarkdownOptions{})),
+			}
+			for file, got := range outputs {
+				path := "../testdata/recovery/" + file
+				if *update {
+					if err := os.WriteFile(path, got, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test ./checker -update to create it)", err)
+				}
+				if !bytes.Equal(got, want) {
+					t.Errorf("output differs from %s (run with -update and review the diff):\n%s", path, got)
+				}
+			}
+		})
+	}
+}

@@ -91,6 +91,14 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency, lineTe
 	a := &st.Attempts[len(st.Attempts)-1]
 	n := a.Attempt
 	rec.Attempt, rec.AttemptID, rec.Owner = &n, a.AttemptID, a.Owner
+	if st.State == StagePending { // incomplete: a stage a rerun from upstream is to run again (rerun.go)
+		rec.Action = ActionRerun
+		rec.Steps = []string{
+			fmt.Sprintf("%s of run %s is to run again: a rerun from a stage upstream of it started after its attempt %d (%s).", label, rr.RunID, n, lineText(a.Line)),
+			fmt.Sprintf("Start attempt %d of %s in run %s once the stages it depends on have succeeded in the rerun.", n+1, label, rr.RunID),
+		}
+		return rec
+	}
 	who := fmt.Sprintf("Attempt %d of %s in run %s", n, label, rr.RunID)
 	owner := "the owner"
 	if a.Owner != nil {
@@ -122,6 +130,13 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency, lineTe
 				"Inspect its effects, then append a resolved event: failed to allow a retry, succeeded with manual_completion: true and a second person's approved_by, or cancelled with compensated: true.",
 				fmt.Sprintf("Only then start attempt %d.", n+1),
 			}
+		case st.Brake != nil && st.Brake.Runs != nil:
+			rec.Action = ActionFixThenRerunFrom
+			rec.Steps = []string{
+				fmt.Sprintf("%s failed; the last %d attempts of %s, across runs %s, all failed with %s: the retry brake tripped, and the stage is braked in later runs too.", who, st.Brake.Count, label, strings.Join(st.Brake.Runs, ", "), st.Brake.Kind),
+				"Fix the cause first; another blind retry, tonight's or tomorrow's, repeats the failure.",
+				fmt.Sprintf("Then start attempt %d (or the stage in the next run) with rerun_from: true.", n+1),
+			}
 		case st.Brake != nil:
 			rec.Action = ActionFixThenRerunFrom
 			rec.Steps = []string{
@@ -144,11 +159,7 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency, lineTe
 		rec.Steps = []string{fmt.Sprintf("%s was cancelled (%s); a cancelled run is not rerun.", who, lineText(line))}
 	case RunStalled:
 		rec.Action = ActionConfirmStopped
-		rec.Steps = []string{
-			fmt.Sprintf("%s has been silent for %s since %s: a stall candidate, not proof.", who, secondsText(a.SilentForSeconds), lineText(a.Line)),
-			fmt.Sprintf("Confirm, with evidence, that %s has stopped before any rerun.", owner),
-			"Then record the attempt's outcome (failed, or unknown when it cannot be confirmed) and follow the action that outcome calls for.",
-		}
+		rec.Steps = confirmStoppedSteps(rr.RunID, stage, a, who, lineText)
 	case RunOverdue:
 		rec.Action = ActionWait
 		over := 0.0
@@ -174,4 +185,69 @@ func secondsText(s *float64) string {
 		return "0s"
 	}
 	return time.Duration(math.Round(*s) * float64(time.Second)).String()
+}
+
+// confirmStoppedSteps are the steps of confirm_stopped for attempt a of
+// stage in run runID, silent past its lease or threshold (docs/recovery.md,
+// "The advice writes the command"): what to confirm about the owner (its
+// host and PID when the owner is a local-pid:// address: that the PID is
+// gone or is another process, by start time and command line since PIDs
+// are reused, and the host's boot time), and the exact greenlight emit
+// line that records the takeover, with the attempt's identifiers copied
+// from the snapshot (shell-quoted) and placeholders in capitals for the
+// evidence.
+func confirmStoppedSteps(runID string, stage StageID, a *AttemptReport, who string, lineText func(int) string) []string {
+	steps := []string{fmt.Sprintf("%s has been silent for %s since %s: a stall candidate, not proof that its owner stopped.", who, secondsText(a.SilentForSeconds), lineText(a.Line))}
+	method := "STOP_METHOD"
+	switch host, pid, ok := localPID(a.Owner); {
+	case ok:
+		method = "local_pid"
+		steps = append(steps, fmt.Sprintf("Confirm on host %s that PID %s of the owner %s has stopped: the PID is gone, or it is another process (compare its start time and command line with the attempt's start at %s: PIDs are reused); check the host's boot time too (a reboot after %s ended the process). Keep the output (ps -o lstart=,args= -p %s) as the evidence.", host, pid, *a.Owner, a.StartedAt, a.StartedAt, pid))
+	case a.Owner != nil:
+		steps = append(steps, fmt.Sprintf("Confirm, with evidence, that the owner %s has stopped (its process, its host or the scheduler's console), and keep the evidence.", *a.Owner))
+	default:
+		steps = append(steps, "Confirm, with evidence, that the process that ran the attempt has stopped (its process, its host or the scheduler's console), and keep the evidence; the log names no owner.")
+	}
+	cmd := "greenlight emit --log EVENTS.jsonl --pipeline PIPELINE.yaml --run-id " + shellWord(runID) +
+		" --stage " + shellWord(stage.String()) + fmt.Sprintf(" --attempt %d", a.Attempt) +
+		" --status failed --error 'taken over: STOP_REASON' --owner YOUR_OWNER_ID --stop-confirmed-by YOUR_NAME --stop-evidence-ref EVIDENCE_REF --stop-method " + method
+	steps = append(steps,
+		"Then record the takeover with that evidence (stop_method is local_pid, host_down, console or other; write --status unknown with --field reason=... instead of failed when what the attempt did cannot be confirmed): "+cmd,
+		"Then follow the action the recorded outcome calls for; if the owner's heartbeat comes after the takeover, the owner was alive (HEARTBEAT_ADVANCED) and the attempt needs a person's adjudication.")
+	return steps
+}
+
+// localPID splits an owner local-pid://HOST/PID into its host and PID; ok
+// is false for any other owner.
+func localPID(owner *string) (host, pid string, ok bool) {
+	if owner == nil {
+		return "", "", false
+	}
+	rest, found := strings.CutPrefix(*owner, "local-pid://")
+	if !found {
+		return "", "", false
+	}
+	host, pid, found = strings.Cut(rest, "/")
+	if !found || host == "" || pid == "" || strings.Trim(pid, "0123456789") != "" {
+		return "", "", false
+	}
+	return host, pid, true
+}
+
+// shellWord writes s as one word of a POSIX shell command: as it is when it
+// holds only characters no shell reads specially, else in single quotes
+// (a single quote inside closes the quotes, writes it escaped with a
+// backslash and opens them again).
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-.,/:@%+=", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

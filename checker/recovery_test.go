@@ -177,11 +177,30 @@ func TestRecoveryIdentifiers(t *testing.T) {
 	rec := res.Snapshot.Collect()[0].Recovery
 	got := fmt.Sprintf("%s %s %v %d %s %s\n%s", rec.Action, rec.RunID, rec.Stage, *rec.Attempt, *rec.AttemptID, *rec.Owner, strings.Join(rec.Steps, "\n"))
 	want := `confirm_stopped r-9 extract 1 ex-9-1 local-pid://host-a/4242
-Attempt 1 of stage extract in run r-9 has been silent for 1h0m0s since line 1: a stall candidate, not proof.
-Confirm, with evidence, that the owner local-pid://host-a/4242 has stopped before any rerun.
-Then record the attempt's outcome (failed, or unknown when it cannot be confirmed) and follow the action that outcome calls for.`
+Attempt 1 of stage extract in run r-9 has been silent for 1h0m0s since line 1: a stall candidate, not proof that its owner stopped.
+Confirm on host host-a that PID 4242 of the owner local-pid://host-a/4242 has stopped: the PID is gone, or it is another process (compare its start time and command line with the attempt's start at 2026-01-01T11:00:00Z: PIDs are reused); check the host's boot time too (a reboot after 2026-01-01T11:00:00Z ended the process). Keep the output (ps -o lstart=,args= -p 4242) as the evidence.
+Then record the takeover with that evidence (stop_method is local_pid, host_down, console or other; write --status unknown with --field reason=... instead of failed when what the attempt did cannot be confirmed): greenlight emit --log EVENTS.jsonl --pipeline PIPELINE.yaml --run-id r-9 --stage extract --attempt 1 --status failed --error 'taken over: STOP_REASON' --owner YOUR_OWNER_ID --stop-confirmed-by YOUR_NAME --stop-evidence-ref EVIDENCE_REF --stop-method local_pid
+Then follow the action the recorded outcome calls for; if the owner's heartbeat comes after the takeover, the owner was alive (HEARTBEAT_ADVANCED) and the attempt needs a person's adjudication.`
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestConfirmStoppedQuoting: the emit line of confirm_stopped copies the
+// run id as one shell word, whatever it holds, and an owner that is not a
+// local-pid:// address gets no host or PID, and a method placeholder.
+func TestConfirmStoppedQuoting(t *testing.T) {
+	log := lines(ev("r 1'; rm -rf ~ #", "extract", 1, "started", "2026-01-01T11:00:00Z", `"owner":"k8s://pod/etl-7"`))
+	res := runCheck(t, log, func(o *checker.Options) { o.Definition = recoveryDefinition(t) })
+	steps := res.Snapshot.Collect()[0].Recovery.Steps
+	if len(steps) != 4 {
+		t.Fatalf("got %d steps: %q", len(steps), steps)
+	}
+	if want := "Confirm, with evidence, that the owner k8s://pod/etl-7 has stopped (its process, its host or the scheduler's console), and keep the evidence."; steps[1] != want {
+		t.Errorf("step 2: got %q, want %q", steps[1], want)
+	}
+	if want := ` --run-id 'r 1'\''; rm -rf ~ #' --stage extract --attempt 1 `; !strings.Contains(steps[2], want) || !strings.HasSuffix(steps[2], "--stop-method STOP_METHOD") {
+		t.Errorf("step 3: got %q, want it to hold %q and end in --stop-method STOP_METHOD", steps[2], want)
 	}
 }
 
@@ -205,5 +224,47 @@ Run r-1 has been in progress 1h55m0s longer than the schedule's max_runtime_seco
 Check with the owner local-pid://h/9 that it is making progress; do not start another attempt while this one may be alive.`
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRerunFromRerunsDescendants: a started with rerun_from on extract
+// reruns extract and every stage downstream of it (load, publish), also
+// after they succeeded; audit, which does not depend on extract, is not
+// rerun. Until a downstream stage runs again it is pending, so the run is
+// judged by the rerun's attempts (docs/recovery.md, Rerun from a node).
+func TestRerunFromRerunsDescendants(t *testing.T) {
+	def, err := checker.ParseDefinition([]byte("stages:\n  - {id: extract}\n  - {id: load}\n  - {id: publish, depends_on: [load]}\n  - {id: audit, depends_on: []}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := []string{
+		ev("r-1", "extract", 1, "started", "2026-01-01T10:00:00Z"), ev("r-1", "extract", 1, "succeeded", "2026-01-01T10:01:00Z"),
+		ev("r-1", "load", 1, "started", "2026-01-01T10:02:00Z"), ev("r-1", "load", 1, "succeeded", "2026-01-01T10:03:00Z"),
+		ev("r-1", "publish", 1, "started", "2026-01-01T10:04:00Z"), ev("r-1", "publish", 1, "succeeded", "2026-01-01T10:05:00Z"),
+		ev("r-1", "audit", 1, "started", "2026-01-01T10:06:00Z"), ev("r-1", "audit", 1, "succeeded", "2026-01-01T10:07:00Z"),
+		ev("r-1", "extract", 2, "started", "2026-01-01T11:55:00Z", `"rerun_from":true`),
+	}
+	steps := [][]string{
+		nil,
+		{ev("r-1", "extract", 2, "succeeded", "2026-01-01T11:56:00Z")},
+		{ev("r-1", "load", 2, "started", "2026-01-01T11:57:00Z"), ev("r-1", "load", 2, "succeeded", "2026-01-01T11:57:30Z"),
+			ev("r-1", "publish", 2, "started", "2026-01-01T11:58:00Z"), ev("r-1", "publish", 2, "succeeded", "2026-01-01T11:58:30Z")},
+	}
+	wants := []string{
+		"running [extract=running load=pending publish=pending audit=succeeded] wait",
+		"incomplete [extract=succeeded load=pending publish=pending audit=succeeded] rerun",
+		"succeeded [extract=succeeded load=succeeded publish=succeeded audit=succeeded] none",
+	}
+	log := first
+	for k, more := range steps {
+		log = append(log, more...)
+		res := runCheck(t, lines(log...), func(o *checker.Options) { o.Definition = def })
+		if !res.Report.Valid {
+			t.Fatalf("step %d: unexpected violations: %+v", k, res.Report.Violations)
+		}
+		r := res.Snapshot.Collect()[0]
+		if got := fmt.Sprintf("%s [%s] %s", r.State, stageStates(r), r.Recovery.Action); got != wants[k] {
+			t.Errorf("step %d: got %s, want %s\n%q", k, got, wants[k], r.Recovery.Steps)
+		}
 	}
 }

@@ -24,13 +24,13 @@ var heartbeatWithoutStartRule = Rule{ID: RuleHeartbeatWithoutStart, Family: fami
 
 var heartbeatAfterTerminalRule = Rule{ID: RuleHeartbeatAfterTerminal, Family: familyHeartbeat,
 	Summary: "a heartbeat after the attempt's outcome",
-	Detail:  "After succeeded, failed or unknown the attempt is over; a heartbeat then means two processes think they own it.",
+	Detail:  "After succeeded, failed or unknown the attempt is over; a heartbeat then means two processes think they own it. The one exception is a heartbeat of the owner that started the attempt after another owner took it over: evidence that the owner was alive (HEARTBEAT_ADVANCED), which makes the attempt's outcome unknown.",
 	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"heartbeat","timestamp_utc":"2026-01-01T10:02:00Z"}`,
 	Statuses: []Status{StatusHeartbeat}, on: onLog, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if a := x.attempt(); a.Status() != StatusStarted {
+		if a := x.attempt(); a.Status() != StatusStarted && !heartbeatAdvances(a, x.ev) {
 			return fmt.Sprintf("%s sent a heartbeat, but it already ended %s on %s", x.who(), a.Status(), c.lineText(a.LastLine()))
 		}
 		return ""

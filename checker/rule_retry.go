@@ -37,12 +37,15 @@ var retryAfterCancellationRule = Rule{ID: RuleRetryAfterCancellation, Family: fa
 
 var retryWithoutFailureRule = Rule{ID: RuleRetryWithoutFailure, Family: familyRetry,
 	Summary: "attempt n started when attempt n-1 did not fail",
-	Detail:  "A retry follows a failed attempt; starting another while the previous is running or after it succeeded is a double launch.",
+	Detail:  "A retry follows a failed attempt; starting another while the previous is running or after it succeeded is a double launch. The one exception is a rerun from a node: a started with \"rerun_from\": true reruns its stage and opens a rerun of every stage downstream of it, whose next attempts may follow a success.",
 	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:01:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if prev := x.previous(); prev != nil && prev.Outcome() != StatusFailed {
+			if prev.Outcome() == StatusSucceeded && x.feed == nil && (x.ev.RerunFrom || rerunDue(x.run, x.si, prev, c.planOf(x.run))) {
+				return "" // a rerun from this stage or one upstream of it (rerun.go)
+			}
 			return fmt.Sprintf("%s started, but attempt %d %s; a retry follows a failed attempt", x.who(), x.ev.Attempt-1, attemptOutcome(*prev))
 		}
 		return ""
@@ -67,7 +70,7 @@ var retryWithoutResolutionRule = Rule{ID: RuleRetryWithoutResolution, Family: fa
 
 var retryPastBrakeRule = Rule{ID: RuleRetryPastBrake, Family: familyRetry,
 	Summary: "a further attempt after the retry brake tripped, without rerun_from",
-	Detail:  "When the trailing failed attempts of a stage share one failure kind at least retry_brake.threshold times, retrying blindly repeats the failure; a further started needs \"rerun_from\": true. With retry_brake.enforce false this is a warning, not a violation.",
+	Detail:  "When the trailing failed attempts of a stage share one failure kind at least retry_brake.threshold times, retrying blindly repeats the failure; a further started needs \"rerun_from\": true. The failures are counted within the run and across the pipeline's runs in logical-time order (scheduled_for, else the first event), so a stage that failed the same way on three nights is braked in the fourth night's run (the runbook: do not pile up attempts of a deterministically failing query every night). retry_brake.enforce is true by default; with enforce false this is a warning, not a violation.",
 	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"exit 1","error_code":"OOM"}
 {"run_id":"r-1","stage":"extract","attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
@@ -77,19 +80,33 @@ var retryPastBrakeRule = Rule{ID: RuleRetryPastBrake, Family: familyRetry,
 {"run_id":"r-1","stage":"extract","attempt":4,"status":"started","timestamp_utc":"2026-01-01T10:06:00Z"}`,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if x.ev.Attempt < 2 || x.ev.RerunFrom {
+		if x.ev.RerunFrom {
 			return ""
 		}
-		atts := x.attempts()
 		rb := c.opts.Definition.retryBrake()
-		if _, count := brake(atts, rb.Threshold); count < rb.Threshold {
+		m := ""
+		if atts := x.attempts(); x.ev.Attempt >= 2 {
+			if _, count := brake(atts, rb.Threshold); count >= rb.Threshold {
+				kind, count := brake(atts, 0)
+				m = fmt.Sprintf("%s started after %d consecutive failures of kind %s (retry brake threshold %d) without rerun_from: true; fix the cause, then rerun deliberately", x.who(), count, kind, rb.Threshold)
+			}
+		}
+		if m == "" && x.feed == nil && x.run.Definition() == 0 {
+			at := logicalTime(x.run)
+			if x.ev.HasScheduledFor {
+				at = x.ev.ScheduledFor
+			}
+			kind, count, others := c.streaksFor()[x.si].countFor(x.run.ID(), at)
+			if count >= rb.Threshold && len(others) > 0 {
+				m = fmt.Sprintf("%s started after %d consecutive failures of kind %s across runs %s (retry brake threshold %d) without rerun_from: true; the stage stays braked in later runs: fix the cause, then start it with rerun_from: true", x.who(), count, kind, joinWords(others), rb.Threshold)
+			}
+		}
+		if m == "" {
 			return ""
 		}
 		if !rb.Enforce && len(c.warnings) >= c.opts.MaxViolations {
 			return "" // the listed warnings are capped like violations
 		}
-		kind, count := brake(atts, 0)
-		m := fmt.Sprintf("%s started after %d consecutive failures of kind %s (retry brake threshold %d) without rerun_from: true; fix the cause, then rerun deliberately", x.who(), count, kind, rb.Threshold)
 		if rb.Enforce {
 			return m
 		}

@@ -73,8 +73,10 @@ var checkingOrder = []*Rule{
 	&stageBeforeDependencyRule,
 	// An outcome.
 	&terminalWithoutStartRule, &duplicateTerminalRule,
+	// An outcome by another owner than the start's: a takeover.
+	&leaseStillActiveRule, &takeoverWithoutStopEvidenceRule,
 	// A heartbeat.
-	&heartbeatWithoutStartRule, &heartbeatAfterTerminalRule,
+	&heartbeatWithoutStartRule, &heartbeatAfterTerminalRule, &ownerMismatchRule,
 	// A resolution.
 	&resolutionWithoutStartRule, &duplicateResolutionRule, &resolutionOfRunningAttemptRule,
 	&resolutionOfSucceededAttemptRule, &resolutionOfIdempotentFailureRule, &resolutionWithoutEvidenceRule,
@@ -217,18 +219,27 @@ func (c *contractState) runFor(x *lineCheck) *runState {
 // attempt states change.
 func (c *contractState) record(x *lineCheck) {
 	run, si, ev := x.run, x.si, x.ev
+	var ended *attemptState // an attempt whose outcome this event sets
 	switch ev.Status {
 	case StatusStarted:
 		var a attemptState
 		a.SetStart(ev.Time, ev.Line, x.neverStalls)
 		c.runs.AddAttempt(run, si, a)
+		if ev.RerunFrom && x.feed == nil {
+			run.SetRerun(si, ev.Line) // rerun.go: si and its descendants run again
+		}
 		if x.warning != "" {
 			st := ev.Stage
 			file, line := c.locate(ev.Line)
 			c.warnings = append(c.warnings, Violation{File: file, Line: line, Rule: RuleRetryPastBrake, Message: x.warning, RunID: run.ID(), Stage: &st, Attempt: ev.Attempt})
 		}
 	case StatusHeartbeat:
-		recordHeartbeat(x.attempt(), ev)
+		if a := x.attempt(); a.Status() != StatusStarted { // heartbeat_after_terminal let it pass
+			a.HeartbeatAdvanced(ev.Time, ev.Line, c.advancedReason(ev.Owner, ev.Line, a.Recovery().Takeover.Line))
+			ended = a
+		} else {
+			recordHeartbeat(a, ev)
+		}
 	case StatusResolved:
 		recordResolution(run, x.attempt(), ev, c.opts.Definition.Stages[si].Idempotent)
 	default: // an outcome: succeeded, failed, unknown, skipped
@@ -239,12 +250,20 @@ func (c *contractState) record(x *lineCheck) {
 			c.runs.AddAttempt(run, si, skipped)
 			a = x.attempt()
 		}
+		takeover := x.feed == nil && takeoverBy(a, ev)
 		a.SetOutcome(ev.Status, ev.Time, ev.Line, ev.HasCode, ev.Returncode)
 		if ev.HasError {
 			a.SetError(c.errorText(ev.Error))
 		}
+		if takeover {
+			recordTakeover(a, ev)
+		}
+		ended = a
 	}
 	c.recordRecovery(run, si, ev)
+	if ended != nil {
+		c.recordStreak(x, ended) // after recordRecovery: it reads error_code
+	}
 	run.SetLast(ev.Time)
 	if ev.HasScheduledFor {
 		run.SetScheduledFor(ev.ScheduledFor, ev.Line)

@@ -462,6 +462,11 @@ type StageReport struct {
 	StatusReason *string         `json:"status_reason"`
 	AttemptCount int             `json:"attempt_count"`
 	Attempts     []AttemptReport `json:"attempts"`
+	// BrakeRuns are the runs whose failures tripped the retry brake, oldest
+	// first, ending with this one, when failures of earlier runs count
+	// towards it (docs/recovery.md, the brake across runs); nil (and
+	// absent from the JSON) otherwise.
+	BrakeRuns []string `json:"brake_runs,omitempty"`
 	// Brake is the tripped retry brake that StatusReason writes, as a
 	// value for readers (the recovery advice); nil when it has not tripped.
 	Brake *BrakeTrip `json:"-"`
@@ -490,9 +495,31 @@ type AttemptReport struct {
 	Resolution      *ResolutionReport `json:"resolution"`
 	AdjudicatedFrom *string           `json:"adjudicated_from"`
 	JobLogLine      *int              `json:"job_log_line"`
+	// Takeover is the outcome another owner wrote to end the attempt, with
+	// its proof that the owner stopped; nil (and absent from the JSON)
+	// when the attempt's own owner ended it.
+	Takeover *TakeoverReport `json:"takeover,omitempty"`
 	// Started and Ended are StartedAt and EndedAt as values (UTC; Ended
 	// zero while EndedAt is nil).
 	Started, Ended time.Time `json:"-"`
+}
+
+// TakeoverReport is an outcome event that ended another owner's attempt
+// (docs/recovery.md, takeovers): the outcome it wrote, who took over (Owner,
+// nil when the event named none), the proof that the owner stopped
+// (stop_confirmed_by, stop_evidence_ref, stop_method), when (RFC 3339 UTC)
+// and on which line. HeartbeatAdvancedLine is the line of the owner's first
+// heartbeat after the takeover (HEARTBEAT_ADVANCED: the takeover's outcome
+// is not adopted and the attempt is unknown), nil when none came.
+type TakeoverReport struct {
+	Outcome               string  `json:"outcome"`
+	Owner                 *string `json:"owner"`
+	StopConfirmedBy       string  `json:"stop_confirmed_by"`
+	StopEvidenceRef       string  `json:"stop_evidence_ref"`
+	StopMethod            string  `json:"stop_method"`
+	TakenOverAt           string  `json:"taken_over_at"`
+	Line                  int     `json:"line"`
+	HeartbeatAdvancedLine *int    `json:"heartbeat_advanced_line"`
 }
 
 // Latest returns the report of the run named by LatestRunID, or nil, built

@@ -114,6 +114,21 @@ func HealthRules() []HealthRule {
 	}
 }
 
+// healthRuleState is the run state (or StateMissed) a health rule reports,
+// "" for a rule of no state (no_runs, snapshot_unusable,
+// omitted_violations).
+func healthRuleState(id string) string {
+	if id == HealthSlotMissed {
+		return StateMissed
+	}
+	for _, s := range []string{checker.RunFailed, checker.RunStalled, checker.RunUnknown, checker.RunCancelled, checker.RunOverdue, checker.RunIncomplete} {
+		if healthRuleOf(s) == id {
+			return s
+		}
+	}
+	return ""
+}
+
 // healthRuleOf maps an unhealthy run state to its health rule; "" for a
 // succeeded or running run.
 func healthRuleOf(state string) string {
@@ -216,7 +231,7 @@ func eachFinding(l *Log, fn func(finding) bool) {
 	}
 	forEachRun(s, func(row Row) bool {
 		if m := row.Missed; m != nil {
-			return fn(finding{Rule: HealthSlotMissed, Path: l.Path, Message: "missed: " + MissedSummary(m), Key: key(HealthSlotMissed, l.Path, m.ScheduledFor)})
+			return fn(finding{Rule: HealthSlotMissed, Warning: Level(StateMissed).SARIF == "warning", Path: l.Path, Message: "missed: " + MissedSummary(m), Key: key(HealthSlotMissed, l.Path, m.ScheduledFor)})
 		}
 		r := row.Run
 		rule := healthRuleOf(string(r.State))
@@ -228,7 +243,7 @@ func eachFinding(l *Log, fn func(finding) bool) {
 		if d.HasErr {
 			msg += ": " + d.Error
 		}
-		f := finding{Rule: rule, Warning: rule == HealthRunStalled, Path: l.Path, Line: r.FirstLine, Message: msg, Key: key(rule, l.Path, r.RunID)}
+		f := finding{Rule: rule, Warning: Level(string(r.State)).SARIF == "warning", Path: l.Path, Line: r.FirstLine, Message: msg, Key: key(rule, l.Path, r.RunID)}
 		if p := RunProblem(r); p.Stage != nil {
 			f.Line = p.Attempt.Line
 			f.Key = key(rule, l.Path, r.RunID, p.Stage.Stage.String(), fmt.Sprint(p.Attempt.Attempt))

@@ -19,9 +19,9 @@ type gitlabIssue struct {
 	} `json:"location"`
 }
 
-// GitLab severities: an error is critical (a contract violation, a failed
-// or unknown run, a missed slot), a warning is major (a stall candidate, a
-// retry past the brake without enforce).
+// GitLab severities: an error is critical (a contract violation, an
+// unhealthy run, a missed slot: Level's GitLab column), a warning is major
+// (a retry past the brake without enforce).
 const (
 	GitLabSeverityError   = "critical"
 	GitLabSeverityWarning = "major"

@@ -139,7 +139,7 @@ h1{font-size:22px;margin:12px 0 4px}h2{margin-top:28px;border-bottom:1px solid #
 .verdict-healthy{color:#1a7f37}.verdict-unhealthy,.verdict-invalid{color:#cf222e}
 table{border-collapse:collapse;width:100%;margin:8px 0}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #d0d7de;vertical-align:top}
 code,pre,.mono{font-family:ui-monospace,monospace;font-size:12px}pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:4px 6px;margin:4px 0}
-.note,.legend{color:#57606a}.legend span{margin-right:12px;white-space:nowrap}.run{border:1px solid #d0d7de;border-radius:6px;padding:4px 12px;margin:12px 0}
+svg.icon{display:inline-block;width:1em;height:1em;vertical-align:-.15em}.note,.legend{color:#57606a}.legend span{margin-right:12px;white-space:nowrap}.run{border:1px solid #d0d7de;border-radius:6px;padding:4px 12px;margin:12px 0}
 .state{font-weight:600}svg.gantt text{font:11px system-ui,sans-serif;fill:#1f2328}svg.gantt line{stroke:#d0d7de}
 `)
 	for _, m := range stateMarks {

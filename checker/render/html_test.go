@@ -33,7 +33,8 @@ var tagRE = regexp.MustCompile(`<(/?)([a-zA-Z0-9]+)([^>]*)>`)
 var reportElements = map[string]bool{"html": true, "head": true, "meta": true, "title": true, "style": true, "body": true, "header": true,
 	"h1": true, "h2": true, "h3": true, "p": true, "span": true, "code": true, "main": true, "section": true, "table": true, "thead": true,
 	"tbody": true, "tr": true, "th": true, "td": true, "a": true, "em": true, "ul": true, "ol": true, "li": true, "article": true, "pre": true,
-	"div": true, "strong": true, "svg": true, "text": true, "line": true, "rect": true, "footer": true}
+	"div": true, "strong": true, "svg": true, "text": true, "line": true, "rect": true, "footer": true,
+	"circle": true, "path": true} // circle and path: the state icons (StateMark.Icon)
 
 // markup returns the first tag or attribute of page that report.tmpl
 // would never write: an element not its own, an event handler, a

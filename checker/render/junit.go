@@ -12,22 +12,13 @@ import (
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
-// JUnit outcomes of a testcase: what a run state becomes (docs/formats.md).
-// A failed, cancelled or incomplete run is a failure (the pipeline did not
-// do its work); a stalled, unknown or overdue run and a missed slot are
-// errors (greenlight cannot prove what happened); a running run is skipped
-// (not judged yet); a succeeded run passes.
-func junitOutcome(state string) string {
-	switch state {
-	case checker.RunFailed, checker.RunCancelled, checker.RunIncomplete:
-		return "failure"
-	case checker.RunStalled, checker.RunUnknown, checker.RunOverdue, StateMissed:
-		return "error"
-	case checker.RunRunning:
-		return "skipped"
-	}
-	return ""
-}
+// junitOutcome is the JUnit outcome of a testcase for a run state or a
+// missed slot, from the table of levels (Level): a failed, cancelled or
+// incomplete run is a failure (the pipeline did not do its work); a
+// stalled, unknown or overdue run and a missed slot are errors (greenlight
+// cannot prove what happened); a running run is skipped (not judged yet);
+// a succeeded run passes ("").
+func junitOutcome(state string) string { return Level(state).JUnit }
 
 // JUnitHostname is the hostname attribute every testsuite carries: the
 // schema requires one, and greenlight judges a log, not a host.

@@ -83,6 +83,18 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 				}
 				b = append(b, ']')
 			}
+			if s.BrakeRuns != nil {
+				b = append(b, `,"brake_runs":[`...)
+				for k, id := range s.BrakeRuns {
+					if k > 0 {
+						b = append(b, ',')
+					}
+					b = append(b, '"')
+					b = appendText(b, id)
+					b = append(b, '"')
+				}
+				b = append(b, ']')
+			}
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -161,7 +173,7 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 	b = append(b, `,"line":`...)
 	b = appendInt(b, int64(a.Line))
 	if a.AttemptID == nil && a.Owner == nil && a.ErrorCode == nil && a.LeaseExpiresAt == nil &&
-		a.Reason == nil && a.Resolution == nil && a.AdjudicatedFrom == nil && a.JobLogLine == nil {
+		a.Reason == nil && a.Resolution == nil && a.AdjudicatedFrom == nil && a.JobLogLine == nil && a.Takeover == nil {
 		// Most attempts have none of the recovery model's fields, and are
 		// not stale candidates.
 		if !a.StaleCandidate {
@@ -211,6 +223,29 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = appendInt(b, int64(*a.JobLogLine))
+	}
+	if t := a.Takeover; t != nil {
+		b = append(b, `,"takeover":{"outcome":"`...)
+		b = appendText(b, t.Outcome)
+		b = append(b, `","owner":`...)
+		b = appendOptString(b, t.Owner)
+		b = append(b, `,"stop_confirmed_by":"`...)
+		b = appendText(b, t.StopConfirmedBy)
+		b = append(b, `","stop_evidence_ref":"`...)
+		b = appendText(b, t.StopEvidenceRef)
+		b = append(b, `","stop_method":"`...)
+		b = appendText(b, t.StopMethod)
+		b = append(b, `","taken_over_at":"`...)
+		b = appendText(b, t.TakenOverAt)
+		b = append(b, `","line":`...)
+		b = appendInt(b, int64(t.Line))
+		b = append(b, `,"heartbeat_advanced_line":`...)
+		if t.HeartbeatAdvancedLine == nil {
+			b = append(b, "null"...)
+		} else {
+			b = appendInt(b, int64(*t.HeartbeatAdvancedLine))
+		}
+		b = append(b, '}')
 	}
 	return append(b, '}')
 }

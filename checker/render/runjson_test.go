@@ -71,8 +71,9 @@ func TestAppendRunMatches(t *testing.T) {
 	// tagged json:"-" are for readers in Go only).
 	for typ, n := range map[reflect.Type]int{
 		reflect.TypeOf(checker.RunReport{}):        10,
-		reflect.TypeOf(checker.StageReport{}):      6,
-		reflect.TypeOf(checker.AttemptReport{}):    18,
+		reflect.TypeOf(checker.StageReport{}):      7,
+		reflect.TypeOf(checker.AttemptReport{}):    19,
+		reflect.TypeOf(checker.TakeoverReport{}):   8,
 		reflect.TypeOf(checker.Recovery{}):         7,
 		reflect.TypeOf(checker.ResolutionReport{}): 7,
 	} {
@@ -150,6 +151,9 @@ func TestAppendRunRandom(t *testing.T) {
 		}
 		for range r.IntN(3) {
 			st := checker.StageReport{Stage: stage(), Name: opt(), State: checker.StageState(str()), StatusReason: opt(), AttemptCount: int(num() % 1e6)}
+			if r.IntN(3) == 0 {
+				st.BrakeRuns = []string{str(), str()}
+			}
 			if r.IntN(4) > 0 {
 				st.Attempts = []checker.AttemptReport{}
 			}
@@ -164,6 +168,13 @@ func TestAppendRunRandom(t *testing.T) {
 					if r.IntN(2) == 0 {
 						a.Resolution = &checker.ResolutionReport{Resolution: str(), Reason: str(), EvidenceRef: str(), ResolvedBy: str(),
 							ApprovedBy: opt(), ResolvedAt: str(), Line: int(num() % 1e6)}
+					}
+					if r.IntN(3) == 0 {
+						a.Takeover = &checker.TakeoverReport{Outcome: str(), Owner: opt(), StopConfirmedBy: str(), StopEvidenceRef: str(),
+							StopMethod: str(), TakenOverAt: str(), Line: int(num() % 1e6)}
+						if r.IntN(2) == 0 {
+							a.Takeover.HeartbeatAdvancedLine = ptr(int(num() % 1e6))
+						}
 					}
 				}
 				st.Attempts = append(st.Attempts, a)

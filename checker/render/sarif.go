@@ -96,8 +96,8 @@ func sarifRules() ([]sarifRule, map[string]int) {
 	}
 	for _, r := range HealthRules() {
 		level := "error"
-		if r.ID == HealthRunStalled {
-			level = "warning"
+		if state := healthRuleState(r.ID); state != "" {
+			level = Level(state).SARIF
 		}
 		add(r.ID, r.Summary, r.Detail, level)
 	}
@@ -109,9 +109,8 @@ func sarifRules() ([]sarifRule, map[string]int) {
 // driver, whose rules are every contract rule and health rule with its
 // summary and explanation, and one result per finding of every log: a
 // contract violation of an invalid log (level error), a warning, or the
-// problem of an unhealthy run (a failed, unknown, cancelled, overdue or
-// incomplete run is an error; a stalled one a warning, a candidate) and a
-// missed slot. Each result points at the log file (relative to the
+// problem of an unhealthy run and a missed slot, each at its state's SARIF
+// level (Level: an error for every state that fails the gate). Each result points at the log file (relative to the
 // repository root, uriBaseId %SRCROOT%) and the line that proves it (line 1
 // for a missed slot, which no line proves); a log read from standard input
 // has no location. Results are written one per line as the runs are

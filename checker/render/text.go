@@ -193,6 +193,13 @@ func Detail(src *checker.Source, r *checker.RunReport) RunDetail {
 		if a.Returncode != nil {
 			d.Summary += fmt.Sprintf(", returncode %d", *a.Returncode)
 		}
+		if t := a.Takeover; t != nil {
+			by := ""
+			if t.Owner != nil {
+				by = " by " + *t.Owner
+			}
+			d.Summary += fmt.Sprintf(", taken over%s (%s; owner stopped per %s, %s: %s)", by, src.LineText(t.Line), t.StopConfirmedBy, t.StopMethod, t.StopEvidenceRef)
+		}
 		if a.Error != nil {
 			d.Error, d.HasErr = *a.Error, true
 		}

@@ -108,3 +108,47 @@ func TestEmitDocUnknownResolved(t *testing.T) {
 		t.Errorf("events %q, want the unknown and resolved events of load attempt 1 appended", statuses(evs))
 	}
 }
+
+// TestEmitDocTakeover runs the takeover example of docs/emit.md (the sh
+// block with --stop-method) on a log whose load attempt was started by
+// another owner and whose lease ran out: the failed outcome is appended
+// with the owner and the proof, and check shows it as a takeover.
+func TestEmitDocTakeover(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join(repoRoot, "docs/emit.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block string
+	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(src), -1) {
+		if strings.Contains(m[1], "--stop-method") {
+			block = m[1]
+		}
+	}
+	if block == "" {
+		t.Fatal("docs/emit.md has no sh block with --stop-method")
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"pipeline.yaml": docsPipeline,
+		"events.jsonl": `{"run_id":"od-2026-01-01T03","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T03:00:00Z"}
+{"run_id":"od-2026-01-01T03","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T03:10:00Z"}
+{"run_id":"od-2026-01-01T03","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T03:12:00Z","owner":"local-pid://etl-b/7007","lease_expires_at":"2026-01-01T03:42:00Z"}
+`,
+	})
+	cmd := exec.Command("sh", "-e", "-c", block)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	evs := readEvents(t, filepath.Join(dir, "events.jsonl"))
+	if len(evs) != 4 || evs[3].Status != "failed" || evs[3].Attempt != 1 {
+		t.Fatalf("events %q, want load attempt 1's failed outcome appended", statuses(evs))
+	}
+	out, err := exec.Command("greenlight", "check", filepath.Join(dir, "events.jsonl"), "--pipeline", filepath.Join(dir, "pipeline.yaml"), "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if want := `"takeover":{"outcome":"failed","owner":"ops://ana","stop_confirmed_by":"ana","stop_evidence_ref":"INC-311: uptime and ps -o lstart=,args= -p 7007 on etl-b","stop_method":"local_pid",`; !strings.Contains(string(out), want) {
+		t.Errorf("the snapshot does not show the takeover %s:\n%s", want, out)
+	}
+}

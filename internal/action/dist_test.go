@@ -72,13 +72,13 @@ func TestFromSource(t *testing.T) {
 	for k, v := range env {
 		vars[k] = v
 	}
-	first := regexp.MustCompile(`^greenlight devel \(no release in this ref\), engine wasm: no dist/ in this ref: building the wasip1 module from source, cache key ([0-9a-f]{16}); module run under node v[0-9.]+, Liftoff only\n`)
+	first := regexp.MustCompile(`^greenlight devel, engine wasm, (node v[0-9.]+): no dist/ in this ref: built the wasip1 module from source \(cache key ([0-9a-f]{16})\)\n`)
 	code, log, output := runNode(t, src, vars)
 	m := first.FindStringSubmatch(log)
 	if m == nil {
 		t.Fatalf("first run: step log does not say it built from source:\n%.400s", log)
 	}
-	again := "greenlight devel (no release in this ref), engine wasm: built from source earlier, cache key " + m[1] + " hit (" + filepath.Join(vars["RUNNER_TOOL_CACHE"], "greenlight-source", m[1], "greenlight-wasip1.wasm") + "); module run under node "
+	again := "greenlight devel, engine wasm, " + m[1] + ": no dist/ in this ref: ran the wasip1 module built from source earlier (cache key " + m[2] + ", " + filepath.Join(vars["RUNNER_TOOL_CACHE"], "greenlight-source", m[2], "greenlight-wasip1.wasm") + ")\n"
 	for i, header := range []string{m[0], again} {
 		if i == 1 {
 			code, log, output = runNode(t, src, vars)

@@ -290,6 +290,9 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 		"INPUT_NOW":      "2026-01-01T12:00:00Z",
 		"INPUT_SNAPSHOT": path,
 		"RUNNER_TEMP":    temp,
+		// Reporting, not gating: the golden is check's snapshot, which
+		// declares no freshness expectation.
+		"INPUT_FAIL-ON-UNHEALTHY": "false",
 	})
 	if got.exit != 0 {
 		t.Fatalf("exit %d:\n%s", got.exit, got.stdout)
@@ -301,11 +304,12 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 		t.Errorf("snapshot output is not %s:\n%s", path, got.output)
 	}
 	got = runAction(t, map[string]string{
-		"INPUT_EVENTS":   "testdata/logs/stage2_before_stage1.jsonl",
-		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
-		"INPUT_NOW":      "2026-01-01T12:00:00Z",
-		"INPUT_SNAPSHOT": path,
-		"RUNNER_TEMP":    temp,
+		"INPUT_EVENTS":            "testdata/logs/stage2_before_stage1.jsonl",
+		"INPUT_PIPELINE":          "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":               "2026-01-01T12:00:00Z",
+		"INPUT_SNAPSHOT":          path,
+		"RUNNER_TEMP":             temp,
+		"INPUT_FAIL-ON-UNHEALTHY": "false",
 	})
 	if got.exit != 2 {
 		t.Errorf("invalid log: exit %d, want 2", got.exit)
@@ -316,13 +320,18 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
 		t.Errorf("snapshot output is not empty for an invalid log:\n%s", got.output)
 	}
-	// A snapshot that cannot be written fails the step (exit 2, verdict
-	// invalid) and its error comes before the log's annotations.
+	// A snapshot that cannot be written (its parent is a file) fails the
+	// step (exit 2, verdict invalid) and its error comes before the log's
+	// annotations.
+	notDir := temp + "/not-a-directory"
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	got = runAction(t, map[string]string{
 		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
 		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
 		"INPUT_NOW":      "2026-11-28T06:00:00Z",
-		"INPUT_SNAPSHOT": temp + "/missing/health.json",
+		"INPUT_SNAPSHOT": notDir + "/health.json",
 		"RUNNER_TEMP":    temp,
 	})
 	if got.exit != 2 {

@@ -126,7 +126,7 @@ func fullOnlyLayout(t testing.TB) string {
 // wasmHeader is the runner script's first line in the release layout; its
 // group 1 names the module that ran and group 2 is set when the lean
 // module handed over to the full one.
-var wasmHeader = regexp.MustCompile(`^greenlight v0\.0\.0-test, engine wasm: released module dist/(greenlight-wasip1(?:-lean)?\.wasm) \(sha256 checked\) under node v[0-9.]+(; the lean module greenlight-wasip1-lean\.wasm handed over to it, having met a document that needs the JSON Schema validator)?, (?:Liftoff only|tiered)\n`)
+var wasmHeader = regexp.MustCompile(`^greenlight v0\.0\.0-test, engine wasm, node v[0-9]+\.[0-9]+\.[0-9]+: ran dist/(greenlight-wasip1(?:-lean)?\.wasm) \(sha256 checked\)(; dist/greenlight-wasip1-lean\.wasm handed over to it, having met a document that needs the JSON Schema validator)?\n`)
 
 // The paths through the runner script, as wasmHeader tells them.
 const (
@@ -575,10 +575,10 @@ func TestNativeEngine(t *testing.T) {
 	for k, v := range env {
 		vars[k] = v
 	}
-	for i, how := range []string{"downloaded from the release", "from the tool cache"} {
+	for i, how := range []string{", downloaded from the release v0.0.0-test (sha256 matches dist/checksums.txt)", " from the tool cache (sha256 matches dist/checksums.txt)"} {
 		code, log, output := runNode(t, root, vars)
 		header, rest, _ := strings.Cut(log, "\n")
-		if !strings.HasPrefix(header, "greenlight v0.0.0-test, engine native: released native binary greenlight-") || !strings.Contains(header, how) {
+		if !strings.HasPrefix(header, "greenlight v0.0.0-test, engine native, node v") || !strings.Contains(header, ": ran greenlight-") || !strings.Contains(header, how) {
 			t.Errorf("run %d: first line %q does not say the binary was %s", i+1, header, how)
 		}
 		if m := stopToken.FindStringSubmatch(rest); m != nil {

@@ -70,8 +70,10 @@ func TestDocumentedCIExamplesFail(t *testing.T) {
 			for _, name := range []string{"logs/orders.jsonl", "events.jsonl"} {
 				writeFile(t, filepath.Join(dir, name), log)
 			}
+			// A gating pipeline declares its freshness, as a user's must:
+			// without one, gate and check --fail-on-unhealthy exit 2.
 			for _, name := range []string{"pipelines/orders.yaml", "pipeline.yaml"} {
-				writeFile(t, filepath.Join(dir, name), "pipeline: orders\nstages: [{id: 1}, {id: 2}]\n")
+				writeFile(t, filepath.Join(dir, name), "pipeline: orders\nmax_age: 26h\nstages: [{id: 1}, {id: 2}]\n")
 			}
 			t.Chdir(dir)
 			args := strings.Fields(strings.ReplaceAll(cmd, "'", ""))[1:]

@@ -173,8 +173,12 @@ func PrintWarnings(env cli.Env, a Appended) {
 func Command(args []string, env cli.Env) int {
 	fs := cli.NewFlagSet("emit")
 	var f Flags
-	f.Register(fs, "emit")
+	f.Register(fs, "emit", "owner", "stop_confirmed_by", "stop_evidence_ref", "stop_method")
 	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown, resolved or skipped")
+	owner := fs.String("owner", "", "who writes the event, `ID` (owner): on an outcome, another owner than the attempt's start takes the attempt over and needs the three --stop-* flags")
+	stopBy := fs.String("stop-confirmed-by", "", "on a takeover: who confirmed that the attempt's owner stopped, `NAME` (stop_confirmed_by)")
+	stopRef := fs.String("stop-evidence-ref", "", "on a takeover: where the proof that the owner stopped is kept, `REF` (stop_evidence_ref: ps output, a console log)")
+	stopMethod := fs.String("stop-method", "", "on a takeover: how the owner was confirmed stopped, `METHOD`: local_pid, host_down, console or other (stop_method)")
 	// The schema's range passes a 32-bit int: the flag keeps it in int64,
 	// so every target takes and refuses the same codes.
 	returncode := cli.AddRangedInt64(fs, "returncode", 0, MinReturncode, MaxReturncode, "the process exit `code` (returncode)")
@@ -204,6 +208,7 @@ func Command(args []string, env cli.Env) int {
 	if fs.Changed("error") {
 		ev.Error = errText
 	}
+	ev.Owner, ev.StopConfirmedBy, ev.StopEvidenceRef, ev.StopMethod = *owner, *stopBy, *stopRef, *stopMethod
 	if fs.Changed("reason") {
 		for _, f := range ev.Fields {
 			if strings.EqualFold(f.Key, "reason") {

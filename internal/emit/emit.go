@@ -86,6 +86,10 @@ type Event struct {
 	AttemptID  string
 	// Lease, when > 0, sets lease_expires_at to the event's time plus Lease.
 	Lease time.Duration
+	// The proof that the attempt's owner stopped, on an outcome that takes
+	// over another owner's attempt (stop_confirmed_by, stop_evidence_ref,
+	// stop_method; docs/recovery.md); "" leaves a field out.
+	StopConfirmedBy, StopEvidenceRef, StopMethod string
 	// Fields are further fields, in order, each a key and one JSON value.
 	Fields []Field
 }
@@ -383,8 +387,8 @@ func chooseAttempt(s *checker.Snapshot, ev Event) int64 {
 }
 
 // Encode is the event's line: the contract fields in the schema's order,
-// then returncode, error, owner, attempt_id, lease_expires_at and the extra
-// fields, ending in a newline. Strings are JSON-escaped (invalid UTF-8
+// then returncode, error, owner, attempt_id, lease_expires_at,
+// stop_confirmed_by, stop_evidence_ref, stop_method and the extra fields, ending in a newline. Strings are JSON-escaped (invalid UTF-8
 // becomes U+FFFD); <, > and & are kept as they are.
 func Encode(ev Event, attempt int64, at time.Time) []byte {
 	b := []byte(`{"run_id":`)
@@ -417,6 +421,14 @@ func Encode(ev Event, attempt int64, at time.Time) []byte {
 	if ev.Lease > 0 {
 		b = append(b, `,"lease_expires_at":`...)
 		b = appendString(b, at.Add(ev.Lease).UTC().Format(TimeLayout))
+	}
+	for _, f := range [...]struct{ key, value string }{
+		{"stop_confirmed_by", ev.StopConfirmedBy}, {"stop_evidence_ref", ev.StopEvidenceRef}, {"stop_method", ev.StopMethod},
+	} {
+		if f.value != "" {
+			b = append(b, `,"`+f.key+`":`...)
+			b = appendString(b, f.value)
+		}
 	}
 	for _, f := range ev.Fields {
 		b = append(b, ',')

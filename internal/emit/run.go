@@ -241,6 +241,7 @@ func finish(cfg Config, ev Event, returncode *int64, errText *string, code int) 
 		ev.Status = checker.StatusFailed.String()
 	}
 	ev.Returncode, ev.Error = returncode, errText
+	ev.Owner = cfg.Owner // the outcome names who ended the attempt: its owner
 	a, err := cfg.Log.Append(ev)
 	if err != nil {
 		Failed(cli.Env{Stderr: cfg.Stderr}, fmt.Errorf("%w\nthe attempt's outcome (%s) was not recorded", err, ev.Status))

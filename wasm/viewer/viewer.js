@@ -46,7 +46,7 @@
  * @typedef {{schema_version: string, valid: false, violation_count: number,
  *   omitted_count: number, violations: Violation[]}} ViolationsReport
  * @typedef {{state: string, symbol: string, word: string, colour: string, failure: boolean,
- *   meaning: string}} Mark
+ *   meaning: string, glyph: string}} Mark
  * @typedef {{type: "result", id: number, ms: number, error?: string, valid: boolean,
  *   headline: string, details: Object<string, string>, marks: Mark[], document: string,
  *   lines: Object<number, string>}} CheckResult
@@ -351,20 +351,29 @@
     }
   }
 
-  // renderLegend shows each state's colour, symbol and word (render.StateMarks).
+  // icon draws a state's symbol as inline SVG (render.StateMark.Icon):
+  // its glyph in white on a disc of its colour, so it reads the same with
+  // or without an emoji font.
+  /** @param {Mark} m */
+  function icon(m) {
+    const e = svg("svg", { class: "icon", viewBox: "0 0 16 16", width: 16, height: 16, role: "img", "aria-label": m.word });
+    e.appendChild(svg("circle", { cx: 8, cy: 8, r: 8, fill: m.colour }));
+    if (m.glyph) e.appendChild(svg("path", { d: m.glyph, fill: "none", stroke: "#fff", "stroke-width": 2, "stroke-linecap": "round", "stroke-linejoin": "round" }));
+    return e;
+  }
+
+  // renderLegend shows each state's symbol, colour and word (render.StateMarks).
   /** @param {Mark[]} list */
   function renderLegend(list) {
     const box = $("legend");
     box.replaceChildren("States: ");
     for (const m of list) {
-      const sw = svg("svg", { class: "swatch", width: 10, height: 10 });
-      sw.appendChild(svg("rect", { width: 10, height: 10, fill: m.colour }));
-      box.appendChild(el("span", { class: "mark", title: m.meaning, "data-state": m.state }, sw, m.symbol + " " + m.word));
+      box.appendChild(el("span", { class: "mark", title: m.meaning, "data-state": m.state }, icon(m), " " + m.word));
     }
     box.hidden = list.length === 0;
   }
-  /** @param {string} state */
-  function markOf(state) { return marks[state] || { state, symbol: "\u2754", word: state, colour: "#6e7781", failure: false, meaning: "" }; }
+  /** @param {string} state @returns {Mark} */
+  function markOf(state) { return marks[state] || { state, symbol: "\u2754", word: state, colour: "#6e7781", failure: false, meaning: "", glyph: "M6 6.2a2 2 0 1 1 2.6 1.9c-.4.2-.6.5-.6.9v.5M8 11.6v.1" }; }
 
   // rowsOf lists the runs and the missed slots in the job summary's order:
   // the unhealthy rows first (every state but succeeded, and missed slots),
@@ -392,9 +401,9 @@
     const keep = filter.value;
     filter.replaceChildren(el("option", { value: "" }, "all states (" + (doc.run_count + missed) + ")"));
     for (const s of states) {
-      if (doc.state_counts[s] > 0) filter.appendChild(el("option", { value: s }, markOf(s).symbol + " " + s + " (" + doc.state_counts[s] + ")"));
+      if (doc.state_counts[s] > 0) filter.appendChild(el("option", { value: s }, s + " (" + doc.state_counts[s] + ")"));
     }
-    if (missed > 0) filter.appendChild(el("option", { value: "missed" }, markOf("missed").symbol + " missed slots (" + missed + ")"));
+    if (missed > 0) filter.appendChild(el("option", { value: "missed" }, "missed slots (" + missed + ")"));
     filter.value = [...filter.options].some((o) => o.value === keep) ? keep : "";
     const all = rowsOf(doc);
     // The worker lists the latest ROWS_AT_MOST runs of each state (and the
@@ -434,7 +443,7 @@
     const mk = markOf("missed");
     body.appendChild(el("tr", { class: "run-row missed-row", "data-state": "missed" },
       el("td", { class: "mono run-id" }, "(no run)"),
-      el("td", { class: "state state-missed" }, mk.symbol + " missed"),
+      el("td", { class: "state state-missed" }, icon(mk), " missed"),
       el("td", { class: "mono" }, m.scheduled_for),
       el("td", {}, ""),
       el("td", { class: "run-detail" }, "slot " + m.scheduled_for + ": no run started by " + m.due_at),
@@ -488,7 +497,7 @@
     const toggle = el("button", { type: "button", class: "toggle" }, open ? "hide timeline" : "timeline");
     const row = el("tr", { class: "run-row", "data-state": run.state },
       el("td", { class: "mono" }, el("a", { class: "run-id", href: fragmentOf(run.run_id), title: "link to this run" }, run.run_id)),
-      el("td", { class: "state state-" + run.state }, markOf(run.state).symbol + " " + run.state),
+      el("td", { class: "state state-" + run.state }, icon(markOf(run.state)), " " + run.state),
       el("td", { class: "mono" }, run.first_event_at),
       el("td", {}, duration(runSeconds(run, doc))),
       el("td", { class: "run-detail" }, detailText),

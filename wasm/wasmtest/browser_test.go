@@ -638,13 +638,15 @@ func TestViewerRecoveryStates(t *testing.T) {
 	if err != nil || len(wantRecovery) < 4 || !slices.Equal(got, wantRecovery) {
 		t.Errorf("recovery shown (%v):\n%q\nnative:\n%q", err, got, wantRecovery)
 	}
-	// The legend lists every state's mark, from render.StateMarks.
-	legend, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#legend .mark")].map((e) => e.textContent)`))
+	// The legend lists every state's mark, from render.StateMarks, each
+	// drawn as an SVG icon (no emoji font needed) beside its word.
+	legend, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#legend .mark")].map((e) => e.querySelector("svg.icon").getAttribute("aria-label") + ":" + e.textContent)`))
 	var wantLegend []string
 	for _, m := range render.StateMarks() {
-		wantLegend = append(wantLegend, m.Symbol+" "+m.Word)
+		wantLegend = append(wantLegend, m.Word+": "+m.Word)
 	}
 	if err != nil || !slices.Equal(legend, wantLegend) {
 		t.Errorf("legend %q (%v), want %q", legend, err, wantLegend)
 	}
+	checkLegendIcons(t, ctx, "#legend > .mark")
 }

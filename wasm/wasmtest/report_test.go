@@ -122,6 +122,9 @@ func TestStaticReportWithoutScript(t *testing.T) {
 	if got != "rgb(207, 34, 46)" {
 		t.Errorf("the verdict's colour is %q: the report's style did not apply", got)
 	}
+	// The legend draws each state's symbol as an SVG icon, so it reads
+	// without an emoji font (this browser may have none).
+	checkLegendIcons(t, ctx, "#legend > span")
 }
 
 var screenshots = flag.String("screenshots", "", "write the README's screenshots (PNG) of the viewer, the static report and the job summary into this `directory` (scripts/screenshots.sh passes docs/img)")

@@ -37,13 +37,17 @@ const (
 	fieldCompensated
 	fieldRequestedBy
 	fieldRerunFrom
+	fieldStopConfirmedBy
+	fieldStopEvidenceRef
+	fieldStopMethod
 	fieldCount
 )
 
 func contractFieldNames() [fieldCount]string {
 	return [fieldCount]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error", "scheduled_for",
 		"owner", "attempt_id", "error_code", "lease_expires_at", "reason", "resolution", "evidence_ref",
-		"resolved_by", "approved_by", "manual_completion", "compensated", "requested_by", "rerun_from"}
+		"resolved_by", "approved_by", "manual_completion", "compensated", "requested_by", "rerun_from",
+		"stop_confirmed_by", "stop_evidence_ref", "stop_method"}
 }
 
 // Event is one decoded, schema-valid event line. RunID and Error alias the
@@ -79,6 +83,13 @@ type Event struct {
 	Compensated      bool
 	RequestedBy      string
 	RerunFrom        bool
+	// The proof that an attempt's owner stopped, on an outcome that ends
+	// another owner's attempt (a takeover): who confirmed it, where the
+	// proof is, and how (StopMethod: local_pid, host_down, console, other;
+	// "" when absent).
+	StopConfirmedBy string
+	StopEvidenceRef string
+	StopMethod      string
 }
 
 // Decoder decodes lines into events with one reused jsontext.Decoder and
@@ -279,6 +290,12 @@ func (d *Decoder) field(key []byte) int {
 		return fieldRequestedBy
 	case "rerun_from":
 		return fieldRerunFrom
+	case "stop_confirmed_by":
+		return fieldStopConfirmedBy
+	case "stop_evidence_ref":
+		return fieldStopEvidenceRef
+	case "stop_method":
+		return fieldStopMethod
 	}
 	return -1
 }
@@ -492,6 +509,7 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 		ev.LeaseExpiresAt, ev.Resolution = time.Time{}, 0
 		ev.EvidenceRef, ev.ResolvedBy, ev.ApprovedBy, ev.RequestedBy = "", "", "", ""
 		ev.ManualCompletion, ev.Compensated, ev.RerunFrom = false, false, false
+		ev.StopConfirmedBy, ev.StopEvidenceRef, ev.StopMethod = "", "", ""
 		return true
 	}
 	var ok bool
@@ -521,7 +539,18 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 	present := func(f int) bool { return d.kind[f] != 0 && d.kind[f] != 'n' }
 	if !str(fieldOwner, &ev.Owner) || !str(fieldAttemptID, &ev.AttemptID) || !str(fieldErrorCode, &ev.ErrorCode) ||
 		!str(fieldReason, &ev.Reason) || !str(fieldEvidenceRef, &ev.EvidenceRef) || !str(fieldResolvedBy, &ev.ResolvedBy) ||
-		!str(fieldApprovedBy, &ev.ApprovedBy) || !str(fieldRequestedBy, &ev.RequestedBy) {
+		!str(fieldApprovedBy, &ev.ApprovedBy) || !str(fieldRequestedBy, &ev.RequestedBy) ||
+		!str(fieldStopConfirmedBy, &ev.StopConfirmedBy) || !str(fieldStopEvidenceRef, &ev.StopEvidenceRef) ||
+		!str(fieldStopMethod, &ev.StopMethod) {
+		return false
+	}
+	// stop_method: null or one of the four methods.
+	switch ev.StopMethod {
+	case "", "local_pid", "host_down", "console", "other":
+		if ev.StopMethod == "" && d.kind[fieldStopMethod] == '"' {
+			return false
+		}
+	default:
 		return false
 	}
 	if !flag(fieldManualCompletion, &ev.ManualCompletion) || !flag(fieldCompensated, &ev.Compensated) || !flag(fieldRerunFrom, &ev.RerunFrom) {

@@ -35,6 +35,17 @@ func TestFastPathMatchesSchemaRecovery(t *testing.T) {
 		{`"status":"started","requested_by":"bo","rerun_from":false,"error_code":null}`, true},
 		{`"status":"started","approved_by":["bo"]}`, false},
 		{`"status":"failed","error":"x","error_code":"OOM","returncode":137}`, true},
+		{`"status":"failed","error":"x","owner":"ops://ana","stop_confirmed_by":"ana","stop_evidence_ref":"INC-1","stop_method":"local_pid"}`, true},
+		{`"status":"succeeded","stop_method":"host_down","stop_confirmed_by":null,"stop_evidence_ref":null}`, true},
+		{`"status":"failed","error":"x","stop_method":"console"}`, true},
+		{`"status":"failed","error":"x","stop_method":"other"}`, true},
+		{`"status":"failed","error":"x","stop_method":null}`, true},
+		{`"status":"failed","error":"x","stop_method":""}`, false},
+		{`"status":"failed","error":"x","stop_method":"kill"}`, false},
+		{`"status":"failed","error":"x","stop_method":"LOCAL_PID"}`, false},
+		{`"status":"failed","error":"x","stop_confirmed_by":1}`, false},
+		{`"status":"failed","error":"x","stop_evidence_ref":["ps"]}`, false},
+		{`"status":"failed","error":"x","stop_confirmed_by":" ","stop_evidence_ref":"\u3000"}`, true},
 	}
 	schema, err := schemas.Compile("event")
 	if err != nil {

@@ -160,6 +160,12 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"x"`, `"error_code"`, `7`},
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"Lease_Expires_At"`, `"x"`},
 		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"REQUESTED_BY"`, `"x"`},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"x"`, `"stop_method"`, `"local_pid"`},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"x"`, `"stop_method"`, `"pid"`},
+		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `"x"`, `"stop_method"`, `""`},
+		{`"r-1"`, `1`, `1`, `"succeeded"`, `"2026-01-01T00:00:00Z"`, `0`, ``, `"stop_confirmed_by"`, `"\u00a0"`},
+		{`"r-1"`, `1`, `1`, `"succeeded"`, `"2026-01-01T00:00:00Z"`, `0`, ``, `"stop_evidence_ref"`, `7`},
+		{`"r-1"`, `1`, `1`, `"succeeded"`, `"2026-01-01T00:00:00Z"`, `0`, ``, `"Stop_Method"`, `"other"`},
 	}
 	// A run_id at its longest as a literal (256 code points, each a
 	// surrogate pair escaped: maxRunIDLiteral bytes), one code point more,

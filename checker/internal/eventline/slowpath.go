@@ -119,7 +119,8 @@ const (
 // list against schemas/event.schema.json.
 func classPatternField(f int) bool {
 	switch f {
-	case fieldError, fieldOwner, fieldAttemptID, fieldErrorCode, fieldReason, fieldEvidenceRef, fieldResolvedBy, fieldApprovedBy, fieldRequestedBy:
+	case fieldError, fieldOwner, fieldAttemptID, fieldErrorCode, fieldReason, fieldEvidenceRef, fieldResolvedBy, fieldApprovedBy, fieldRequestedBy,
+		fieldStopConfirmedBy, fieldStopEvidenceRef:
 		return true
 	}
 	return false

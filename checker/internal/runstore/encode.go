@@ -202,14 +202,16 @@ func (d *Decoder) Bytes() []byte {
 }
 
 // Fixed reads n bytes; the slice aliases the input. Short of n bytes it is
-// a fault, and the slice is zeroed and at most 64 bytes long.
+// a fault, and the slice is zeroed and at most 64 bytes long. A negative n
+// (a crafted 32-bit length that int cannot hold on a 32-bit target) is the
+// same fault.
 func (d *Decoder) Fixed(n int) []byte {
-	if len(d.b) < n {
+	if n < 0 || len(d.b) < n {
 		// A zeroed stand-in for the callers that read a few bytes of it
 		// before they look at the fault; never n bytes, which a crafted
 		// length makes gigabytes.
 		d.Fail("it ends early")
-		return make([]byte, min(n, 64))
+		return make([]byte, max(0, min(n, 64)))
 	}
 	v := d.b[:n:n]
 	d.b = d.b[n:]
@@ -234,6 +236,7 @@ const (
 	runScheduled  = 1 << 0
 	runRequesters = 1 << 1
 	runApprovers  = 1 << 2
+	runRerun      = 1 << 3
 
 	attemptCode     = 1 << 0
 	attemptError    = 1 << 1
@@ -243,6 +246,7 @@ const (
 	recoveryLease      = 1 << 0
 	recoveryRerun      = 1 << 1
 	recoveryResolution = 1 << 2
+	recoveryTakeover   = 1 << 3
 
 	resolutionManual      = 1 << 0
 	resolutionCompensated = 1 << 1
@@ -368,6 +372,9 @@ func (e *Encoder) body(run *Run, texts map[string]uint64) {
 		if len(x.approvers.list) > 0 {
 			flags |= runApprovers
 		}
+		if x.rerunStage > 0 {
+			flags |= runRerun
+		}
 	}
 	e.Byte(flags)
 	if flags&runScheduled != 0 {
@@ -379,6 +386,10 @@ func (e *Encoder) body(run *Run, texts map[string]uint64) {
 	}
 	if flags&runApprovers != 0 {
 		e.people(&x.approvers)
+	}
+	if flags&runRerun != 0 {
+		e.Uvarint(uint64(x.rerunStage))
+		e.Uvarint(uint64(x.rerunLine))
 	}
 	for _, atts := range run.stages {
 		e.Uvarint(uint64(len(atts)))
@@ -392,7 +403,7 @@ func (e *Encoder) body(run *Run, texts map[string]uint64) {
 // reads besides the job log's adjudication: an empty recovery part is the
 // same as none.
 func hasRecovery(r *AttemptRecovery) bool {
-	return r != nil && (r.Owner != "" || r.AttemptID != "" || r.ErrorCode != "" || !r.Lease.IsZero() || r.Reason != "" || r.RerunFrom || r.Resolution != nil)
+	return r != nil && (r.Owner != "" || r.AttemptID != "" || r.ErrorCode != "" || !r.Lease.IsZero() || r.Reason != "" || r.RerunFrom || r.Resolution != nil || r.Takeover != nil)
 }
 
 func (e *Encoder) attempt(run *Run, a *Attempt, texts map[string]uint64) {
@@ -437,6 +448,9 @@ func (e *Encoder) attempt(run *Run, a *Attempt, texts map[string]uint64) {
 	if r.Resolution != nil {
 		rf |= recoveryResolution
 	}
+	if r.Takeover != nil {
+		rf |= recoveryTakeover
+	}
 	e.Byte(rf)
 	e.String(r.Owner)
 	e.String(r.AttemptID)
@@ -462,6 +476,19 @@ func (e *Encoder) attempt(run *Run, a *Attempt, texts map[string]uint64) {
 		e.Time(res.At)
 		e.Uvarint(uint64(res.Line))
 	}
+	if t := r.Takeover; t != nil {
+		e.Byte(byte(t.Outcome))
+		e.String(t.Owner)
+		e.String(t.ConfirmedBy)
+		e.String(t.EvidenceRef)
+		e.String(t.Method)
+		e.Time(t.At)
+		e.Uvarint(uint64(t.Line))
+		e.Uvarint(uint64(t.AdvancedLine))
+		if t.AdvancedLine > 0 {
+			e.Time(t.AdvancedAt)
+		}
+	}
 }
 
 // body decodes run's body (Encoder.body) into run, whose head is set, with
@@ -481,6 +508,15 @@ func (d *Decoder) body(run *Run, stages int, texts []string, s *Store) bool {
 	}
 	if flags&runApprovers != 0 {
 		d.people(&run.wext().approvers)
+	}
+	if flags&runRerun != 0 {
+		si, line := d.Uvarint(), d.Uvarint()
+		if si < 1 || si > uint64(stages) {
+			d.Fail("a rerun of no stage")
+			return false
+		}
+		x := run.wext()
+		x.rerunStage, x.rerunLine = int32(si), int(line)
 	}
 	for si := range stages {
 		k := d.Count()
@@ -552,5 +588,14 @@ func (d *Decoder) attempt(run *Run, a *Attempt, texts []string) {
 		res.ManualCompletion, res.Compensated = f&resolutionManual != 0, f&resolutionCompensated != 0
 		res.At, res.Line = d.Time(), int(d.Uvarint())
 		r.Resolution = res
+	}
+	if rf&recoveryTakeover != 0 {
+		t := &Takeover{Outcome: Status(d.Byte())}
+		t.Owner, t.ConfirmedBy, t.EvidenceRef, t.Method = d.String(), d.String(), d.String(), d.String()
+		t.At, t.Line = d.Time(), int(d.Uvarint())
+		if t.AdvancedLine = int(d.Uvarint()); t.AdvancedLine > 0 {
+			t.AdvancedAt = d.Time()
+		}
+		r.Takeover = t
 	}
 }

@@ -194,11 +194,51 @@ type AttemptRecovery struct {
 	RerunFrom bool
 	// Resolution is the attempt's resolved event; nil when none.
 	Resolution *Resolution
+	// Takeover is the outcome event that another owner wrote to end the
+	// attempt (docs/recovery.md, takeovers); nil when its own owner ended
+	// it or it has not ended.
+	Takeover *Takeover
 	// JobOutcome is the job log's adjudication (0: none), with the record's
 	// time and line.
 	JobOutcome Status
 	JobAt      time.Time
 	JobLine    int
+}
+
+// Takeover is an outcome event that ended another owner's attempt, with
+// the proof that the owner had stopped.
+type Takeover struct {
+	Outcome     Status // the outcome the takeover wrote
+	Owner       string // who took over; "" when the event named none
+	ConfirmedBy string // stop_confirmed_by
+	EvidenceRef string // stop_evidence_ref
+	Method      string // stop_method
+	At          time.Time
+	Line        int
+	// AdvancedLine is the first heartbeat of the attempt's own owner after
+	// the takeover (HEARTBEAT_ADVANCED: the owner was alive), at
+	// AdvancedAt; 0 when none.
+	AdvancedLine int
+	AdvancedAt   time.Time
+}
+
+// SetTakeover records that the attempt's outcome, recorded already, was a
+// takeover by another owner.
+func (a *Attempt) SetTakeover(t Takeover) { a.recovery().Takeover = &t }
+
+// HeartbeatAdvanced records a heartbeat of the attempt's own owner, on line
+// n at t, after a takeover: the owner was alive when it was taken over, so
+// the takeover's outcome is not adopted and the attempt's outcome becomes
+// unknown with reason until a person adjudicates it. Later heartbeats of
+// the owner only touch the attempt.
+func (a *Attempt) HeartbeatAdvanced(t time.Time, n int, reason string) {
+	tk := a.recovery().Takeover
+	if tk.AdvancedLine == 0 {
+		tk.AdvancedLine, tk.AdvancedAt = n, t
+		a.status, a.hasCode, a.returncode, a.hasError, a.err = eventline.StatusUnknown, false, 0, false, ""
+		a.rec.Reason = reason
+	}
+	a.Touch(t, n)
 }
 
 // Resolution is one resolved event: a person's adjudication.
@@ -244,6 +284,11 @@ type runExt struct {
 	// approvers the approved_by of its non-idempotent success resolutions.
 	requesters People
 	approvers  People
+	// rerunStage is the index plus one of the stage whose latest started
+	// event with rerun_from opened a rerun of it and its descendants, on
+	// rerunLine; 0 when none did.
+	rerunStage int32
+	rerunLine  int
 }
 
 // ID is the run's run_id.
@@ -342,3 +387,19 @@ func (r *Run) AddRequester(id Identity) { r.wext().requesters.Add(id) }
 
 // AddApprover adds id to the run's approvers.
 func (r *Run) AddApprover(id Identity) { r.wext().approvers.Add(id) }
+
+// Rerun is the stage (its index) whose latest started event with
+// rerun_from opened a rerun of it and every stage downstream of it, and
+// that event's line; ok is false when the run has none.
+func (r *Run) Rerun() (si int, line int, ok bool) {
+	if r.ext == nil || r.ext.rerunStage == 0 {
+		return 0, 0, false
+	}
+	return int(r.ext.rerunStage - 1), r.ext.rerunLine, true
+}
+
+// SetRerun records a started event with rerun_from of stage si on line n.
+func (r *Run) SetRerun(si int, n int) {
+	x := r.wext()
+	x.rerunStage, x.rerunLine = int32(si+1), n
+}
