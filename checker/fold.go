@@ -196,6 +196,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	var judged *scheduleJudgement
 	if sched != nil {
 		judged = judgeSchedule(sched, judgedRuns, c.opts.Now, c.skew)
+		judged.doubleExecutions(def, judgedRuns)
 		judged.liveAt = liveAt
 		s.Schedule = judged.report
 		if latest != nil {
@@ -209,6 +210,11 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			return scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
 		}) {
 			s.Verdict = VerdictHealthy
+		}
+		// A double execution of a non-idempotent stage makes its slot
+		// unhealthy: under gate all any slot, under gate latest the latest.
+		if n := len(judged.report.DoubleExecutions); n > 0 && (c.opts.Gate != GateLatest || judged.doubleInLatest()) {
+			s.Verdict = VerdictUnhealthy
 		}
 	} else if latest != nil {
 		id := latest.ID()

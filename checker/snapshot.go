@@ -603,6 +603,9 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 		for i := range sch.Duplicates {
 			at(&sch.Duplicates[i].Slot, sch.Duplicates[i].ScheduledFor, "schedule.duplicates[].scheduled_for")
 		}
+		for i := range sch.DoubleExecutions {
+			at(&sch.DoubleExecutions[i].Slot, sch.DoubleExecutions[i].ScheduledFor, "schedule.double_executions[].scheduled_for")
+		}
 	}
 	if bad != nil {
 		return bad

@@ -133,6 +133,9 @@ func Headline(s *checker.Snapshot) string {
 	if IsStale(s) {
 		h += fmt.Sprintf(", stale: no success within max_age %s", maxAgeText(*s.Freshness.MaxAgeSeconds))
 	}
+	if s.Schedule != nil && len(s.Schedule.DoubleExecutions) > 0 {
+		h += ", " + words.Count(len(s.Schedule.DoubleExecutions), "double execution") + " of a non-idempotent stage"
+	}
 	return h
 }
 
