@@ -52,6 +52,8 @@ func TestHostileLogText(t *testing.T) {
 				"INPUT_EVENTS":   "testdata/logs/hostile_text.jsonl\ntestdata/action/hostile_run_id.jsonl",
 				"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
 				"INPUT_NOW":      "2026-01-01T12:00:00Z",
+				// The hostile text is the subject, not freshness.
+				"INPUT_MAX-AGE": "none",
 			}))
 		})
 	}
@@ -186,10 +188,14 @@ func TestRandomToken(t *testing.T) {
 // line that names it, and the verdict output invalid. The cases that reach
 // the file system run through the JavaScript action too.
 func TestInputErrors(t *testing.T) {
+	// Each case's input error is what it is about, not freshness: the
+	// base declares none explicitly, so the gate's freshness refusal does
+	// not come first.
 	base := map[string]string{
 		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
 		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
 		"INPUT_NOW":      "2026-01-01T12:00:00Z",
+		"INPUT_MAX-AGE":  "none",
 	}
 	for _, c := range []struct {
 		name string
@@ -212,7 +218,7 @@ func TestInputErrors(t *testing.T) {
 		{"both definitions", map[string]string{"INPUT_STAGES": "1,2"}, "give either the pipeline input or the stages input, not both"},
 		{"no definition", map[string]string{"INPUT_PIPELINE": ""}, "no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages"},
 		{"bad stage list", map[string]string{"INPUT_PIPELINE": "", "INPUT_STAGES": "1,,2"}, "stages: empty stage id in the list (write ids separated by commas, e.g. 1,2)"},
-		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json", "INPUT_INPUT-FORMAT": "openlineage", "INPUT_PIPELINE": ""}, "the snapshot input needs mode check and one event log; events matched 3 files"},
+		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json", "INPUT_INPUT-FORMAT": "openlineage", "INPUT_PIPELINE": "", "INPUT_INFER-STAGES": "true"}, "the snapshot input needs mode check and one event log; events matched 3 files"},
 		{"snapshot in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and one event log; events matched 1 file"},
 		{"job log in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and one event log; events matched 1 file"},
 		{"log order", map[string]string{"INPUT_LOG-ORDER": "time"}, `log-order "time": use given or name`},

@@ -16,7 +16,8 @@ const olFailedAction = `{"eventType":"START","eventTime":"2026-01-01T10:00:00Z",
 `
 
 // TestOpenLineageInput: with input-format openlineage the action checks
-// OpenLineage logs without a definition when infer-stages says so, gates on
+// OpenLineage logs without a definition when infer-stages says so (and
+// max-age declares the freshness expectation, here none), gates on
 // them and annotates the line of the failed action; without infer-stages
 // (or a pipeline) the gating check fails with exit 2, since a job that
 // never logged would be invisible.
@@ -26,7 +27,7 @@ func TestOpenLineageInput(t *testing.T) {
 	if err := os.WriteFile(log, []byte(olFailedAction), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_INPUT-FORMAT": "openlineage", "INPUT_INFER-STAGES": "true", "INPUT_NOW": "2026-01-01T12:00:00Z"})
+	got := runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_INPUT-FORMAT": "openlineage", "INPUT_INFER-STAGES": "true", "INPUT_MAX-AGE": "none", "INPUT_NOW": "2026-01-01T12:00:00Z"})
 	if got.exit != 1 {
 		t.Errorf("exit %d, want 1\n%s", got.exit, got.stdout)
 	}
@@ -40,7 +41,7 @@ func TestOpenLineageInput(t *testing.T) {
 	}
 
 	// The same log read as native events is invalid.
-	got = runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_STAGES": "1", "INPUT_NOW": "2026-01-01T12:00:00Z"})
+	got = runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_STAGES": "1", "INPUT_MAX-AGE": "none", "INPUT_NOW": "2026-01-01T12:00:00Z"})
 	if got.exit != 2 {
 		t.Errorf("native: exit %d, want 2", got.exit)
 	}
@@ -60,6 +61,9 @@ func TestOpenLineageInput(t *testing.T) {
 			"the job-log input applies to input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with"},
 	} {
 		c.env["INPUT_EVENTS"] = log
+		// Each case is about its input, not freshness: declare none, so
+		// the gate's freshness refusal does not answer first.
+		c.env["INPUT_MAX-AGE"] = "none"
 		got := runAction(t, c.env)
 		if got.exit != 2 || !strings.Contains(got.stdout, "::error::greenlight action: "+c.want) {
 			t.Errorf("%s: exit %d, want 2 and %q in\n%s", c.name, got.exit, c.want, got.stdout)

@@ -140,6 +140,14 @@ func parentsInWorkspace(workspace, what, path string) error {
 	if existing == dir {
 		return nil // nothing to create
 	}
+	if outside, _ := outsideView(path); outside {
+		// The wasip1 module cannot see whether a directory outside its
+		// preopened ones exists, nor create one there: the write refuses
+		// the path with viewError's message (outside what the module sees,
+		// which directories it sees, what to do), not a claim that the
+		// directory does not exist.
+		return nil
+	}
 	root, err := workspaceRoot(workspace)
 	if err != nil {
 		return err

@@ -52,7 +52,10 @@ func TestWasmSignalCleanup(t *testing.T) {
 			cmd.Dir = ws
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "GITHUB_WORKSPACE=" + ws, "RUNNER_TEMP=" + runnerTemp,
 				"GITHUB_OUTPUT=" + filepath.Join(files, "output"), "GITHUB_STEP_SUMMARY=" + filepath.Join(files, "summary"),
-				"INPUT_EVENTS=events.jsonl", "INPUT_STAGES=1,2", "INPUT_NOW=2026-12-01T00:00:00Z", "INPUT_SNAPSHOT=out/health.json"}
+				"INPUT_EVENTS=events.jsonl", "INPUT_STAGES=1,2", "INPUT_NOW=2026-12-01T00:00:00Z", "INPUT_SNAPSHOT=out/health.json",
+				// The signal is the subject, not freshness: without an
+				// expectation the gate refuses before any snapshot is written.
+				"INPUT_MAX-AGE=none"}
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Start(); err != nil {
@@ -115,7 +118,9 @@ func TestOutputsThroughEngines(t *testing.T) {
 			if err := os.WriteFile(def, []byte(pipeline), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			base := map[string]string{"GITHUB_WORKSPACE": ws, "RUNNER_TEMP": t.TempDir(), "INPUT_EVENTS": events, "INPUT_PIPELINE": def, "INPUT_NOW": "2026-01-01T12:00:00Z"}
+			base := map[string]string{"GITHUB_WORKSPACE": ws, "RUNNER_TEMP": t.TempDir(), "INPUT_EVENTS": events, "INPUT_PIPELINE": def, "INPUT_NOW": "2026-01-01T12:00:00Z",
+				// The outputs are the subject, not freshness.
+				"INPUT_MAX-AGE": "none"}
 			with := func(k, v string) map[string]string {
 				env := map[string]string{k: v}
 				for k, v := range base {

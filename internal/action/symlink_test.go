@@ -81,6 +81,8 @@ func TestEventsOnlyRegularFilesInWorkspace(t *testing.T) {
 				"INPUT_STAGES":     "1,2",
 				"INPUT_NOW":        "2026-01-01T12:00:00Z",
 				"INPUT_JOB-LOG":    c.jobLog,
+				// What the action may read is the subject, not freshness.
+				"INPUT_MAX-AGE": "none",
 			})
 			if c.want == "" {
 				if got.exit != 0 {

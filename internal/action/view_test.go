@@ -64,6 +64,8 @@ func TestWindowsInputPaths(t *testing.T) {
 		"INPUT_NOW":      "2026-01-01T12:00:00Z",
 		"INPUT_SNAPSHOT": `out\health.json`,
 		"INPUT_REPORTS":  `junit=out\junit.xml`,
+		// Windows paths are the subject, not freshness.
+		"INPUT_MAX-AGE": "none",
 	}
 	got := runActionIn(t, ws, env)
 	if got.exit != 0 {
