@@ -55,6 +55,13 @@ type Options struct {
 	// MaxAge is the freshness expectation (docs/contract.md, Freshness);
 	// when not zero it overrides the definition's max_age.
 	MaxAge MaxAge
+	// Since, when above zero, limits the runs gate all judges to those
+	// whose logical time (scheduled_for, else their first event) is at
+	// most Since before Now (--since); freshness still applies. With a
+	// window, a folded run that did not succeed is judged still, since its
+	// record keeps no logical time to compare. It is an error with
+	// GateLatest. Zero: every run.
+	Since time.Duration
 	// File is the log's name as the user gave it ("-" for standard input),
 	// used in violations and the snapshot's source.path.
 	File string
@@ -157,6 +164,9 @@ func (opts Options) normalized() (Options, error) {
 	}
 	if opts.Gate != GateAll && opts.Gate != GateLatest {
 		return opts, fmt.Errorf("unknown gate %q (use all or latest)", opts.Gate)
+	}
+	if opts.Since < 0 || (opts.Since > 0 && opts.Gate != GateAll) {
+		return opts, errors.New("since limits gate all: give it with gate all only")
 	}
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes

@@ -32,6 +32,11 @@ type FeedEvent struct {
 	// NeverStalls, on a started event, marks a stream or service: the attempt
 	// is not expected to end, so silence never makes it a stall candidate.
 	NeverStalls bool
+	// HasScheduledFor and ScheduledFor are the slot the event names, the
+	// run's logical time, as the native event field scheduled_for
+	// (OpenLineage: the nominalTime facet's nominalStartTime).
+	HasScheduledFor bool
+	ScheduledFor    time.Time
 	// Note names the event in the importer's own terms (e.g. its run id);
 	// it is appended to the message of a violation about the event.
 	Note string
@@ -106,7 +111,8 @@ func (f *Feed) Run(id string, def *Definition, events []FeedEvent) error {
 	f.runID, f.runDef, f.run = id, def, nil
 	for i := range events {
 		e := &events[i]
-		ev := event{Line: e.Pos, Stage: e.Stage, Attempt: e.Attempt, Status: e.Status, Time: e.Time, HasError: e.HasError, Error: []byte(e.Error)}
+		ev := event{Line: e.Pos, Stage: e.Stage, Attempt: e.Attempt, Status: e.Status, Time: e.Time, HasError: e.HasError, Error: []byte(e.Error),
+			HasScheduledFor: e.HasScheduledFor, ScheduledFor: e.ScheduledFor}
 		if e.Heartbeat {
 			ev.Status = StatusHeartbeat
 		}

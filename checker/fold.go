@@ -105,6 +105,10 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	} else {
 		s.Options.MaxAgeNone = m.None
 	}
+	if c.opts.Since > 0 {
+		secs := int64(c.opts.Since / time.Second)
+		s.Options.SinceSeconds = &secs
+	}
 	sched := def.Schedule
 	if sched != nil {
 		zero := 0
@@ -155,9 +159,11 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		}
 	}
 	for _, run := range live { // (empty when lazy)
-		// Ties go to the later line: the store is in line order, and a
-		// folded run (the window's latest) is compared by its line.
-		if latest == nil || run.FirstAt().After(latest.FirstAt()) || (run.FirstAt().Equal(latest.FirstAt()) && (latest != foldedLatest || run.FirstLine() > latest.FirstLine())) {
+		// The latest run is the one whose logical time (scheduled_for,
+		// else its first event) is latest. Ties go to the later line: the
+		// store is in line order, and a folded run (the window's latest)
+		// is compared by its line.
+		if latest == nil || run.LogicalAt().After(latest.LogicalAt()) || (run.LogicalAt().Equal(latest.LogicalAt()) && (latest != foldedLatest || run.FirstLine() > latest.FirstLine())) {
 			latest = run
 		}
 		state := scheduledState(run, def, cfg, mismatched[run.ID()] != nil)
@@ -192,6 +198,9 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		}
 		states = append(states, code)
 	}
+	if c.opts.Since > 0 {
+		allSucceeded = c.succeededSince(states, w)
+	}
 	s.Verdict = VerdictUnhealthy
 	var judged *scheduleJudgement
 	if sched != nil {
@@ -221,7 +230,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.LatestRunID = &id
 		healthy := allSucceeded
 		if c.opts.Gate == GateLatest {
-			healthy = runStateOf(latest, def, cfg, mismatched[latest.ID()] != nil) == RunSucceeded
+			healthy = runStateOf(latest, def, cfg, mismatched[latest.ID()] != nil) == RunSucceeded && c.succeededAfter(latest, states)
 		}
 		if healthy {
 			s.Verdict = VerdictHealthy
@@ -264,13 +273,61 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	return s
 }
 
+// succeededSince says gate all under --since is met by the runs: at least
+// one run's logical time is within opts.Since before now, and every such
+// run succeeded; states are the runs' state codes by place. A window's
+// folded runs that did not all succeed fail it too: their records keep no
+// logical time to leave them out by.
+func (c *contractState) succeededSince(states []uint8, w *windowState) bool {
+	if w != nil && w.counts.Succeeded != w.total {
+		return false
+	}
+	from := c.opts.Now.Add(-c.opts.Since)
+	sec, nsec := from.Unix(), int32(from.Nanosecond())
+	n := 0
+	for p, code := range states {
+		lsec, lnsec, _ := c.runs.Logical(p)
+		if lsec < sec || (lsec == sec && lnsec < nsec) {
+			continue
+		}
+		if code != stateSucceeded {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// succeededAfter says every run of the store that started after latest
+// (its first event later, ties to the later line) succeeded; states are
+// the runs' state codes by place. Gate latest without a schedule judges
+// them with the latest run by logical time (docs/contract.md, "Which run
+// latest judges"): a run that names an older slot than latest's but
+// started after it (a backfill) is evidence too, and a failed rerun that
+// names its slot is never hidden by a run whose first event came seconds
+// after that slot.
+func (c *contractState) succeededAfter(latest *runState, states []uint8) bool {
+	at, line := latest.FirstAt(), latest.FirstLine()
+	sec, nsec := at.Unix(), int32(at.Nanosecond())
+	for p, code := range states {
+		if code == stateSucceeded {
+			continue
+		}
+		fsec, fnsec, _ := c.runs.Brief(p)
+		if fsec > sec || (fsec == sec && (fnsec > nsec || (fnsec == nsec && c.runs.HeadAt(p).FirstLine > line))) {
+			return false
+		}
+	}
+	return true
+}
+
 // lazyStates judges every run of a check without a schedule or a window in
 // one pass over their heads (runstore.Head), counting them into counts: a
 // run whose head keeps a state no now changes (a checkpoint's, of a run no
 // event touched since) and that the job log did not contradict takes it,
 // every other run is judged at the check's now, as a full check would.
 // It returns the runs' state codes, the place of the latest run (-1
-// without runs; its first event, ties to the later line) and whether every
+// without runs; its logical time, ties to the later line) and whether every
 // run succeeded.
 func (c *contractState) lazyStates(def *Definition, cfg foldConfig, mismatched map[string]*Inconsistency, counts *StateCounts) (states []uint8, latest int, allSucceeded bool) {
 	n := c.runs.Len()
@@ -279,7 +336,8 @@ func (c *contractState) lazyStates(def *Definition, cfg foldConfig, mismatched m
 	var sec int64
 	var nsec int32
 	for p := range n {
-		fsec, fnsec, code := c.runs.Brief(p)
+		_, _, code := c.runs.Brief(p)
+		fsec, fnsec, _ := c.runs.Logical(p)
 		if latest < 0 || fsec > sec || (fsec == sec && fnsec >= nsec) {
 			latest, sec, nsec = p, fsec, fnsec
 		}
@@ -353,7 +411,7 @@ func (f *foldedRuns) head(i int) RunHead {
 }
 
 func (f *foldedRuns) order(i int) (time.Time, int, bool) {
-	sec, nsec, line := f.c.runs.Order(i)
+	sec, nsec, line := f.c.runs.Logical(i)
 	return time.Unix(sec, int64(nsec)).UTC(), line, f.states[i] == stateSucceeded
 }
 
@@ -641,6 +699,7 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 	text := times.done()
 	rr.FirstEventAt, rr.LastEventAt = text[f0:f1], text[l0:l1]
 	rr.FirstEvent, rr.LastEvent = first, last
+	rr.Logical = run.LogicalAt()
 	if markBlocked(rr, plan) && mismatch == nil {
 		// A skip carried down turned pending stages into skipped ones,
 		// which may make the run succeeded (runStateOf does the same).

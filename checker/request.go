@@ -52,6 +52,9 @@ type Request struct {
 	// MaxAge is --max-age: a duration (ParseMaxAge: 26h, 90m, 2d) or
 	// "none"; empty for the definition's max_age.
 	MaxAge string
+	// Since is --since: a duration in ParseMaxAge's syntax (26h, 7d) that
+	// limits gate all to the runs whose logical time is within it.
+	Since string
 	// Gating says the shell fails on an unhealthy verdict (gate, check
 	// --fail-on-unhealthy, the action's fail-on-unhealthy): Options then
 	// refuses a check without a freshness expectation (ErrNoFreshness),
@@ -222,6 +225,16 @@ func (r Request) Options() (Options, error) {
 			return o, fmt.Errorf("%s %v", r.knob("--max-age"), err)
 		}
 		o.MaxAge = m
+	}
+	if r.Since != "" {
+		d, err := ParseDurationDays(r.Since)
+		if err != nil {
+			return o, fmt.Errorf("%s %q: %v", r.knob("--since"), r.Since, err)
+		}
+		if o.Gate == GateLatest {
+			return o, fmt.Errorf("%s limits --gate all to the runs within it; --gate latest judges the latest run", r.knob("--since"))
+		}
+		o.Since = d
 	}
 	if r.Gating && !o.FreshnessDeclared() {
 		return o, fmt.Errorf("%w: a gate needs one, or a log whose newest run is months old would pass: declare max_age in the pipeline definition (max_age: 26h for a nightly pipeline) or a schedule, or give %s DURATION (e.g. 26h, 90m, 2d); %s none gates without one", ErrNoFreshness, r.knob("--max-age"), r.knob("--max-age"))

@@ -17,7 +17,7 @@ func validateDoc(t *testing.T, doc []byte) {
 	m, _ := inst.(map[string]any)
 	var name string
 	switch m["schema_version"] {
-	case "greenlight.snapshot/v2":
+	case "greenlight.snapshot/v3":
 		name = "snapshot"
 	case "greenlight.violations/v1":
 		name = "violations"

@@ -8,7 +8,7 @@ import (
 )
 
 // SnapshotVersion is the schema_version of a health snapshot.
-const SnapshotVersion = "greenlight.snapshot/v2"
+const SnapshotVersion = "greenlight.snapshot/v3"
 
 // RunState is a run's state in a snapshot (RunReport.State), StageState a
 // stage's (StageReport.State) and Verdict the snapshot's: types of their
@@ -156,7 +156,7 @@ func (l reportList) attempts(i int) int {
 }
 func (l reportList) report(i int, _ *reportArena, rr *RunReport) { *rr = l[i] }
 func (l reportList) order(i int) (time.Time, int, bool) {
-	return l[i].FirstEvent, l[i].FirstLine, l[i].State == RunSucceeded
+	return l[i].LogicalTime(), l[i].FirstLine, l[i].State == RunSucceeded
 }
 func (l reportList) head(i int) RunHead {
 	return RunHead{RunID: l[i].RunID, State: l[i].State, FirstEvent: l[i].FirstEvent, LastEvent: l[i].LastEvent, FirstLine: l[i].FirstLine}
@@ -217,9 +217,9 @@ func (s *Snapshot) RunHead(i int) RunHead {
 	return src.head(i)
 }
 
-// RunOrder returns what orders the run at place i in a listing, as its
-// head has it (RunHead): its first event, its first line, and whether it
-// succeeded; cheaper to read than the head, for a pass over every run. It
+// RunOrder returns what orders the run at place i in a listing: its
+// logical time (scheduled_for, else its first event; RunReport.LogicalTime),
+// its first line, and whether it succeeded; cheaper to read than the head, for a pass over every run. It
 // panics when i is out of range.
 func (s *Snapshot) RunOrder(i int) (first time.Time, firstLine int, succeeded bool) {
 	src := s.source()
@@ -416,6 +416,9 @@ type SnapshotOptions struct {
 	// log's stages from the log itself (Options.InferStages); absent
 	// otherwise.
 	InferStages bool `json:"infer_stages,omitempty"`
+	// SinceSeconds is --since in seconds: gate all judged only the runs
+	// whose logical time is within it; absent without one.
+	SinceSeconds *int64 `json:"since_seconds,omitempty"`
 }
 
 // StateCounts counts runs per state; every state is present, zeros
@@ -451,6 +454,23 @@ type RunReport struct {
 	// ScheduledFor as values (UTC; Slot zero when the run claims none), so
 	// that no reader parses the texts back.
 	FirstEvent, LastEvent, Slot time.Time `json:"-"`
+	// Logical is the run's logical time (docs/contract.md, "Which run
+	// latest judges"): the slot its events name (scheduled_for), else its
+	// first event; zero in a report read back from a snapshot document
+	// (LogicalTime gives Slot or FirstEvent then).
+	Logical time.Time `json:"-"`
+}
+
+// LogicalTime is what orders the run in a listing: Logical, else Slot,
+// else FirstEvent.
+func (r *RunReport) LogicalTime() time.Time {
+	switch {
+	case !r.Logical.IsZero():
+		return r.Logical
+	case !r.Slot.IsZero():
+		return r.Slot
+	}
+	return r.FirstEvent
 }
 
 // StageReport is one expected stage of a run; its state is its latest

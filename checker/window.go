@@ -154,8 +154,8 @@ type windowState struct {
 	lastSuccess time.Time
 	// nextSweep is the store's size at which it is swept next.
 	nextSweep int
-	// latest is a copy of the folded run whose first event is latest
-	// (ties: the later line), a candidate for the snapshot's latest run.
+	// latest is a copy of the folded run whose logical time is latest
+	// (scheduled_for, else its first event; ties: the later line), a candidate for the snapshot's latest run.
 	latest *runState
 	// stubs are the folded runs without their attempts, in the order they
 	// were folded, with their states: kept only with a schedule, which
@@ -267,7 +267,7 @@ func (c *contractState) sweep() {
 			return false
 		}
 		c.fold(run)
-		if l := cmp.Or(latest, w.latest); l == nil || run.FirstAt().After(l.FirstAt()) || (run.FirstAt().Equal(l.FirstAt()) && run.FirstLine() > l.FirstLine()) {
+		if l := cmp.Or(latest, w.latest); l == nil || run.LogicalAt().After(l.LogicalAt()) || (run.LogicalAt().Equal(l.LogicalAt()) && run.FirstLine() > l.FirstLine()) {
 			latest = run
 		}
 		return true

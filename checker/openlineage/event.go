@@ -69,6 +69,9 @@ type wireEvent struct {
 			ErrorMessage *struct {
 				Message string `json:"message"`
 			} `json:"errorMessage"`
+			NominalTime *struct {
+				NominalStartTime string `json:"nominalStartTime"`
+			} `json:"nominalTime"`
 			Airflow *struct {
 				TaskInstance *struct {
 					TryNumber *float64 `json:"try_number"`
@@ -162,6 +165,11 @@ type event struct {
 	mapIndex  int64 // -1: a task that is not mapped
 	hasError  bool
 	errText   string
+	// hasNominal and nominal are the nominalTime facet's nominalStartTime,
+	// the run's logical time: it becomes the scheduled_for of the events
+	// the run feeds.
+	hasNominal bool
+	nominal    time.Time
 	// failedChecks names the failed data quality assertions of the run's
 	// facets and its input datasets' facets (failedAssertions).
 	failedChecks []string
@@ -201,6 +209,13 @@ func decodeEvent(schema *schemas.Schema, raw rawEvent, proj []byte) (ev event, m
 	}
 	if f.ErrorMessage != nil {
 		ev.hasError, ev.errText = true, f.ErrorMessage.Message
+	}
+	if n := f.NominalTime; n != nil && n.NominalStartTime != "" {
+		t, err := checker.ParseTime(n.NominalStartTime)
+		if err != nil {
+			return ev, "the event was refused by the compiled reader: nominalTime.nominalStartTime " + err.Error(), false
+		}
+		ev.hasNominal, ev.nominal = true, t
 	}
 	ev.failedChecks = f.DataQualityAssertions.failedAssertions("the run", nil)
 	for _, in := range w.Inputs {

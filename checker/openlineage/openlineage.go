@@ -851,7 +851,7 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 			}
 		}
 		fe := checker.FeedEvent{File: ev.file, Line: ev.line, Pos: ev.pos, Stage: id, Attempt: sl.attempt, Time: ev.time,
-			Note: "OpenLineage " + ev.typ + " of run " + ev.run}
+			Note: "OpenLineage " + ev.typ + " of run " + ev.run, HasScheduledFor: ev.hasNominal, ScheduledFor: ev.nominal}
 		switch ev.typ {
 		case typeStart:
 			fe.Status, fe.NeverStalls = checker.StatusStarted, m.runs[ev.run].stream

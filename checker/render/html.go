@@ -351,6 +351,13 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 		return true
 	})
 	p.Unhealthy, p.Latest = bad, good
+	if IsStale(s) {
+		// The run-less stale finding (docs/contract.md, Freshness) comes
+		// first among the unhealthy rows, as in the text and Markdown.
+		mark := Mark(StateMissed)
+		mark.Word, mark.Meaning = StateStale, "no success within the freshness expectation"
+		p.Unhealthy = append([]htmlRow{{Mark: mark, MissedLabel: NoRun, Detail: StaleSummary(s, Terminal)}}, p.Unhealthy...)
+	}
 	if rest := nBad - len(bad); rest > 0 {
 		p.UnhealthyMore = words.Count(rest, "more unhealthy row") + " not listed here: older ones (greenlight check --format json lists every run)."
 	}

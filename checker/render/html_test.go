@@ -165,3 +165,28 @@ func BenchmarkHTMLReport(b *testing.B) {
 		render.HTMLReport(res, render.HTMLOptions{})
 	}
 }
+
+// TestHTMLReportStale: the run-less stale finding is the first unhealthy
+// row of the report, with its detail and the run id escaped, as in the
+// text and Markdown outputs.
+func TestHTMLReportStale(t *testing.T) {
+	opts, err := checker.Request{Stages: "1", Now: "2026-06-01T06:00:00Z", MaxAge: "26h", File: "f.jsonl"}.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := `{"run_id":"<b>r-1</b>","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}` + "\n" +
+		`{"run_id":"<b>r-1</b>","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z","returncode":0}` + "\n"
+	res, err := checker.Check(strings.NewReader(log), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(render.HTMLReport(res, render.HTMLOptions{}))
+	re := regexp.MustCompile(`<section id="unhealthy">\n<h2>Unhealthy: latest first</h2>\n<table>\n<thead>.*</thead>\n<tbody>\n<tr class="row-missed"><td class="state s-missed"><svg [^>]*aria-label="stale"[^>]*>.*?</svg> stale</td><td class="mono"><em>[^<]*</em></td><td class="mono"></td><td></td><td></td><td>(.*)</td></tr>\n</tbody>`)
+	m := re.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no stale row first among the unhealthy rows:\n%s", page)
+	}
+	if want := "no success within max_age 26h0m0s: the newest success, run &lt;b&gt;r-1&lt;/b&gt;, ended 2026-01-01T10:01:00Z, 150d19h59m0s ago"; m[1] != want {
+		t.Errorf("stale detail %q, want %q", m[1], want)
+	}
+}

@@ -48,8 +48,8 @@ func (o ListOptions) caps() (unhealthy, latest int) {
 // most the cap, latest first; Latest holds the latest runs that Unhealthy
 // does not, latest first, so that every one of the latest runs is listed in
 // one of the two. The More counts are the rows listed in neither. A row's
-// time is its run's first event (ties: the later first line is the later
-// run, as for latest_run_id), or a missed slot's scheduled time (a run
+// time is its run's logical time (scheduled_for, else its first event;
+// ties: the later first line is the later run, as for latest_run_id), or a missed slot's scheduled time (a run
 // whose first event is at that very moment is the later).
 type Listing struct {
 	Unhealthy []Row
@@ -80,7 +80,7 @@ func (l *Listing) Left(succeeded bool) []string {
 func (l *Listing) Rows() []Row { return append(slices.Clip(l.Unhealthy), l.Latest...) }
 
 // Select picks the rows of a default listing in one pass over the runs'
-// heads (s.RunOrder: a run's first event and line and whether it
+// heads (s.RunOrder: a run's logical time and first line and whether it
 // succeeded, no report), holding
 // only the rows it may list in two small heaps (the latest unhealthy rows,
 // the latest runs); then it builds the reports of the runs it lists alone
@@ -135,7 +135,7 @@ func NewSelector(s *checker.Snapshot, o ListOptions) *Selector {
 // Offer offers the next run of s.Runs, r; r may be storage the iterator
 // reuses, since only its place is kept. Offer panics after Listing.
 func (sel *Selector) Offer(r *checker.RunReport) {
-	sel.offer(keyed{at: r.FirstEvent, line: r.FirstLine, seq: sel.seq}, r.State == checker.RunSucceeded)
+	sel.offer(keyed{at: r.LogicalTime(), line: r.FirstLine, seq: sel.seq}, r.State == checker.RunSucceeded)
 	sel.seq++
 }
 

@@ -11,7 +11,7 @@ import (
 )
 
 // RollupVersion is the schema_version of a roll-up (schemas/rollup.schema.json).
-const RollupVersion = "greenlight.rollup/v1"
+const RollupVersion = "greenlight.rollup/v2"
 
 // RollupUnusable is the verdict of a roll-up entry whose snapshot cannot
 // be used; the roll-up is then unhealthy.

@@ -38,7 +38,9 @@ func hostileSchedule(t *testing.T) *checker.Snapshot {
 }
 
 // TestScheduleText pins the terminal output: missed slots as rows, listed
-// with the unhealthy rows first (latest first) by default and in time order
+// with the unhealthy rows first (latest first by logical time: "late"
+// names its slot, 02:00, in scheduled_for, "dup" started at 02:00:05) by
+// default and in time order
 // among the runs with --all-runs, the schedule line, and notes with every
 // run id escaped.
 func TestScheduleText(t *testing.T) {
@@ -59,8 +61,8 @@ greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
   (no run)         missed     slot 2026-11-25T02:00:00Z: no run started by 2026-11-25T02:30:00Z
   n-28             succeeded  1 stage, 1 attempt, 9m55s
   <b>noon</b>      succeeded  1 stage, 1 attempt, 10m0s
-  "late\"\u202e"   succeeded  1 stage, 1 attempt, 10m0s
   [dup](http://x)  succeeded  1 stage, 1 attempt, 9m55s
+  "late\"\u202e"   succeeded  1 stage, 1 attempt, 10m0s
 ` + notes},
 		{"all runs", render.ListOptions{All: true}, `greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
   (no run)         missed     slot 2026-11-25T02:00:00Z: no run started by 2026-11-25T02:30:00Z

@@ -123,10 +123,14 @@ func countsLine(c checker.StateCounts) string {
 // Headline is the one-line verdict: "healthy: 3 runs (3 succeeded), gate all".
 func Headline(s *checker.Snapshot) string {
 	runs := words.Count(s.RunCount, "run")
-	h := fmt.Sprintf("%s: %s (%s), gate %s", s.Verdict, runs, countsLine(s.StateCounts), s.Options.Gate)
+	gate := string(s.Options.Gate)
+	if p := s.Options.SinceSeconds; p != nil {
+		gate += " since " + (time.Duration(*p) * time.Second).String()
+	}
+	h := fmt.Sprintf("%s: %s (%s), gate %s", s.Verdict, runs, countsLine(s.StateCounts), gate)
 	if s.Schedule != nil {
 		missed, judged := MissedCount(s)
-		h = fmt.Sprintf("%s: %s (%s), %d of %s missed, gate %s", s.Verdict, runs, countsLine(s.StateCounts), missed, words.Count(judged, "slot"), s.Options.Gate)
+		h = fmt.Sprintf("%s: %s (%s), %d of %s missed, gate %s", s.Verdict, runs, countsLine(s.StateCounts), missed, words.Count(judged, "slot"), gate)
 	} else if s.RunCount == 0 {
 		h = fmt.Sprintf("%s: no runs in the log, so nothing proves health", s.Verdict)
 	}

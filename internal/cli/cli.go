@@ -230,6 +230,7 @@ type common struct {
 	inputFormat      string
 	gate             string // check only; checker.Request validates it
 	maxAge           string // check only: --max-age, a duration or none
+	since            string // check only: --since, a duration limiting gate all
 	gating           bool   // check only: gate, or --fail-on-unhealthy
 	jobLog           string // check only: the --job-log file
 	progress         *whenFlag
@@ -319,6 +320,7 @@ func (c *common) options(env Env) (checker.Options, error) {
 		Now:              c.now,
 		Gate:             c.gate,
 		MaxAge:           c.maxAge,
+		Since:            c.since,
 		Gating:           c.gating,
 		MaxLineBytes:     &maxLineBytes,
 		MaxViolations:    &maxViolations,
@@ -395,6 +397,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.BoolVar(&c.inferStages, "infer-stages", false, "for --input-format openlineage without --pipeline: take the jobs that logged as the expected stages, also under a gate (a job whose events never arrived is then invisible)")
 	fs.StringVar(&c.maxAge, "max-age", "", "freshness: the newest succeeded run must have ended at most `DURATION` (26h, 90m, 2d) before now, else the pipeline is stale (unhealthy); none declares explicitly that there is no freshness expectation. Overrides the definition's max_age; gate needs one of max_age, a schedule or --max-age")
+	fs.StringVar(&c.since, "since", "", "with --gate all: judge only the runs whose logical time (scheduled_for, else their first event) is at most `DURATION` (7d, 36h) before now; freshness still applies")
 	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
 	state.register(fs)
 	window := fs.String("window", "", "keep in full only the runs in the `window` (7d, 36h: back from the newest event; 5000runs: the runs first seen last) and fold older ended runs into compact records, still counted (docs/window.md)")

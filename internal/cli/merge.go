@@ -210,6 +210,13 @@ func readSnapshot(name string, schema *schemas.Schema) (*checker.Snapshot, strin
 	if err != nil {
 		return nil, "not a JSON document: " + err.Error()
 	}
+	if doc, ok := inst.(map[string]any); ok {
+		if v, ok := doc["schema_version"].(string); ok && v != checker.SnapshotVersion && strings.HasPrefix(v, "greenlight.snapshot/") {
+			// An older (or newer) greenlight wrote it: its verdict was
+			// judged by other rules, and the fields a roll-up reads differ.
+			return nil, fmt.Sprintf("written as %s, and this greenlight reads %s: check the pipeline again with this version to write a new snapshot", v, checker.SnapshotVersion)
+		}
+	}
 	if err := schemas.Validate(schema, inst); err != nil {
 		msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 		if len(msg) > 300 {

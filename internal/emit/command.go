@@ -31,6 +31,7 @@ type Flags struct {
 	Log, RunID, Stage string
 	Pipeline, Stages  string
 	Now               string
+	ScheduledFor      string
 	Attempt           *cli.RangedInt
 	Fields            []string
 	reserved          []string // fields the command sets itself
@@ -49,6 +50,7 @@ func (f *Flags) Register(fs *pflag.FlagSet, command string, reserved ...string) 
 	fs.StringVar(&f.Pipeline, "pipeline", "", "pipeline definition `FILE` (YAML or JSON) the log is checked with")
 	fs.StringVar(&f.Stages, "stages", "", "shorthand for a linear pipeline: comma-separated stage `ids`, e.g. 1,2 or bronze,silver")
 	fs.StringVar(&f.Now, "now", "", "write every event at this RFC 3339 `time` instead of the wall clock (for tests)")
+	fs.StringVar(&f.ScheduledFor, "scheduled-for", "", "the slot the run stands for, its logical date: an RFC 3339 `time` written as scheduled_for (a backfill names its older date, so it never clears a newer failure)")
 	fs.StringArrayVar(&f.Fields, "field", nil, "an extra field of the event: `key=value` (a string) or key:=JSON (any JSON value, e.g. rerun_from:=true); repeatable")
 }
 
@@ -71,6 +73,17 @@ func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 	fields, err := ParseFields(f.Fields, f.reserved)
 	if err != nil {
 		return nil, Event{}, err
+	}
+	if f.ScheduledFor != "" {
+		if _, err := checker.ParseTime(f.ScheduledFor); err != nil {
+			return nil, Event{}, fmt.Errorf("--scheduled-for %s: %v", strconv.Quote(f.ScheduledFor), err)
+		}
+		for _, fd := range fields {
+			if strings.EqualFold(fd.Key, "scheduled_for") {
+				return nil, Event{}, errors.New("--scheduled-for and --field scheduled_for both name the slot: give one")
+			}
+		}
+		fields = append(fields, Field{Key: "scheduled_for", Value: appendString(nil, f.ScheduledFor)})
 	}
 	req := checker.Request{PipelineName: render.Terminal(f.Pipeline), Stages: f.Stages, File: f.Log}
 	if f.Pipeline != "" && f.Stages == "" {

@@ -40,7 +40,9 @@
  * @typedef {{schema_version: string, generated_at_utc: string, source: Source,
  *   options: SnapshotOptions, verdict: "healthy" | "unhealthy", latest_run_id: string | null,
  *   run_count: number, state_counts: Object<string, number>, schedule?: ScheduleReport,
- *   reconciliation: Reconciliation | null, runs: RunReport[]}} Snapshot
+ *   reconciliation: Reconciliation | null, runs: RunReport[], freshness?: Freshness}} Snapshot
+ * @typedef {{expectation: string, max_age_seconds: number | null, latest_success_run_id: string | null,
+ *   latest_success_at: string | null, age_seconds: number | null, stale: boolean}} Freshness
  * @typedef {{file: string, line: number, rule: string, message: string, run_id?: string,
  *   stage?: StageID, attempt?: number}} Violation
  * @typedef {{schema_version: string, valid: false, violation_count: number,
@@ -395,7 +397,11 @@
   /** @param {Snapshot} doc @param {string[]} states @param {Object<string, string>} details */
   function renderRuns(doc, states, details) {
     const missed = doc.schedule ? doc.schedule.missed.length : 0;
-    $("runs-box").hidden = doc.run_count + missed === 0;
+    // The run-less stale finding (docs/contract.md, Freshness) is the
+    // first unhealthy row, as in the text output and the report.
+    const f = doc.freshness;
+    const stale = f && f.stale && f.max_age_seconds !== null ? f : null;
+    $("runs-box").hidden = doc.run_count + missed === 0 && !stale;
     const filter = /** @type {HTMLSelectElement} */ ($("state-filter"));
     const search = $field("run-search");
     const keep = filter.value;
@@ -404,6 +410,7 @@
       if (doc.state_counts[s] > 0) filter.appendChild(el("option", { value: s }, s + " (" + doc.state_counts[s] + ")"));
     }
     if (missed > 0) filter.appendChild(el("option", { value: "missed" }, "missed slots (" + missed + ")"));
+    if (stale) filter.appendChild(el("option", { value: "stale" }, "stale (1)"));
     filter.value = [...filter.options].some((o) => o.value === keep) ? keep : "";
     const all = rowsOf(doc);
     // The worker lists the latest ROWS_AT_MOST runs of each state (and the
@@ -416,6 +423,7 @@
       const body = $table("runs").tBodies[0];
       body.replaceChildren();
       const shown = rows.slice(0, ROWS_AT_MOST);
+      if (stale && (!want || want === "stale") && !needle) addStale(body, stale);
       for (const row of shown) {
         if (row.run === null) addMissed(body, /** @type {MissedSlot} */ (row.missed));
         else addRun(body, row.run, doc, details[row.run.run_id], total <= TIMELINES_OPEN_UP_TO && !needle);
@@ -435,6 +443,28 @@
     filter.onchange = draw;
     search.oninput = draw;
     draw();
+  }
+
+  // goDuration writes seconds as Go's time.Duration does: 26h0m0s, 1m30s, 45s.
+  /** @param {number} secs */
+  function goDuration(secs) {
+    const h = Math.floor(secs / 3600), m = Math.floor((secs % 3600) / 60), s = secs % 60;
+    return h > 0 ? h + "h" + m + "m" + s + "s" : m > 0 ? m + "m" + s + "s" : s + "s";
+  }
+
+  // addStale adds the row of the stale finding: no success within max_age.
+  /** @param {HTMLTableSectionElement} body @param {Freshness} f */
+  function addStale(body, f) {
+    const mk = markOf("missed");
+    const latest = f.latest_success_at === null ? "no run succeeded" : "the newest success" +
+      (f.latest_success_run_id === null ? "" : ", run " + f.latest_success_run_id) + ", ended " + f.latest_success_at;
+    body.appendChild(el("tr", { class: "run-row missed-row stale-row", "data-state": "stale" },
+      el("td", { class: "mono run-id" }, "(no run)"),
+      el("td", { class: "state state-missed" }, icon(mk), " stale"),
+      el("td", { class: "mono" }, ""),
+      el("td", {}, ""),
+      el("td", { class: "run-detail" }, "no success within max_age " + goDuration(/** @type {number} */ (f.max_age_seconds)) + ": " + latest),
+      el("td", {}, "")));
   }
 
   // addMissed adds the row of a slot no run filled.

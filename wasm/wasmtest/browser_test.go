@@ -650,3 +650,29 @@ func TestViewerRecoveryStates(t *testing.T) {
 	}
 	checkLegendIcons(t, ctx, "#legend > .mark")
 }
+
+// TestViewerStaleRow: a pipeline whose newest success is older than its
+// max_age shows the run-less stale finding as the first row of the runs
+// table, with the detail the text output gives (render.StaleSummary).
+func TestViewerStaleRow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a browser; skipped with -short")
+	}
+	bctx := browser(t)
+	log := filepath.Join(t.TempDir(), "old.jsonl")
+	if err := os.WriteFile(log, []byte(`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`+"\n"+
+		`{"run_id":"r-1","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z","returncode":0}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	def := "stages: [{id: 1}]\nmax_age: 26h\n"
+	ctx := tab(t, bctx)
+	if err := chromedp.Do(ctx, chromedp.Navigate(serve(t, viewcmd.Preload{File: "old.jsonl", Pipeline: &def, PipelineName: "pipeline.yaml", Now: "2026-01-03T10:01:00Z", Gate: "all"}, log)+"?preload=1")); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, ctx)
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs tbody tr")].map((r) => r.dataset.state + ": " + r.textContent)`))
+	want := "stale: (no run) staleno success within max_age 26h0m0s: the newest success, run r-1, ended 2026-01-01T10:01:00Z"
+	if err != nil || len(rows) < 2 || rows[0] != want || !strings.HasPrefix(rows[1], "succeeded: r-1 ") {
+		t.Errorf("rows %q (%v), want first %q, then run r-1", rows, err, want)
+	}
+}

@@ -363,18 +363,37 @@ func (s *Store) Brief(p int) (sec int64, nsec int32, code uint8) {
 	return run.firstSec, run.firstNsec, NoCode
 }
 
-// Order is the first event (Unix seconds and nanoseconds) and first line
-// of the run at place p, what orders it in a listing.
-func (s *Store) Order(p int) (sec int64, nsec int32, line int) {
+// Logical is the logical time (Unix seconds and nanoseconds; Run.LogicalAt:
+// the slot its events name, else its first event) and the first line of
+// the run at place p, what orders it in a listing and picks the latest run.
+// A run a checkpoint holds is not decoded: its slot is read from the start
+// of its body (Encoder.body: the flags, then the slot when it has one).
+func (s *Store) Logical(p int) (sec int64, nsec int32, line int) {
 	if b := s.base; b != nil {
 		if p < b.n {
+			if b.decoded != nil {
+				if run := b.decoded[p]; run != nil {
+					t := run.LogicalAt()
+					return t.Unix(), int32(t.Nanosecond()), run.firstLine
+				}
+			}
 			h := b.heads[p*headSize : (p+1)*headSize : (p+1)*headSize]
-			return int64(binary.LittleEndian.Uint64(h)), int32(binary.LittleEndian.Uint32(h[16:])), int(binary.LittleEndian.Uint64(h[32:]) & maxLine)
+			sec, nsec, line = int64(binary.LittleEndian.Uint64(h)), int32(binary.LittleEndian.Uint32(h[16:])), int(binary.LittleEndian.Uint64(h[32:])&maxLine)
+			from, to := b.bodySpan(p)
+			if from < to && b.bodies[from]&runScheduled != 0 {
+				d := NewDecoder(b.bodies[from+1 : to])
+				if t := d.Time(); d.fault == "" {
+					return t.Unix(), int32(t.Nanosecond()), line
+				}
+				panic(&DamagedError{Fault: d.fault})
+			}
+			return sec, nsec, line
 		}
 		p -= b.n
 	}
 	run := s.order[p]
-	return run.firstSec, run.firstNsec, run.firstLine
+	t := run.LogicalAt()
+	return t.Unix(), int32(t.Nanosecond()), run.firstLine
 }
 
 // SizeHint is about the bytes of the store's encoding that Encode copies

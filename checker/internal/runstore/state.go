@@ -337,6 +337,15 @@ func (r *Run) ScheduledFor() (slot time.Time, line int, ok bool) {
 	return r.ext.scheduledFor, r.ext.scheduledLine, true
 }
 
+// LogicalAt is the run's logical time (docs/contract.md, "Which run latest
+// judges"): the slot its events name (scheduled_for), else its first event.
+func (r *Run) LogicalAt() time.Time {
+	if r.ext != nil && r.ext.hasScheduledFor {
+		return r.ext.scheduledFor
+	}
+	return r.FirstAt()
+}
+
 // SetScheduledFor records slot, named on line n, unless an earlier event
 // named one.
 func (r *Run) SetScheduledFor(slot time.Time, n int) {
