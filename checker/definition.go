@@ -40,13 +40,15 @@ type RetryBrake struct {
 // StageDef is one expected stage of a pipeline definition: its id, an
 // optional human name, and the stages that must have succeeded before it
 // starts (resolved: the default dependency is already filled in), whether
-// rerunning it is safe, and its own stall threshold in seconds (nil: the
-// run-wide one).
+// rerunning it is safe, whether it may be skipped on purpose (a skipped
+// event; written in a snapshot only when true), and its own stall threshold
+// in seconds (nil: the run-wide one).
 type StageDef struct {
 	ID                StageID   `json:"stage"`
 	Name              *string   `json:"name"`
 	DependsOn         []StageID `json:"depends_on"`
 	Idempotent        bool      `json:"idempotent"`
+	Skippable         bool      `json:"skippable,omitempty"`
 	StaleAfterSeconds *int      `json:"stale_after_seconds"`
 }
 
@@ -117,6 +119,7 @@ type rawDefinition struct {
 		Name              *string    `json:"name"`
 		DependsOn         *[]StageID `json:"depends_on"`
 		Idempotent        *bool      `json:"idempotent"`
+		Skippable         bool       `json:"skippable"`
 		StaleAfterSeconds *int       `json:"stale_after_seconds"`
 	} `json:"stages"`
 }
@@ -182,7 +185,7 @@ func ParseDefinition(data []byte) (*Definition, error) {
 		}
 	}
 	for i, s := range raw.Stages {
-		def := StageDef{ID: s.ID, Name: s.Name, DependsOn: []StageID{}, Idempotent: s.Idempotent == nil || *s.Idempotent, StaleAfterSeconds: s.StaleAfterSeconds}
+		def := StageDef{ID: s.ID, Name: s.Name, DependsOn: []StageID{}, Idempotent: s.Idempotent == nil || *s.Idempotent, Skippable: s.Skippable, StaleAfterSeconds: s.StaleAfterSeconds}
 		switch {
 		case s.DependsOn != nil:
 			def.DependsOn = append(def.DependsOn, (*s.DependsOn)...)

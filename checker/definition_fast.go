@@ -103,7 +103,7 @@ func fastStages(v any) bool {
 				ok = schemaText(v, 1, 256)
 			case "depends_on":
 				ok = fastDependsOn(v)
-			case "idempotent":
+			case "idempotent", "skippable":
 				_, ok = v.(bool)
 			case "stale_after_seconds":
 				ok = schemaInteger(v, 1, maxSeconds)

@@ -18,6 +18,7 @@ const (
 	StatusUnknown   = eventline.StatusUnknown
 	StatusResolved  = eventline.StatusResolved
 	StatusCancelled = eventline.StatusCancelled
+	StatusSkipped   = eventline.StatusSkipped
 )
 
 // event is one decoded, schema-valid event line; its RunID and Error alias

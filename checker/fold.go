@@ -39,7 +39,8 @@ type foldConfig struct {
 	// (contractState.lineText).
 	lineText func(int) string
 	// planOf gives a run's dependency plan (contractState.planOf), for a
-	// rerun from a node (rerun.go); nil judges no rerun.
+	// rerun from a node (rerun.go) and the stages a skip carries down to
+	// (markBlocked); nil judges neither.
 	planOf func(*runState) *stagePlan
 	// brakeTrips are the retry brakes that tripped across runs, by run and
 	// stage index of the check's definition (brake_runs.go); nil when none
@@ -204,6 +205,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	var judged *scheduleJudgement
 	if sched != nil {
 		judged = judgeSchedule(sched, judgedRuns, c.opts.Now, c.skew)
+		judged.doubleExecutions(def, judgedRuns)
 		judged.liveAt = liveAt
 		s.Schedule = judged.report
 		if latest != nil {
@@ -217,6 +219,11 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			return scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
 		}) {
 			s.Verdict = VerdictHealthy
+		}
+		// A double execution of a non-idempotent stage makes its slot
+		// unhealthy: under gate all any slot, under gate latest the latest.
+		if n := len(judged.report.DoubleExecutions); n > 0 && (c.opts.Gate != GateLatest || judged.doubleInLatest()) {
+			s.Verdict = VerdictUnhealthy
 		}
 	} else if latest != nil {
 		id := latest.ID()
@@ -513,7 +520,8 @@ func runRank(st StageState) int {
 
 // runStateOf gives the run's state: the first of unknown > failed >
 // cancelled > stalled > running that its stages show, else incomplete when
-// a stage has not succeeded, else succeeded. A job-log OUTCOME_MISMATCH
+// a stage has neither succeeded nor been skipped (by its own skipped event,
+// or because a stage it depends on was: markBlocked), else succeeded. A job-log OUTCOME_MISMATCH
 // (mismatch) makes it unknown.
 func runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) RunState {
 	if mismatch {
@@ -521,8 +529,24 @@ func runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) R
 	}
 	def = cfg.definitionOf(run, def) // a run fed with its own stages (Feed)
 	var rs runStates
+	skipped := false
 	for i := range def.Stages {
-		rs.add(stageState(run, i, def, cfg))
+		st := stageState(run, i, def, cfg)
+		skipped = skipped || st == StageSkipped
+		rs.add(st)
+	}
+	if skipped && rs.st == RunIncomplete && cfg.planOf != nil {
+		// A pending stage may be downstream of the skip, and so skipped
+		// too: judge the stages as a run report does (markBlocked).
+		stages := make([]StageReport, len(def.Stages))
+		for i := range stages {
+			stages[i].State = stageState(run, i, def, cfg)
+		}
+		markBlocked(&RunReport{Stages: stages}, cfg.planOf(run))
+		rs = runStates{}
+		for i := range stages {
+			rs.add(stages[i].State)
+		}
 	}
 	return rs.state()
 }
@@ -538,7 +562,7 @@ type runStates struct {
 func (rs *runStates) add(st StageState) {
 	if r := runRank(st); r > rs.best {
 		rs.st, rs.best = RunState(st), r // a deciding stage state names its run state
-	} else if rs.best == 0 && st != StageSucceeded {
+	} else if rs.best == 0 && st != StageSucceeded && st != StageSkipped {
 		rs.st = RunIncomplete
 	}
 }
@@ -676,29 +700,49 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 	rr.FirstEventAt, rr.LastEventAt = text[f0:f1], text[l0:l1]
 	rr.FirstEvent, rr.LastEvent = first, last
 	rr.Logical = run.LogicalAt()
-	markBlocked(rr, plan)
+	if markBlocked(rr, plan) && mismatch == nil {
+		// A skip carried down turned pending stages into skipped ones,
+		// which may make the run succeeded (runStateOf does the same).
+		rs = runStates{}
+		for i := range rr.Stages {
+			rs.add(rr.Stages[i].State)
+		}
+		rr.State = rs.state()
+	}
 	rr.Recovery = recoveryFor(rr, def, mismatch, cfg.lineText)
 }
 
 // markBlocked turns pending stages into blocked ones when a stage they depend
-// on failed, is unknown, was cancelled or is itself blocked. It visits the
-// stages once, in the plan's topological order, so every dependency's state
-// is final when its dependents are looked at: linear in stages plus
-// dependencies (a fixed-point loop over declared order was cubic when the
-// declared order ran against the dependencies).
-func markBlocked(rr *RunReport, plan *stagePlan) {
+// on failed, is unknown, was cancelled or is itself blocked, and else into
+// skipped ones when a stage they depend on was skipped: Airflow's default
+// trigger rule all_success, under which a task is upstream_failed when an
+// upstream task failed and skipped when one was skipped
+// (https://airflow.apache.org/docs/apache-airflow/stable/core-concepts/dags.html#trigger-rules).
+// A stage that logged keeps its own state. It visits the stages once, in
+// the plan's topological order, so every dependency's state is final when
+// its dependents are looked at: linear in stages plus dependencies (a
+// fixed-point loop over declared order was cubic when the declared order
+// ran against the dependencies). It reports whether it skipped a stage.
+func markBlocked(rr *RunReport, plan *stagePlan) (skipped bool) {
 	for _, i := range plan.order {
 		st := &rr.Stages[i]
 		if st.State != StagePending {
 			continue
 		}
+		skip := false
 		for _, d := range plan.deps(i) {
-			if s := rr.Stages[d].State; s == StageFailed || s == StageUnknown || s == StageCancelled || s == StageBlocked {
-				st.State = StageBlocked
+			s := rr.Stages[d].State
+			if s == StageFailed || s == StageUnknown || s == StageCancelled || s == StageBlocked {
+				st.State, skip = StageBlocked, false
 				break
 			}
+			skip = skip || s == StageSkipped
+		}
+		if skip {
+			st.State, skipped = StageSkipped, true
 		}
 	}
+	return skipped
 }
 
 // timeTexts formats the times of one run report, each distinct time once

@@ -130,7 +130,7 @@ func (c *contractState) recordRecovery(run *runState, si int, ev *event) {
 		a.SetLease(ev.Owner, ev.LeaseExpiresAt, ev.RerunFrom)
 	case ev.Status == StatusFailed && ev.ErrorCode != "":
 		a.SetErrorCode(ev.ErrorCode)
-	case ev.Status == StatusUnknown:
+	case ev.Status == StatusUnknown || ev.Status == StatusSkipped:
 		a.SetReason(ev.Reason)
 	}
 }

@@ -12,8 +12,10 @@ const (
 	RuleDuplicateAttemptID   RuleID = "duplicate_attempt_id"
 )
 
-// outcomes are the statuses that end an attempt.
-var outcomes = []Status{StatusSucceeded, StatusFailed, StatusUnknown}
+// outcomes are the statuses that end an attempt. A skipped event ends
+// one too, and is the one outcome that may stand without a start, for
+// attempt 1 (terminal_without_start).
+var outcomes = []Status{StatusSucceeded, StatusFailed, StatusUnknown, StatusSkipped}
 
 var duplicateStartRule = Rule{ID: RuleDuplicateStart, Family: familyAttempts,
 	Summary: "a second started for the same run, stage and attempt",
@@ -23,6 +25,9 @@ var duplicateStartRule = Rule{ID: RuleDuplicateStart, Family: familyAttempts,
 	Statuses: []Status{StatusStarted}, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
 		if a := x.attempt(); a != nil {
+			if a.Status() == StatusSkipped {
+				return x.who() + " started, but it was skipped on " + c.lineText(a.LastLine()) + "; a skipped stage does not run"
+			}
 			return x.who() + " started a second time (first start on " + c.lineText(a.StartLine()) + "); a retry is a new attempt number"
 		}
 		return ""
@@ -42,14 +47,17 @@ var skippedAttemptRule = Rule{ID: RuleSkippedAttempt, Family: familyAttempts,
 
 var terminalWithoutStartRule = Rule{ID: RuleTerminalWithoutStart, Family: familyAttempts,
 	Summary:  "succeeded or failed for an attempt that never started",
-	Detail:   "An outcome needs the start it ends.",
+	Detail:   "An outcome needs the start it ends. Only skipped may stand alone, for attempt 1 of a stage that was never tried (a branch that skips it never starts it).",
 	Example:  `{"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:00:00Z"}`,
 	Statuses: outcomes, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if x.attempt() == nil {
-			return withoutStartText(x)
+		if x.attempt() != nil || (x.ev.Status == StatusSkipped && x.ev.Attempt == 1) {
+			return ""
 		}
-		return ""
+		if x.ev.Status == StatusSkipped {
+			return x.who() + " was skipped, but it never started; only attempt 1 may be skipped without a start"
+		}
+		return withoutStartText(x)
 	}}
 
 var duplicateTerminalRule = Rule{ID: RuleDuplicateTerminal, Family: familyAttempts,
@@ -60,7 +68,7 @@ var duplicateTerminalRule = Rule{ID: RuleDuplicateTerminal, Family: familyAttemp
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:02:00Z"}`,
 	Statuses: outcomes, on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if a := x.attempt(); a.Status() != StatusStarted {
+		if a := x.attempt(); a != nil && a.Status() != StatusStarted {
 			return fmt.Sprintf("%s %s, but it already %s on %s", x.who(), x.ev.Status, a.Status(), c.lineText(a.LastLine()))
 		}
 		return ""

@@ -76,13 +76,16 @@ var resolutionOfRunningAttemptRule = resolutionRule(Rule{ID: RuleResolutionOfRun
 
 var resolutionOfSucceededAttemptRule = resolutionRule(Rule{ID: RuleResolutionOfSucceededAttempt,
 	Summary: "a resolution of a succeeded attempt",
-	Detail:  "A success needs no adjudication; overriding it hides evidence.",
+	Detail:  "A success needs no adjudication; overriding it hides evidence. The same holds for a skipped attempt, whose skip is its evidence.",
 	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"resolved","timestamp_utc":"2026-01-01T10:02:00Z","resolution":"failed","reason":"checked the row counts","resolved_by":"ana","evidence_ref":"INC-7"}`},
 	func(c *contractState, x *lineCheck, a *attemptState) string {
-		if a.Status() == StatusSucceeded {
+		switch a.Status() {
+		case StatusSucceeded:
 			return fmt.Sprintf("%s was resolved, but it succeeded on %s", x.who(), c.lineText(a.LastLine()))
+		case StatusSkipped:
+			return fmt.Sprintf("%s was resolved, but it was skipped on %s", x.who(), c.lineText(a.LastLine()))
 		}
 		return ""
 	})

@@ -47,8 +47,12 @@ func ownersDiffer(a, b string) bool { return given(a) && given(b) && a != b }
 // takeoverBy says an outcome event ev of attempt a (in progress) takes the
 // attempt over: it names another owner than the one that started it, or it
 // carries proof that the owner stopped (an event that says it ended
-// someone else's attempt is held to the takeover rules).
+// someone else's attempt is held to the takeover rules). A skip of an
+// attempt that never started (a nil a) takes nothing over.
 func takeoverBy(a *attemptState, ev *event) bool {
+	if a == nil {
+		return false
+	}
 	if ev.StopConfirmedBy != "" || ev.StopEvidenceRef != "" || ev.StopMethod != "" {
 		return true
 	}

@@ -62,7 +62,7 @@ var checkingOrder = []*Rule{
 	// The line alone.
 	&invalidJSONRule, &lineTooLongRule, &duplicateKeyRule, &schemaRule, &unknownFieldRule,
 	// The event against the definition.
-	&unknownStageRule, &successWithNonzeroReturncodeRule, &successWithErrorRule, &failureWithZeroReturncodeRule,
+	&unknownStageRule, &skipOfUnskippableRule, &successWithNonzeroReturncodeRule, &successWithErrorRule, &failureWithZeroReturncodeRule,
 	// The run's time line.
 	&outOfOrderRule, &timestampInFutureRule, &conflictingScheduledForRule,
 	// An event for a run the window folded (it stands for the rules below).
@@ -120,9 +120,9 @@ func rulesWhere(keep func(*Rule) bool) []Rule {
 // checksByStatus[input][status] are the rules with a check that apply to an
 // event of that status on that input (0: a log, 1: a feed), in checking
 // order: the loop of check visits only the rules that can fire.
-var checksByStatus = func() (t [2][StatusCancelled + 1][]*Rule) {
+var checksByStatus = func() (t [2][StatusSkipped + 1][]*Rule) {
 	for in, mask := range []uint8{onLog, onFeed} {
-		for st := StatusStarted; st <= StatusCancelled; st++ {
+		for st := StatusStarted; st <= StatusSkipped; st++ {
 			for _, r := range checkingOrder {
 				if r.check != nil && r.on&mask != 0 && (r.Statuses == nil || slices.Contains(r.Statuses, st)) {
 					t[in][st] = append(t[in][st], r)
@@ -242,8 +242,14 @@ func (c *contractState) record(x *lineCheck) {
 		}
 	case StatusResolved:
 		recordResolution(run, x.attempt(), ev, c.opts.Definition.Stages[si].Idempotent)
-	default: // an outcome: succeeded, failed, unknown
+	default: // an outcome: succeeded, failed, unknown, skipped
 		a := x.attempt()
+		if a == nil { // a skip of attempt 1 without a start (terminal_without_start)
+			var skipped attemptState
+			skipped.SetStart(ev.Time, ev.Line, false)
+			c.runs.AddAttempt(run, si, skipped)
+			a = x.attempt()
+		}
 		takeover := x.feed == nil && takeoverBy(a, ev)
 		a.SetOutcome(ev.Status, ev.Time, ev.Line, ev.HasCode, ev.Returncode)
 		if ev.HasError {

@@ -23,22 +23,25 @@ const (
 // pipeline definition has a schedule. Times are RFC 3339 UTC strings and
 // durations seconds.
 type ScheduleReport struct {
-	Cron              *string          `json:"cron"`
-	EverySeconds      *int64           `json:"every_seconds"`
-	Timezone          string           `json:"timezone"`
-	StartGraceSeconds int64            `json:"start_grace_seconds"`
-	MaxRuntimeSeconds *int64           `json:"max_runtime_seconds"`
-	LookbackSlots     int              `json:"lookback_slots"`
-	Since             *string          `json:"since"`
-	ExpectedSlots     int              `json:"expected_slots"`
-	Slots             []SlotReport     `json:"slots"`
-	Missed            []MissedSlot     `json:"missed"`
-	Late              []LateRun        `json:"late"`
-	Early             []EarlyRun       `json:"early"`
-	Duplicates        []DuplicateRun   `json:"duplicates"`
-	Unscheduled       []UnscheduledRun `json:"unscheduled"`
-	NextSlot          *string          `json:"next_slot"`
-	NextDueAt         *string          `json:"next_due_at"`
+	Cron              *string        `json:"cron"`
+	EverySeconds      *int64         `json:"every_seconds"`
+	Timezone          string         `json:"timezone"`
+	StartGraceSeconds int64          `json:"start_grace_seconds"`
+	MaxRuntimeSeconds *int64         `json:"max_runtime_seconds"`
+	LookbackSlots     int            `json:"lookback_slots"`
+	Since             *string        `json:"since"`
+	ExpectedSlots     int            `json:"expected_slots"`
+	Slots             []SlotReport   `json:"slots"`
+	Missed            []MissedSlot   `json:"missed"`
+	Late              []LateRun      `json:"late"`
+	Early             []EarlyRun     `json:"early"`
+	Duplicates        []DuplicateRun `json:"duplicates"`
+	// DoubleExecutions are the duplicates that ran a stage declared
+	// idempotent: false as the run that fills the slot did.
+	DoubleExecutions []DoubleExecution `json:"double_executions"`
+	Unscheduled      []UnscheduledRun  `json:"unscheduled"`
+	NextSlot         *string           `json:"next_slot"`
+	NextDueAt        *string           `json:"next_due_at"`
 }
 
 // SlotReport is one judged slot: when the run was due to start, by when it
@@ -166,6 +169,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 		Late:              []LateRun{},
 		Early:             []EarlyRun{},
 		Duplicates:        []DuplicateRun{},
+		DoubleExecutions:  []DoubleExecution{},
 		Unscheduled:       []UnscheduledRun{},
 	}
 	if s.Cron != "" {

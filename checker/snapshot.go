@@ -60,7 +60,9 @@ func decidedBy(s RunState) StageState {
 // Stage and attempt states. An attempt is running or stalled while it has no
 // terminal event; stalled is a candidate inferred from silence, not proof.
 // unknown is an outcome nobody could confirm; blocked is a stage not started
-// because a stage it depends on failed, is unknown, was cancelled or is blocked.
+// because a stage it depends on failed, is unknown, was cancelled or is blocked;
+// skipped is a skippable stage that logged skipped, or a stage never started
+// because a stage it depends on is skipped (markBlocked), and counts as done.
 const (
 	StagePending   = "pending"
 	StageBlocked   = "blocked"
@@ -70,6 +72,7 @@ const (
 	StageStalled   = "stalled"
 	StageSucceeded = "succeeded"
 	StageFailed    = "failed"
+	StageSkipped   = "skipped"
 )
 
 // Verdicts.
@@ -619,6 +622,9 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 		}
 		for i := range sch.Duplicates {
 			at(&sch.Duplicates[i].Slot, sch.Duplicates[i].ScheduledFor, "schedule.duplicates[].scheduled_for")
+		}
+		for i := range sch.DoubleExecutions {
+			at(&sch.DoubleExecutions[i].Slot, sch.DoubleExecutions[i].ScheduledFor, "schedule.double_executions[].scheduled_for")
 		}
 	}
 	if bad != nil {

@@ -109,6 +109,7 @@ func HealthRules() []HealthRule {
 		{HealthNoRuns, "the log has no run", "A valid log without runs proves nothing, so its verdict is unhealthy (fail-closed)."},
 		{HealthStale, "the newest success is older than max_age", "No run succeeded, or the newest succeeded run ended longer than max_age (--max-age) before now: silence is not health (docs/contract.md, Freshness)."},
 		{HealthSlotMissed, "a scheduled slot has no run", "No run started for a judged slot of the schedule by its due time (docs/schedule.md)."},
+		{HealthDoubleExecution, "two runs of one slot both ran a non-idempotent stage", "Two runs claim one schedule slot and both ran a stage declared idempotent: false, so its effects may exist twice (argoproj/argo-workflows #2694); adjudicate which run's effects stand and compensate the other's (docs/schedule.md)."},
 		{HealthSnapshotUnusable, "a snapshot of the roll-up cannot be used", "greenlight merge could not read, validate or trust a snapshot (unreadable, invalid, stale or tampered); the roll-up is unhealthy."},
 		{HealthOmittedViolations, "more violations than listed", "The log breaks the contract more often than --max-violations lists; the rest are counted, not listed."},
 	}
@@ -216,6 +217,13 @@ func eachFinding(l *Log, fn func(finding) bool) {
 	}
 	if s.RunCount == 0 && !fn(finding{Rule: HealthNoRuns, Path: l.Path, Message: "no runs in the log, so nothing proves health", Key: key(HealthNoRuns, l.Path)}) {
 		return
+	}
+	if s.Schedule != nil {
+		for _, d := range s.Schedule.DoubleExecutions {
+			if !fn(finding{Rule: HealthDoubleExecution, Path: l.Path, Message: DoubleExecutionSummary(d, func(id string) string { return id }), Key: key(HealthDoubleExecution, l.Path, d.ScheduledFor, d.Stage.String(), d.RunID)}) {
+				return
+			}
+		}
 	}
 	if IsStale(s) && !fn(finding{Rule: HealthStale, Path: l.Path, Message: "stale: " + StaleSummary(s, func(id string) string { return id }), Key: key(HealthStale, l.Path)}) {
 		return

@@ -94,10 +94,13 @@ func writeMarkdownRow(b *bufio.Writer, src *checker.Source, row Row, now time.Ti
 		return
 	}
 	r := clipErrors(row.Run, maxErrorRunes)
-	ok := 0
+	ok, skipped := 0, 0
 	for _, st := range r.Stages {
-		if st.State == checker.StageSucceeded {
+		switch st.State {
+		case checker.StageSucceeded:
 			ok++
+		case checker.StageSkipped:
+			skipped++
 		}
 	}
 	// The row is written piece by piece: a report of a million runs
@@ -112,13 +115,18 @@ func writeMarkdownRow(b *bufio.Writer, src *checker.Source, row Row, now time.Ti
 	num := strconv.AppendInt((*scratch)[:0], int64(ok), 10)
 	num = append(num, '/')
 	num = strconv.AppendInt(num, int64(len(r.Stages)), 10)
+	if skipped > 0 {
+		num = append(num, ", "...)
+		num = strconv.AppendInt(num, int64(skipped), 10)
+		num = append(num, " skipped"...)
+	}
 	num = append(num, " | "...)
 	num = strconv.AppendInt(num, int64(attemptCount(r)), 10)
 	*scratch = append(num, " | "...)
 	b.Write(*scratch)
 	b.WriteString(Duration(RunSeconds(r, now)))
 	b.WriteString(" | ")
-	if r.State != checker.RunSucceeded {
+	if r.State != checker.RunSucceeded || skipped > 0 {
 		d := Detail(src, r)
 		b.WriteString(Markdown(d.Summary))
 		if d.HasErr {

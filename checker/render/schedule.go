@@ -100,7 +100,8 @@ func ScheduleLine(s *checker.Snapshot, esc func(string) string) string {
 }
 
 // ScheduleNotes lists what the schedule reports besides missed slots, one
-// sentence each: late runs, early runs, duplicate runs and unscheduled runs.
+// sentence each: late runs, early runs, duplicate runs, double executions
+// and unscheduled runs.
 // Run ids are log text and go through esc, the sink's escaping function.
 func ScheduleNotes(s *checker.Snapshot, esc func(string) string) []string {
 	sr := s.Schedule
@@ -120,6 +121,9 @@ func ScheduleNotes(s *checker.Snapshot, esc func(string) string) []string {
 		notes = append(notes, fmt.Sprintf("duplicate: run %s is a second run for slot %s, which run %s fills",
 			esc(d.RunID), d.ScheduledFor, esc(d.FilledBy)))
 	}
+	for _, d := range sr.DoubleExecutions {
+		notes = append(notes, DoubleExecutionSummary(d, esc))
+	}
 	for _, u := range sr.Unscheduled {
 		notes = append(notes, fmt.Sprintf("unscheduled: run %s started at %s, outside every slot's window; it fills no slot",
 			esc(u.RunID), u.FirstEventAt))
@@ -132,4 +136,16 @@ func derefInt(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// HealthDoubleExecution is the health rule of a double execution in the
+// CI formats.
+const HealthDoubleExecution = "double_execution"
+
+// DoubleExecutionSummary is one double execution in a sentence, with what
+// to do: "double execution: runs a and b both ran stage load (idempotent:
+// false) for slot ...". Run ids are log text and go through esc.
+func DoubleExecutionSummary(d checker.DoubleExecution, esc func(string) string) string {
+	return fmt.Sprintf("double execution: runs %s and %s both ran stage %s (idempotent: false) for slot %s; adjudicate which run's effects stand and compensate the other's",
+		esc(d.FilledBy), esc(d.RunID), esc(d.Stage.String()), d.ScheduledFor)
 }

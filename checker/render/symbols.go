@@ -62,6 +62,7 @@ var stateMarks = []StateMark{
 	{checker.RunIncomplete, "⚠️", "incomplete", "#9a6700", false, "nothing failed or in progress, but a stage never succeeded", "M8 4.5v4M8 11.2v.1"},
 	{checker.StagePending, "⚪", "pending", "#6e7781", false, "a stage that never started", "M8 8h.01"},
 	{checker.StageBlocked, "⛔", "blocked", "#6e7781", false, "a stage not started because one it depends on did not succeed", "M4.5 8h7"},
+	{checker.StageSkipped, "⏭️", "skipped", "#57606a", false, "a skippable stage skipped on purpose, or a stage after it", "M4.5 5l3 3-3 3M8.5 5l3 3-3 3"},
 	{StateMissed, "🚫", "missed", "#cf222e", true, "a scheduled slot no run filled", "M5.2 10.8l5.6-5.6"},
 }
 

@@ -67,6 +67,27 @@ func PendingStages(r *checker.RunReport) []string {
 	return out
 }
 
+// SkippedStages lists a run's skipped stages for people, in declared
+// order: "stage 2 (full_load) skipped: <reason>" for a stage that logged
+// skipped (the reason is the log's text: the caller's sink escapes it), and
+// "stage 3 after a skipped stage" for one that never logged below a skip
+// (docs/contract.md, Skipped stages).
+func SkippedStages(r *checker.RunReport) []string {
+	var out []string
+	for i := range r.Stages {
+		st := &r.Stages[i]
+		if st.State != checker.StageSkipped {
+			continue
+		}
+		if n := len(st.Attempts); n > 0 && st.Attempts[n-1].Reason != nil {
+			out = append(out, StageLabel(st)+" ("+*st.Attempts[n-1].Reason+")")
+		} else {
+			out = append(out, StageLabel(st)+" (after a skipped stage)")
+		}
+	}
+	return out
+}
+
 func attemptCount(r *checker.RunReport) int {
 	n := 0
 	for _, s := range r.Stages {
@@ -116,6 +137,9 @@ func Headline(s *checker.Snapshot) string {
 	if IsStale(s) {
 		h += fmt.Sprintf(", stale: no success within max_age %s", maxAgeText(*s.Freshness.MaxAgeSeconds))
 	}
+	if s.Schedule != nil && len(s.Schedule.DoubleExecutions) > 0 {
+		h += ", " + words.Count(len(s.Schedule.DoubleExecutions), "double execution") + " of a non-idempotent stage"
+	}
 	return h
 }
 
@@ -145,10 +169,16 @@ func Detail(src *checker.Source, r *checker.RunReport) RunDetail {
 	}
 	p := RunProblem(r)
 	if p.Stage == nil {
+		var d RunDetail
 		if pend := PendingStages(r); len(pend) > 0 && r.State != checker.RunSucceeded {
-			return RunDetail{Summary: "never started: " + strings.Join(pend, ", ")}
+			d.Summary = "never started: " + strings.Join(pend, ", ")
+		} else {
+			d.Summary = fmt.Sprintf("%s, %s, %s", words.Count(len(r.Stages), "stage"), words.Count(attemptCount(r), "attempt"), Duration(r.DurationSeconds))
 		}
-		return RunDetail{Summary: fmt.Sprintf("%s, %s, %s", words.Count(len(r.Stages), "stage"), words.Count(attemptCount(r), "attempt"), Duration(r.DurationSeconds))}
+		if skipped := SkippedStages(r); len(skipped) > 0 {
+			d.Summary += "; skipped: " + strings.Join(skipped, ", ")
+		}
+		return d
 	}
 	a := p.Attempt
 	label := StageLabel(p.Stage)

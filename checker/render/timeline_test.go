@@ -87,7 +87,7 @@ func TestStateMarks(t *testing.T) {
 	if render.Mark(checker.RunStalled).Failure || !render.Mark(checker.RunFailed).Failure {
 		t.Error("stalled is drawn as a failure, or failed is not")
 	}
-	if got, want := render.LegendMarkdown(), "_States: ✅ succeeded · ❌ failed · ❓ unknown · ⏹️ cancelled · ⏸️ stalled · ⌛ overdue · ⏳ running · ⚠️ incomplete · ⚪ pending · ⛔ blocked · 🚫 missed._\n"; got != want {
+	if got, want := render.LegendMarkdown(), "_States: ✅ succeeded · ❌ failed · ❓ unknown · ⏹️ cancelled · ⏸️ stalled · ⌛ overdue · ⏳ running · ⚠️ incomplete · ⚪ pending · ⛔ blocked · ⏭️ skipped · 🚫 missed._\n"; got != want {
 		t.Errorf("LegendMarkdown() = %q, want %q", got, want)
 	}
 }

@@ -187,7 +187,7 @@ func Command(args []string, env cli.Env) int {
 	fs := cli.NewFlagSet("emit")
 	var f Flags
 	f.Register(fs, "emit", "owner", "stop_confirmed_by", "stop_evidence_ref", "stop_method")
-	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown or resolved")
+	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown, resolved or skipped")
 	owner := fs.String("owner", "", "who writes the event, `ID` (owner): on an outcome, another owner than the attempt's start takes the attempt over and needs the three --stop-* flags")
 	stopBy := fs.String("stop-confirmed-by", "", "on a takeover: who confirmed that the attempt's owner stopped, `NAME` (stop_confirmed_by)")
 	stopRef := fs.String("stop-evidence-ref", "", "on a takeover: where the proof that the owner stopped is kept, `REF` (stop_evidence_ref: ps output, a console log)")
@@ -196,6 +196,7 @@ func Command(args []string, env cli.Env) int {
 	// so every target takes and refuses the same codes.
 	returncode := cli.AddRangedInt64(fs, "returncode", 0, MinReturncode, MaxReturncode, "the process exit `code` (returncode)")
 	errText := fs.String("error", "", "what went wrong, `TEXT` (error; required, not blank, for failed)")
+	reason := fs.String("reason", "", "why, `TEXT` (reason; required, not blank, for skipped, unknown and resolved; the same as --field reason=TEXT)")
 	if err := cli.ParseFlags(fs, args, env); err != nil {
 		return Failed(env, err)
 	}
@@ -203,7 +204,7 @@ func Command(args []string, env cli.Env) int {
 		return Failed(env, fmt.Errorf("emit takes no arguments besides its flags (got %s)", strconv.Quote(fs.Arg(0))))
 	}
 	if *status == "" {
-		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown or resolved)"))
+		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved or skipped)"))
 	}
 	log, ev, err := f.Resolve(env.Now)
 	if err != nil {
@@ -221,6 +222,14 @@ func Command(args []string, env cli.Env) int {
 		ev.Error = errText
 	}
 	ev.Owner, ev.StopConfirmedBy, ev.StopEvidenceRef, ev.StopMethod = *owner, *stopBy, *stopRef, *stopMethod
+	if fs.Changed("reason") {
+		for _, f := range ev.Fields {
+			if strings.EqualFold(f.Key, "reason") {
+				return Failed(env, errors.New("--reason and --field reason both give the reason; give it once"))
+			}
+		}
+		ev.Fields = append(ev.Fields, Field{Key: "reason", Value: appendString(nil, *reason)})
+	}
 	a, err := log.Append(ev)
 	if err != nil {
 		return Failed(env, err)

@@ -77,7 +77,7 @@ type Event struct {
 	// the stage has none).
 	Attempt int64
 	// Status is the event's status as the log writes it (started,
-	// succeeded, failed, heartbeat, unknown, resolved); the checker's
+	// succeeded, failed, heartbeat, unknown, resolved, skipped); the checker's
 	// schema check refuses any other.
 	Status     string
 	Returncode *int64

@@ -584,6 +584,11 @@
         continue;
       }
       const a = s.attempts[s.attempts.length - 1];
+      if (s.state === "skipped") {
+        out.push(el("p", { class: "stage-skipped" }, stageLabel(s) + " skipped: " +
+          (a && typeof a.reason === "string" ? a.reason : "a stage it depends on was skipped")));
+        continue;
+      }
       if (!a) continue;
       if (s.state === "failed") {
         out.push(el("p", { class: "stage-error" },

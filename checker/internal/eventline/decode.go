@@ -437,6 +437,8 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 		ev.Status = StatusUnknown
 	case "resolved":
 		ev.Status = StatusResolved
+	case "skipped":
+		ev.Status = StatusSkipped
 	default:
 		return false
 	}
@@ -500,9 +502,9 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 // and resolved events.
 func (d *Decoder) fastRecovery(ev *Event) bool {
 	// Most events carry none of the recovery model's fields: then only the
-	// statuses that require some (unknown, resolved) need the checks below,
-	// which would find every field absent.
-	if !d.recovery && ev.Status != StatusUnknown && ev.Status != StatusResolved {
+	// statuses that require some (unknown, skipped, resolved) need the
+	// checks below, which would find every field absent.
+	if !d.recovery && ev.Status != StatusUnknown && ev.Status != StatusSkipped && ev.Status != StatusResolved {
 		ev.Owner, ev.AttemptID, ev.ErrorCode, ev.Reason = "", "", "", ""
 		ev.LeaseExpiresAt, ev.Resolution = time.Time{}, 0
 		ev.EvidenceRef, ev.ResolvedBy, ev.ApprovedBy, ev.RequestedBy = "", "", "", ""
@@ -591,7 +593,7 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 	}
 	nonBlank := func(f int, v string) bool { return d.kind[f] == '"' && HasNonSpace([]byte(v)) }
 	switch ev.Status {
-	case StatusUnknown:
+	case StatusUnknown, StatusSkipped:
 		return nonBlank(fieldReason, ev.Reason)
 	case StatusResolved:
 		return ev.Resolution != 0 && nonBlank(fieldReason, ev.Reason) && nonBlank(fieldResolvedBy, ev.ResolvedBy)

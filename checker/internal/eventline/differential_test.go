@@ -111,6 +111,13 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`["r-1"]`, `1`, `[1]`, `{"status":"failed"}`, `["2026-01-01T00:00:00Z"]`, `[]`, `{}`, `"STATUS"`, `[{"status":1}]`},
 		{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, `{"error":"x"}`, `"Error"`, `"x"`},
 		{`"r-1"`, `1`, `1`, `"resolved"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"resolution"`, `["succeeded"]`},
+		// skipped needs a reason that is not blank (docs/contract.md, Skipped stages).
+		{`"r-1"`, `1`, `1`, `"skipped"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"reason"`, `"branch chose b"`},
+		{`"r-1"`, `1`, `1`, `"skipped"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, `1`, `"skipped"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"reason"`, `"\u200b"`},
+		{`"r-1"`, `1`, `1`, `"skipped"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"reason"`, `null`},
+		{`"r-1"`, `1`, `1`, `"skipped"`, `"2026-01-01T00:00:00Z"`, `0`, `"x"`, `"reason"`, `" \u3000"`},
+		{`"r-1"`, `1`, `1`, `"Skipped"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"reason"`, `"x"`},
 		{`"r\u005f1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"run\u005fID"`, `"\ud83d\ude00"`},
 		// Long strings the validator sees shortened (schemaInstance).
 		{`"` + strings.Repeat("r", 2000) + `"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},

@@ -19,6 +19,9 @@ type Status uint8
 // The statuses of the event contract: the core three, then the recovery
 // model's (docs/recovery.md). StatusCancelled is never written as an event
 // status; it is the outcome of a cancelled resolution or job-log record.
+// StatusSkipped ends an attempt of a stage the definition declares
+// skippable (docs/contract.md, Skipped stages); it comes last so that the
+// numbers of the others, which a checkpoint keeps, do not change.
 const (
 	StatusStarted Status = iota + 1
 	StatusSucceeded
@@ -27,6 +30,7 @@ const (
 	StatusUnknown
 	StatusResolved
 	StatusCancelled
+	StatusSkipped
 )
 
 // String returns the status as the log writes it.
@@ -46,6 +50,8 @@ func (s Status) String() string {
 		return "resolved"
 	case StatusCancelled:
 		return "cancelled"
+	case StatusSkipped:
+		return "skipped"
 	}
 	return "invalid"
 }

@@ -559,7 +559,7 @@ func (d *Decoder) people(p *People) {
 func (d *Decoder) attempt(run *Run, a *Attempt, texts []string) {
 	status := Status(d.Byte())
 	flags := d.Byte()
-	if status < eventline.StatusStarted || status > eventline.StatusCancelled {
+	if status < eventline.StatusStarted || status > eventline.StatusSkipped {
 		d.Fail("an unknown status")
 		return
 	}
