@@ -12,7 +12,8 @@
 // gate ("all" or "latest"), max_age (the --max-age flag: a duration such as
 // "26h", or "none"), file (the log's name as the snapshot records it),
 // max_line_bytes, max_violations, strict, input_format ("native" or
-// "openlineage", the --input-format flag), job_log (a Uint8Array holding the
+// "openlineage", the --input-format flag), infer_stages (the --infer-stages
+// flag: an OpenLineage log's stages taken from the log), job_log (a Uint8Array holding the
 // job log, the --job-log file) and job_log_file (the job log's name as
 // messages and the snapshot's reconciliation record it; default "-").
 // document is exactly what "greenlight check --format json" prints for the
@@ -90,6 +91,7 @@ func check(_ js.Value, args []js.Value) any {
 		MaxViolations:     in.bound("max_violations"),
 		Strict:            in.flag("strict"),
 		InputFormat:       in.str("input_format"),
+		InferStages:       in.flag("infer_stages"),
 	}
 	if p := in.str("pipeline"); p != "" {
 		req.Pipeline = []byte(p)
@@ -205,12 +207,13 @@ func check(_ js.Value, args []js.Value) any {
 	return out
 }
 
-// marks is render.StateMarks as JavaScript values: the symbol, word and
-// colour of each state, so the viewer draws what every renderer draws.
+// marks is render.StateMarks as JavaScript values: the symbol, word,
+// colour and SVG glyph of each state, so the viewer draws what every
+// renderer draws, with or without an emoji font.
 func marks() []any {
 	var out []any
 	for _, m := range render.StateMarks() {
-		out = append(out, map[string]any{"state": m.State, "symbol": m.Symbol, "word": m.Word, "colour": m.Colour, "failure": m.Failure, "meaning": m.Meaning})
+		out = append(out, map[string]any{"state": m.State, "symbol": m.Symbol, "word": m.Word, "colour": m.Colour, "failure": m.Failure, "meaning": m.Meaning, "glyph": m.Glyph})
 	}
 	return out
 }

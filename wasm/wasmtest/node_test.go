@@ -227,9 +227,12 @@ func toJS(t *testing.T, inv invocation) (jsCall, bool) {
 		}
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		switch name {
-		case "strict", "fail-on-unhealthy":
-			if name == "strict" {
+		case "strict", "fail-on-unhealthy", "infer-stages":
+			switch name {
+			case "strict":
 				call.Options["strict"] = true
+			case "infer-stages":
+				call.Options["infer_stages"] = true
 			}
 			continue
 		}

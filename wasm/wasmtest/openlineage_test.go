@@ -23,7 +23,7 @@ const (
 
 // openLineageDefaults are the flags of a log without an expect file: those
 // the cases use.
-var openLineageDefaults = expectFlags{Flags: "--input-format openlineage --fail-on-unhealthy --max-age none", Now: "2026-01-01T12:00:00Z"}
+var openLineageDefaults = expectFlags{Flags: "--input-format openlineage --fail-on-unhealthy --max-age none --infer-stages", Now: "2026-01-01T12:00:00Z"}
 
 // expectFlags is the part of a case's NAME.expect.json that says how to
 // check it. The verdicts in it are checker/openlineage's business; this
@@ -67,6 +67,9 @@ func openLineageCorpus(t *testing.T) []invocation {
 			flags := strings.Fields(e.Flags)
 			if strings.Contains(e.Flags, "--fail-on-unhealthy") && !strings.Contains(e.Flags, "--max-age") {
 				flags = append(flags, "--max-age", "none") // a gate needs a freshness expectation
+			}
+			if strings.Contains(e.Flags, "--fail-on-unhealthy") && !strings.Contains(e.Flags, "--infer-stages") {
+				flags = append(flags, "--infer-stages") // and, without a definition, declared or inferred stages
 			}
 			if e.Now != "" {
 				flags = append(flags, "--now", e.Now)

@@ -356,7 +356,7 @@ var releaseModes = []struct {
 }{
 	{"check", map[string]string{"INPUT_EVENTS": "campaign_metrics.jsonl", "INPUT_PIPELINE": "pipeline.yaml", "INPUT_NOW": "2026-11-28T06:00:00Z"}, 1},
 	{"validate", map[string]string{"INPUT_MODE": "validate", "INPUT_EVENTS": "campaign_metrics.jsonl", "INPUT_PIPELINE": "pipeline.yaml", "INPUT_NOW": "2026-11-28T06:00:00Z"}, 0},
-	{"merge", map[string]string{"INPUT_MODE": "merge", "INPUT_EVENTS": "snaps/*.json", "INPUT_MAX-AGE": "26h", "INPUT_NOW": "2026-01-02T06:00:00Z"}, 1},
+	{"merge", map[string]string{"INPUT_MODE": "merge", "INPUT_EVENTS": "snaps/*.json", "INPUT_MAX-AGE": "26h", "INPUT_EXPECT": "any", "INPUT_NOW": "2026-01-02T06:00:00Z"}, 1},
 }
 
 // TestReleaseTree runs the action from the release tree in a simulated
