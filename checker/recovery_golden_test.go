@@ -64,6 +64,13 @@ func TestRecoveryGolden(t *testing.T) {
 		"orders_daily.golden.txt":  []byte(render.Text(snap)),
 		"orders_daily.golden.md":   []byte(render.MarkdownReport(snap, render.MarkdownOptions{})),
 	}
+	compareRecoveryGoldens(t, outputs)
+}
+
+// compareRecoveryGoldens compares each output with its golden file under
+// testdata/recovery, or rewrites the golden with -update.
+func compareRecoveryGoldens(t *testing.T, outputs map[string][]byte) {
+	t.Helper()
 	for name, got := range outputs {
 		path := "../testdata/recovery/" + name
 		if *update {
@@ -115,22 +122,7 @@ func TestRecoveryRunbookGolden(t *testing.T) {
 				name + ".golden.txt":  []byte(render.Text(res.Snapshot)),
 				name + ".golden.md":   []byte(render.MarkdownReport(res.Snapshot, render.MarkdownOptions{})),
 			}
-			for file, got := range outputs {
-				path := "../testdata/recovery/" + file
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test ./checker -update to create it)", err)
-				}
-				if !bytes.Equal(got, want) {
-					t.Errorf("output differs from %s (run with -update and review the diff):\n%s", path, got)
-				}
-			}
+			compareRecoveryGoldens(t, outputs)
 		})
 	}
 }
