@@ -38,15 +38,6 @@ type brakeStreak struct {
 	at    time.Time
 }
 
-// logicalTime is the run's place in the pipeline's order of runs: the slot
-// it fills (scheduled_for), else its first event.
-func logicalTime(run *runState) time.Time {
-	if slot, _, ok := run.ScheduledFor(); ok {
-		return slot
-	}
-	return run.FirstAt()
-}
-
 // streaksFor returns the streaks of the check's stages (a check resumed
 // from a checkpoint has them from it, decodeStreaks).
 func (c *contractState) streaksFor() []brakeStreak {
@@ -61,7 +52,7 @@ func (c *contractState) streaksFor() []brakeStreak {
 // that trip the brake), so that a stage failing the same way for a year of
 // nights costs the threshold, not the year.
 func (s *brakeStreak) add(run *runState, a *attemptState, keep int) {
-	at := logicalTime(run)
+	at := run.LogicalAt()
 	last := len(s.runs) > 0 && s.runs[len(s.runs)-1].id == run.ID()
 	if at.Before(s.at) && !last {
 		return // an older run's outcome: the streak is past it

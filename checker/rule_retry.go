@@ -92,7 +92,7 @@ var retryPastBrakeRule = Rule{ID: RuleRetryPastBrake, Family: familyRetry,
 			}
 		}
 		if m == "" && x.feed == nil && x.run.Definition() == 0 {
-			at := logicalTime(x.run)
+			at := x.run.LogicalAt()
 			if x.ev.HasScheduledFor {
 				at = x.ev.ScheduledFor
 			}
