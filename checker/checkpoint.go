@@ -24,20 +24,20 @@ import (
 // with the result a full check of the same log at the same now would give,
 // byte for byte.
 
-// CheckpointVersion is the first line of a checkpoint file: its format and
-// version. A file with any other first line is no checkpoint of this
-// greenlight.
-const CheckpointVersion = "greenlight.state/v6"
+// checkpointVersion is the first line of a checkpoint file: its format and
+// version (docs/state.md). A file with any other first line is no
+// checkpoint of this greenlight.
+const checkpointVersion = "greenlight.state/v6"
 
 // checkpointMagic is the checkpoint file's first line, newline included.
-var checkpointMagic = []byte(CheckpointVersion + "\n")
+var checkpointMagic = []byte(checkpointVersion + "\n")
 
-// CheckpointFile is where a checkpoint's check stopped in one file of the
+// checkpointFile is where a checkpoint's check stopped in one file of the
 // log: its name as given, how it was stored (Compression: CompressionNone,
 // CompressionGzip or CompressionZstd), the bytes of its text read (Offset:
 // the whole text's length, except in the last file, where it is always the
 // end of a line) and the lines in them.
-type CheckpointFile struct {
+type checkpointFile struct {
 	File        string
 	Compression string
 	Offset      int64
@@ -55,10 +55,10 @@ type CheckpointFile struct {
 
 // Checkpoint is the state a valid check leaves for the next check of the
 // same log: parsed from a file (ParseCheckpoint) to resume from
-// (Options.Resume), or built by Check (Options.Checkpoint) to be written
+// (Reading.Resume), or built by CheckFiles (Reading.Checkpoint) to be written
 // (WriteTo). Its layout is in docs/state.md.
 type Checkpoint struct {
-	files    []CheckpointFile
+	files    []checkpointFile
 	settings checkpointSettings
 	// logHash is the digest state of the log's text read so far, across
 	// its files (the snapshot's source.sha256); for a log of one file it
@@ -78,10 +78,6 @@ type Checkpoint struct {
 	// c is the check whose state a built checkpoint writes.
 	c *contractState
 }
-
-// Files lists where the checkpoint's check stopped in each file it read, in
-// reading order.
-func (cp *Checkpoint) Files() []CheckpointFile { return append([]CheckpointFile(nil), cp.files...) }
 
 // checkpointSettings are the options that decide how a line is judged and
 // what the fold keeps of it: a checkpoint written under other settings is a
@@ -143,8 +139,12 @@ func (s checkpointSettings) differs(o checkpointSettings) string {
 }
 
 // CheckpointError is a checkpoint file that cannot be read: not a
-// checkpoint, another version, or damaged. It is never a reason to check
-// the whole log silently.
+// checkpoint, another version, or damaged. ParseCheckpoint returns it, and
+// so does CheckFiles for a fold state found damaged once the check reads
+// it; a run of the checkpoint first decoded while a snapshot's runs are
+// read panics with it (the shell reports it as it reports the error). It is
+// never a reason to check the whole log silently. Reason says what is
+// wrong, in words, without the file's name.
 type CheckpointError struct {
 	Reason string
 }
@@ -171,7 +171,7 @@ func (e *StateMismatchError) Error() string {
 
 // ParseCheckpoint reads a checkpoint file's bytes. The error is a
 // *CheckpointError for anything that is not an intact checkpoint of
-// CheckpointVersion. The checkpoint keeps data, which must not change
+// checkpointVersion ("greenlight.state/v6"). The checkpoint keeps data, which must not change
 // while it, or a check resumed from it, is used: its runs are read from
 // there when needed, and the next checkpoint writes them from there.
 func ParseCheckpoint(data []byte) (*Checkpoint, error) {
@@ -180,10 +180,10 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	}
 	line, _, ok := bytes.Cut(data, []byte{'\n'})
 	if !ok || !bytes.HasPrefix(line, []byte("greenlight.state/")) {
-		return bad("it is not a greenlight checkpoint (its first line is not %s)", CheckpointVersion)
+		return bad("it is not a greenlight checkpoint (its first line is not %s)", checkpointVersion)
 	}
-	if string(line) != CheckpointVersion {
-		return bad("it is a checkpoint of version %.40q, and this greenlight reads %s only", line, CheckpointVersion)
+	if string(line) != checkpointVersion {
+		return bad("it is a checkpoint of version %.40q, and this greenlight reads %s only", line, checkpointVersion)
 	}
 	if len(data) < len(checkpointMagic)+trailerSize {
 		return bad("it is truncated")
@@ -197,7 +197,7 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	readSettings(d, &cp.settings)
 	n := d.Count()
 	for range n {
-		f := CheckpointFile{File: d.String(), Compression: d.String()}
+		f := checkpointFile{File: d.String(), Compression: d.String()}
 		f.Offset, f.Lines = int64(d.Uvarint()), d.Int()
 		f.hashState = []byte(d.String())
 		f.pieceSize = int64(d.Uvarint())
@@ -256,8 +256,11 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	return cp, nil
 }
 
-// WriteTo writes the checkpoint file: for a checkpoint built by Check its
-// encoding, for a parsed one the bytes it was parsed from.
+// WriteTo writes the checkpoint file (docs/state.md, "Format"): for a
+// checkpoint built by CheckFiles its encoding, for a parsed one the bytes it
+// was parsed from. It returns the bytes written and w's error, or, before
+// anything is written, an error for a state the format cannot hold (over
+// 4 GiB of run ids or encodings).
 func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	parts := cp.encoded
 	if parts == nil {

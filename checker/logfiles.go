@@ -54,16 +54,6 @@ type SourceFile struct {
 	Compression string `json:"compression"`
 }
 
-// StoredFile is what a shell knows of a file once it has been read whole:
-// the SHA-256 (64 lowercase hex digits) and size in bytes of its bytes as
-// stored, and how they were compressed (CompressionNone, CompressionGzip
-// or CompressionZstd).
-type StoredFile struct {
-	SHA256      string
-	Size        int64
-	Compression string
-}
-
 // LogFile is one file of a log read as one log: the files of a rotated log,
 // given to CheckFiles in reading order. Line numbers start again at 1 in
 // each file, and a file's end ends its last line, newline or not.
@@ -77,12 +67,16 @@ type LogFile struct {
 	// that wraps a *BrokenStreamError.
 	R io.Reader
 	// Stored, when not nil, is called once R is read to its end and
-	// describes the file as stored (a compressed file). When nil, the
-	// bytes R gives are the file as stored, and Check hashes them.
-	Stored func() StoredFile
+	// describes the file as stored (a compressed file): the SHA-256 (64
+	// lowercase hex digits) and size in bytes of its stored bytes, and
+	// how they were compressed (CompressionGzip, CompressionZstd), in
+	// those fields of a SourceFile; its Path and LineCount are ignored.
+	// When nil, the bytes R gives are the file as stored, and CheckFiles
+	// hashes them.
+	Stored func() SourceFile
 	// At, when not nil, reads the bytes R gives at any offset (a regular
 	// file stored as read; Stored is nil). A check resumed from a
-	// checkpoint (Options.Resume) then hashes the part of the file the
+	// checkpoint (Reading.Resume) then hashes the part of the file the
 	// checkpoint read from At while it decodes the rest, read from At too
 	// (R is not read).
 	At io.ReaderAt
@@ -189,14 +183,15 @@ func (s Source) LineText(line int) string {
 // other as one log: a run that spans two files is one run. Violations name
 // the file and the line within it; the snapshot's runs and attempts count
 // lines across the files (Source.Locate maps them back), and source.files
-// lists each file. opts.File names the whole log (source.path); opts.SHA256
-// may be given only for a log of one file whose bytes are stored as read.
-func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
-	c, lg, err := beginCheck(files, opts)
+// lists each file. opts.File names the whole log (source.path); rd says
+// how the log is read: its digest, progress, and the checkpoint to resume
+// from (Reading.Resume) or to leave (Reading.Checkpoint).
+func CheckFiles(files []LogFile, opts Options, rd Reading) (res *Result, err error) {
+	c, lg, err := beginCheck(files, opts, rd)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := c.startResume(files, lg.h)
+	rs, err := c.startResume(files, rd, lg.h)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +222,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 
 // beginCheck checks CheckFiles' arguments, reads the job log and returns
 // the check's state with what reading the log will gather.
-func beginCheck(files []LogFile, opts Options) (*contractState, *logRead, error) {
+func beginCheck(files []LogFile, opts Options, rd Reading) (*contractState, *logRead, error) {
 	if len(files) == 0 {
 		return nil, nil, errors.New("checker: a log needs at least one file")
 	}
@@ -238,8 +233,11 @@ func beginCheck(files []LogFile, opts Options) (*contractState, *logRead, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.SHA256 != "" && (len(files) != 1 || files[0].Stored != nil) {
-		return nil, nil, errors.New("checker: Options.SHA256 is for a log of one file stored as read")
+	if err := rd.check(); err != nil {
+		return nil, nil, err
+	}
+	if rd.SHA256 != "" && (len(files) != 1 || files[0].Stored != nil) {
+		return nil, nil, errors.New("checker: Reading.SHA256 is for a log of one file stored as read")
 	}
 	c := newContractState(opts)
 	if opts.JobLog != nil {
@@ -247,14 +245,10 @@ func beginCheck(files []LogFile, opts Options) (*contractState, *logRead, error)
 			return nil, nil, err
 		}
 	}
-	lg := &logRead{many: len(files) > 1, digest: opts.SHA256, newHash: opts.newSHA256, progress: opts.Progress,
+	lg := &logRead{many: len(files) > 1, digest: rd.SHA256, newHash: rd.newSHA256, progress: rd.Progress,
 		src: make([]SourceFile, 0, len(files))}
-	switch {
-	case opts.ContractOnly: // nothing to hash
-	case opts.SHA256 == "":
-		lg.h = opts.newSHA256()
-	case !isSHA256Hex(opts.SHA256):
-		return nil, nil, fmt.Errorf("checker: Options.SHA256 %q is not 64 lowercase hex digits", opts.SHA256)
+	if !rd.ContractOnly && rd.SHA256 == "" {
+		lg.h = rd.newSHA256()
 	}
 	return c, lg, nil
 }
@@ -262,7 +256,7 @@ func beginCheck(files []LogFile, opts Options) (*contractState, *logRead, error)
 // logRead is what reading the log's files gathers, file after file.
 type logRead struct {
 	// h is the log's digest (source.sha256), which the line reader feeds;
-	// nil when the log is not hashed (Options.ContractOnly, or digest
+	// nil when the log is not hashed (Reading.ContractOnly, or digest
 	// given by the caller).
 	h       hash.Hash
 	digest  string
@@ -414,13 +408,4 @@ func (t *tailReader) Read(p []byte) (int, error) {
 		t.newline = p[n-1] == '\n'
 	}
 	return n, err
-}
-
-// newSHA256 is a new hash of NewSHA256's, or this build's SHA-256
-// (defaultSHA256) without one.
-func (o Options) newSHA256() hash.Hash {
-	if o.NewSHA256 != nil {
-		return o.NewSHA256()
-	}
-	return defaultSHA256()
 }

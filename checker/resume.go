@@ -45,7 +45,7 @@ type resumption struct {
 	newHash func() hash.Hash
 	// pieceSize is the proof piece of the checkpoint written.
 	pieceSize int64
-	// encoded is Options.CheckpointEncoded.
+	// encoded is Reading.CheckpointEncoded.
 	encoded func(*Checkpoint)
 	// waitFold waits for the fold state's load; foldDone is closed once
 	// it is done.
@@ -61,22 +61,21 @@ type resumption struct {
 	text hash.Hash
 	pc   *proof.Pieces
 	// read is where the check stopped in each file read so far (record).
-	read []CheckpointFile
+	read []checkpointFile
 }
 
 // startResume begins the checkpoint side of a check of files into the log
-// digest h (nil when the log is not hashed): with Options.Resume it checks
+// digest h (nil when the log is not hashed): with rd.Resume it checks
 // that the checkpoint fits (a *StateMismatchError when not) and starts
 // loading its fold state into c.
-func (c *contractState) startResume(files []LogFile, h hash.Hash) (*resumption, error) {
-	o := c.opts
-	rs := &resumption{cp: o.Resume, write: o.Checkpoint, oneFile: len(files) == 1, newHash: o.newSHA256,
-		pieceSize: o.pieceBytes(), encoded: o.CheckpointEncoded, waitFold: func() error { return nil }}
+func (c *contractState) startResume(files []LogFile, rd Reading, h hash.Hash) (*resumption, error) {
+	rs := &resumption{cp: rd.Resume, write: rd.Checkpoint, oneFile: len(files) == 1, newHash: rd.newSHA256,
+		pieceSize: rd.pieceBytes(), encoded: rd.CheckpointEncoded, waitFold: func() error { return nil }}
 	if rs.cp == nil && !rs.write {
 		return rs, nil
 	}
 	if h == nil {
-		return nil, errors.New("checker: a checkpoint needs the log's SHA-256 computed by Check, not Options.SHA256")
+		return nil, errors.New("checker: a checkpoint needs the log's SHA-256 computed by CheckFiles, not Reading.SHA256")
 	}
 	if rs.cp != nil {
 		if err := c.fits(rs.cp, files); err != nil {
@@ -192,7 +191,7 @@ func (rs *resumption) record(path, compression string, offset int64, lines int) 
 	if err != nil {
 		return err
 	}
-	rs.read = append(rs.read, CheckpointFile{File: path, Compression: compression, Offset: offset, Lines: lines, hashState: state,
+	rs.read = append(rs.read, checkpointFile{File: path, Compression: compression, Offset: offset, Lines: lines, hashState: state,
 		pieceSize: rs.pc.Size(), pieceSums: rs.pc.Sums(), pieceTail: rs.pc.TailSum()})
 	return nil
 }
@@ -212,9 +211,9 @@ func (rs *resumption) settle(res **Result, err *error) {
 }
 
 // next is the checkpoint a valid check leaves (checkpointOf), nil without
-// Options.Checkpoint; h is the log's digest, and newline says the last file
+// Reading.Checkpoint; h is the log's digest, and newline says the last file
 // read ends with one. A checkpoint built while the old part is still being
-// proven is encoded at once, and handed to Options.CheckpointEncoded: the
+// proven is encoded at once, and handed to Reading.CheckpointEncoded: the
 // shell may write it meanwhile, and while the snapshot is built (it reads
 // only the encoded bytes, and the old checkpoint's, which nothing changes),
 // so that its fsync ends with the proof, not after it.
@@ -352,7 +351,7 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r *tailRead
 // went to (the log's own when oneFile). A misfit is a *StateMismatchError
 // naming the file. It touches no check state, so that verifyAt may call
 // it on a goroutine of its own.
-func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.Hash, oneFile bool) error {
+func provePrefix(want checkpointFile, f LogFile, n int64, err error, text hash.Hash, oneFile bool) error {
 	mismatch := func(format string, args ...any) error {
 		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
@@ -432,7 +431,7 @@ func (c *contractState) resumeAt(cp *Checkpoint, i int, text, h hash.Hash, verif
 // sameFiles tells whether the files of a and b, in order, have the same
 // names and are stored alike (compressed the same way): the checkpoint
 // keeps both, so a log renamed since, or compressed, needs a new one.
-func sameFiles(a, b []CheckpointFile) bool {
+func sameFiles(a, b []checkpointFile) bool {
 	for i := range a {
 		if a[i].File != b[i].File || a[i].Compression != b[i].Compression {
 			return false
@@ -465,7 +464,7 @@ func (c *contractState) locateWarnings() {
 // A check resumed from a checkpoint (r, nil for none) that read nothing
 // after it gets that very checkpoint back: its bytes are the ones the
 // check would write, and a shell may leave the file as it is.
-func (c *contractState) checkpointOf(r *Checkpoint, read []CheckpointFile, h hash.Hash, endsWithNewline bool) (cp *Checkpoint, why string, err error) {
+func (c *contractState) checkpointOf(r *Checkpoint, read []checkpointFile, h hash.Hash, endsWithNewline bool) (cp *Checkpoint, why string, err error) {
 	last := read[len(read)-1]
 	if r != nil && len(read) == len(r.files) && last.Offset == r.files[len(r.files)-1].Offset && sameFiles(read, r.files) {
 		return r, "", nil
@@ -509,16 +508,16 @@ func (c *contractState) latestRunEvent() time.Time {
 // resumePieces goes on hashing the text of f, a checkpoint's file, after
 // its whole pieces: the bytes from there to f.Offset must be written to it
 // again.
-func resumePieces(f CheckpointFile) *proof.Pieces { return proof.Resume(f.pieceSize, f.pieceSums) }
+func resumePieces(f checkpointFile) *proof.Pieces { return proof.Resume(f.pieceSize, f.pieceSums) }
 
 // wholeBytes is how many bytes of f's text its whole pieces hold.
-func wholeBytes(f CheckpointFile) int64 { return f.Offset / f.pieceSize * f.pieceSize }
+func wholeBytes(f checkpointFile) int64 { return f.Offset / f.pieceSize * f.pieceSize }
 
 // fileProof proves that the regular file f starts with the text of want,
 // the last file a checkpoint read (proof.Proof), and words what it found.
 type fileProof struct {
 	*proof.Proof
-	want    CheckpointFile
+	want    checkpointFile
 	f       LogFile
 	oneFile bool
 }

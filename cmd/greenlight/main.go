@@ -12,6 +12,7 @@ package main
 import (
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 	// The zone database is embedded so that a schedule's IANA time zone
@@ -29,6 +30,7 @@ import (
 )
 
 func main() {
+	setGC()
 	// A closed standard output is a write error (EPIPE) that the commands
 	// report and clean up after (exit 2), not a silent SIGPIPE death.
 	signal.Ignore(syscall.SIGPIPE)
@@ -50,6 +52,24 @@ func main() {
 		stopOnSignal()
 	}
 	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Commands: commands()}))
+}
+
+// gcPercent is the garbage collector's GOGC for every command, unless the
+// environment sets GOGC. What a check allocates is mostly its fold state
+// (runs and attempts), which lives to the end, or a checkpoint's state
+// loaded whole: at Go's default of 100 each collection marks a growing
+// state and frees little. At 400 the heap grows to five times what was
+// live at the last collection before the next one, bounded by the state
+// itself; the wasip1 module (wasm/wasip1) sets the same. This is the only
+// place the native binary sets it.
+const gcPercent = 400
+
+// setGC sets gcPercent, unless GOGC is in the environment: a user who
+// sets it (GOGC=off, or a smaller heap) gets what they asked for.
+func setGC() {
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(gcPercent)
+	}
 }
 
 // commands are the native binary's commands beyond cli.Main's own.

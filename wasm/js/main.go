@@ -135,13 +135,14 @@ func check(_ js.Value, args []js.Value) any {
 		return fail(err.Error())
 	}
 	defer file.Close()
+	var rd checker.Reading
 	if file.Log.Stored == nil {
-		o.SHA256 = digest
+		rd.SHA256 = digest
 	}
 	if hasProgress {
 		// The checker counts the text; a compressed log's progress is
 		// the share of its own bytes the decoder has consumed.
-		o.Progress = func(n int64) {
+		rd.Progress = func(n int64) {
 			if stored := file.StoredRead(); stored >= 0 {
 				n = stored
 			}
@@ -160,7 +161,7 @@ func check(_ js.Value, args []js.Value) any {
 			progress.Invoke(float64(len(log)))
 		}
 	} else {
-		res, err = checker.CheckFiles([]checker.LogFile{file.Log}, o)
+		res, err = checker.CheckFiles([]checker.LogFile{file.Log}, o, rd)
 	}
 	if err != nil {
 		return fail(err.Error())
