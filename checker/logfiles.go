@@ -287,13 +287,13 @@ func (c *contractState) readLogFile(lg *logRead, rs *resumption, i int, f LogFil
 	// A checkpoint's offset is the end of a line: a file that gained
 	// nothing since still ends with a newline.
 	tail := &tailReader{r: counted, newline: from > 0}
-	done, err := rs.skip(c, i, f, tail, lg.h)
+	old, err := rs.skip(c, i, f, tail, lg.h)
 	if err != nil {
 		return err
 	}
-	lines := done.lines
-	if !done.done {
-		n, err := c.readText(tail, f.Path, lg.lines+lines, !done.some, lg.progressFrom(lg.bytes+counted.n), lg.h)
+	lines := old.lines
+	if !old.whole {
+		n, err := c.readText(tail, f.Path, lg.lines+lines, !old.some, lg.progressFrom(lg.bytes+counted.n), lg.h)
 		if err != nil {
 			return err
 		}

@@ -27,9 +27,9 @@ import (
 //     piece by piece at offsets for the last file (checker/internal/proof)
 //     while the new bytes are decoded; record, once the file is read,
 //     where the check stopped in it.
+//   - next: the checkpoint the check leaves for the next one.
 //   - settle, as CheckFiles returns: the proof's finding, a misfit being
 //     the check's error.
-//   - next: the checkpoint the check leaves for the next one.
 //
 // The checkpoint's format is checkpoint.go's; the fold state's,
 // checkpoint_fold.go's and checkpoint_window.go's.
@@ -137,12 +137,12 @@ func (rs *resumption) wrap(i int, f LogFile, r io.Reader, own, h hash.Hash) io.R
 
 // skipped is the part of a file a checkpoint read: its lines, whether it
 // read any of its bytes (so that the file's start is not sniffed again),
-// and whether the file is done (an earlier file, which must not have
+// and whether it read the whole file (an earlier file, which must not have
 // grown).
 type skipped struct {
 	lines int
 	some  bool
-	done  bool
+	whole bool
 }
 
 // skip proves the part of file i that cp read, without decoding it:
@@ -178,7 +178,7 @@ func (rs *resumption) skip(c *contractState, i int, f LogFile, r *tailReader, h 
 	if last {
 		c.locateWarnings()
 	}
-	return skipped{lines: want.Lines, some: want.Offset > 0, done: !last}, nil
+	return skipped{lines: want.Lines, some: want.Offset > 0, whole: !last}, nil
 }
 
 // record keeps where the check stopped in the file just read, for the next

@@ -55,14 +55,16 @@ func main() {
 }
 
 // gcPercent is the garbage collector's GOGC for every command, unless the
-// environment sets GOGC. What a check allocates is mostly its fold state
-// (runs and attempts), which lives to the end, or a checkpoint's state
-// loaded whole: at Go's default of 100 each collection marks a growing
-// state and frees little. At 400 the heap grows to five times what was
-// live at the last collection before the next one, bounded by the state
-// itself; the wasip1 module (wasm/wasip1) sets the same. This is the only
-// place the native binary sets it.
-const gcPercent = 400
+// environment sets GOGC; it is the only place the native binary sets it.
+// What a check allocates is mostly its fold state (runs and attempts),
+// which lives to the end: at Go's default of 100 each collection marks a
+// growing state and frees little. What the outputs allocate after the
+// check is garbage (about a hundred bytes a run for each pass over the
+// runs), which a larger GOGC lets grow the heap before it is collected:
+// at 200 the heap reaches at most three times what was live at the last
+// collection, between the two (docs/contract.md, "Outputs are written run
+// by run"; docs/performance.md has the measurements).
+const gcPercent = 200
 
 // setGC sets gcPercent, unless GOGC is in the environment: a user who
 // sets it (GOGC=off, or a smaller heap) gets what they asked for.
