@@ -696,7 +696,10 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 	text := times.done()
 	rr.FirstEventAt, rr.LastEventAt = text[f0:f1], text[l0:l1]
 	rr.FirstEvent, rr.LastEvent = first, last
-	rr.Logical = run.LogicalAt()
+	if lt := run.LogicalAt(); !lt.Equal(first) {
+		v := formatTime(lt)
+		rr.LogicalAt, rr.Logical = &v, lt.UTC()
+	}
 	if markBlocked(rr, plan) && mismatch == nil {
 		// A skip carried down turned pending stages into skipped ones,
 		// which may make the run succeeded (runStateOf does the same).
