@@ -43,7 +43,7 @@ func ExampleCheck() {
 			continue
 		}
 		fmt.Println(name+":", res.Snapshot.Verdict)
-		for r := range res.Snapshot.EachRun {
+		for r := range res.Snapshot.Runs() {
 			for _, s := range r.Stages {
 				fmt.Printf("  run %s stage %s: %s after %d attempts\n", r.RunID, s.Stage, s.State, s.AttemptCount)
 			}
@@ -89,7 +89,7 @@ func ExampleFeed() {
 	}
 	res := feed.Result(checker.Source{Path: "events.json", SHA256: strings.Repeat("0", 64), EventCount: 3, LineCount: 3})
 	fmt.Println(res.Snapshot.Verdict)
-	for r := range res.Snapshot.EachRun {
+	for r := range res.Snapshot.Runs() {
 		fmt.Println(r.RunID, r.State)
 	}
 	// Output:

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
+	"github.com/greenlight-ci/greenlight/checker/internal/runview"
 )
 
 // staleAfter resolves the stall threshold: the option, else the
@@ -124,7 +125,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	allSucceeded := true
 	var live, judgedRuns []*runState
 	var liveAt []int
-	var states []uint8 // for RunHeads
+	var states []uint8 // for the runs' heads (runview.Head)
 	var stubStates map[*runState]RunState
 	var foldedLatest *runState
 	// Without a schedule or a window, the runs are judged from their heads
@@ -405,9 +406,9 @@ func (f *foldedRuns) foldedLatest() (RunReport, bool) {
 func (f *foldedRuns) count() int      { return f.c.runs.Len() }
 func (f *foldedRuns) id(i int) string { return f.c.runs.IDAt(i) }
 
-func (f *foldedRuns) head(i int) RunHead {
+func (f *foldedRuns) head(i int) runview.Head {
 	h := f.c.runs.HeadAt(i)
-	return RunHead{RunID: h.ID, State: runStateCodes[f.states[i]], FirstEvent: h.FirstAt(), LastEvent: h.LastAt(), FirstLine: h.FirstLine}
+	return runview.Head{RunID: h.ID, State: string(runStateCodes[f.states[i]]), FirstEvent: h.FirstAt(), LastEvent: h.LastAt(), FirstLine: h.FirstLine}
 }
 
 func (f *foldedRuns) order(i int) (time.Time, int, bool) {
@@ -418,7 +419,7 @@ func (f *foldedRuns) order(i int) (time.Time, int, bool) {
 func (f *foldedRuns) attempts(i int) int { return f.c.runs.HeadAt(i).Attempts }
 
 // decodeAll decodes every run a checkpoint holds, for a reader of every
-// report (Runs, Collect, EncodeRuns): after it, report reads the store only,
+// report (Runs, Collect, encodeRuns): after it, report reads the store only,
 // from any goroutine.
 func (f *foldedRuns) decodeAll() {
 	defer asCheckpointError()
@@ -575,7 +576,7 @@ func (rs *runStates) state() RunState {
 }
 
 // reportArena is reusable storage for run reports built one after another
-// (Snapshot.Runs, EncodeRuns): the slices and values a report points into are
+// (Snapshot.Runs, encodeRuns): the slices and values a report points into are
 // carved from it, so a report built into it is valid only until the next
 // one is. A nil arena allocates each report on its own.
 type reportArena struct {
@@ -585,7 +586,7 @@ type reportArena struct {
 	attempts []AttemptReport
 	boxes    []attemptBox
 	// transient says that nothing keeps a report's strings past the next
-	// report (EncodeRuns): its time texts then live in storage the next
+	// report (encodeRuns): its time texts then live in storage the next
 	// report reuses (timeTexts.transient), so building a report allocates
 	// nothing once the arena has grown.
 	transient bool

@@ -347,8 +347,8 @@ func TestWindowNeverFoldsOpenRuns(t *testing.T) {
 	opts := checker.Options{Definition: def, Now: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), File: "log.jsonl", Window: checker.Window{Duration: time.Hour}}
 	res, _, _ := checkJSON(t, []byte(log), opts)
 	var ids []string
-	for id := range res.Snapshot.RunIDs() {
-		ids = append(ids, id)
+	for _, h := range heads(res.Snapshot) {
+		ids = append(ids, h.RunID)
 	}
 	if got := strings.Join(ids, " "); got != "stalled unknown new" {
 		t.Errorf("listed runs %s, want stalled unknown new", got)
@@ -543,7 +543,7 @@ func TestWindowLatestFolded(t *testing.T) {
 			if len(runs) != 1 || win.Snapshot.Window == nil || win.Snapshot.Window.FoldedRunCount != 1 {
 				t.Fatalf("the window lists %d runs and folded %+v, want r-2 folded and r-1 listed", len(runs), win.Snapshot.Window)
 			}
-			want, got := full.Snapshot.Latest(), win.Snapshot.Latest()
+			want, got := views(full.Snapshot).Latest(), views(win.Snapshot).Latest()
 			if want == nil || want.RunID != "r-2" {
 				t.Fatalf("the full check's latest run is %+v, want r-2", want)
 			}

@@ -369,7 +369,7 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 			p.Details = append(p.Details, *d)
 		}
 	}
-	if lr := s.Latest(); lr != nil {
+	if lr := Latest(s); lr != nil {
 		d := runDetails(&s.Source, clipErrors(lr, o.MaxErrorRunes), now, "latest-run")
 		for _, u := range p.Details {
 			if u.Anchor == runAnchor(lr) {

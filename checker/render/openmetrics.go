@@ -78,12 +78,14 @@ func gatherMetrics(l *Log) metricsOf {
 		}
 	}
 	// The runs' heads hold all the metrics read: no run report is built.
-	for _, h := range s.RunHeads() {
-		m.runs[string(h.State)]++
+	v := views(s)
+	for i := range s.Len() {
+		h := v.Head(i)
+		m.runs[h.State]++
 		if s.LatestRunID != nil && h.RunID == *s.LatestRunID {
-			m.latest = string(h.State)
+			m.latest = h.State
 		}
-		if h.State == checker.RunSucceeded && !h.LastEvent.IsZero() {
+		if h.State == string(checker.RunSucceeded) && !h.LastEvent.IsZero() {
 			succeeded(h.LastEvent)
 		}
 	}
@@ -99,7 +101,7 @@ func gatherMetrics(l *Log) metricsOf {
 			}
 		}
 		if m.latest == "" {
-			if r := s.Latest(); r != nil { // the latest run was folded
+			if r := Latest(s); r != nil { // the latest run was folded
 				m.latest = string(r.State)
 			}
 		}

@@ -22,7 +22,7 @@ type Row struct {
 }
 
 // EachRow calls yield with every row of a runs listing until it returns
-// false: the runs in their order (read through s.EachRun, so a streamed
+// false: the runs in their order (read through s.Runs, so a streamed
 // snapshot stays streamed), each missed slot before the first run that comes
 // after it in time (its scheduled_for, else its first event), and the missed
 // slots after every run last. Without a schedule the rows are the runs.
@@ -32,26 +32,22 @@ func EachRow(s *checker.Snapshot, yield func(Row) bool) {
 		missed = s.Schedule.Missed
 	}
 	m := 0
-	stopped := false
-	s.EachRun(func(r *checker.RunReport) bool {
+	for r := range s.Runs() {
 		when := r.FirstEvent
 		if r.ScheduledFor != nil {
 			when = r.Slot
 		}
 		for m < len(missed) && missed[m].Slot.Before(when) {
 			if !yield(Row{Missed: &missed[m]}) {
-				stopped = true
-				return false
+				return
 			}
 			m++
 		}
 		if !yield(Row{Run: r}) {
-			stopped = true
-			return false
+			return
 		}
-		return true
-	})
-	for ; !stopped && m < len(missed); m++ {
+	}
+	for ; m < len(missed); m++ {
 		if !yield(Row{Missed: &missed[m]}) {
 			return
 		}

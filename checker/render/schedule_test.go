@@ -110,7 +110,7 @@ func TestScheduleMarkdown(t *testing.T) {
 // text and Markdown outputs are unchanged.
 func TestRowsWithoutSchedule(t *testing.T) {
 	s := &checker.Snapshot{}
-	s.SetRuns([]checker.RunReport{{RunID: "a", FirstEventAt: "2026-01-01T00:00:00Z"}, {RunID: "b", FirstEventAt: "2025-01-01T00:00:00Z"}})
+	setRuns(s, []checker.RunReport{{RunID: "a", FirstEventAt: "2026-01-01T00:00:00Z"}, {RunID: "b", FirstEventAt: "2025-01-01T00:00:00Z"}})
 	var rows []render.Row
 	render.EachRow(s, func(r render.Row) bool { rows = append(rows, r); return true })
 	if len(rows) != 2 || rows[0].Run.RunID != "a" || rows[1].Run.RunID != "b" || rows[0].Missed != nil {

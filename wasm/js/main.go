@@ -199,7 +199,7 @@ func check(_ js.Value, args []js.Value) any {
 		return fail(err.Error())
 	}
 	if res.Snapshot != nil {
-		for r := range res.Snapshot.EachRun {
+		for r := range res.Snapshot.Runs() {
 			details[r.RunID] = render.Detail(&res.Snapshot.Source, r).Summary
 		}
 	}
