@@ -184,7 +184,7 @@ func (opts Options) normalized() (Options, error) {
 		case opts.Window.Duration%time.Second != 0 || opts.Window.Duration > maxWindowDuration || opts.Window.Runs > MaxWindowRuns:
 			return opts, fmt.Errorf("checker: Window %s is not whole seconds up to 36500 days or a run count up to %d", opts.Window, MaxWindowRuns)
 		case opts.JobLog != nil:
-			return opts, errWindowWith("--job-log: the reconciliation compares every attempt")
+			return opts, errors.New("checker: Options.Window cannot be combined with Options.JobLog: the reconciliation compares every attempt")
 		}
 	}
 	return opts, nil

@@ -198,7 +198,7 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 		return nil, errors.New("checker: a log needs at least one file")
 	}
 	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
-		return nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
+		return nil, errors.New("checker: no pipeline definition: set Options.Definition (ParseDefinition, or LinearDefinition of the stage ids)")
 	}
 	opts, err = opts.normalized()
 	if err != nil {

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -331,11 +330,6 @@ func (w *windowState) report(cutoff time.Time) *WindowReport {
 		}
 	}
 	return r
-}
-
-// errWindowWith is the refusal of a window with an option it cannot serve.
-func errWindowWith(what string) error {
-	return errors.New("--window cannot be combined with " + what)
 }
 
 // scheduleRuns are the runs the schedule judges: the folded runs' stubs

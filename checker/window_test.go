@@ -373,7 +373,7 @@ func TestWindowRefusals(t *testing.T) {
 		edit func(*checker.Options)
 		want string
 	}{
-		{"job log", func(o *checker.Options) { o.JobLog = strings.NewReader("") }, "--window cannot be combined with --job-log: the reconciliation compares every attempt"},
+		{"job log", func(o *checker.Options) { o.JobLog = strings.NewReader("") }, "checker: Options.Window cannot be combined with Options.JobLog: the reconciliation compares every attempt"},
 		{"both sizes", func(o *checker.Options) { o.Window.Duration = time.Hour }, "checker: a Window is a duration or a run count, not both"},
 		{"a fraction of a second", func(o *checker.Options) { o.Window = checker.Window{Duration: 1500 * time.Millisecond} }, "checker: Window 1.5s is not whole seconds up to 36500 days or a run count up to 1073741824"},
 	} {
@@ -384,7 +384,7 @@ func TestWindowRefusals(t *testing.T) {
 			t.Errorf("%s: error %v, want %s", c.name, err, c.want)
 		}
 	}
-	if _, err := checker.NewFeed(base); err == nil || err.Error() != "--window reads native event logs only, not --input-format openlineage" {
+	if _, err := checker.NewFeed(base); err == nil || err.Error() != "checker: Options.Window reads native event logs only, not OpenLineage run events (Feed)" {
 		t.Errorf("NewFeed: error %v", err)
 	}
 }

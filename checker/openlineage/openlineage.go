@@ -70,7 +70,7 @@ func CheckDocuments(docs []Document, opts checker.Options) (*checker.Result, err
 
 func normalize(opts checker.Options) (checker.Options, error) {
 	if opts.Strict {
-		return opts, errors.New("--strict applies to the native event contract only; OpenLineage events carry facets greenlight does not read")
+		return opts, errors.New("openlineage: Options.Strict applies to the native event contract only; OpenLineage events carry facets greenlight does not read")
 	}
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = checker.DefaultMaxLineBytes

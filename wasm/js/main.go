@@ -62,6 +62,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/version"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 func main() {
@@ -81,6 +82,7 @@ func check(_ js.Value, args []js.Value) any {
 	}
 	in := options{v: opt}
 	req := checker.Request{
+		Knob:              option,
 		Stages:            in.str("stages"),
 		Now:               in.str("now"),
 		Gate:              in.str("gate"),
@@ -223,6 +225,11 @@ func fail(msg string) map[string]any { return map[string]any{"error": msg} }
 // options reads the options object; a key present with the wrong type is
 // an error (fail-closed), never silently the default. Absent, null and
 // undefined keys take the default.
+// option is greenlightCheck's option for a checker.Request field in the
+// checker's messages (Request.Knob): "stages" for Stages, "max_age" for
+// MaxAge, "input_format" for InputFormat, "job_log" for JobLogFile.
+func option(field string) string { return words.Knob(field, "", '_') }
+
 type options struct {
 	v   js.Value
 	err string
