@@ -81,7 +81,7 @@ func NewFeed(opts Options) (*Feed, error) {
 		return nil, errors.New("checker: Options.Window reads native event logs only, not OpenLineage run events (Feed)")
 	}
 	if opts.Definition == nil {
-		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: true}}
+		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: defaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: defaultRetryBrakeThreshold, Enforce: true}}
 	}
 	return &Feed{c: newContractState(opts)}, nil
 }

@@ -9,13 +9,13 @@ import (
 )
 
 // staleAfter resolves the stall threshold: the option, else the
-// definition's, else DefaultStaleAfterSeconds (seconds). A stage's own
+// definition's, else defaultStaleAfterSeconds (seconds). A stage's own
 // stale_after_seconds overrides it for that stage (foldConfig.staleFor).
 func (c *contractState) staleAfter() int { return staleAfterOf(c.opts) }
 
 // staleAfterOf is the run-wide stall threshold in force under opts, in
 // seconds: Options.StaleAfterSeconds, else the definition's, else
-// DefaultStaleAfterSeconds.
+// defaultStaleAfterSeconds.
 func staleAfterOf(opts Options) int {
 	switch {
 	case opts.StaleAfterSeconds > 0:
@@ -23,7 +23,7 @@ func staleAfterOf(opts Options) int {
 	case opts.Definition.StaleAfterSeconds > 0:
 		return opts.Definition.StaleAfterSeconds
 	}
-	return DefaultStaleAfterSeconds
+	return defaultStaleAfterSeconds
 }
 
 // foldConfig is what folding needs besides the runs: the moment, the

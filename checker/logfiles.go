@@ -13,8 +13,8 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/internal/proof"
 )
 
-// ToolName is the snapshot's tool.name.
-const ToolName = "greenlight"
+// toolName is the snapshot's tool.name.
+const toolName = "greenlight"
 
 // DevelVersion is the tool version of a build that names none: neither a
 // release nor a module version (a build in a checkout without VCS stamping,
@@ -34,7 +34,7 @@ func toolOf(opts Options) Tool {
 	if v == "" {
 		v = DevelVersion
 	}
-	return Tool{Name: ToolName, Version: v}
+	return Tool{Name: toolName, Version: v}
 }
 
 // The values of SourceFile.Compression.

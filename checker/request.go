@@ -56,7 +56,7 @@ type Request struct {
 	Since string
 	// Gating says the shell fails on an unhealthy verdict (gate, check
 	// --fail-on-unhealthy, the action's fail-on-unhealthy): Options then
-	// refuses a check without a freshness expectation (ErrNoFreshness),
+	// refuses a check without a freshness expectation (errNoFreshness),
 	// since a log whose newest run is months old would pass, and an
 	// OpenLineage log without a definition needs InferStages, since stages
 	// inferred from the log cannot show a job that never logged.
@@ -242,8 +242,8 @@ func (r Request) Options() (Options, error) {
 		}
 		o.Since = d
 	}
-	if r.Gating && !o.FreshnessDeclared() {
-		return o, fmt.Errorf("%w: a gate needs one, or a log whose newest run is months old would pass: declare max_age in the pipeline definition (max_age: 26h for a nightly pipeline) or a schedule, or give %s DURATION (e.g. 26h, 90m, 2d); %s none gates without one", ErrNoFreshness, r.knob("MaxAge"), r.knob("MaxAge"))
+	if r.Gating && !o.freshnessDeclared() {
+		return o, fmt.Errorf("%w: a gate needs one, or a log whose newest run is months old would pass: declare max_age in the pipeline definition (max_age: 26h for a nightly pipeline) or a schedule, or give %s DURATION (e.g. 26h, 90m, 2d); %s none gates without one", errNoFreshness, r.knob("MaxAge"), r.knob("MaxAge"))
 	}
 	o.File = r.File
 	o.JobLogFile = r.JobLogFile
