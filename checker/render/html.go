@@ -245,34 +245,13 @@ type htmlTick struct {
 	Label string
 }
 
+// buildPage gathers what the HTML report shows of res: an invalid log's
+// violations, or the snapshot's verdict, listed rows, run details, latest
+// run, schedule and notices.
 func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	p := &htmlPage{Legend: stateMarks}
 	if res.Snapshot == nil {
-		rep := res.Report
-		p.Invalid, p.Verdict = true, VerdictInvalid
-		p.Headline = InvalidHeadline(rep)
-		file := "-"
-		if o.Log != "" {
-			file = o.Log
-		} else if len(rep.Violations) > 0 {
-			file = rep.Violations[0].File
-		}
-		p.File = fileName(file)
-		log := baseName(p.File)
-		if n := len(o.LogFiles); n > 1 {
-			log = baseName(o.LogFiles[0]) + " and " + words.Count(n-1, "more file")
-		}
-		p.Title = fmt.Sprintf("greenlight: invalid: %s", log)
-		for i, v := range rep.Violations {
-			if i == o.MaxViolations {
-				break
-			}
-			v.Message = clip(v.Message, o.MaxErrorRunes)
-			p.Violations = append(p.Violations, v)
-		}
-		if rest := rep.ViolationCount - len(p.Violations); rest > 0 {
-			p.ViolationsMore = words.Count(rest, "more violation") + " not listed (greenlight check --format json lists up to --max-violations)."
-		}
+		invalidPage(p, res.Report, o)
 		return p
 	}
 	s := res.Snapshot
@@ -289,67 +268,7 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	p.Title = fmt.Sprintf("greenlight: %s: %s", s.Verdict, log)
 	p.NoRuns = RowCount(s) == 0
 
-	// A first pass over the rows picks the latest MaxUnhealthy unhealthy
-	// rows and MaxLatest succeeded runs by their moment alone; a second
-	// builds the picked rows and the unhealthy runs' details, so that the
-	// cost of a run's section is paid only for the listed ones.
-	var bad, good []htmlRow // only when and seq set
-	nBad, nGood, seq := 0, 0, 0
-	keep := func(list []htmlRow, max int) []htmlRow {
-		if len(list) < 2*max {
-			return list
-		}
-		sortLatest(list)
-		return list[:max]
-	}
-	EachRow(s, func(row Row) bool {
-		seq++
-		switch {
-		case row.Missed != nil:
-			nBad++
-			bad = keep(append(bad, htmlRow{when: row.Missed.Slot, seq: seq}), o.MaxUnhealthy)
-		case row.Run.State == checker.RunSucceeded:
-			nGood++
-			good = keep(append(good, htmlRow{when: rowWhen(row.Run), seq: seq}), o.MaxLatest)
-		default:
-			nBad++
-			bad = keep(append(bad, htmlRow{when: rowWhen(row.Run), seq: seq}), o.MaxUnhealthy)
-		}
-		return true
-	})
-	sortLatest(bad)
-	sortLatest(good)
-	bad, good = bad[:min(len(bad), o.MaxUnhealthy)], good[:min(len(good), o.MaxLatest)]
-	picked := map[int]int{} // seq: its place in bad (>= 0) or good (< 0, -1-index)
-	for i, r := range bad {
-		picked[r.seq] = i
-	}
-	for i, r := range good {
-		picked[r.seq] = -1 - i
-	}
-	details := make([]*htmlRun, len(bad))
-	seq = 0
-	EachRow(s, func(row Row) bool {
-		seq++
-		at, ok := picked[seq]
-		if !ok {
-			return true
-		}
-		if m := row.Missed; m != nil {
-			bad[at] = htmlRow{Mark: Mark(StateMissed), MissedLabel: NoRun, Detail: MissedSummary(m), FirstEvent: m.ScheduledFor, when: m.Slot, seq: seq}
-			return true
-		}
-		r := clipErrors(row.Run, o.MaxErrorRunes)
-		hr := runRow(&s.Source, r, now, seq)
-		if at < 0 {
-			good[-1-at] = hr
-			return true
-		}
-		bad[at] = hr
-		d := runDetails(&s.Source, r, now, hr.Anchor)
-		details[at] = &d
-		return true
-	})
+	bad, good, details, nBad, nGood := pickRows(s, o)
 	p.Unhealthy, p.Latest = bad, good
 	if IsStale(s) {
 		// The run-less stale finding (docs/contract.md, Freshness) comes
@@ -390,6 +309,104 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 		}
 	}
 	return p
+}
+
+// invalidPage fills p, the page of an invalid log: its headline and
+// title, and the violations listed (at most o.MaxViolations, their messages
+// clipped).
+func invalidPage(p *htmlPage, rep *checker.Report, o HTMLOptions) {
+	p.Invalid, p.Verdict = true, VerdictInvalid
+	p.Headline = InvalidHeadline(rep)
+	file := "-"
+	if o.Log != "" {
+		file = o.Log
+	} else if len(rep.Violations) > 0 {
+		file = rep.Violations[0].File
+	}
+	p.File = fileName(file)
+	log := baseName(p.File)
+	if n := len(o.LogFiles); n > 1 {
+		log = baseName(o.LogFiles[0]) + " and " + words.Count(n-1, "more file")
+	}
+	p.Title = fmt.Sprintf("greenlight: invalid: %s", log)
+	for i, v := range rep.Violations {
+		if i == o.MaxViolations {
+			break
+		}
+		v.Message = clip(v.Message, o.MaxErrorRunes)
+		p.Violations = append(p.Violations, v)
+	}
+	if rest := rep.ViolationCount - len(p.Violations); rest > 0 {
+		p.ViolationsMore = words.Count(rest, "more violation") + " not listed (greenlight check --format json lists up to --max-violations)."
+	}
+}
+
+// pickRows picks the rows the page lists and builds them: the latest
+// o.MaxUnhealthy unhealthy rows (bad, with the details of their runs) and
+// o.MaxLatest succeeded runs (good), latest first, and counts every
+// unhealthy row (nBad) and succeeded run (nGood). A first pass over the
+// rows picks them by their moment alone; a second builds the picked rows
+// and the unhealthy runs' details, so that the cost of a run's section is
+// paid only for the listed ones.
+func pickRows(s *checker.Snapshot, o HTMLOptions) (bad, good []htmlRow, details []*htmlRun, nBad, nGood int) {
+	now := s.GeneratedAt
+	seq := 0 // bad and good: only when and seq set, until the second pass
+	keep := func(list []htmlRow, max int) []htmlRow {
+		if len(list) < 2*max {
+			return list
+		}
+		sortLatest(list)
+		return list[:max]
+	}
+	EachRow(s, func(row Row) bool {
+		seq++
+		switch {
+		case row.Missed != nil:
+			nBad++
+			bad = keep(append(bad, htmlRow{when: row.Missed.Slot, seq: seq}), o.MaxUnhealthy)
+		case row.Run.State == checker.RunSucceeded:
+			nGood++
+			good = keep(append(good, htmlRow{when: rowWhen(row.Run), seq: seq}), o.MaxLatest)
+		default:
+			nBad++
+			bad = keep(append(bad, htmlRow{when: rowWhen(row.Run), seq: seq}), o.MaxUnhealthy)
+		}
+		return true
+	})
+	sortLatest(bad)
+	sortLatest(good)
+	bad, good = bad[:min(len(bad), o.MaxUnhealthy)], good[:min(len(good), o.MaxLatest)]
+	picked := map[int]int{} // seq: its place in bad (>= 0) or good (< 0, -1-index)
+	for i, r := range bad {
+		picked[r.seq] = i
+	}
+	for i, r := range good {
+		picked[r.seq] = -1 - i
+	}
+	details = make([]*htmlRun, len(bad))
+	seq = 0
+	EachRow(s, func(row Row) bool {
+		seq++
+		at, ok := picked[seq]
+		if !ok {
+			return true
+		}
+		if m := row.Missed; m != nil {
+			bad[at] = htmlRow{Mark: Mark(StateMissed), MissedLabel: NoRun, Detail: MissedSummary(m), FirstEvent: m.ScheduledFor, when: m.Slot, seq: seq}
+			return true
+		}
+		r := clipErrors(row.Run, o.MaxErrorRunes)
+		hr := runRow(&s.Source, r, now, seq)
+		if at < 0 {
+			good[-1-at] = hr
+			return true
+		}
+		bad[at] = hr
+		d := runDetails(&s.Source, r, now, hr.Anchor)
+		details[at] = &d
+		return true
+	})
+	return bad, good, details, nBad, nGood
 }
 
 // sortLatest orders rows latest first: by their moment (a run's slot or
