@@ -160,33 +160,7 @@ func (j *scheduleJudgement) at(i int) int {
 // claim, then the earlier line; the others are duplicates. skew is the
 // allowed clock skew, which an early claim must exceed.
 func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Duration) *scheduleJudgement {
-	sr := &ScheduleReport{
-		Timezone:          s.Timezone,
-		StartGraceSeconds: s.StartGraceSeconds,
-		LookbackSlots:     s.LookbackSlots,
-		Slots:             []SlotReport{},
-		Missed:            []MissedSlot{},
-		Late:              []LateRun{},
-		Early:             []EarlyRun{},
-		Duplicates:        []DuplicateRun{},
-		DoubleExecutions:  []DoubleExecution{},
-		Unscheduled:       []UnscheduledRun{},
-	}
-	if s.Cron != "" {
-		c := s.Cron
-		sr.Cron = &c
-	} else {
-		e := s.EverySeconds
-		sr.EverySeconds = &e
-	}
-	if s.MaxRuntimeSeconds > 0 {
-		m := s.MaxRuntimeSeconds
-		sr.MaxRuntimeSeconds = &m
-	}
-	if !s.Since.IsZero() {
-		v := formatTime(s.Since)
-		sr.Since = &v
-	}
+	sr := newScheduleReport(s)
 	j := &scheduleJudgement{report: sr, claims: make([]claim, len(runs)), latestSlot: -1}
 	// filled maps a slot (Unix nanoseconds) to the index of its run, and
 	// latestOf to the index of the latest run that claims it (the latest
@@ -270,6 +244,39 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 		sr.NextSlot, sr.NextDueAt = &v, &d
 	}
 	return j
+}
+
+// newScheduleReport is the report of schedule s before any run is matched:
+// the schedule as declared, and empty lists of slots and findings.
+func newScheduleReport(s *Schedule) *ScheduleReport {
+	sr := &ScheduleReport{
+		Timezone:          s.Timezone,
+		StartGraceSeconds: s.StartGraceSeconds,
+		LookbackSlots:     s.LookbackSlots,
+		Slots:             []SlotReport{},
+		Missed:            []MissedSlot{},
+		Late:              []LateRun{},
+		Early:             []EarlyRun{},
+		Duplicates:        []DuplicateRun{},
+		DoubleExecutions:  []DoubleExecution{},
+		Unscheduled:       []UnscheduledRun{},
+	}
+	if s.Cron != "" {
+		c := s.Cron
+		sr.Cron = &c
+	} else {
+		e := s.EverySeconds
+		sr.EverySeconds = &e
+	}
+	if s.MaxRuntimeSeconds > 0 {
+		m := s.MaxRuntimeSeconds
+		sr.MaxRuntimeSeconds = &m
+	}
+	if !s.Since.IsZero() {
+		v := formatTime(s.Since)
+		sr.Since = &v
+	}
+	return sr
 }
 
 // sortBySlot orders xs by slot time, keeping line order within a slot.
