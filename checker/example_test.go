@@ -113,27 +113,27 @@ func ExampleCheckFiles() {
 `
 	today := `{"run_id":"r-1","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-02T00:01:00Z"}
 {"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-02T00:09:00Z","returncode":0}
-{"run_id":"r-2","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-02T01:00:00Z","returncode":0}
 `
-	files := func() []checker.LogFile {
+	// r-2 finishes stage 2 without ever starting it.
+	broken := `{"run_id":"r-2","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-02T01:00:00Z","returncode":0}
+`
+	files := func(today string) []checker.LogFile {
 		return []checker.LogFile{
 			{Path: "events-2026-01-01.jsonl", R: strings.NewReader(yesterday)},
 			{Path: "events-2026-01-02.jsonl", R: strings.NewReader(today)},
 		}
 	}
 	opts := checker.Options{Definition: def, Now: time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC), File: "events"}
-	res, err := checker.CheckFiles(files(), opts)
+	res, err := checker.CheckFiles(files(today+broken), opts)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	// r-2 finished stage 2 without ever starting it: the log is invalid.
 	for _, v := range res.Report.Violations {
 		fmt.Printf("%s:%d: %s\n", v.File, v.Line, v.Rule)
 	}
 	// Without r-2's line, the run that spans both files is one healthy run.
-	today = today[:strings.LastIndex(today[:len(today)-1], "\n")+1]
-	if res, err = checker.CheckFiles(files(), opts); err != nil {
+	if res, err = checker.CheckFiles(files(today), opts); err != nil {
 		fmt.Println(err)
 		return
 	}
