@@ -200,7 +200,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		states = append(states, code)
 	}
 	if c.opts.Since > 0 {
-		allSucceeded = c.succeededSince(states, w)
+		allSucceeded = c.succeededSince(states)
 	}
 	s.Verdict = VerdictUnhealthy
 	var judged *scheduleJudgement
@@ -259,7 +259,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	f := &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: states, latestAt: -1}
 	if latest != nil && latest == foldedLatest {
 		// The latest run was folded: its copy still gives its report
-		// (Snapshot.Latest), judged at its stub's place in the schedule.
+		// (its run views' Latest, render.Latest), judged at its stub's place in the schedule.
 		f.latest = latest
 		if judged != nil {
 			for k, r := range judgedRuns {
@@ -276,13 +276,10 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 
 // succeededSince says gate all under --since is met by the runs: at least
 // one run's logical time is within opts.Since before now, and every such
-// run succeeded; states are the runs' state codes by place. A window's
-// folded runs that did not all succeed fail it too: their records keep no
-// logical time to leave them out by.
-func (c *contractState) succeededSince(states []uint8, w *windowState) bool {
-	if w != nil && w.counts.Succeeded != w.total {
-		return false
-	}
+// run succeeded; states are the runs' state codes by place. A window
+// folds only runs that succeeded, so the listed runs are the ones that can
+// fail it.
+func (c *contractState) succeededSince(states []uint8) bool {
 	from := c.opts.Now.Add(-c.opts.Since)
 	sec, nsec := from.Unix(), int32(from.Nanosecond())
 	n := 0
@@ -700,7 +697,10 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 	text := times.done()
 	rr.FirstEventAt, rr.LastEventAt = text[f0:f1], text[l0:l1]
 	rr.FirstEvent, rr.LastEvent = first, last
-	rr.Logical = run.LogicalAt()
+	if lt := run.LogicalAt(); !lt.Equal(first) {
+		v := formatTime(lt)
+		rr.LogicalAt, rr.Logical = &v, lt.UTC()
+	}
 	if markBlocked(rr, plan) && mismatch == nil {
 		// A skip carried down turned pending stages into skipped ones,
 		// which may make the run succeeded (runStateOf does the same).

@@ -245,7 +245,7 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		return fmt.Errorf("latest_run_id does not name one of the snapshot's runs")
 	}
 	if s.LatestRunID != nil && !latestFolded && *s.LatestRunID != l.latestID {
-		return fmt.Errorf("latest_run_id is %s, but the run whose first event is latest is %s", *s.LatestRunID, l.latestID)
+		return fmt.Errorf("latest_run_id is %s, but the run whose logical time is latest is %s", *s.LatestRunID, l.latestID)
 	}
 	if s.Verdict != checker.VerdictHealthy {
 		return nil
@@ -256,7 +256,7 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 // listedRuns is what CheckSnapshotConsistency reads of the runs a snapshot
 // lists: n of them, counts by state (the folded ones added later), the
 // state of the run latest_run_id names ("" when it is not listed), and the
-// run Check would name latest: the latest first event, ties to the later
+// run Check would name latest: the latest logical time, ties to the later
 // line (runs are listed in the order of their first line).
 type listedRuns struct {
 	n           int
@@ -272,26 +272,21 @@ func tallyListedRuns(s *checker.Snapshot) (listedRuns, error) {
 	l := listedRuns{counts: map[string]int{}}
 	var latestAt time.Time
 	position := map[string]int{}
-	var repeated error
-	forEachRun(s, func(row Row) bool {
-		if r := row.Run; r != nil {
-			l.n++
-			if first, seen := position[r.RunID]; seen {
-				repeated = fmt.Errorf("run_id %s is listed twice, as runs %d and %d: a snapshot lists each run once", r.RunID, first, l.n)
-				return false
-			}
-			position[r.RunID] = l.n
-			l.counts[string(r.State)]++
-			if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
-				l.latestState = string(r.State)
-			}
-			if l.n == 1 || !r.FirstEvent.Before(latestAt) {
-				l.latestID, latestAt = r.RunID, r.FirstEvent
-			}
+	for r := range s.Runs() { // the document's order: by first line
+		l.n++
+		if first, seen := position[r.RunID]; seen {
+			return l, fmt.Errorf("run_id %s is listed twice, as runs %d and %d: a snapshot lists each run once", r.RunID, first, l.n)
 		}
-		return true
-	})
-	return l, repeated
+		position[r.RunID] = l.n
+		l.counts[string(r.State)]++
+		if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
+			l.latestState = string(r.State)
+		}
+		if l.n == 1 || !r.LogicalTime().Before(latestAt) {
+			l.latestID, latestAt = r.RunID, r.LogicalTime()
+		}
+	}
+	return l, nil
 }
 
 // tallyFoldedRuns adds the runs a window folded to counts and returns how
@@ -361,12 +356,11 @@ func checkLatestSlot(s *checker.Snapshot, folded int, foldedSucceeded bool) erro
 	}
 	id, state := "", ""
 	var at time.Time
-	forEachRun(s, func(row Row) bool {
-		if r := row.Run; r != nil && r.ScheduledFor != nil && *r.ScheduledFor == slot.ScheduledFor && (id == "" || !r.FirstEvent.Before(at)) {
+	for r := range s.Runs() { // the document's order: by first line
+		if r.ScheduledFor != nil && *r.ScheduledFor == slot.ScheduledFor && (id == "" || !r.FirstEvent.Before(at)) {
 			id, state, at = r.RunID, string(r.State), r.FirstEvent
 		}
-		return true
-	})
+	}
 	if id == "" && folded > 0 && !foldedSucceeded {
 		return fmt.Errorf("verdict healthy with gate latest, but the latest slot %s names run %s, which is folded, and not every folded run succeeded", slot.ScheduledFor, *slot.RunID)
 	}
