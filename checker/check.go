@@ -206,10 +206,10 @@ func (opts Options) normalized() (Options, error) {
 		switch {
 		case opts.Window.Duration > 0 && opts.Window.Runs > 0:
 			return opts, errors.New("checker: a Window is a duration or a run count, not both")
-		case opts.Window.Duration%time.Second != 0 || opts.Window.Duration > maxWindowDuration || opts.Window.Runs > MaxWindowRuns:
-			return opts, fmt.Errorf("checker: Window %s is not whole seconds up to 36500 days or a run count up to %d", opts.Window, MaxWindowRuns)
+		case opts.Window.Duration%time.Second != 0 || opts.Window.Duration > maxWindowDuration || opts.Window.Runs > maxWindowRuns:
+			return opts, fmt.Errorf("checker: Window %s is not whole seconds up to 36500 days or a run count up to %d", opts.Window, maxWindowRuns)
 		case opts.JobLog != nil:
-			return opts, errWindowWith("--job-log: the reconciliation compares every attempt")
+			return opts, errors.New("checker: Options.Window cannot be combined with Options.JobLog: the reconciliation compares every attempt")
 		}
 	}
 	return opts, nil

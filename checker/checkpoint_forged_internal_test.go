@@ -103,7 +103,7 @@ func TestForgedCheckpoint(t *testing.T) {
 				}
 				// Every run's report, as the JSON document reads them.
 				for i := range res.Snapshot.RunCount {
-					res.Snapshot.RunAt(i)
+					res.Snapshot.At(i)
 				}
 				return errors.New("no damage found: verdict " + string(res.Snapshot.Verdict))
 			}()

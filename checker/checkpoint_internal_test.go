@@ -158,7 +158,7 @@ func TestDamagedRunDecodedLate(t *testing.T) {
 		if err != nil || res.Snapshot == nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if got := res.Snapshot.RunAt(0).RunID; got != "a" {
+		if got := res.Snapshot.At(0).RunID; got != "a" {
 			t.Errorf("%s: run 0 is %q, want a", tc.name, got)
 		}
 		func() {
@@ -168,7 +168,7 @@ func TestDamagedRunDecodedLate(t *testing.T) {
 					t.Errorf("%s: reading run c panicked with %v, want %q", tc.name, r, want)
 				}
 			}()
-			res.Snapshot.RunAt(2)
+			res.Snapshot.At(2)
 		}()
 	}
 }

@@ -114,10 +114,10 @@ func TestCheckpointDecodesLazily(t *testing.T) {
 		t.Errorf("the resumed text check decoded %d of the checkpoint's 302 runs, want 4", decodedText)
 	}
 	// A run's order is its head's, for the checkpoint's runs and the new.
-	for i, h := range s.RunHeads() {
-		at, line, ok := s.RunOrder(i)
-		if !at.Equal(h.FirstEvent) || line != h.FirstLine || ok != (h.State == checker.RunSucceeded) {
-			t.Errorf("RunOrder(%d) = %s, %d, %t; its head has %s, %d, %s", i, at, line, ok, h.FirstEvent, h.FirstLine, h.State)
+	for i, h := range heads(s) {
+		at, line, ok := views(s).Order(i)
+		if !at.Equal(h.FirstEvent) || line != h.FirstLine || ok != (h.State == string(checker.RunSucceeded)) {
+			t.Errorf("Order(%d) = %s, %d, %t; its head has %s, %d, %s", i, at, line, ok, h.FirstEvent, h.FirstLine, h.State)
 		}
 	}
 	// The document lists every run, so by then each was decoded.
@@ -151,8 +151,8 @@ func TestCheckpointJudgedAtNow(t *testing.T) {
 			wantState = checker.RunStalled
 		}
 		for _, id := range []string{"quiet", "leased"} {
-			for _, h := range s.RunHeads() {
-				if h.RunID == id && h.State != wantState {
+			for _, h := range heads(s) {
+				if h.RunID == id && h.State != string(wantState) {
 					t.Errorf("at %s: run %s is %s, want %s", now, id, h.State, wantState)
 				}
 			}

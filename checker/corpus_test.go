@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/internal/runview"
 	"github.com/greenlight-ci/greenlight/checker/render"
 )
 
@@ -27,10 +28,10 @@ func corpusDefinition(t *testing.T) *checker.Definition {
 }
 
 // heldWhole writes the snapshot document of s with its run reports held
-// whole (Snapshot.SetRuns of Collect) rather than built as they are written.
+// whole (runview.SetRuns of Collect) rather than built as they are written.
 func heldWhole(s *checker.Snapshot) ([]byte, error) {
 	held := *s
-	held.SetRuns(s.Collect())
+	runview.SetRuns(&held, s.Collect())
 	return render.JSON(&held)
 }
 
@@ -49,26 +50,23 @@ func definitionFile(t *testing.T, path string) *checker.Definition {
 	return def
 }
 
-// checkHeads fails the test when a run's head (Snapshot.RunHeads) or its
-// report built alone (RunAt) is not what its report says in Collect.
+// checkHeads fails the test when a run's head (runview.Views.Head) or its
+// report built alone (At) is not what its report says in Collect.
 func checkHeads(t *testing.T, s *checker.Snapshot) {
 	t.Helper()
 	reports := s.Collect()
 	n := 0
-	for i, h := range s.RunHeads() {
+	for i, h := range heads(s) {
 		n++
 		r := reports[i]
-		if want := (checker.RunHead{RunID: r.RunID, State: r.State, FirstEvent: r.FirstEvent, LastEvent: r.LastEvent, FirstLine: r.FirstLine}); h != want {
+		if want := (runview.Head{RunID: r.RunID, State: string(r.State), FirstEvent: r.FirstEvent, LastEvent: r.LastEvent, FirstLine: r.FirstLine}); h != want {
 			t.Errorf("run %d (%s): head %+v, its report says %+v", i, r.RunID, h, want)
 		}
-		if got := s.RunHead(i); got != h {
-			t.Errorf("run %d (%s): RunHead %+v, RunHeads %+v", i, r.RunID, got, h)
-		}
-		if got := s.RunAt(i); !reflect.DeepEqual(got, r) {
-			t.Errorf("run %d (%s): RunAt gives\n%+v\nCollect\n%+v", i, r.RunID, got, r)
+		if got := s.At(i); !reflect.DeepEqual(got, r) {
+			t.Errorf("run %d (%s): At gives\n%+v\nCollect\n%+v", i, r.RunID, got, r)
 		}
 	}
-	if n != len(reports) || s.RunsLen() != n {
+	if n != len(reports) || s.Len() != n {
 		t.Errorf("%d heads of %d runs", n, len(reports))
 	}
 }

@@ -14,24 +14,24 @@ import (
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
-// DefaultStaleAfterSeconds is how long (seconds) an attempt in progress may be
+// defaultStaleAfterSeconds is how long (seconds) an attempt in progress may be
 // silent before it is a stall candidate, when neither the flag nor the
 // pipeline definition says (docs/contract.md, States).
-const DefaultStaleAfterSeconds = 600
+const defaultStaleAfterSeconds = 600
 
-// DefaultLeaseMarginSeconds is how long (seconds) past lease_expires_at an
+// defaultLeaseMarginSeconds is how long (seconds) past lease_expires_at an
 // attempt in progress is still given before it is a stall candidate.
-const DefaultLeaseMarginSeconds = 60
+const defaultLeaseMarginSeconds = 60
 
-// DefaultRetryBrakeThreshold is how many trailing failed attempts of one
+// defaultRetryBrakeThreshold is how many trailing failed attempts of one
 // failure kind trip the retry brake when the definition does not say.
-const DefaultRetryBrakeThreshold = 3
+const defaultRetryBrakeThreshold = 3
 
 // RetryBrake configures the retry brake (docs/recovery.md): Threshold
 // consecutive same-kind failures trip it; with Enforce (the default) a
 // further attempt without rerun_from is the violation retry_past_brake,
 // else a warning. The zero RetryBrake (a Definition built by hand) stands
-// for the defaults: threshold DefaultRetryBrakeThreshold, enforced.
+// for the defaults: threshold defaultRetryBrakeThreshold, enforced.
 type RetryBrake struct {
 	Threshold int  `json:"threshold"`
 	Enforce   bool `json:"enforce"`
@@ -61,7 +61,7 @@ type Definition struct {
 	// it sets none.
 	StaleAfterSeconds int
 	// LeaseMarginSeconds is the grace in seconds after a lease expires;
-	// DefaultLeaseMarginSeconds unless the definition sets it.
+	// defaultLeaseMarginSeconds unless the definition sets it.
 	LeaseMarginSeconds int
 	// RetryBrake is the retry brake, with its defaults filled in.
 	RetryBrake RetryBrake
@@ -75,25 +75,13 @@ type Definition struct {
 	MaxAge MaxAge
 }
 
-// Index returns the position of id in d.Stages, or -1 when d does not declare
-// it. It searches d.Stages in order; the checker's per-run fold uses an index
-// built once per check instead (docs/contract.md, Pipeline definition).
-func (d *Definition) Index(id StageID) int {
-	for i := range d.Stages {
-		if d.Stages[i].ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
 // LinearDefinition declares the stages in ids as a linear pipeline (each
 // depends on the one before), as the --stages shorthand does.
 func LinearDefinition(ids []StageID) (*Definition, error) {
 	if len(ids) == 0 {
 		return nil, errors.New("no stages declared")
 	}
-	d := &Definition{LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: true}}
+	d := &Definition{LeaseMarginSeconds: defaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: defaultRetryBrakeThreshold, Enforce: true}}
 	for i, id := range ids {
 		s := StageDef{ID: id, DependsOn: []StageID{}, Idempotent: true}
 		if i > 0 {
@@ -172,7 +160,7 @@ func ParseDefinition(data []byte) (*Definition, error) {
 		return nil, fmt.Errorf("the pipeline definition: %v", err)
 	}
 	d := &Definition{Pipeline: raw.Pipeline, StaleAfterSeconds: raw.StaleAfterSeconds,
-		LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: raw.RetryBrake.Enforce == nil || *raw.RetryBrake.Enforce}}
+		LeaseMarginSeconds: defaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: defaultRetryBrakeThreshold, Enforce: raw.RetryBrake.Enforce == nil || *raw.RetryBrake.Enforce}}
 	if raw.LeaseMarginSeconds != nil {
 		d.LeaseMarginSeconds = *raw.LeaseMarginSeconds
 	}

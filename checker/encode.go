@@ -26,14 +26,14 @@ const (
 	encodeAheadAttempts = 4 * encodeChunkAttempts
 )
 
-// EncodeRuns appends the encoding of every run report, in order, with enc
+// encodeRuns appends the encoding of every run report, in order, with enc
 // (given the run's 0-based index, for separators) and hands the bytes to
 // write, a chunk of runs at a time. The reports of a checked log are built
 // and encoded on several goroutines; enc must therefore not keep r, nor
 // anything r points at, or share state between calls. write is called
 // once at a time, in order, but not always on the calling goroutine.
 // It returns the first error write returns.
-func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, write func([]byte) error) error {
+func (s *Snapshot) encodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, write func([]byte) error) error {
 	src := s.source()
 	if l, ok := src.(reportList); ok {
 		var b []byte
@@ -65,7 +65,7 @@ func (s *Snapshot) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, 
 	return e.err
 }
 
-// chunkEncoder is the shared state of EncodeRuns' workers, behind mu.
+// chunkEncoder is the shared state of encodeRuns' workers, behind mu.
 type chunkEncoder struct {
 	src   runSource
 	enc   func(dst []byte, i int, r *RunReport) []byte

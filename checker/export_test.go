@@ -1,5 +1,7 @@
 package checker
 
+import "time"
+
 // WithPieceSize is rd writing checkpoints whose proof pieces are n bytes
 // (checkpoint.go), so that the split tests cut small logs into many
 // pieces and prove them on every core.
@@ -41,3 +43,8 @@ func CheckpointIndexBits(cp *Checkpoint, opts Options) (uint, error) {
 // more than the stored bytes and the trailer when stretches of the runs of
 // the checkpoint it resumed from are borrowed, not copied.
 func CheckpointParts(cp *Checkpoint) ([][]byte, error) { return cp.encode() }
+
+// The schedule's slot arithmetic, for the table of TestSchedule.
+func (s *Schedule) JudgedSlots(now time.Time) []time.Time    { return s.judgedSlots(now) }
+func (s *Schedule) IsSlot(t time.Time) bool                  { return s.isSlot(t) }
+func (s *Schedule) WindowSlot(t time.Time) (time.Time, bool) { return s.windowSlot(t) }

@@ -75,13 +75,13 @@ func NewFeed(opts Options) (*Feed, error) {
 		return nil, err
 	}
 	if opts.JobLog != nil {
-		return nil, errors.New(jobLogNotImported)
+		return nil, jobLogNotImported("checker: Options.JobLog", "native event logs")
 	}
 	if !opts.Window.IsZero() {
-		return nil, errors.New("--window reads native event logs only, not --input-format openlineage")
+		return nil, errors.New("checker: Options.Window reads native event logs only, not OpenLineage run events (Feed)")
 	}
 	if opts.Definition == nil {
-		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: DefaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: true}}
+		opts.Definition = &Definition{Stages: []StageDef{}, LeaseMarginSeconds: defaultLeaseMarginSeconds, RetryBrake: RetryBrake{Threshold: defaultRetryBrakeThreshold, Enforce: true}}
 	}
 	return &Feed{c: newContractState(opts)}, nil
 }

@@ -57,7 +57,7 @@ func TestFeed(t *testing.T) {
 // one rather than leave it unread.
 func TestFeedRefusesJobLog(t *testing.T) {
 	_, err := checker.NewFeed(checker.Options{Now: corpusNow, JobLog: strings.NewReader(""), JobLogFile: "job.jsonl"})
-	want := "--job-log applies to --input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with"
+	want := "checker: Options.JobLog applies to native event logs only: OpenLineage attempts carry no attempt_id to match job-log records with"
 	if err == nil || err.Error() != want {
 		t.Fatalf("NewFeed with a job log: %v, want %q", err, want)
 	}

@@ -5,16 +5,17 @@ import (
 	"unsafe"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
+	"github.com/greenlight-ci/greenlight/checker/internal/runview"
 )
 
 // staleAfter resolves the stall threshold: the option, else the
-// definition's, else DefaultStaleAfterSeconds (seconds). A stage's own
+// definition's, else defaultStaleAfterSeconds (seconds). A stage's own
 // stale_after_seconds overrides it for that stage (foldConfig.staleFor).
 func (c *contractState) staleAfter() int { return staleAfterOf(c.opts) }
 
 // staleAfterOf is the run-wide stall threshold in force under opts, in
 // seconds: Options.StaleAfterSeconds, else the definition's, else
-// DefaultStaleAfterSeconds.
+// defaultStaleAfterSeconds.
 func staleAfterOf(opts Options) int {
 	switch {
 	case opts.StaleAfterSeconds > 0:
@@ -22,7 +23,7 @@ func staleAfterOf(opts Options) int {
 	case opts.Definition.StaleAfterSeconds > 0:
 		return opts.Definition.StaleAfterSeconds
 	}
-	return DefaultStaleAfterSeconds
+	return defaultStaleAfterSeconds
 }
 
 // foldConfig is what folding needs besides the runs: the moment, the
@@ -124,7 +125,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	allSucceeded := true
 	var live, judgedRuns []*runState
 	var liveAt []int
-	var states []uint8 // for RunHeads
+	var states []uint8 // for the runs' heads (runview.Head)
 	var stubStates map[*runState]RunState
 	var foldedLatest *runState
 	// Without a schedule or a window, the runs are judged from their heads
@@ -258,7 +259,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	f := &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: states, latestAt: -1}
 	if latest != nil && latest == foldedLatest {
 		// The latest run was folded: its copy still gives its report
-		// (Snapshot.Latest), judged at its stub's place in the schedule.
+		// (its run views' Latest, render.Latest), judged at its stub's place in the schedule.
 		f.latest = latest
 		if judged != nil {
 			for k, r := range judgedRuns {
@@ -402,9 +403,9 @@ func (f *foldedRuns) foldedLatest() (RunReport, bool) {
 func (f *foldedRuns) count() int      { return f.c.runs.Len() }
 func (f *foldedRuns) id(i int) string { return f.c.runs.IDAt(i) }
 
-func (f *foldedRuns) head(i int) RunHead {
+func (f *foldedRuns) head(i int) runview.Head {
 	h := f.c.runs.HeadAt(i)
-	return RunHead{RunID: h.ID, State: runStateCodes[f.states[i]], FirstEvent: h.FirstAt(), LastEvent: h.LastAt(), FirstLine: h.FirstLine}
+	return runview.Head{RunID: h.ID, State: string(runStateCodes[f.states[i]]), FirstEvent: h.FirstAt(), LastEvent: h.LastAt(), FirstLine: h.FirstLine}
 }
 
 func (f *foldedRuns) order(i int) (time.Time, int, bool) {
@@ -415,7 +416,7 @@ func (f *foldedRuns) order(i int) (time.Time, int, bool) {
 func (f *foldedRuns) attempts(i int) int { return f.c.runs.HeadAt(i).Attempts }
 
 // decodeAll decodes every run a checkpoint holds, for a reader of every
-// report (Runs, Collect, EncodeRuns): after it, report reads the store only,
+// report (Runs, Collect, encodeRuns): after it, report reads the store only,
 // from any goroutine.
 func (f *foldedRuns) decodeAll() {
 	defer asCheckpointError()
@@ -572,7 +573,7 @@ func (rs *runStates) state() RunState {
 }
 
 // reportArena is reusable storage for run reports built one after another
-// (Snapshot.Runs, EncodeRuns): the slices and values a report points into are
+// (Snapshot.Runs, encodeRuns): the slices and values a report points into are
 // carved from it, so a report built into it is valid only until the next
 // one is. A nil arena allocates each report on its own.
 type reportArena struct {
@@ -582,7 +583,7 @@ type reportArena struct {
 	attempts []AttemptReport
 	boxes    []attemptBox
 	// transient says that nothing keeps a report's strings past the next
-	// report (EncodeRuns): its time texts then live in storage the next
+	// report (encodeRuns): its time texts then live in storage the next
 	// report reuses (timeTexts.transient), so building a report allocates
 	// nothing once the arena has grown.
 	transient bool

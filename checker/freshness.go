@@ -100,7 +100,7 @@ const (
 	// there is none; a stale log may then be healthy.
 	FreshnessNone = "none"
 	// FreshnessNotDeclared: nothing declares one. check reports; gate
-	// refuses to judge (ErrNoFreshness).
+	// refuses to judge (errNoFreshness).
 	FreshnessNotDeclared = "not_declared"
 )
 
@@ -132,10 +132,10 @@ type FreshnessReport struct {
 	LatestSuccess time.Time `json:"-"`
 }
 
-// ErrNoFreshness is the core's refusal of a gate without a freshness
+// errNoFreshness is the core's refusal of a gate without a freshness
 // expectation (Request.Gating): without one, a log whose newest run is
 // months old would pass. The shells name their own knobs in the message.
-var ErrNoFreshness = errors.New("no freshness expectation")
+var errNoFreshness = errors.New("no freshness expectation")
 
 // maxAgeOf is the max_age that applies: the option's, else the
 // definition's.
@@ -149,9 +149,9 @@ func (o Options) maxAgeOf() MaxAge {
 	return MaxAge{}
 }
 
-// FreshnessDeclared says whether a check with o has a freshness
+// freshnessDeclared says whether a check with o has a freshness
 // expectation: a max_age or a schedule, or an explicit none.
-func (o Options) FreshnessDeclared() bool {
+func (o Options) freshnessDeclared() bool {
 	return !o.maxAgeOf().IsZero() || o.Definition != nil && o.Definition.Schedule != nil
 }
 

@@ -11,8 +11,8 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 )
 
-// ToolName is the snapshot's tool.name.
-const ToolName = "greenlight"
+// toolName is the snapshot's tool.name.
+const toolName = "greenlight"
 
 // DevelVersion is the tool version of a build that names none: neither a
 // release nor a module version (a build in a checkout without VCS stamping,
@@ -32,7 +32,7 @@ func toolOf(opts Options) Tool {
 	if v == "" {
 		v = DevelVersion
 	}
-	return Tool{Name: ToolName, Version: v}
+	return Tool{Name: toolName, Version: v}
 }
 
 // The values of SourceFile.Compression.
@@ -227,7 +227,7 @@ func beginCheck(files []LogFile, opts Options, rd Reading) (*contractState, *log
 		return nil, nil, errors.New("checker: a log needs at least one file")
 	}
 	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
-		return nil, nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
+		return nil, nil, errors.New("checker: no pipeline definition: set Options.Definition (ParseDefinition, or LinearDefinition of the stage ids)")
 	}
 	opts, err := opts.normalized()
 	if err != nil {

@@ -245,7 +245,7 @@ func TestCheckFilesLineWords(t *testing.T) {
 				got = append(got, v.File+":"+itoa(v.Line)+": "+string(v.Rule)+": "+v.Message)
 			}
 			if s := res.Snapshot; s != nil {
-				for r := range s.EachRun {
+				for r := range s.Runs() {
 					if r.State == checker.RunSucceeded {
 						continue
 					}

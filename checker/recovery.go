@@ -76,12 +76,12 @@ func brake(atts []attemptState, limit int) (kind failureKind, count int) {
 }
 
 // retryBrake is the definition's retry brake, the defaults (threshold
-// DefaultRetryBrakeThreshold, enforced) when it has none (a Definition
+// defaultRetryBrakeThreshold, enforced) when it has none (a Definition
 // built by hand).
 func (d *Definition) retryBrake() RetryBrake {
 	rb := d.RetryBrake
 	if rb.Threshold < 1 {
-		rb = RetryBrake{Threshold: DefaultRetryBrakeThreshold, Enforce: true}
+		rb = RetryBrake{Threshold: defaultRetryBrakeThreshold, Enforce: true}
 	}
 	return rb
 }

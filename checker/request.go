@@ -3,7 +3,6 @@ package checker
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // The ranges of the numeric options (outside review): each runs
@@ -57,7 +56,7 @@ type Request struct {
 	Since string
 	// Gating says the shell fails on an unhealthy verdict (gate, check
 	// --fail-on-unhealthy, the action's fail-on-unhealthy): Options then
-	// refuses a check without a freshness expectation (ErrNoFreshness),
+	// refuses a check without a freshness expectation (errNoFreshness),
 	// since a log whose newest run is months old would pass, and an
 	// OpenLineage log without a definition needs InferStages, since stages
 	// inferred from the log cannot show a job that never logged.
@@ -92,22 +91,29 @@ type Request struct {
 	// then invisible. It applies to InputFormat openlineage without a
 	// definition only.
 	InferStages bool
-	// ActionInputs names the knobs in messages as the GitHub Action's
-	// inputs (stages, now, gate) rather than as the CLI's flags (--stages).
-	ActionInputs bool
+	// Knob names a Request field in error messages as the shell's user
+	// knows it: given the field's Go name ("Stages", "MaxAge",
+	// "InputFormat", "JobLogFile"), it returns the shell's flag, input or
+	// option for it (the CLI's "--stages", the action's "max-age" input,
+	// the js module's "input_format"). Nil names the fields themselves
+	// ("Request.Stages"), for a library's caller.
+	Knob func(field string) string
 }
 
-// knob names the knob whose flag is flag in the shell's terms.
-func (r Request) knob(flag string) string {
-	if r.ActionInputs {
-		return strings.TrimPrefix(flag, "--")
+// knob names the Request field field in the shell's terms (Knob).
+func (r Request) knob(field string) string {
+	if r.Knob != nil {
+		return r.Knob(field)
 	}
-	return flag
+	return "Request." + field
 }
 
 // jobLogNotImported is the error for a job log beside a log that is not in
-// the native format.
-const jobLogNotImported = "--job-log applies to --input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with"
+// the native format: jobLog names the job log, native the native format
+// (as the shell or the library names them).
+func jobLogNotImported(jobLog, native string) error {
+	return errors.New(jobLog + " applies to " + native + " only: OpenLineage attempts carry no attempt_id to match job-log records with")
+}
 
 // The values of Request.InputFormat (the CLI's --input-format).
 const (
@@ -127,17 +133,17 @@ func (r Request) CheckInputFormat() error {
 		return nil
 	case FormatOpenLineage:
 		if r.Stages != "" {
-			return errors.New("--stages declares native stage ids; for --input-format openlineage give no definition (the stages come from the log) or --pipeline FILE whose stage names are the jobs (namespace/name)")
+			return errors.New(r.knob("Stages") + " declares native stage ids; for " + r.knob("InputFormat") + " openlineage give no definition (the stages come from the log) or " + r.knob("Pipeline") + " FILE whose stage names are the jobs (namespace/name)")
 		}
 		if r.Strict {
-			return errors.New("--strict applies to --input-format native only")
+			return errors.New(r.knob("Strict") + " applies to " + r.knob("InputFormat") + " native only")
 		}
 		if r.JobLogFile != "" {
-			return errors.New(jobLogNotImported)
+			return jobLogNotImported(r.knob("JobLogFile"), r.knob("InputFormat")+" "+FormatNative)
 		}
 		return nil
 	}
-	return fmt.Errorf("--input-format %q: use native or openlineage", r.InputFormat)
+	return fmt.Errorf("%s %q: use native or openlineage", r.knob("InputFormat"), r.InputFormat)
 }
 
 // Options resolves the request: it parses and validates the pipeline
@@ -152,7 +158,7 @@ func (r Request) Options() (Options, error) {
 	hasPipeline := r.Pipeline != nil || r.PipelineName != ""
 	switch {
 	case hasPipeline && r.Stages != "":
-		return o, errors.New("give either --pipeline or --stages, not both")
+		return o, errors.New("give either " + r.knob("Pipeline") + " or " + r.knob("Stages") + ", not both")
 	case hasPipeline:
 		def, err := ParseDefinition(r.Pipeline)
 		if err != nil {
@@ -165,33 +171,33 @@ func (r Request) Options() (Options, error) {
 	case r.Stages != "":
 		ids, err := ParseStageList(r.Stages)
 		if err != nil {
-			return o, errors.New(r.knob("--stages") + ": " + err.Error())
+			return o, errors.New(r.knob("Stages") + ": " + err.Error())
 		}
 		def, err := LinearDefinition(ids)
 		if err != nil {
-			return o, errors.New(r.knob("--stages") + ": " + err.Error())
+			return o, errors.New(r.knob("Stages") + ": " + err.Error())
 		}
 		o.Definition = def
 	case r.InputFormat == FormatOpenLineage && r.Gating && !r.InferStages:
-		return o, errors.New("no stages declared for a gate on an OpenLineage log: give " + r.knob("--pipeline") + " pipeline.yaml naming the expected jobs (namespace/name), or " + r.knob("--infer-stages") + " to take the jobs that logged as the expected ones (a job whose events never arrived is then invisible)")
+		return o, errors.New("no stages declared for a gate on an OpenLineage log: give " + r.knob("Pipeline") + " pipeline.yaml naming the expected jobs (namespace/name), or " + r.knob("InferStages") + " to take the jobs that logged as the expected ones (a job whose events never arrived is then invisible)")
 	case r.DefinitionOptional || r.InputFormat == FormatOpenLineage:
 		// The log declares the stages.
 	default:
-		return o, errors.New("no stages declared: pass --pipeline pipeline.yaml (see \"greenlight schema pipeline\") or --stages 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible")
+		return o, errors.New("no stages declared: pass " + r.knob("Pipeline") + " pipeline.yaml (see \"greenlight schema pipeline\") or " + r.knob("Stages") + " 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible")
 	}
 	if r.InferStages {
 		switch {
 		case r.InputFormat != FormatOpenLineage:
-			return o, errors.New(r.knob("--infer-stages") + " applies to --input-format openlineage only: a native log's stages are declared with --pipeline or --stages")
+			return o, errors.New(r.knob("InferStages") + " applies to " + r.knob("InputFormat") + " openlineage only: a native log's stages are declared with " + r.knob("Pipeline") + " or " + r.knob("Stages"))
 		case o.Definition != nil:
-			return o, errors.New(r.knob("--infer-stages") + " takes the stages from the log: give it without " + r.knob("--pipeline"))
+			return o, errors.New(r.knob("InferStages") + " takes the stages from the log: give it without " + r.knob("Pipeline"))
 		}
 		o.InferStages = true
 	}
 	if r.Now != "" {
 		t, err := ParseTime(r.Now)
 		if err != nil {
-			return o, errors.New(r.knob("--now") + ": " + err.Error())
+			return o, errors.New(r.knob("Now") + ": " + err.Error())
 		}
 		o.Now = t
 	}
@@ -199,7 +205,7 @@ func (r Request) Options() (Options, error) {
 	case "", GateAll, GateLatest:
 		o.Gate = Gate(r.Gate)
 	default:
-		return o, fmt.Errorf("%s %q: use all or latest", r.knob("--gate"), r.Gate)
+		return o, fmt.Errorf("%s %q: use all or latest", r.knob("Gate"), r.Gate)
 	}
 	for _, k := range []struct {
 		name  string
@@ -207,9 +213,9 @@ func (r Request) Options() (Options, error) {
 		limit int
 		dst   *int
 	}{
-		{"--stale-after-seconds", r.StaleAfterSeconds, StaleAfterSecondsLimit, &o.StaleAfterSeconds},
-		{"--max-line-bytes", r.MaxLineBytes, MaxLineBytesLimit, &o.MaxLineBytes},
-		{"--max-violations", r.MaxViolations, MaxViolationsLimit, &o.MaxViolations},
+		{"StaleAfterSeconds", r.StaleAfterSeconds, StaleAfterSecondsLimit, &o.StaleAfterSeconds},
+		{"MaxLineBytes", r.MaxLineBytes, MaxLineBytesLimit, &o.MaxLineBytes},
+		{"MaxViolations", r.MaxViolations, MaxViolationsLimit, &o.MaxViolations},
 	} {
 		if k.v == nil {
 			continue // not given: Options' zero, the default
@@ -222,22 +228,22 @@ func (r Request) Options() (Options, error) {
 	if r.MaxAge != "" {
 		m, err := ParseMaxAge(r.MaxAge)
 		if err != nil {
-			return o, fmt.Errorf("%s %v", r.knob("--max-age"), err)
+			return o, fmt.Errorf("%s %v", r.knob("MaxAge"), err)
 		}
 		o.MaxAge = m
 	}
 	if r.Since != "" {
 		d, err := ParseDurationDays(r.Since)
 		if err != nil {
-			return o, fmt.Errorf("%s %q: %v", r.knob("--since"), r.Since, err)
+			return o, fmt.Errorf("%s %q: %v", r.knob("Since"), r.Since, err)
 		}
 		if o.Gate == GateLatest {
-			return o, fmt.Errorf("%s limits --gate all to the runs within it; --gate latest judges the latest run", r.knob("--since"))
+			return o, fmt.Errorf("%s limits %s all to the runs within it; %s latest judges the latest run", r.knob("Since"), r.knob("Gate"), r.knob("Gate"))
 		}
 		o.Since = d
 	}
-	if r.Gating && !o.FreshnessDeclared() {
-		return o, fmt.Errorf("%w: a gate needs one, or a log whose newest run is months old would pass: declare max_age in the pipeline definition (max_age: 26h for a nightly pipeline) or a schedule, or give %s DURATION (e.g. 26h, 90m, 2d); %s none gates without one", ErrNoFreshness, r.knob("--max-age"), r.knob("--max-age"))
+	if r.Gating && !o.freshnessDeclared() {
+		return o, fmt.Errorf("%w: a gate needs one, or a log whose newest run is months old would pass: declare max_age in the pipeline definition (max_age: 26h for a nightly pipeline) or a schedule, or give %s DURATION (e.g. 26h, 90m, 2d); %s none gates without one", errNoFreshness, r.knob("MaxAge"), r.knob("MaxAge"))
 	}
 	o.File = r.File
 	o.JobLogFile = r.JobLogFile

@@ -7,14 +7,24 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
+// cliFlag, actionInput and jsOption name a Request field as the CLI, the
+// action and the js module do (Request.Knob).
+func cliFlag(field string) string     { return words.Knob(field, "--", '-') }
+func actionInput(field string) string { return words.Knob(field, "", '-') }
+func jsOption(field string) string    { return words.Knob(field, "", '_') }
+
 // TestRequestOptions: the shells' shared option handling accepts what the
-// CLI accepts and refuses the rest with the CLI's messages.
+// CLI accepts and refuses the rest with messages that name the fields
+// through the shell's Knob (the CLI's flags, unless a case gives its own
+// Knob or fields), or, without one, as Request fields.
 func TestRequestOptions(t *testing.T) {
 	tests := []struct {
 		name    string
 		req     checker.Request
+		fields  bool // no Knob: the messages name Request's fields
 		wantErr string
 		stages  int
 		now     time.Time
@@ -42,9 +52,18 @@ func TestRequestOptions(t *testing.T) {
 		{name: "empty named definition", req: checker.Request{PipelineName: "p.yaml", Pipeline: []byte{}},
 			wantErr: "p.yaml: the pipeline definition is empty"},
 		{name: "bad stage id", req: checker.Request{Stages: "1,,2"}, wantErr: "--stages: " + stageListErr(t, "1,,2")},
-		{name: "bad stage id, action inputs", req: checker.Request{Stages: "1,,2", ActionInputs: true}, wantErr: "stages: " + stageListErr(t, "1,,2")},
-		{name: "unknown gate, action inputs", req: checker.Request{Stages: "1", Gate: "some", ActionInputs: true}, wantErr: `gate "some": use all or latest`},
-		{name: "stale over a year, action inputs", req: checker.Request{Stages: "1", StaleAfterSeconds: ptr(checker.StaleAfterSecondsLimit + 1), ActionInputs: true}, wantErr: `stale-after-seconds "31536001": use a whole number from 1 to 31536000`},
+		{name: "bad stage id, action inputs", req: checker.Request{Stages: "1,,2", Knob: actionInput}, wantErr: "stages: " + stageListErr(t, "1,,2")},
+		{name: "unknown gate, action inputs", req: checker.Request{Stages: "1", Gate: "some", Knob: actionInput}, wantErr: `gate "some": use all or latest`},
+		{name: "stale over a year, action inputs", req: checker.Request{Stages: "1", StaleAfterSeconds: ptr(checker.StaleAfterSecondsLimit + 1), Knob: actionInput}, wantErr: `stale-after-seconds "31536001": use a whole number from 1 to 31536000`},
+		{name: "openlineage with a job log, action inputs", req: checker.Request{InputFormat: checker.FormatOpenLineage, JobLogFile: "job.jsonl", Knob: actionInput},
+			wantErr: "job-log applies to input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with"},
+		{name: "infer stages of a native log, js options", req: checker.Request{Stages: "1", InferStages: true, Knob: jsOption},
+			wantErr: "infer_stages applies to input_format openlineage only: a native log's stages are declared with pipeline or stages"},
+		{name: "since with gate latest, js options", req: checker.Request{Stages: "1", Gate: "latest", Since: "7d", Knob: jsOption},
+			wantErr: "since limits gate all to the runs within it; gate latest judges the latest run"},
+		{name: "neither, fields", req: checker.Request{}, fields: true,
+			wantErr: `no stages declared: pass Request.Pipeline pipeline.yaml (see "greenlight schema pipeline") or Request.Stages 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible`},
+		{name: "max age, fields", req: checker.Request{Stages: "1", MaxAge: "soon"}, fields: true, wantErr: "Request.MaxAge " + maxAgeErr(t, "soon")},
 		{name: "now without offset", req: checker.Request{Stages: "1", Now: "2026-01-01T12:00:00"},
 			wantErr: `--now: "2026-01-01T12:00:00" is not an RFC 3339 date-time with an offset (e.g. 2026-01-02T03:04:05Z)`},
 		{name: "unknown gate", req: checker.Request{Stages: "1", Gate: "some"}, wantErr: `--gate "some": use all or latest`},
@@ -57,7 +76,11 @@ func TestRequestOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := tc.req.Options()
+			req := tc.req
+			if req.Knob == nil && !tc.fields {
+				req.Knob = cliFlag
+			}
+			o, err := req.Options()
 			if tc.wantErr != "" {
 				if err == nil || err.Error() != tc.wantErr {
 					t.Fatalf("error = %v, want %q", err, tc.wantErr)
@@ -83,6 +106,15 @@ func stageListErr(t *testing.T, list string) string {
 	_, err := checker.ParseStageList(list)
 	if err == nil {
 		t.Fatalf("ParseStageList(%q) accepted it", list)
+	}
+	return err.Error()
+}
+
+func maxAgeErr(t *testing.T, text string) string {
+	t.Helper()
+	_, err := checker.ParseMaxAge(text)
+	if err == nil {
+		t.Fatalf("ParseMaxAge(%q) accepted it", text)
 	}
 	return err.Error()
 }

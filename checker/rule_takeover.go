@@ -23,17 +23,17 @@ const (
 // familyTakeover is the family of the takeover rules (rule_takeover.go).
 const familyTakeover = "takeover"
 
-// ReasonHeartbeatAdvanced is the reason an attempt's outcome becomes
+// reasonHeartbeatAdvanced is the reason an attempt's outcome becomes
 // unknown when its own owner sends a heartbeat after another owner took it
 // over: the runbook's code HEARTBEAT_ADVANCED (the owner's heartbeat moved
 // on, so it was alive when its work was taken from it).
-const ReasonHeartbeatAdvanced = "HEARTBEAT_ADVANCED"
+const reasonHeartbeatAdvanced = "HEARTBEAT_ADVANCED"
 
-// StopMethods are the values of stop_method on a takeover: how the owner
+// stopMethods are the values of stop_method on a takeover: how the owner
 // was confirmed stopped (local_pid: the PID is gone or is another process,
 // by start time and command line; host_down: the owner's host is down;
 // console: the scheduler's or the cloud's console shows it stopped; other).
-var StopMethods = []string{"local_pid", "host_down", "console", "other"}
+var stopMethods = []string{"local_pid", "host_down", "console", "other"}
 
 // given says a text the contract asks for is there: not blank
 // (docs/contract.md, Blank text).
@@ -173,5 +173,5 @@ func recordTakeover(a *attemptState, ev *event) {
 // advancedReason is the unknown reason of an attempt whose owner sent a
 // heartbeat on line after the takeover on takeoverLine.
 func (c *contractState) advancedReason(owner string, line, takeoverLine int) string {
-	return fmt.Sprintf("%s: the owner %s sent a heartbeat on %s, after the takeover on %s; it was alive, so the takeover's outcome is not adopted", ReasonHeartbeatAdvanced, owner, c.lineText(line), c.lineText(takeoverLine))
+	return fmt.Sprintf("%s: the owner %s sent a heartbeat on %s, after the takeover on %s; it was alive, so the takeover's outcome is not adopted", reasonHeartbeatAdvanced, owner, c.lineText(line), c.lineText(takeoverLine))
 }

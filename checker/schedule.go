@@ -13,11 +13,11 @@ import (
 
 // Schedule defaults (docs/schedule.md).
 const (
-	// DefaultStartGraceSeconds is how long (seconds) after its slot a run may
+	// defaultStartGraceSeconds is how long (seconds) after its slot a run may
 	// start when the schedule does not say.
-	DefaultStartGraceSeconds = 1800
-	// DefaultLookbackSlots is how many past slots are judged by default.
-	DefaultLookbackSlots = 1
+	defaultStartGraceSeconds = 1800
+	// defaultLookbackSlots is how many past slots are judged by default.
+	defaultLookbackSlots = 1
 	// maxLookbackSpan bounds how far back greenlight searches a cron
 	// schedule for its judged slots.
 	maxLookbackSpan = 20 * 366 * 24 * time.Hour
@@ -82,7 +82,7 @@ func parseSchedule(raw *rawSchedule) (*Schedule, error) {
 		Cron:              raw.Cron,
 		EverySeconds:      raw.EverySeconds,
 		Timezone:          raw.Timezone,
-		StartGraceSeconds: DefaultStartGraceSeconds,
+		StartGraceSeconds: defaultStartGraceSeconds,
 		MaxRuntimeSeconds: raw.MaxRuntimeSeconds,
 		LookbackSlots:     raw.LookbackSlots,
 	}
@@ -90,7 +90,7 @@ func parseSchedule(raw *rawSchedule) (*Schedule, error) {
 		s.StartGraceSeconds = *raw.StartGraceSeconds
 	}
 	if s.LookbackSlots == 0 {
-		s.LookbackSlots = DefaultLookbackSlots
+		s.LookbackSlots = defaultLookbackSlots
 	}
 	if s.Timezone == "" {
 		s.Timezone = "UTC"
@@ -314,16 +314,16 @@ func (s *Schedule) firstReading(w int64) int64 {
 	}
 }
 
-// IsSlot reports whether t is one of the schedule's slots.
-func (s *Schedule) IsSlot(t time.Time) bool {
+// isSlot reports whether t is one of the schedule's slots.
+func (s *Schedule) isSlot(t time.Time) bool {
 	n, ok := s.next(t.Add(-time.Nanosecond))
 	return ok && n.Equal(t)
 }
 
-// JudgedSlots returns the slots judged at now, oldest first: the latest
+// judgedSlots returns the slots judged at now, oldest first: the latest
 // LookbackSlots slots S with S + StartGraceSeconds <= now, none before Since.
 // A cron schedule is searched at most twenty years back.
-func (s *Schedule) JudgedSlots(now time.Time) []time.Time {
+func (s *Schedule) judgedSlots(now time.Time) []time.Time {
 	cutoff := now.Add(-s.grace())
 	n := s.LookbackSlots
 	span := time.Duration(n+1) * time.Minute
@@ -361,9 +361,9 @@ func (s *Schedule) NextSlot(now time.Time) (time.Time, bool) {
 	return s.next(now.Add(-s.grace()))
 }
 
-// WindowSlot returns the latest slot S with S <= t <= S + StartGraceSeconds:
+// windowSlot returns the latest slot S with S <= t <= S + StartGraceSeconds:
 // the slot a run whose first event is at t fills without a scheduled_for.
-func (s *Schedule) WindowSlot(t time.Time) (time.Time, bool) {
+func (s *Schedule) windowSlot(t time.Time) (time.Time, bool) {
 	cur, ok := s.next(t.Add(-s.grace() - time.Nanosecond))
 	if !ok || cur.After(t) {
 		return time.Time{}, false

@@ -4,19 +4,19 @@ import "time"
 
 // Slot statuses in a ScheduleReport.
 const (
-	// SlotOnTime: a run filled the slot and started within the grace.
-	SlotOnTime = "on_time"
-	// SlotLate: the run claimed the slot by scheduled_for but started after
+	// slotOnTime: a run filled the slot and started within the grace.
+	slotOnTime = "on_time"
+	// slotLate: the run claimed the slot by scheduled_for but started after
 	// the grace; reported, not unhealthy by itself.
-	SlotLate = "late"
-	// SlotMissed: no run filled the slot; the verdict is unhealthy.
-	SlotMissed = "missed"
+	slotLate = "late"
+	// slotMissed: no run filled the slot; the verdict is unhealthy.
+	slotMissed = "missed"
 )
 
 // How a run came to fill a slot.
 const (
-	ClaimScheduledFor = "scheduled_for" // an event of the run names the slot
-	ClaimWindow       = "window"        // its first event is within the slot's grace
+	claimScheduledFor = "scheduled_for" // an event of the run names the slot
+	claimWindow       = "window"        // its first event is within the slot's grace
 )
 
 // ScheduleReport is the schedule section of a snapshot, present only when the
@@ -118,14 +118,14 @@ type claim struct {
 // slot more than skew after the run's first event is an early claim, and the
 // run fills no slot at all (its own scheduled_for contradicts every window).
 func (s *Schedule) runClaim(run *runState, skew time.Duration) claim {
-	if slot, _, ok := run.ScheduledFor(); ok && s.IsSlot(slot) {
+	if slot, _, ok := run.ScheduledFor(); ok && s.isSlot(slot) {
 		if run.FirstAt().Before(slot.Add(-skew)) {
 			return claim{slot: slot, early: true}
 		}
-		return claim{slot, ClaimScheduledFor, true, false}
+		return claim{slot, claimScheduledFor, true, false}
 	}
-	if w, ok := s.WindowSlot(run.FirstAt()); ok {
-		return claim{w, ClaimWindow, true, false}
+	if w, ok := s.windowSlot(run.FirstAt()); ok {
+		return claim{w, claimWindow, true, false}
 	}
 	return claim{}
 }
@@ -160,33 +160,7 @@ func (j *scheduleJudgement) at(i int) int {
 // claim, then the earlier line; the others are duplicates. skew is the
 // allowed clock skew, which an early claim must exceed.
 func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Duration) *scheduleJudgement {
-	sr := &ScheduleReport{
-		Timezone:          s.Timezone,
-		StartGraceSeconds: s.StartGraceSeconds,
-		LookbackSlots:     s.LookbackSlots,
-		Slots:             []SlotReport{},
-		Missed:            []MissedSlot{},
-		Late:              []LateRun{},
-		Early:             []EarlyRun{},
-		Duplicates:        []DuplicateRun{},
-		DoubleExecutions:  []DoubleExecution{},
-		Unscheduled:       []UnscheduledRun{},
-	}
-	if s.Cron != "" {
-		c := s.Cron
-		sr.Cron = &c
-	} else {
-		e := s.EverySeconds
-		sr.EverySeconds = &e
-	}
-	if s.MaxRuntimeSeconds > 0 {
-		m := s.MaxRuntimeSeconds
-		sr.MaxRuntimeSeconds = &m
-	}
-	if !s.Since.IsZero() {
-		v := formatTime(s.Since)
-		sr.Since = &v
-	}
+	sr := newScheduleReport(s)
 	j := &scheduleJudgement{report: sr, claims: make([]claim, len(runs)), latestSlot: -1}
 	// filled maps a slot (Unix nanoseconds) to the index of its run, and
 	// latestOf to the index of the latest run that claims it (the latest
@@ -205,7 +179,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 			continue
 		}
 		key := cl.slot.UnixNano()
-		if k, taken := filled[key]; !taken || (cl.by == ClaimScheduledFor && j.claims[k].by == ClaimWindow) {
+		if k, taken := filled[key]; !taken || (cl.by == claimScheduledFor && j.claims[k].by == claimWindow) {
 			filled[key] = i
 		}
 		if k, seen := latestOf[key]; !seen || !run.FirstAt().Before(runs[k].FirstAt()) {
@@ -221,7 +195,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 			sr.Duplicates = append(sr.Duplicates, DuplicateRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: runs[i].ID(), FilledBy: runs[k].ID()})
 			continue
 		}
-		if due := cl.slot.Add(s.grace()); cl.by == ClaimScheduledFor && runs[i].FirstAt().After(due) {
+		if due := cl.slot.Add(s.grace()); cl.by == claimScheduledFor && runs[i].FirstAt().After(due) {
 			sr.Late = append(sr.Late, LateRun{ScheduledFor: formatTime(cl.slot), Slot: cl.slot.UTC(), RunID: runs[i].ID(), FirstEventAt: formatTime(runs[i].FirstAt()), LateBySeconds: runs[i].FirstAt().Sub(due).Seconds()})
 		}
 	}
@@ -229,17 +203,17 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 	sortBySlot(sr.Late, func(l LateRun) time.Time { return l.Slot })
 	sortBySlot(sr.Early, func(e EarlyRun) time.Time { return e.Slot })
 	var lastSlot time.Time
-	for _, slot := range s.JudgedSlots(now) {
+	for _, slot := range s.judgedSlots(now) {
 		lastSlot = slot
 		due := formatTime(slot.Add(s.grace()))
-		row := SlotReport{ScheduledFor: formatTime(slot), DueAt: due, Status: SlotMissed}
+		row := SlotReport{ScheduledFor: formatTime(slot), DueAt: due, Status: slotMissed}
 		j.latestSlot = -1
 		if i, ok := filled[slot.UnixNano()]; ok {
 			j.latestSlot = latestOf[slot.UnixNano()]
 			id, by := runs[i].ID(), j.claims[i].by
-			row.RunID, row.ClaimedBy, row.Status = &id, &by, SlotOnTime
-			if by == ClaimScheduledFor && runs[i].FirstAt().After(slot.Add(s.grace())) {
-				row.Status = SlotLate
+			row.RunID, row.ClaimedBy, row.Status = &id, &by, slotOnTime
+			if by == claimScheduledFor && runs[i].FirstAt().After(slot.Add(s.grace())) {
+				row.Status = slotLate
 			}
 		} else {
 			sr.Missed = append(sr.Missed, MissedSlot{ScheduledFor: row.ScheduledFor, DueAt: due, Slot: slot.UTC()})
@@ -270,6 +244,39 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 		sr.NextSlot, sr.NextDueAt = &v, &d
 	}
 	return j
+}
+
+// newScheduleReport is the report of schedule s before any run is matched:
+// the schedule as declared, and empty lists of slots and findings.
+func newScheduleReport(s *Schedule) *ScheduleReport {
+	sr := &ScheduleReport{
+		Timezone:          s.Timezone,
+		StartGraceSeconds: s.StartGraceSeconds,
+		LookbackSlots:     s.LookbackSlots,
+		Slots:             []SlotReport{},
+		Missed:            []MissedSlot{},
+		Late:              []LateRun{},
+		Early:             []EarlyRun{},
+		Duplicates:        []DuplicateRun{},
+		DoubleExecutions:  []DoubleExecution{},
+		Unscheduled:       []UnscheduledRun{},
+	}
+	if s.Cron != "" {
+		c := s.Cron
+		sr.Cron = &c
+	} else {
+		e := s.EverySeconds
+		sr.EverySeconds = &e
+	}
+	if s.MaxRuntimeSeconds > 0 {
+		m := s.MaxRuntimeSeconds
+		sr.MaxRuntimeSeconds = &m
+	}
+	if !s.Since.IsZero() {
+		v := formatTime(s.Since)
+		sr.Since = &v
+	}
+	return sr
 }
 
 // sortBySlot orders xs by slot time, keeping line order within a slot.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"iter"
 	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runview"
 )
 
 // SnapshotVersion is the schema_version of a health snapshot.
@@ -119,19 +121,20 @@ type Snapshot struct {
 	// Reconciliation is the job-log comparison; nil without --job-log.
 	Reconciliation *Reconciliation `json:"reconciliation"`
 	// runs are the run reports, in order: built one at a time as they are
-	// asked for (Runs, RunIDs, Collect, EncodeRuns, Latest). The document's
+	// asked for (Runs, At, Collect, and render's views). The document's
 	// "runs" key is written by MarshalJSON and render.WriteSnapshotJSON.
 	runs runSource
 }
 
 // runSource is where a snapshot's run reports come from: the fold of a
-// Check or Feed (foldedRuns), or reports given whole (reportList, SetRuns).
+// Check or Feed (foldedRuns), or reports given whole (reportList: decoded
+// from a document, or set through runview.SetRuns).
 type runSource interface {
 	count() int
 	id(i int) string
 	attempts(i int) int
 	// head is run i's head, cheaper than its report.
-	head(i int) RunHead
+	head(i int) runview.Head
 	// order is what of run i's head orders it in a listing: its first
 	// event, first line and whether it succeeded.
 	order(i int) (first time.Time, line int, succeeded bool)
@@ -158,19 +161,8 @@ func (l reportList) report(i int, _ *reportArena, rr *RunReport) { *rr = l[i] }
 func (l reportList) order(i int) (time.Time, int, bool) {
 	return l[i].LogicalTime(), l[i].FirstLine, l[i].State == RunSucceeded
 }
-func (l reportList) head(i int) RunHead {
-	return RunHead{RunID: l[i].RunID, State: l[i].State, FirstEvent: l[i].FirstEvent, LastEvent: l[i].LastEvent, FirstLine: l[i].FirstLine}
-}
-
-// RunHead is what orders and counts a run in a listing or a metric,
-// without its report: its id, state, first and latest events (UTC) and
-// first line as its report has them (RunReport.RunID, State, FirstEvent,
-// LastEvent, FirstLine).
-type RunHead struct {
-	RunID                 string
-	State                 RunState
-	FirstEvent, LastEvent time.Time
-	FirstLine             int
+func (l reportList) head(i int) runview.Head {
+	return runview.Head{RunID: l[i].RunID, State: string(l[i].State), FirstEvent: l[i].FirstEvent, LastEvent: l[i].LastEvent, FirstLine: l[i].FirstLine}
 }
 
 // The run states in one byte each, as foldedRuns keeps them: a code is an
@@ -189,68 +181,34 @@ const (
 var runStateCodes = [...]RunState{stateUnknown: RunUnknown, stateFailed: RunFailed, stateCancelled: RunCancelled,
 	stateStalled: RunStalled, stateOverdue: RunOverdue, stateRunning: RunRunning, stateIncomplete: RunIncomplete, stateSucceeded: RunSucceeded}
 
-// RunHeads yields every run's place (from 0, in the order of Runs) and
-// head, without building its report: a listing picks its rows from the
-// heads and builds the reports of those it lists alone (RunAt).
-func (s *Snapshot) RunHeads() iter.Seq2[int, RunHead] {
-	return func(yield func(int, RunHead) bool) {
-		src := s.source()
-		for i := range src.count() {
-			if !yield(i, src.head(i)) {
-				return
-			}
-		}
-	}
-}
-
-// RunsLen is how many runs Runs and RunHeads yield: RunCount, except for
-// a snapshot whose runs were given by SetRuns.
-func (s *Snapshot) RunsLen() int { return s.source().count() }
-
-// RunHead returns the head of the run at place i (RunHeads): a listing
-// may read the heads in any order. It panics when i is out of range.
-func (s *Snapshot) RunHead(i int) RunHead {
-	src := s.source()
-	if i < 0 || i >= src.count() {
-		panic(fmt.Sprintf("checker: Snapshot.RunHead(%d) of %d runs", i, src.count()))
-	}
-	return src.head(i)
-}
-
-// RunOrder returns what orders the run at place i in a listing: its
-// logical time (scheduled_for, else its first event; RunReport.LogicalTime),
-// its first line, and whether it succeeded; cheaper to read than the head, for a pass over every run. It
-// panics when i is out of range.
-func (s *Snapshot) RunOrder(i int) (first time.Time, firstLine int, succeeded bool) {
-	src := s.source()
-	if i < 0 || i >= src.count() {
-		panic(fmt.Sprintf("checker: Snapshot.RunOrder(%d) of %d runs", i, src.count()))
-	}
-	return src.order(i)
-}
-
-// RunAt returns the report of the run at place i (RunHeads), built in
-// storage of its own. It panics when i is out of range.
-func (s *Snapshot) RunAt(i int) RunReport {
-	src := s.source()
-	if i < 0 || i >= src.count() {
-		panic(fmt.Sprintf("checker: Snapshot.RunAt(%d) of %d runs", i, src.count()))
-	}
-	var rr RunReport
-	src.report(i, nil, &rr)
-	return rr
-}
-
-// SetRuns makes runs the snapshot's run reports: for a snapshot built by
-// hand (tests, a renderer's fixtures). It does not change RunCount,
-// StateCounts or LatestRunID.
-func (s *Snapshot) SetRuns(runs []RunReport) { s.runs = reportList(runs) }
-
 func (s *Snapshot) source() runSource {
 	if s.runs == nil {
 		return reportList(nil)
 	}
 	return s.runs
+}
+
+// place returns s's run source after checking that i is a place in it: a
+// run's 0-based index in the order of Runs. It panics naming the caller's
+// method when i is out of range.
+func (s *Snapshot) place(method string, i int) runSource {
+	src := s.source()
+	if i < 0 || i >= src.count() {
+		panic(fmt.Sprintf("checker: Snapshot.%s(%d) of %d runs", method, i, src.count()))
+	}
+	return src
+}
+
+// Len is how many runs Runs yields: RunCount, except for a snapshot whose
+// runs a window folded (Options.Window) or one built by hand.
+func (s *Snapshot) Len() int { return s.source().count() }
+
+// At returns the report of the run at place i (0 <= i < Len, in the order
+// of Runs), built in storage of its own. It panics when i is out of range.
+func (s *Snapshot) At(i int) RunReport {
+	var rr RunReport
+	s.place("At", i).report(i, nil, &rr)
+	return rr
 }
 
 // Runs yields every run report in order. The reports are built one at a
@@ -282,20 +240,6 @@ func (s *Snapshot) Runs() iter.Seq[*RunReport] {
 	}
 }
 
-// RunIDs yields every run's id in order without building the run reports:
-// a renderer that needs only the ids (to size a column) reads them at no
-// cost.
-func (s *Snapshot) RunIDs() iter.Seq[string] {
-	return func(yield func(string) bool) {
-		src := s.source()
-		for i := range src.count() {
-			if !yield(src.id(i)) {
-				return
-			}
-		}
-	}
-}
-
 // Collect returns every run report, each in storage of its own: for
 // callers that need them all at once (tests, small logs). Its memory grows
 // with the reports; Runs does not.
@@ -311,14 +255,26 @@ func (s *Snapshot) Collect() []RunReport {
 	return out
 }
 
-// EachRun calls yield with every run report as Runs yields them. It is a
-// shim kept so that code written against the earlier API merges without
-// edits; new code ranges over Runs.
-func (s *Snapshot) EachRun(yield func(*RunReport) bool) { s.Runs()(yield) }
+// The views checker/render reaches through checker/internal/runview.
+func init() {
+	runview.Register(func(s *Snapshot) runview.Views[RunReport] { return snapshotViews{s} },
+		func(s *Snapshot, runs []RunReport) { s.runs = reportList(runs) })
+}
 
-// EachRunID calls yield with every run's id as RunIDs yields them: a shim
-// like EachRun; new code ranges over RunIDs.
-func (s *Snapshot) EachRunID(yield func(string) bool) { s.RunIDs()(yield) }
+// snapshotViews are a snapshot's runview.Views.
+type snapshotViews struct{ s *Snapshot }
+
+func (v snapshotViews) Head(i int) runview.Head { return v.s.place("Head", i).head(i) }
+
+func (v snapshotViews) Order(i int) (time.Time, int, bool) { return v.s.place("Order", i).order(i) }
+
+func (v snapshotViews) ID(i int) string { return v.s.place("ID", i).id(i) }
+
+func (v snapshotViews) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []byte, write func([]byte) error) error {
+	return v.s.encodeRuns(enc, write)
+}
+
+func (v snapshotViews) Latest() *RunReport { return v.s.latest() }
 
 // snapshotDoc is the snapshot document's form: the snapshot's fields, then
 // its runs.
@@ -543,10 +499,10 @@ type TakeoverReport struct {
 	HeartbeatAdvancedLine *int    `json:"heartbeat_advanced_line"`
 }
 
-// Latest returns the report of the run named by LatestRunID, or nil, built
+// latest returns the report of the run named by LatestRunID, or nil, built
 // in storage of its own; also when a window folded that run out of the
 // listed ones (Options.Window), as a full check would build it.
-func (s *Snapshot) Latest() *RunReport {
+func (s *Snapshot) latest() *RunReport {
 	if s.LatestRunID == nil {
 		return nil
 	}
@@ -570,7 +526,7 @@ func (s *Snapshot) Latest() *RunReport {
 
 // UnmarshalJSON reads a snapshot document (schemas/snapshot.schema.json), as
 // greenlight merge does with the snapshots of other checks: its runs become
-// the snapshot's run reports (SetRuns), and every typed time (GeneratedAt,
+// the snapshot's run reports, and every typed time (GeneratedAt,
 // a run's FirstEvent, LastEvent and Slot, an attempt's Started and Ended, a
 // schedule row's Slot) is read from its text, as Check would have set it.
 // A time that is not RFC 3339 is an error naming the field; validate the
@@ -634,6 +590,6 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 	if bad != nil {
 		return bad
 	}
-	s.SetRuns(doc.Runs)
+	s.runs = reportList(doc.Runs)
 	return nil
 }

@@ -69,7 +69,7 @@ func markBlockedFixedPoint(rr *RunReport, def *Definition) {
 				continue
 			}
 			for _, dep := range sd.DependsOn {
-				switch rr.Stages[def.Index(dep)].State {
+				switch rr.Stages[stageIndex(def, dep)].State {
 				case StageFailed, StageUnknown, StageCancelled, StageBlocked:
 					rr.Stages[i].State = StageBlocked
 					changed = true
@@ -115,4 +115,15 @@ func TestMarkBlockedMatchesFixedPoint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// stageIndex is the position of id in d.Stages, or -1 when d does not
+// declare it: the reference for the fold's index of stages.
+func stageIndex(d *Definition, id StageID) int {
+	for i := range d.Stages {
+		if d.Stages[i].ID == id {
+			return i
+		}
+	}
+	return -1
 }

@@ -83,7 +83,7 @@ func BenchmarkBlockedStages(b *testing.B) {
 					b.Fatal(err, res.Report.Violations)
 				}
 				blocked := 0
-				res.Snapshot.EachRun(func(rr *checker.RunReport) bool {
+				res.Snapshot.Runs()(func(rr *checker.RunReport) bool {
 					for i := range rr.Stages {
 						if rr.Stages[i].State == checker.StageBlocked {
 							blocked++

@@ -13,8 +13,8 @@ type Violation struct {
 	Attempt int64    `json:"attempt,omitempty"`
 }
 
-// ViolationsVersion is the schema_version of a violations document.
-const ViolationsVersion = "greenlight.violations/v1"
+// violationsVersion is the schema_version of a violations document.
+const violationsVersion = "greenlight.violations/v1"
 
 // DefaultMaxViolations is how many violations a report lists by default; the
 // rest are counted in OmittedCount.
@@ -33,7 +33,7 @@ type Report struct {
 // NewReport returns an empty, valid report; Add's max caps how many
 // violations it lists.
 func NewReport() *Report {
-	return &Report{SchemaVersion: ViolationsVersion, Valid: true, Violations: []Violation{}}
+	return &Report{SchemaVersion: violationsVersion, Valid: true, Violations: []Violation{}}
 }
 
 // Add records v, listing it while fewer than max are listed and counting it

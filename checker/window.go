@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -23,12 +22,12 @@ type Window struct {
 	// not Options.Now): whole seconds, at most 36500 days.
 	Duration time.Duration
 	// Runs, when > 0, keeps the Runs runs first seen last, in order of
-	// first line; at most MaxWindowRuns.
+	// first line; at most maxWindowRuns.
 	Runs int
 }
 
-// MaxWindowRuns is the largest run count a Window may keep.
-const MaxWindowRuns = 1 << 30
+// maxWindowRuns is the largest run count a Window may keep.
+const maxWindowRuns = 1 << 30
 
 // windowUnits are the units of a duration window, with their length.
 var windowUnits = []struct {
@@ -57,8 +56,8 @@ func ParseWindow(s string) (Window, error) {
 		return Window{}, fmt.Errorf("%q is not a window: it must be positive (%s)", s, syntax)
 	}
 	if unit == "runs" {
-		if n > MaxWindowRuns {
-			return Window{}, fmt.Errorf("%q is not a window: a run count is at most %d", s, MaxWindowRuns)
+		if n > maxWindowRuns {
+			return Window{}, fmt.Errorf("%q is not a window: a run count is at most %d", s, maxWindowRuns)
 		}
 		return Window{Runs: int(n)}, nil
 	}
@@ -309,11 +308,6 @@ func (w *windowState) report(cutoff time.Time) *WindowReport {
 		}
 	}
 	return r
-}
-
-// errWindowWith is the refusal of a window with an option it cannot serve.
-func errWindowWith(what string) error {
-	return errors.New("--window cannot be combined with " + what)
 }
 
 // scheduleRuns are the runs the schedule judges: the folded runs' stubs

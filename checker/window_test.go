@@ -363,8 +363,8 @@ func TestWindowNeverFoldsOpenRuns(t *testing.T) {
 	opts := checker.Options{Definition: def, Now: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), File: "log.jsonl", Window: checker.Window{Duration: time.Hour}}
 	res, _, _ := checkJSON(t, []byte(log), opts)
 	var ids []string
-	for id := range res.Snapshot.RunIDs() {
-		ids = append(ids, id)
+	for _, h := range heads(res.Snapshot) {
+		ids = append(ids, h.RunID)
 	}
 	if got := strings.Join(ids, " "); got != "stalled unknown done new" {
 		t.Errorf("listed runs %s, want stalled unknown done new", got)
@@ -389,7 +389,7 @@ func TestWindowRefusals(t *testing.T) {
 		edit func(*checker.Options)
 		want string
 	}{
-		{"job log", func(o *checker.Options) { o.JobLog = strings.NewReader("") }, "--window cannot be combined with --job-log: the reconciliation compares every attempt"},
+		{"job log", func(o *checker.Options) { o.JobLog = strings.NewReader("") }, "checker: Options.Window cannot be combined with Options.JobLog: the reconciliation compares every attempt"},
 		{"both sizes", func(o *checker.Options) { o.Window.Duration = time.Hour }, "checker: a Window is a duration or a run count, not both"},
 		{"a fraction of a second", func(o *checker.Options) { o.Window = checker.Window{Duration: 1500 * time.Millisecond} }, "checker: Window 1.5s is not whole seconds up to 36500 days or a run count up to 1073741824"},
 	} {
@@ -400,7 +400,7 @@ func TestWindowRefusals(t *testing.T) {
 			t.Errorf("%s: error %v, want %s", c.name, err, c.want)
 		}
 	}
-	if _, err := checker.NewFeed(base); err == nil || err.Error() != "--window reads native event logs only, not --input-format openlineage" {
+	if _, err := checker.NewFeed(base); err == nil || err.Error() != "checker: Options.Window reads native event logs only, not OpenLineage run events (Feed)" {
 		t.Errorf("NewFeed: error %v", err)
 	}
 }
@@ -559,7 +559,7 @@ func TestWindowLatestFolded(t *testing.T) {
 			if len(runs) != 1 || win.Snapshot.Window == nil || win.Snapshot.Window.FoldedRunCount != 1 {
 				t.Fatalf("the window lists %d runs and folded %+v, want r-2 folded and r-1 listed", len(runs), win.Snapshot.Window)
 			}
-			want, got := full.Snapshot.Latest(), win.Snapshot.Latest()
+			want, got := views(full.Snapshot).Latest(), views(win.Snapshot).Latest()
 			if want == nil || want.RunID != "r-2" {
 				t.Fatalf("the full check's latest run is %+v, want r-2", want)
 			}

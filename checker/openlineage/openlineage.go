@@ -70,7 +70,7 @@ func CheckDocuments(docs []Document, opts checker.Options) (*checker.Result, err
 
 func normalize(opts checker.Options) (checker.Options, error) {
 	if opts.Strict {
-		return opts, errors.New("--strict applies to the native event contract only; OpenLineage events carry facets greenlight does not read")
+		return opts, errors.New("openlineage: Options.Strict applies to the native event contract only; OpenLineage events carry facets greenlight does not read")
 	}
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = checker.DefaultMaxLineBytes
@@ -708,24 +708,64 @@ func execution(base string, n int) string {
 // the root's expected stages (nil with a definition) and its feed events.
 // The root run is a stage of its own, whether or not it logged.
 func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEvent, error) {
-	rootInfo := m.info(pr.id)
-	type group struct {
-		key   groupKey
-		runs  []string
-		clash *stageKey // the stage whose label it has, if any
+	l := m.groupRuns(pr)
+	slots, stages := l.assign()
+	var def *checker.Definition
+	if m.def == nil {
+		// The checker's own constructor fills in every default of a
+		// definition; then no stage depends on another.
+		ids := make([]checker.StageID, len(stages))
+		for i, label := range stages {
+			ids[i] = checker.StrStage(label)
+		}
+		var err error
+		if def, err = checker.LinearDefinition(ids); err != nil {
+			return nil, nil, fmt.Errorf("openlineage: the stages of run %s: %v", pr.id, err)
+		}
+		for i := range def.Stages {
+			def.Stages[i].DependsOn = []checker.StageID{}
+		}
 	}
-	// The root first, then the other runs' groups in order of their first
-	// event, the runs of a group in order of theirs.
-	root := &group{key: groupKey{stage: stageKey{rootInfo.job(), rootInfo.mapped()}}}
-	groups := []*group{root}
-	byKey := map[groupKey]*group{}
-	owner := map[string]stageKey{root.key.stage.label(): root.key.stage} // who has each label
-	first := map[string]*event{}
+	return def, m.feedEvents(pr, slots), nil
+}
+
+// runGroup is the runs of one stage under a root run: siblings of one job
+// and map index under one parent (groupKey), in order of their first
+// event.
+type runGroup struct {
+	key   groupKey
+	runs  []string
+	clash *stageKey // the stage whose label it has, if any
+}
+
+// stageLabels gives the runs under one root run their stages' labels: the
+// root's group first, then the other groups in order of their first event.
+type stageLabels struct {
+	m      *mapper
+	pr     *pipelineRun
+	groups []*runGroup
+	// owner is the stage that has each label, first each run's first
+	// event (for violations), next the executions of each stage labelled.
+	owner map[string]stageKey
+	first map[string]*event
+	next  map[stageKey]int
+}
+
+// groupRuns groups the runs under pr by stage: the root first, then the
+// other runs' groups in order of their first event, the runs of a group in
+// order of theirs. A group whose stage's label another stage has first
+// clashes.
+func (m *mapper) groupRuns(pr *pipelineRun) *stageLabels {
+	rootInfo := m.info(pr.id)
+	root := &runGroup{key: groupKey{stage: stageKey{rootInfo.job(), rootInfo.mapped()}}}
+	l := &stageLabels{m: m, pr: pr, groups: []*runGroup{root},
+		owner: map[string]stageKey{root.key.stage.label(): root.key.stage}, first: map[string]*event{}, next: map[stageKey]int{}}
+	byKey := map[groupKey]*runGroup{}
 	for _, ev := range pr.events {
-		if _, seen := first[ev.run]; seen {
+		if _, seen := l.first[ev.run]; seen {
 			continue
 		}
-		first[ev.run] = ev
+		l.first[ev.run] = ev
 		if ev.run == pr.id {
 			root.runs = []string{pr.id}
 			continue
@@ -734,49 +774,58 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 		k := groupKey{stageKey{ri.job(), ri.mapped()}, ri.parent}
 		g := byKey[k]
 		if g == nil {
-			g = &group{key: k}
-			if other, taken := owner[k.stage.label()]; taken && other != k.stage {
+			g = &runGroup{key: k}
+			if other, taken := l.owner[k.stage.label()]; taken && other != k.stage {
 				g.clash = &other
 			} else {
-				owner[k.stage.label()] = k.stage
+				l.owner[k.stage.label()] = k.stage
 			}
 			byKey[k] = g
-			groups = append(groups, g)
+			l.groups = append(l.groups, g)
 		}
 		g.runs = append(g.runs, ev.run)
 	}
-	slots := map[string]slot{}
-	var stages []string
-	// claim takes the label of the next execution of g's stage for its run
-	// r (a second group of siblings of one job, e.g. a child with its
-	// parent's job, is execution 2); false (reported) when another job has
-	// that name.
-	next := map[stageKey]int{}
-	claim := func(g *group, r string) (string, bool) {
-		sk := g.key.stage
-		if g.clash != nil {
-			m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s (%s) in run %s would be stage %s, but that is the stage of %s", r, sk, pr.id, sk.label(), *g.clash))
-			return "", false
-		}
-		next[sk]++
-		n := next[sk]
-		label := execution(sk.label(), n)
-		if n == 1 {
-			return label, true
-		}
-		if _, taken := owner[label]; taken {
-			m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s is execution %d of job %s in run %s, but %s is also the name of another job", r, n, sk.label(), pr.id, label))
-			return "", false
-		}
-		owner[label] = sk
+	return l
+}
+
+// claim takes the label of the next execution of g's stage for its run r
+// (a second group of siblings of one job, e.g. a child with its parent's
+// job, is execution 2); false (reported) when another job has that name.
+func (l *stageLabels) claim(g *runGroup, r string) (string, bool) {
+	sk, pr := g.key.stage, l.pr
+	if g.clash != nil {
+		l.m.violate(l.first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s (%s) in run %s would be stage %s, but that is the stage of %s", r, sk, pr.id, sk.label(), *g.clash))
+		return "", false
+	}
+	l.next[sk]++
+	n := l.next[sk]
+	label := execution(sk.label(), n)
+	if n == 1 {
 		return label, true
 	}
-	label, _ := claim(root, pr.id) // the first label: never taken
-	stages = append(stages, label)
+	if _, taken := l.owner[label]; taken {
+		l.m.violate(l.first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("run %s is execution %d of job %s in run %s, but %s is also the name of another job", r, n, sk.label(), pr.id, label))
+		return "", false
+	}
+	l.owner[label] = sk
+	return label, true
+}
+
+// assign gives each run its slot (stage label and attempt) and lists the
+// stages' labels in order. A group whose runs all have try_number is one
+// stage whose attempts they are; one whose runs have none is a stage per
+// run (repeats); a mix is neither, and each of its runs is reported. A run
+// that gets no slot is marked bad.
+func (l *stageLabels) assign() (map[string]slot, []string) {
+	m, pr := l.m, l.pr
+	slots := map[string]slot{}
+	root := l.groups[0]
+	label, _ := l.claim(root, pr.id) // the first label: never taken
+	stages := []string{label}
 	if len(root.runs) > 0 {
 		slots[pr.id] = slot{label, 1}
 	}
-	for _, g := range groups[1:] {
+	for _, g := range l.groups[1:] {
 		withTry := 0
 		for _, r := range g.runs {
 			if m.runs[r].hasTry {
@@ -785,7 +834,7 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 		}
 		switch {
 		case withTry == len(g.runs):
-			label, ok := claim(g, g.runs[0])
+			label, ok := l.claim(g, g.runs[0])
 			if !ok {
 				for _, r := range g.runs {
 					m.runs[r].bad = true
@@ -797,7 +846,7 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 			for _, r := range g.runs {
 				n := m.runs[r].try
 				if other, dup := byTry[n]; dup {
-					m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("runs %s and %s of job %s in run %s both have try_number %d", other, r, g.key.stage.label(), pr.id, n))
+					m.violate(l.first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("runs %s and %s of job %s in run %s both have try_number %d", other, r, g.key.stage.label(), pr.id, n))
 					m.runs[r].bad = true
 					continue
 				}
@@ -806,12 +855,12 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 			}
 		case withTry > 0:
 			for _, r := range g.runs {
-				m.violate(first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("job %s in run %s has runs with and without try_number: neither attempts nor repeats", g.key.stage.label(), pr.id))
+				m.violate(l.first[r], pr.id, checker.RuleAmbiguousAttempt, fmt.Sprintf("job %s in run %s has runs with and without try_number: neither attempts nor repeats", g.key.stage.label(), pr.id))
 				m.runs[r].bad = true
 			}
 		default:
 			for _, r := range g.runs {
-				label, ok := claim(g, r)
+				label, ok := l.claim(g, r)
 				if !ok {
 					m.runs[r].bad = true
 					continue
@@ -821,22 +870,14 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 			}
 		}
 	}
-	var def *checker.Definition
-	if m.def == nil {
-		// The checker's own constructor fills in every default of a
-		// definition; then no stage depends on another.
-		ids := make([]checker.StageID, len(stages))
-		for i, l := range stages {
-			ids[i] = checker.StrStage(l)
-		}
-		var err error
-		if def, err = checker.LinearDefinition(ids); err != nil {
-			return nil, nil, fmt.Errorf("openlineage: the stages of run %s: %v", pr.id, err)
-		}
-		for i := range def.Stages {
-			def.Stages[i].DependsOn = []checker.StageID{}
-		}
-	}
+	return slots, stages
+}
+
+// feedEvents turns the events of the runs under pr that got a slot into
+// feed events: a START starts the attempt, RUNNING is a heartbeat,
+// COMPLETE succeeds it (or fails it, completeFailure), FAIL and ABORT fail
+// it. With a definition, a job it does not name is reported.
+func (m *mapper) feedEvents(pr *pipelineRun, slots map[string]slot) []checker.FeedEvent {
 	var fed []checker.FeedEvent
 	for _, ev := range pr.events {
 		sl, ok := slots[ev.run]
@@ -873,7 +914,7 @@ func (m *mapper) mapRun(pr *pipelineRun) (*checker.Definition, []checker.FeedEve
 		}
 		fed = append(fed, fe)
 	}
-	return def, fed, nil
+	return fed
 }
 
 // completeFailure says whether a COMPLETE event proves a failure rather

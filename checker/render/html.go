@@ -242,34 +242,13 @@ type htmlTick struct {
 	Label string
 }
 
+// buildPage gathers what the HTML report shows of res: an invalid log's
+// violations, or the snapshot's verdict, listed rows, run details, latest
+// run, schedule and notices.
 func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	p := &htmlPage{Legend: stateMarks}
 	if res.Snapshot == nil {
-		rep := res.Report
-		p.Invalid, p.Verdict = true, VerdictInvalid
-		p.Headline = InvalidHeadline(rep)
-		file := "-"
-		if o.Log != "" {
-			file = o.Log
-		} else if len(rep.Violations) > 0 {
-			file = rep.Violations[0].File
-		}
-		p.File = fileName(file)
-		log := baseName(p.File)
-		if n := len(o.LogFiles); n > 1 {
-			log = baseName(o.LogFiles[0]) + " and " + words.Count(n-1, "more file")
-		}
-		p.Title = fmt.Sprintf("greenlight: invalid: %s", log)
-		for i, v := range rep.Violations {
-			if i == o.MaxViolations {
-				break
-			}
-			v.Message = clip(v.Message, o.MaxErrorRunes)
-			p.Violations = append(p.Violations, v)
-		}
-		if rest := rep.ViolationCount - len(p.Violations); rest > 0 {
-			p.ViolationsMore = words.Count(rest, "more violation") + " not listed (greenlight check --format json lists up to --max-violations)."
-		}
+		invalidPage(p, res.Report, o)
 		return p
 	}
 	s := res.Snapshot
@@ -286,12 +265,86 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	p.Title = fmt.Sprintf("greenlight: %s: %s", s.Verdict, log)
 	p.NoRuns = RowCount(s) == 0
 
-	// The rows come latest first (EachRow): the first MaxUnhealthy
-	// unhealthy rows and the first MaxLatest succeeded runs are the ones
-	// listed, and only their rows and details are built.
-	var bad, good []htmlRow
-	var details []*htmlRun
-	nBad, nGood := 0, 0
+	bad, good, details, nBad, nGood := pickRows(s, o)
+	p.Unhealthy, p.Latest = bad, good
+	if IsStale(s) {
+		// The run-less stale finding (docs/contract.md, Freshness) comes
+		// first among the unhealthy rows, as in the text and Markdown.
+		mark := Mark(StateMissed)
+		mark.Word, mark.Meaning = StateStale, "no success within the freshness expectation"
+		p.Unhealthy = append([]htmlRow{{Mark: mark, MissedLabel: NoRun, Detail: StaleSummary(s, Terminal)}}, p.Unhealthy...)
+	}
+	if rest := nBad - len(bad); rest > 0 {
+		p.UnhealthyMore = words.Count(rest, "more unhealthy row") + " not listed here: older ones (greenlight check --format json lists every run)."
+	}
+	if rest := nGood - len(good); rest > 0 {
+		p.LatestMore = words.Count(rest, "more succeeded run") + " not listed here: older ones."
+	}
+	for _, d := range details {
+		if d != nil {
+			p.Details = append(p.Details, *d)
+		}
+	}
+	if lr := Latest(s); lr != nil {
+		d := runDetails(&s.Source, clipErrors(lr, o.MaxErrorRunes), now, "latest-run")
+		for _, u := range p.Details {
+			if u.Anchor == runAnchor(lr) {
+				d.Listed = u.Anchor
+			}
+		}
+		p.LatestRun = &d
+	}
+	if s.Schedule != nil {
+		p.Schedule = htmlScheduleOf(s)
+	}
+	for _, w := range s.Warnings {
+		p.Notices = append(p.Notices, fmt.Sprintf("warning: %s line %d: %s: %s", fileName(w.File), w.Line, w.Rule, w.Message))
+	}
+	if rc := s.Reconciliation; rc != nil {
+		for _, inc := range rc.Inconsistencies {
+			p.Notices = append(p.Notices, fmt.Sprintf("inconsistency: %s: %s", inc.Code, inc.Message))
+		}
+	}
+	return p
+}
+
+// invalidPage fills p, the page of an invalid log: its headline and
+// title, and the violations listed (at most o.MaxViolations, their messages
+// clipped).
+func invalidPage(p *htmlPage, rep *checker.Report, o HTMLOptions) {
+	p.Invalid, p.Verdict = true, VerdictInvalid
+	p.Headline = InvalidHeadline(rep)
+	file := "-"
+	if o.Log != "" {
+		file = o.Log
+	} else if len(rep.Violations) > 0 {
+		file = rep.Violations[0].File
+	}
+	p.File = fileName(file)
+	log := baseName(p.File)
+	if n := len(o.LogFiles); n > 1 {
+		log = baseName(o.LogFiles[0]) + " and " + words.Count(n-1, "more file")
+	}
+	p.Title = fmt.Sprintf("greenlight: invalid: %s", log)
+	for i, v := range rep.Violations {
+		if i == o.MaxViolations {
+			break
+		}
+		v.Message = clip(v.Message, o.MaxErrorRunes)
+		p.Violations = append(p.Violations, v)
+	}
+	if rest := rep.ViolationCount - len(p.Violations); rest > 0 {
+		p.ViolationsMore = words.Count(rest, "more violation") + " not listed (greenlight check --format json lists up to --max-violations)."
+	}
+}
+
+// pickRows builds the rows the page lists: the rows come latest first
+// (EachRow), so the first o.MaxUnhealthy unhealthy rows (bad, with the
+// details of their runs) and the first o.MaxLatest succeeded runs (good)
+// are the ones listed, and only their rows and details are built. nBad and
+// nGood count every unhealthy row and succeeded run.
+func pickRows(s *checker.Snapshot, o HTMLOptions) (bad, good []htmlRow, details []*htmlRun, nBad, nGood int) {
+	now := s.GeneratedAt
 	EachRow(s, func(row Row) bool {
 		switch {
 		case row.Missed != nil:
@@ -318,46 +371,7 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 		}
 		return true
 	})
-	p.Unhealthy, p.Latest = bad, good
-	if IsStale(s) {
-		// The run-less stale finding (docs/contract.md, Freshness) comes
-		// first among the unhealthy rows, as in the text and Markdown.
-		mark := Mark(StateMissed)
-		mark.Word, mark.Meaning = StateStale, "no success within the freshness expectation"
-		p.Unhealthy = append([]htmlRow{{Mark: mark, MissedLabel: NoRun, Detail: StaleSummary(s, Terminal)}}, p.Unhealthy...)
-	}
-	if rest := nBad - len(bad); rest > 0 {
-		p.UnhealthyMore = words.Count(rest, "more unhealthy row") + " not listed here: older ones (greenlight check --format json lists every run)."
-	}
-	if rest := nGood - len(good); rest > 0 {
-		p.LatestMore = words.Count(rest, "more succeeded run") + " not listed here: older ones."
-	}
-	for _, d := range details {
-		if d != nil {
-			p.Details = append(p.Details, *d)
-		}
-	}
-	if lr := s.Latest(); lr != nil {
-		d := runDetails(&s.Source, clipErrors(lr, o.MaxErrorRunes), now, "latest-run")
-		for _, u := range p.Details {
-			if u.Anchor == runAnchor(lr) {
-				d.Listed = u.Anchor
-			}
-		}
-		p.LatestRun = &d
-	}
-	if s.Schedule != nil {
-		p.Schedule = htmlScheduleOf(s)
-	}
-	for _, w := range s.Warnings {
-		p.Notices = append(p.Notices, fmt.Sprintf("warning: %s line %d: %s: %s", fileName(w.File), w.Line, w.Rule, w.Message))
-	}
-	if rc := s.Reconciliation; rc != nil {
-		for _, inc := range rc.Inconsistencies {
-			p.Notices = append(p.Notices, fmt.Sprintf("inconsistency: %s: %s", inc.Code, inc.Message))
-		}
-	}
-	return p
+	return bad, good, details, nBad, nGood
 }
 
 // runAnchor is the id of a run's section: computed from its first line,

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/internal/runview"
 )
 
 // JSON encodes a snapshot, a violations report or any document greenlight
@@ -35,12 +36,12 @@ func JSON(v any) ([]byte, error) {
 // by two spaces, as JSON writes any document, except the runs, which are
 // one compact JSON object per line (a snapshot can hold hundreds of
 // thousands of runs: a line per run halves its size and keeps it easy to
-// grep and diff). The runs are encoded one at a time through s.EncodeRuns,
+// grep and diff). The runs are encoded one at a time through the snapshot's run views,
 // so a snapshot of millions of runs is never held in memory as one
 // document. It returns the first write error.
 func WriteSnapshotJSON(w io.Writer, s *checker.Snapshot) error {
 	return writeSnapshot(w, s, func(item func(dst []byte, i int, r *checker.RunReport) []byte, flush func([]byte) error) error {
-		return s.EncodeRuns(item, flush)
+		return views(s).EncodeRuns(item, flush)
 	})
 }
 
@@ -54,14 +55,15 @@ func WriteSnapshotSubset(w io.Writer, s *checker.Snapshot, keep func(*checker.Ru
 		var err error
 		var b []byte
 		n := 0
-		s.EachRun(func(r *checker.RunReport) bool {
+		for r := range s.Runs() {
 			if keep(r) {
 				b = item(b[:0], n, r)
-				err = flush(b)
+				if err = flush(b); err != nil {
+					return err
+				}
 				n++
 			}
-			return err == nil
-		})
+		}
 		return err
 	})
 }
@@ -76,7 +78,7 @@ const directWrite = 32 << 10
 // in order.
 func writeSnapshot(w io.Writer, s *checker.Snapshot, runs func(item func(dst []byte, i int, r *checker.RunReport) []byte, flush func([]byte) error) error) error {
 	head := *s
-	head.SetRuns(nil)
+	runview.SetRuns(&head, []checker.RunReport(nil))
 	doc, err := JSON(head)
 	if err != nil {
 		return err

@@ -53,8 +53,50 @@ type junitCounts struct {
 	time                             float64
 }
 
+// writeJUnitSuite writes the testsuite of one log: its counts and
+// properties, the verdict testcase, a testcase per violation (an invalid
+// log) or per run, missed slot, folded state and staleness, and the text
+// summary as its system-out.
 func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 	name := XML(l.Pipeline)
+	h := junitHeadOf(l)
+	c, timestamp, props := h.counts, h.timestamp, h.props
+	verdict, verdictType, verdictMsg := h.verdict, h.verdictType, h.verdictMsg
+	fmt.Fprintf(bw, "  <testsuite name=\"%s\" package=\"%s\" id=\"%d\" timestamp=\"%s\" hostname=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%s\">\n",
+		name, name, id, junitTimestamp(timestamp), JUnitHostname, c.tests, c.failures, c.errors, c.skipped, seconds(c.time))
+	bw.WriteString("    <properties>\n")
+	for _, p := range props {
+		fmt.Fprintf(bw, "      <property name=\"%s\" value=\"%s\"/>\n", p[0], XML(p[1]))
+	}
+	bw.WriteString("    </properties>\n")
+	// The verdict testcase; greenlight validate judges the contract only.
+	verdictName := "verdict"
+	if l.ContractOnly {
+		verdictName = "contract"
+	}
+	fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\"", name, verdictName)
+	if verdict == "" {
+		bw.WriteString("/>\n")
+	} else {
+		fmt.Fprintf(bw, ">\n      <%s type=\"%s\" message=\"%s\">%s</%s>\n    </testcase>\n", verdict, XML(verdictType), XML(verdictMsg), XMLText(verdictMsg), verdict)
+	}
+	out := writeJUnitCases(bw, l, name)
+	fmt.Fprintf(bw, "    <system-out>%s</system-out>\n    <system-err></system-err>\n  </testsuite>\n", XMLText(out))
+}
+
+// junitHead is what a testsuite's element and verdict testcase say: its
+// counts, timestamp and properties, and the verdict testcase's element
+// ("failure", "error", or "" when it passed), type and message.
+type junitHead struct {
+	counts                           junitCounts
+	timestamp                        string
+	props                            [][2]string
+	verdict, verdictType, verdictMsg string
+}
+
+// junitHeadOf counts the testcases of log l's suite and gathers its
+// properties and verdict.
+func junitHeadOf(l *Log) junitHead {
 	var c junitCounts
 	timestamp := l.JudgedAt
 	var props [][2]string
@@ -126,24 +168,15 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 	case "error":
 		c.errors++
 	}
-	fmt.Fprintf(bw, "  <testsuite name=\"%s\" package=\"%s\" id=\"%d\" timestamp=\"%s\" hostname=\"%s\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%s\">\n",
-		name, name, id, junitTimestamp(timestamp), JUnitHostname, c.tests, c.failures, c.errors, c.skipped, seconds(c.time))
-	bw.WriteString("    <properties>\n")
-	for _, p := range props {
-		fmt.Fprintf(bw, "      <property name=\"%s\" value=\"%s\"/>\n", p[0], XML(p[1]))
-	}
-	bw.WriteString("    </properties>\n")
-	// The verdict testcase; greenlight validate judges the contract only.
-	verdictName := "verdict"
-	if l.ContractOnly {
-		verdictName = "contract"
-	}
-	fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\"", name, verdictName)
-	if verdict == "" {
-		bw.WriteString("/>\n")
-	} else {
-		fmt.Fprintf(bw, ">\n      <%s type=\"%s\" message=\"%s\">%s</%s>\n    </testcase>\n", verdict, XML(verdictType), XML(verdictMsg), XMLText(verdictMsg), verdict)
-	}
+	return junitHead{c, timestamp, props, verdict, verdictType, verdictMsg}
+}
+
+// writeJUnitCases writes the testcases of log l's suite after the verdict:
+// one per listed violation of an invalid log, else the staleness, the
+// folded states and one per run or missed slot. It returns the suite's
+// system-out text.
+func writeJUnitCases(bw *bufio.Writer, l *Log, name string) string {
+	res := l.Result
 	var out strings.Builder
 	switch {
 	case l.Problem != "":
@@ -189,7 +222,7 @@ func writeJUnitSuite(bw *bufio.Writer, id int, l *Log) {
 			return true
 		})
 	}
-	fmt.Fprintf(bw, "    <system-out>%s</system-out>\n    <system-err></system-err>\n  </testsuite>\n", XMLText(out.String()))
+	return out.String()
 }
 
 // writeJUnitCase writes the testcase of one run or missed slot.

@@ -80,11 +80,11 @@ func (l *Listing) Left(succeeded bool) []string {
 func (l *Listing) Rows() []Row { return append(slices.Clip(l.Unhealthy), l.Latest...) }
 
 // Select picks the rows of a default listing in one pass over the runs'
-// heads (s.RunOrder: a run's logical time and first line and whether it
+// heads (a run's order: a run's logical time and first line and whether it
 // succeeded, no report), holding
 // only the rows it may list in two small heaps (the latest unhealthy rows,
 // the latest runs); then it builds the reports of the runs it lists alone
-// (s.RunAt), so that a log of millions of runs costs the reports of a
+// (s.At), so that a log of millions of runs costs the reports of a
 // screenful. o.All is ignored.
 func Select(s *checker.Snapshot, o ListOptions) Listing {
 	sel := NewSelector(s, o)
@@ -93,8 +93,9 @@ func Select(s *checker.Snapshot, o ListOptions) Listing {
 	// turned away by one comparison with the heap's earliest, where in
 	// log order each would push the earliest out. The heaps keep the same
 	// rows either way (later is a total order).
-	for i := s.RunsLen() - 1; i >= 0; i-- {
-		at, line, succeeded := s.RunOrder(i)
+	v := views(s)
+	for i := s.Len() - 1; i >= 0; i-- {
+		at, line, succeeded := v.Order(i)
 		sel.offer(keyed{at: at, line: line, seq: i}, succeeded)
 	}
 	return sel.Listing(o)
@@ -104,7 +105,7 @@ func Select(s *checker.Snapshot, o ListOptions) Listing {
 // one, for a caller that reads every run's report anyway and would not
 // read the runs twice (the action's step log, job summary and annotations
 // come from one pass). It keeps only the places of the rows it may list,
-// in two small heaps, and builds the listed reports at the end (s.RunAt).
+// in two small heaps, and builds the listed reports at the end (s.At).
 type Selector struct {
 	s                             *checker.Snapshot
 	unhealthy, latest             rowHeap
@@ -172,7 +173,7 @@ func (sel *Selector) Listing(o ListOptions) Listing {
 		}
 		r, ok := sel.reports[k.seq]
 		if !ok {
-			rr := sel.s.RunAt(k.seq)
+			rr := sel.s.At(k.seq)
 			r = &rr
 			sel.reports[k.seq] = r
 		}

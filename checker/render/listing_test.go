@@ -29,7 +29,7 @@ func listingSnapshot(states string, missedAt ...int) *checker.Snapshot {
 		runs = append(runs, checker.RunReport{RunID: fmt.Sprintf("r-%02d", i), State: checker.RunState(st), FirstEventAt: first.Format(time.RFC3339), FirstLine: i + 1, Recovery: checker.Recovery{Action: checker.ActionNone}})
 		withTimes(&runs[i])
 	}
-	s.SetRuns(runs)
+	setRuns(s, runs)
 	if len(missedAt) > 0 {
 		s.Schedule = &checker.ScheduleReport{ExpectedSlots: len(missedAt)}
 		for _, m := range missedAt {

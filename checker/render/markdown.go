@@ -363,12 +363,11 @@ func markdownSchedule(b *bufio.Writer, s *checker.Snapshot) {
 				states[*sl.RunID] = ""
 			}
 		}
-		s.EachRun(func(r *checker.RunReport) bool {
+		for r := range s.Runs() {
 			if st, ok := states[r.RunID]; ok && st == "" {
 				states[r.RunID] = string(r.State)
 			}
-			return true
-		})
+		}
 		b.WriteString("\n| slot | due by | slot status | run | run state |\n|---|---|---|---|---|\n")
 		for _, sl := range sr.Slots {
 			if sl.RunID == nil {

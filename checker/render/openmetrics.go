@@ -78,12 +78,14 @@ func gatherMetrics(l *Log) metricsOf {
 		}
 	}
 	// The runs' heads hold all the metrics read: no run report is built.
-	for _, h := range s.RunHeads() {
-		m.runs[string(h.State)]++
+	v := views(s)
+	for i := range s.Len() {
+		h := v.Head(i)
+		m.runs[h.State]++
 		if s.LatestRunID != nil && h.RunID == *s.LatestRunID {
-			m.latest = string(h.State)
+			m.latest = h.State
 		}
-		if h.State == checker.RunSucceeded && !h.LastEvent.IsZero() {
+		if h.State == string(checker.RunSucceeded) && !h.LastEvent.IsZero() {
 			succeeded(h.LastEvent)
 		}
 	}
@@ -99,7 +101,7 @@ func gatherMetrics(l *Log) metricsOf {
 			}
 		}
 		if m.latest == "" {
-			if r := s.Latest(); r != nil { // the latest run was folded
+			if r := Latest(s); r != nil { // the latest run was folded
 				m.latest = string(r.State)
 			}
 		}
@@ -129,9 +131,40 @@ type OpenMetricsOptions struct {
 // two logs of one pipeline and path are an error, since their series
 // would collide.
 func WriteOpenMetrics(w io.Writer, logs []Log, o OpenMetricsOptions) error {
-	// A pipeline checked in several logs (greenlight validate of many
-	// files with one definition) gets a log label too, so its series stay
-	// apart; the same pipeline and log twice would collide.
+	ms, err := gatherLogMetrics(logs, o)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	for _, f := range metricFamilies {
+		var lines []string
+		for i := range ms {
+			m := &ms[i]
+			f.samples(m, func(labels string, v float64) {
+				l := m.labels
+				if labels != "" {
+					l += "," + labels
+				}
+				lines = append(lines, fmt.Sprintf("%s{%s} %s\n", f.name, l, metricValue(v)))
+			})
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", f.name, f.help, f.name)
+		for _, l := range lines {
+			bw.WriteString(l)
+		}
+	}
+	bw.WriteString("# EOF\n")
+	return bw.Flush()
+}
+
+// gatherLogMetrics gathers the metrics of every log, each with the labels
+// of its samples. A pipeline checked in several logs (greenlight validate
+// of many files with one definition) gets a log label too, so its series
+// stay apart; the same pipeline and log twice would collide, an error.
+func gatherLogMetrics(logs []Log, o OpenMetricsOptions) ([]metricsOf, error) {
 	perPipeline := map[string]int{}
 	for i := range logs {
 		perPipeline[logs[i].Pipeline]++
@@ -141,7 +174,7 @@ func WriteOpenMetrics(w io.Writer, logs []Log, o OpenMetricsOptions) error {
 	for i := range logs {
 		key := [2]string{logs[i].Pipeline, logs[i].Path}
 		if seen[key] {
-			return fmt.Errorf("two logs of pipeline %s at %s: their metrics would collide", Terminal(logs[i].Pipeline), Terminal(fileName(logs[i].Path)))
+			return nil, fmt.Errorf("two logs of pipeline %s at %s: their metrics would collide", Terminal(logs[i].Pipeline), Terminal(fileName(logs[i].Path)))
 		}
 		seen[key] = true
 		ms[i] = gatherMetrics(&logs[i])
@@ -153,105 +186,94 @@ func WriteOpenMetrics(w io.Writer, logs []Log, o OpenMetricsOptions) error {
 			ms[i].checkSeconds, ms[i].hasCheck = o.CheckSeconds[i], true
 		}
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	family := func(name, help string, samples func(add func(labels string, v float64, m *metricsOf))) {
-		var lines []string
-		samples(func(labels string, v float64, m *metricsOf) {
-			l := m.labels
-			if labels != "" {
-				l += "," + labels
-			}
-			lines = append(lines, fmt.Sprintf("%s{%s} %s\n", name, l, metricValue(v)))
-		})
-		if len(lines) == 0 {
-			return
-		}
-		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
-		for _, l := range lines {
-			bw.WriteString(l)
-		}
-	}
-	each := func(f func(m *metricsOf, add func(labels string, v float64, m *metricsOf))) func(add func(string, float64, *metricsOf)) {
-		return func(add func(string, float64, *metricsOf)) {
-			for i := range ms {
-				f(&ms[i], add)
-			}
-		}
-	}
-	b2f := func(b bool) float64 {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	family("greenlight_healthy", "1 when the pipeline's verdict is healthy, else 0 (unhealthy, an invalid log, or a snapshot a roll-up cannot use).",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+	return ms, nil
+}
+
+// metricFamily is one gauge family of the OpenMetrics text: its name, its
+// help, and the samples of one log, each handed to add with its labels
+// besides the log's (none, or a run state). A family no log has a sample
+// of is left out.
+type metricFamily struct {
+	name, help string
+	samples    func(m *metricsOf, add func(labels string, v float64))
+}
+
+// metricFamilies are the families in the order the text lists them.
+var metricFamilies = []metricFamily{
+	{"greenlight_healthy", "1 when the pipeline's verdict is healthy, else 0 (unhealthy, an invalid log, or a snapshot a roll-up cannot use).",
+		func(m *metricsOf, add func(string, float64)) {
 			if !m.log.ContractOnly {
-				add("", b2f(m.healthy), m)
+				add("", b2f(m.healthy))
 			}
-		}))
-	family("greenlight_log_valid", "1 when the event log follows the contract, else 0 (also for a snapshot a roll-up cannot use).",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) { add("", b2f(m.valid), m) }))
-	family("greenlight_violations", "Contract violations in the event log (0 for a valid log).",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+		}},
+	{"greenlight_log_valid", "1 when the event log follows the contract, else 0 (also for a snapshot a roll-up cannot use).",
+		func(m *metricsOf, add func(string, float64)) { add("", b2f(m.valid)) }},
+	{"greenlight_violations", "Contract violations in the event log (0 for a valid log).",
+		func(m *metricsOf, add func(string, float64)) {
 			if m.log.Problem == "" {
-				add("", float64(m.violations), m)
+				add("", float64(m.violations))
 			}
-		}))
-	family("greenlight_runs", "Runs in the event log by state.",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+		}},
+	{"greenlight_runs", "Runs in the event log by state.",
+		func(m *metricsOf, add func(string, float64)) {
 			if m.judged {
 				for _, st := range runStates {
-					add("state=\""+st+"\"", float64(m.runs[st]), m)
+					add("state=\""+st+"\"", float64(m.runs[st]))
 				}
 			}
-		}))
-	family("greenlight_latest_run_state", "The latest run's state: 1 for its state, 0 for every other; no sample without runs.",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+		}},
+	{"greenlight_latest_run_state", "The latest run's state: 1 for its state, 0 for every other; no sample without runs.",
+		func(m *metricsOf, add func(string, float64)) {
 			if m.judged && m.latest != "" {
 				for _, st := range runStates {
-					add("state=\""+st+"\"", b2f(st == m.latest), m)
+					add("state=\""+st+"\"", b2f(st == m.latest))
 				}
 			}
-		}))
-	family("greenlight_last_success_timestamp_seconds", "Unix time of the last event of the latest succeeded run; no sample when no run succeeded.",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+		}},
+	{"greenlight_last_success_timestamp_seconds", "Unix time of the last event of the latest succeeded run; no sample when no run succeeded.",
+		func(m *metricsOf, add func(string, float64)) {
 			if m.judged && m.hasSuccess {
-				add("", m.lastSuccess, m)
+				add("", m.lastSuccess)
 			}
-		}))
-	family("greenlight_stale", "1 when the newest success is older than max_age (or no run succeeded), else 0; only for a pipeline with a max_age (docs/contract.md, Freshness).",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+		}},
+	{"greenlight_stale", "1 when the newest success is older than max_age (or no run succeeded), else 0; only for a pipeline with a max_age (docs/contract.md, Freshness).",
+		func(m *metricsOf, add func(string, float64)) {
 			if m.judged && m.hasMaxAge {
-				add("", b2f(m.stale), m)
+				add("", b2f(m.stale))
 			}
-		}))
-	family("greenlight_missed_slots", "Judged schedule slots that no run filled; only for a pipeline with a schedule.",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+		}},
+	{"greenlight_missed_slots", "Judged schedule slots that no run filled; only for a pipeline with a schedule.",
+		func(m *metricsOf, add func(string, float64)) {
 			if m.judged && m.hasSchedule {
-				add("", float64(m.missed), m)
+				add("", float64(m.missed))
 			}
-		}))
-	family("greenlight_judged_slots", "Schedule slots judged (the lookback); only for a pipeline with a schedule.",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+		}},
+	{"greenlight_judged_slots", "Schedule slots judged (the lookback); only for a pipeline with a schedule.",
+		func(m *metricsOf, add func(string, float64)) {
 			if m.judged && m.hasSchedule {
-				add("", float64(m.slots), m)
+				add("", float64(m.slots))
 			}
-		}))
-	family("greenlight_judged_timestamp_seconds", "Unix time the log was judged at (--now, else the wall clock).",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+		}},
+	{"greenlight_judged_timestamp_seconds", "Unix time the log was judged at (--now, else the wall clock).",
+		func(m *metricsOf, add func(string, float64)) {
 			if m.hasJudgedAt {
-				add("", m.judgedAt, m)
+				add("", m.judgedAt)
 			}
-		}))
-	family("greenlight_check_duration_seconds", "Wall-clock seconds greenlight took to check the log.",
-		each(func(m *metricsOf, add func(string, float64, *metricsOf)) {
+		}},
+	{"greenlight_check_duration_seconds", "Wall-clock seconds greenlight took to check the log.",
+		func(m *metricsOf, add func(string, float64)) {
 			if m.hasCheck {
-				add("", m.checkSeconds, m)
+				add("", m.checkSeconds)
 			}
-		}))
-	bw.WriteString("# EOF\n")
-	return bw.Flush()
+		}},
+}
+
+// b2f is 1 for true and 0 for false, a boolean gauge's values.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // metricValue formats a sample value: the shortest decimal that reads back

@@ -91,7 +91,7 @@ func TestOpenMetrics(t *testing.T) {
 			for state, n := range map[string]int{"failed": c.Failed, "stalled": c.Stalled, "running": c.Running, "incomplete": c.Incomplete, "succeeded": c.Succeeded, "unknown": c.Unknown, "cancelled": c.Cancelled} {
 				want("greenlight_runs", float64(n), "state", state)
 			}
-			if latest := s.Latest(); latest != nil {
+			if latest := render.Latest(s); latest != nil {
 				want("greenlight_latest_run_state", 1, "state", string(latest.State))
 				if n := len(families["greenlight_latest_run_state"].Metric); n != 8 {
 					t.Errorf("greenlight_latest_run_state has %d series, want 8", n)

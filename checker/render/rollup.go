@@ -219,57 +219,15 @@ func snapshotProblem(s *checker.Snapshot, now time.Time, maxAge time.Duration) s
 // checks catch an edited or truncated snapshot, not a forged consistent
 // one: a snapshot carries no signature.
 func CheckSnapshotConsistency(s *checker.Snapshot) error {
-	counts := map[string]int{}
-	n := 0
-	latestState := ""
-	// The run Check names latest: the latest logical time, ties to the
-	// later line (runs are listed in the order of their first line).
-	var latestID string
-	var latestAt time.Time
-	// A run id is one run: a snapshot that lists one twice (a failed latest
-	// run renamed after an earlier success) is not what a check wrote.
-	position := map[string]int{}
-	var repeated error
-	for r := range s.Runs() { // the document's order: by first line
-		n++
-		if first, seen := position[r.RunID]; seen {
-			repeated = fmt.Errorf("run_id %s is listed twice, as runs %d and %d: a snapshot lists each run once", r.RunID, first, n)
-			break
-		}
-		position[r.RunID] = n
-		counts[string(r.State)]++
-		if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
-			latestState = string(r.State)
-		}
-		if n == 1 || !r.LogicalTime().Before(latestAt) {
-			latestID, latestAt = r.RunID, r.LogicalTime()
-		}
+	l, err := tallyListedRuns(s)
+	if err != nil {
+		return err
 	}
-	if repeated != nil {
-		return repeated
+	folded, err := tallyFoldedRuns(s, l.counts)
+	if err != nil {
+		return err
 	}
-	// A check with --window (docs/window.md) lists only the runs in its
-	// window and counts the folded ones in its window section: they are
-	// runs of the snapshot too, and the only ones it may name without
-	// listing them.
-	folded := 0
-	if w := s.Window; w != nil {
-		folded = w.FoldedRunCount
-		sum := 0
-		for _, f := range foldedByState(w) {
-			counts[f.state] += f.runs
-			sum += f.runs
-		}
-		if sum != folded {
-			return fmt.Errorf("window.folded_state_counts add up to %d, not folded_run_count %d", sum, folded)
-		}
-		if (w.FoldedStateCounts.Succeeded > 0) != (w.LastFoldedSuccess != nil) {
-			return fmt.Errorf("window.last_folded_success_utc is %s, but window.folded_state_counts.succeeded is %d", nullOr(w.LastFoldedSuccess), w.FoldedStateCounts.Succeeded)
-		}
-	}
-	// foldedSucceeded says every folded run succeeded, so that one the
-	// snapshot names without listing it succeeded.
-	foldedSucceeded := s.Window == nil || s.Window.FoldedStateCounts.Succeeded == folded
+	n := l.n
 	if n+folded != s.RunCount {
 		if folded > 0 {
 			return fmt.Errorf("run_count is %d but the snapshot lists %s and folds %d", s.RunCount, words.Count(n, "run"), folded)
@@ -277,63 +235,140 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		return fmt.Errorf("run_count is %d but the snapshot lists %s", s.RunCount, words.Count(n, "run"))
 	}
 	for _, state := range runStates {
-		if claimed := stateCount(s.StateCounts, state); counts[state] != claimed {
-			return fmt.Errorf("state_counts.%s is %d but %s %s", state, claimed, words.Count(counts[state], "run is"), state)
+		if claimed := stateCount(s.StateCounts, state); l.counts[state] != claimed {
+			return fmt.Errorf("state_counts.%s is %d but %s %s", state, claimed, words.Count(l.counts[state], "run is"), state)
 		}
 	}
 	// The latest run is folded (not listed) only when a window folded runs.
-	latestFolded := s.LatestRunID != nil && latestState == "" && folded > 0
-	if (s.LatestRunID == nil) != (n+folded == 0) || (s.LatestRunID != nil && latestState == "" && !latestFolded) {
+	latestFolded := s.LatestRunID != nil && l.latestState == "" && folded > 0
+	if (s.LatestRunID == nil) != (n+folded == 0) || (s.LatestRunID != nil && l.latestState == "" && !latestFolded) {
 		return fmt.Errorf("latest_run_id does not name one of the snapshot's runs")
 	}
-	if s.LatestRunID != nil && !latestFolded && *s.LatestRunID != latestID {
-		return fmt.Errorf("latest_run_id is %s, but the run whose logical time is latest is %s", *s.LatestRunID, latestID)
+	if s.LatestRunID != nil && !latestFolded && *s.LatestRunID != l.latestID {
+		return fmt.Errorf("latest_run_id is %s, but the run whose logical time is latest is %s", *s.LatestRunID, l.latestID)
 	}
 	if s.Verdict != checker.VerdictHealthy {
 		return nil
 	}
+	return checkHealthyVerdict(s, l, folded, latestFolded)
+}
+
+// listedRuns is what CheckSnapshotConsistency reads of the runs a snapshot
+// lists: n of them, counts by state (the folded ones added later), the
+// state of the run latest_run_id names ("" when it is not listed), and the
+// run Check would name latest: the latest logical time, ties to the later
+// line (runs are listed in the order of their first line).
+type listedRuns struct {
+	n           int
+	counts      map[string]int
+	latestState string
+	latestID    string
+}
+
+// tallyListedRuns reads the runs s lists. A run id is one run: a snapshot
+// that lists one twice (a failed latest run renamed after an earlier
+// success) is not what a check wrote, an error.
+func tallyListedRuns(s *checker.Snapshot) (listedRuns, error) {
+	l := listedRuns{counts: map[string]int{}}
+	var latestAt time.Time
+	position := map[string]int{}
+	for r := range s.Runs() { // the document's order: by first line
+		l.n++
+		if first, seen := position[r.RunID]; seen {
+			return l, fmt.Errorf("run_id %s is listed twice, as runs %d and %d: a snapshot lists each run once", r.RunID, first, l.n)
+		}
+		position[r.RunID] = l.n
+		l.counts[string(r.State)]++
+		if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
+			l.latestState = string(r.State)
+		}
+		if l.n == 1 || !r.LogicalTime().Before(latestAt) {
+			l.latestID, latestAt = r.RunID, r.LogicalTime()
+		}
+	}
+	return l, nil
+}
+
+// tallyFoldedRuns adds the runs a window folded to counts and returns how
+// many it folded. A check with --window (docs/window.md) lists only the
+// runs in its window and counts the folded ones in its window section:
+// they are runs of the snapshot too, and the only ones it may name without
+// listing them; the section's counts must agree with each other.
+func tallyFoldedRuns(s *checker.Snapshot, counts map[string]int) (int, error) {
+	w := s.Window
+	if w == nil {
+		return 0, nil
+	}
+	sum := 0
+	for _, f := range foldedByState(w) {
+		counts[f.state] += f.runs
+		sum += f.runs
+	}
+	if sum != w.FoldedRunCount {
+		return 0, fmt.Errorf("window.folded_state_counts add up to %d, not folded_run_count %d", sum, w.FoldedRunCount)
+	}
+	if (w.FoldedStateCounts.Succeeded > 0) != (w.LastFoldedSuccess != nil) {
+		return 0, fmt.Errorf("window.last_folded_success_utc is %s, but window.folded_state_counts.succeeded is %d", nullOr(w.LastFoldedSuccess), w.FoldedStateCounts.Succeeded)
+	}
+	return w.FoldedRunCount, nil
+}
+
+// checkHealthyVerdict refuses a healthy verdict that the runs of s do not
+// bear out under its gate; l are its listed runs, folded the runs a window
+// folded, latestFolded whether the latest run is one of those.
+func checkHealthyVerdict(s *checker.Snapshot, l listedRuns, folded int, latestFolded bool) error {
+	n := l.n
+	// foldedSucceeded says every folded run succeeded, so that one the
+	// snapshot names without listing it succeeded.
+	foldedSucceeded := s.Window == nil || s.Window.FoldedStateCounts.Succeeded == folded
 	missed, _ := MissedCount(s)
 	switch {
 	case n+folded == 0:
 		return fmt.Errorf("verdict healthy without any run")
 	case s.Options.Gate == checker.GateLatest && s.Schedule != nil && len(s.Schedule.Slots) > 0:
-		// With judged slots, gate latest asks about the latest run of the
-		// latest judged slot (its filler and duplicates), not about a later
-		// run for a slot not yet due.
-		slot := s.Schedule.Slots[len(s.Schedule.Slots)-1]
-		if slot.RunID == nil {
-			return fmt.Errorf("verdict healthy with gate latest, but the latest slot was missed")
-		}
-		id, state := "", ""
-		var at time.Time
-		for r := range s.Runs() { // the document's order: by first line
-			if r.ScheduledFor != nil && *r.ScheduledFor == slot.ScheduledFor && (id == "" || !r.FirstEvent.Before(at)) {
-				id, state, at = r.RunID, string(r.State), r.FirstEvent
-			}
-		}
-		if id == "" && folded > 0 && !foldedSucceeded {
-			return fmt.Errorf("verdict healthy with gate latest, but the latest slot %s names run %s, which is folded, and not every folded run succeeded", slot.ScheduledFor, *slot.RunID)
-		}
-		if id == "" && folded == 0 {
-			return fmt.Errorf("the latest slot %s names run %s, but no run of the snapshot claims it", slot.ScheduledFor, *slot.RunID)
-		}
-		if id != "" && state != checker.RunSucceeded {
-			return fmt.Errorf("verdict healthy with gate latest, but run %s of the latest slot is %s", id, state)
-		}
+		return checkLatestSlot(s, folded, foldedSucceeded)
 	case s.Options.Gate == checker.GateLatest:
 		if latestFolded && !foldedSucceeded {
 			return fmt.Errorf("verdict healthy with gate latest, but the latest run is folded and not every folded run succeeded")
 		}
-		if !latestFolded && latestState != checker.RunSucceeded {
-			return fmt.Errorf("verdict healthy with gate latest, but the latest run is %s", latestState)
+		if !latestFolded && l.latestState != checker.RunSucceeded {
+			return fmt.Errorf("verdict healthy with gate latest, but the latest run is %s", l.latestState)
 		}
 	default:
-		if counts[checker.RunSucceeded] != n+folded {
-			return fmt.Errorf("verdict healthy, but %d of %s did not succeed", n+folded-counts[checker.RunSucceeded], words.Count(n+folded, "run"))
+		if l.counts[checker.RunSucceeded] != n+folded {
+			return fmt.Errorf("verdict healthy, but %d of %s did not succeed", n+folded-l.counts[checker.RunSucceeded], words.Count(n+folded, "run"))
 		}
 		if missed > 0 {
 			return fmt.Errorf("verdict healthy, but %s missed", words.Count(missed, "slot was"))
 		}
+	}
+	return nil
+}
+
+// checkLatestSlot refuses a healthy verdict under gate latest with judged
+// slots unless the latest judged slot was filled and its latest run (its
+// filler or a duplicate) succeeded: gate latest asks about that run, not
+// about a later run for a slot not yet due.
+func checkLatestSlot(s *checker.Snapshot, folded int, foldedSucceeded bool) error {
+	slot := s.Schedule.Slots[len(s.Schedule.Slots)-1]
+	if slot.RunID == nil {
+		return fmt.Errorf("verdict healthy with gate latest, but the latest slot was missed")
+	}
+	id, state := "", ""
+	var at time.Time
+	for r := range s.Runs() { // the document's order: by first line
+		if r.ScheduledFor != nil && *r.ScheduledFor == slot.ScheduledFor && (id == "" || !r.FirstEvent.Before(at)) {
+			id, state, at = r.RunID, string(r.State), r.FirstEvent
+		}
+	}
+	if id == "" && folded > 0 && !foldedSucceeded {
+		return fmt.Errorf("verdict healthy with gate latest, but the latest slot %s names run %s, which is folded, and not every folded run succeeded", slot.ScheduledFor, *slot.RunID)
+	}
+	if id == "" && folded == 0 {
+		return fmt.Errorf("the latest slot %s names run %s, but no run of the snapshot claims it", slot.ScheduledFor, *slot.RunID)
+	}
+	if id != "" && state != checker.RunSucceeded {
+		return fmt.Errorf("verdict healthy with gate latest, but run %s of the latest slot is %s", id, state)
 	}
 	return nil
 }

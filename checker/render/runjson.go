@@ -202,25 +202,7 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 	b = append(b, `,"reason":`...)
 	b = appendOptString(b, a.Reason)
 	b = append(b, `,"resolution":`...)
-	if res := a.Resolution; res == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"resolution":"`...)
-		b = appendText(b, res.Resolution)
-		b = append(b, `","reason":"`...)
-		b = appendText(b, res.Reason)
-		b = append(b, `","evidence_ref":"`...)
-		b = appendText(b, res.EvidenceRef)
-		b = append(b, `","resolved_by":"`...)
-		b = appendText(b, res.ResolvedBy)
-		b = append(b, `","approved_by":`...)
-		b = appendOptString(b, res.ApprovedBy)
-		b = append(b, `,"resolved_at":"`...)
-		b = appendText(b, res.ResolvedAt)
-		b = append(b, `","line":`...)
-		b = appendInt(b, int64(res.Line))
-		b = append(b, '}')
-	}
+	b = appendResolution(b, a.Resolution)
 	b = append(b, `,"adjudicated_from":`...)
 	b = appendOptString(b, a.AdjudicatedFrom)
 	b = append(b, `,"job_log_line":`...)
@@ -229,28 +211,56 @@ func appendAttempt(b []byte, a *checker.AttemptReport) []byte {
 	} else {
 		b = appendInt(b, int64(*a.JobLogLine))
 	}
-	if t := a.Takeover; t != nil {
-		b = append(b, `,"takeover":{"outcome":"`...)
-		b = appendText(b, t.Outcome)
-		b = append(b, `","owner":`...)
-		b = appendOptString(b, t.Owner)
-		b = append(b, `,"stop_confirmed_by":"`...)
-		b = appendText(b, t.StopConfirmedBy)
-		b = append(b, `","stop_evidence_ref":"`...)
-		b = appendText(b, t.StopEvidenceRef)
-		b = append(b, `","stop_method":"`...)
-		b = appendText(b, t.StopMethod)
-		b = append(b, `","taken_over_at":"`...)
-		b = appendText(b, t.TakenOverAt)
-		b = append(b, `","line":`...)
-		b = appendInt(b, int64(t.Line))
-		b = append(b, `,"heartbeat_advanced_line":`...)
-		if t.HeartbeatAdvancedLine == nil {
-			b = append(b, "null"...)
-		} else {
-			b = appendInt(b, int64(*t.HeartbeatAdvancedLine))
-		}
-		b = append(b, '}')
+	if a.Takeover != nil {
+		b = append(b, `,"takeover":`...)
+		b = appendTakeover(b, a.Takeover)
+	}
+	return append(b, '}')
+}
+
+// appendResolution appends an attempt's resolution object, or null.
+func appendResolution(b []byte, res *checker.ResolutionReport) []byte {
+	if res == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"resolution":"`...)
+	b = appendText(b, res.Resolution)
+	b = append(b, `","reason":"`...)
+	b = appendText(b, res.Reason)
+	b = append(b, `","evidence_ref":"`...)
+	b = appendText(b, res.EvidenceRef)
+	b = append(b, `","resolved_by":"`...)
+	b = appendText(b, res.ResolvedBy)
+	b = append(b, `","approved_by":`...)
+	b = appendOptString(b, res.ApprovedBy)
+	b = append(b, `,"resolved_at":"`...)
+	b = appendText(b, res.ResolvedAt)
+	b = append(b, `","line":`...)
+	b = appendInt(b, int64(res.Line))
+	return append(b, '}')
+}
+
+// appendTakeover appends the object of the takeover that ended an attempt.
+func appendTakeover(b []byte, t *checker.TakeoverReport) []byte {
+	b = append(b, `{"outcome":"`...)
+	b = appendText(b, t.Outcome)
+	b = append(b, `","owner":`...)
+	b = appendOptString(b, t.Owner)
+	b = append(b, `,"stop_confirmed_by":"`...)
+	b = appendText(b, t.StopConfirmedBy)
+	b = append(b, `","stop_evidence_ref":"`...)
+	b = appendText(b, t.StopEvidenceRef)
+	b = append(b, `","stop_method":"`...)
+	b = appendText(b, t.StopMethod)
+	b = append(b, `","taken_over_at":"`...)
+	b = appendText(b, t.TakenOverAt)
+	b = append(b, `","line":`...)
+	b = appendInt(b, int64(t.Line))
+	b = append(b, `,"heartbeat_advanced_line":`...)
+	if t.HeartbeatAdvancedLine == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendInt(b, int64(*t.HeartbeatAdvancedLine))
 	}
 	return append(b, '}')
 }

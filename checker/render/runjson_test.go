@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/internal/runview"
 	"github.com/greenlight-ci/greenlight/checker/internal/swartest"
 )
 
@@ -300,7 +301,7 @@ func TestStreamedSnapshotChunks(t *testing.T) {
 }
 
 // sameStreamedAndWhole checks log, with its run reports built as they are
-// read and held whole (Snapshot.SetRuns of Collect), and fails unless WriteSnapshotJSON and a
+// read and held whole (runview.SetRuns of Collect), and fails unless WriteSnapshotJSON and a
 // WriteSnapshotSubset keeping every run write the same document all four
 // ways; it returns that document.
 func sameStreamedAndWhole(t *testing.T, log string, def *checker.Definition, now time.Time) string {
@@ -312,7 +313,7 @@ func sameStreamedAndWhole(t *testing.T, log string, def *checker.Definition, now
 			t.Fatal(err, res.Report.Violations)
 		}
 		if !stream {
-			res.Snapshot.SetRuns(res.Snapshot.Collect())
+			runview.SetRuns(res.Snapshot, res.Snapshot.Collect())
 		}
 		var whole, sub bytes.Buffer
 		if err := WriteSnapshotJSON(&whole, res.Snapshot); err != nil {

@@ -27,18 +27,18 @@ type Row struct {
 // of runs"): latest first by logical time (the slot a run claims or its
 // scheduled_for, else its first event; a missed slot's scheduled time),
 // ties to the later first line. It reads each run's order key once
-// (s.RunOrder: no report), sorts the keys, and builds each run's report as
-// it yields it (s.RunAt): one report at a time, whatever the log's size.
+// (its run view's Order: no report), sorts the keys, and builds each run's report as
+// it yields it (s.At): one report at a time, whatever the log's size.
 // Without a schedule the rows are the runs.
 func EachRow(s *checker.Snapshot, yield func(Row) bool) {
 	var missed []checker.MissedSlot
 	if s.Schedule != nil {
 		missed = s.Schedule.Missed
 	}
-	n := s.RunsLen()
+	n, v := s.Len(), views(s)
 	keys := make([]keyed, 0, n+len(missed))
 	for i := range n {
-		at, line, _ := s.RunOrder(i)
+		at, line, _ := v.Order(i)
 		keys = append(keys, keyed{at: at, line: line, seq: i})
 	}
 	for i := range missed {
@@ -48,7 +48,7 @@ func EachRow(s *checker.Snapshot, yield func(Row) bool) {
 	for _, k := range keys {
 		row := Row{Missed: k.missed}
 		if k.missed == nil {
-			r := s.RunAt(k.seq)
+			r := s.At(k.seq)
 			row.Run = &r
 		}
 		if !yield(row) {

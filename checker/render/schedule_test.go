@@ -111,7 +111,7 @@ func TestScheduleMarkdown(t *testing.T) {
 func TestRowsWithoutSchedule(t *testing.T) {
 	s := &checker.Snapshot{}
 	early, late := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s.SetRuns([]checker.RunReport{
+	setRuns(s, []checker.RunReport{
 		{RunID: "b", FirstEventAt: "2025-01-01T00:00:00Z", FirstEvent: early, FirstLine: 1},
 		{RunID: "a", FirstEventAt: "2026-01-01T00:00:00Z", FirstEvent: late, FirstLine: 2},
 	})

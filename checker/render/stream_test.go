@@ -35,7 +35,7 @@ func tabwriterText(s *checker.Snapshot, rows []render.Row) string {
 }
 
 // streamedLog checks log twice, with the run reports held whole
-// (Snapshot.SetRuns of Collect) and built as they are read.
+// (runview.SetRuns of Collect) and built as they are read.
 func streamedLog(t *testing.T, log string, def *checker.Definition, now time.Time) (whole, streamed *checker.Snapshot) {
 	t.Helper()
 	for _, stream := range []bool{false, true} {
@@ -44,7 +44,7 @@ func streamedLog(t *testing.T, log string, def *checker.Definition, now time.Tim
 			t.Fatalf("log refused: %v %+v", err, res.Report.Violations)
 		}
 		if !stream {
-			res.Snapshot.SetRuns(res.Snapshot.Collect())
+			setRuns(res.Snapshot, res.Snapshot.Collect())
 		}
 		if stream {
 			streamed = res.Snapshot

@@ -265,7 +265,7 @@ func LatestRun(logs []LogResult) *LatestRunRef {
 		if l.Snapshot == nil {
 			continue
 		}
-		r := l.Snapshot.Latest()
+		r := Latest(l.Snapshot)
 		if r == nil {
 			continue
 		}

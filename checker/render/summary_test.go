@@ -122,7 +122,7 @@ func bigSnapshot(n, errLen int) *checker.Snapshot {
 	}
 	s.GeneratedAt = at(s.GeneratedAtUTC)
 	s.LatestRunID = &runs[n-1].RunID
-	s.SetRuns(runs)
+	setRuns(s, runs)
 	return s
 }
 

@@ -464,10 +464,10 @@ func textColumns(s *checker.Snapshot) (run, state int) {
 	if missed > 0 {
 		run, state = utf8.RuneCountInString(NoRun), len(StateMissed)
 	}
-	s.EachRunID(func(id string) bool {
-		run = max(run, utf8.RuneCountInString(Terminal(id)))
-		return true
-	})
+	v := views(s)
+	for i := range s.Len() {
+		run = max(run, utf8.RuneCountInString(Terminal(v.ID(i))))
+	}
 	for _, st := range runStates {
 		if stateCount(s.StateCounts, st) > 0 {
 			state = max(state, len(st))

@@ -300,7 +300,7 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	}
 	// The check mode's fail-on-unhealthy gates, so it needs a freshness
 	// expectation as greenlight gate does (max-age, max_age or a schedule).
-	req := checker.Request{Gate: string(in.gate), InputFormat: in.format, MaxAge: gh.GetInput("max-age"),
+	req := checker.Request{Knob: input, Gate: string(in.gate), InputFormat: in.format, MaxAge: gh.GetInput("max-age"),
 		Gating: in.mode == ModeCheck && in.failOnUnhealthy}
 	if req.InferStages, err = boolInput(gh, "infer-stages", false); err != nil {
 		return in, err
@@ -394,6 +394,11 @@ func orDefault(v, def string) string {
 
 // boolInput reads a true/false input the way the Actions toolkit's
 // getBooleanInput does (true, True, TRUE, false, False, FALSE).
+// input is the action's input for a checker.Request field in the checker's
+// messages (Request.Knob): "stages" for Stages, "max-age" for MaxAge,
+// "job-log" for JobLogFile, as action.yml names them.
+func input(field string) string { return words.Knob(field, "", '-') }
+
 func boolInput(gh *githubactions.Action, name string, def bool) (bool, error) {
 	switch v := gh.GetInput(name); v {
 	case "":
@@ -423,7 +428,7 @@ func definitionOptions(req checker.Request, pipeline, stages string) (checker.Op
 		// from the log; a native log has none.
 		return o, errors.New("no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages")
 	}
-	req.PipelineName, req.Stages, req.ActionInputs = pipeline, stages, true
+	req.PipelineName, req.Stages = pipeline, stages
 	if pipeline != "" {
 		data, err := osfile.ReadFile(pipeline)
 		if err != nil {

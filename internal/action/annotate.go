@@ -145,7 +145,7 @@ func (f *finder) startLog(l render.LogResult) func(*checker.RunReport) {
 	// With gate latest only the latest run is annotated: build its report
 	// alone rather than every run's.
 	if f.gate == checker.GateLatest {
-		if r := l.Snapshot.Latest(); r != nil {
+		if r := render.Latest(l.Snapshot); r != nil {
 			each(r)
 		}
 		return nil

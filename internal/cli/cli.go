@@ -26,6 +26,11 @@ import (
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
+// Flag is the command line's flag for a checker.Request field in the
+// checker's messages (Request.Knob): "--stages" for Stages, "--max-age" for
+// MaxAge, "--job-log" for JobLogFile.
+func Flag(field string) string { return words.Knob(field, "--", '-') }
+
 // Exit codes (docs/contract.md, Command line).
 const (
 	ExitOK        = 0 // valid log; with --fail-on-unhealthy, also healthy
@@ -315,6 +320,7 @@ func (c *common) options(env Env) (checker.Options, error) {
 		return checker.Options{}, err
 	}
 	req := checker.Request{
+		Knob:             Flag,
 		PipelineName:     render.Terminal(c.pipeline), // as the checker's messages name it
 		Stages:           c.stages,
 		Now:              c.now,

@@ -85,7 +85,7 @@ func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 		}
 		fields = append(fields, Field{Key: "scheduled_for", Value: appendString(nil, f.ScheduledFor)})
 	}
-	req := checker.Request{PipelineName: render.Terminal(f.Pipeline), Stages: f.Stages, File: f.Log}
+	req := checker.Request{Knob: cli.Flag, PipelineName: render.Terminal(f.Pipeline), Stages: f.Stages, File: f.Log}
 	if f.Pipeline != "" && f.Stages == "" {
 		data, err := osfile.ReadFile(f.Pipeline)
 		if err != nil {

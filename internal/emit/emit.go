@@ -367,9 +367,9 @@ func (l *Log) check(log *logFile, text []byte, opts checker.Options) (*checker.R
 // the stage has none).
 func chooseAttempt(s *checker.Snapshot, ev Event) int64 {
 	var latest int64
-	s.EachRun(func(r *checker.RunReport) bool {
+	for r := range s.Runs() {
 		if r.RunID != ev.RunID {
-			return true
+			continue
 		}
 		for j := range r.Stages {
 			if r.Stages[j].Stage == ev.Stage {
@@ -378,8 +378,8 @@ func chooseAttempt(s *checker.Snapshot, ev Event) int64 {
 				}
 			}
 		}
-		return false
-	})
+		break
+	}
 	if ev.Status == checker.StatusStarted.String() {
 		return latest + 1
 	}

@@ -127,7 +127,7 @@ func (f *flags) resolve(in logInput, fixNow string, readLog bool) (Preload, []by
 	if p.Now == "" {
 		p.Now = fixNow
 	}
-	req := checker.Request{PipelineName: render.Terminal(f.pipeline), Stages: f.stages, Now: p.Now, Gate: f.gate, File: name, InputFormat: f.inputFormat}
+	req := checker.Request{Knob: cli.Flag, PipelineName: render.Terminal(f.pipeline), Stages: f.stages, Now: p.Now, Gate: f.gate, File: name, InputFormat: f.inputFormat}
 	if stale > 0 { // the flag's 0 is "not given"; a given value is 1 or more
 		req.StaleAfterSeconds = &stale
 	}

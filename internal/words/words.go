@@ -146,3 +146,26 @@ func Distance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// Knob is the name a shell gives the checker.Request field field (its Go
+// name, checker.Request.Knob): its words in lower case joined by sep,
+// after prefix ("--", "max-age" for MaxAge with sep '-'; "input_format" for
+// InputFormat with sep '_'). JobLogFile, the job log's name, is the job
+// log itself to every shell: prefix "job" sep "log".
+func Knob(field, prefix string, sep byte) string {
+	if field == "JobLogFile" {
+		field = "JobLog"
+	}
+	var b strings.Builder
+	b.WriteString(prefix)
+	for i, r := range field {
+		if 'A' <= r && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte(sep)
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -88,3 +88,23 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestKnob(t *testing.T) {
+	for _, c := range []struct {
+		field, prefix string
+		sep           byte
+		want          string
+	}{
+		{"Stages", "--", '-', "--stages"},
+		{"MaxAge", "--", '-', "--max-age"},
+		{"StaleAfterSeconds", "", '-', "stale-after-seconds"},
+		{"InputFormat", "", '_', "input_format"},
+		{"JobLogFile", "--", '-', "--job-log"},
+		{"JobLogFile", "", '_', "job_log"},
+		{"Now", "", '_', "now"},
+	} {
+		if got := Knob(c.field, c.prefix, c.sep); got != c.want {
+			t.Errorf("Knob(%q, %q, %q) = %q, want %q", c.field, c.prefix, c.sep, got, c.want)
+		}
+	}
+}

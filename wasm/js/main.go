@@ -63,6 +63,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/version"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 func main() {
@@ -127,6 +128,7 @@ type call struct {
 func readCall(opt js.Value) (call, error) {
 	in := options{v: opt}
 	c := call{req: checker.Request{
+		Knob:              option,
 		Stages:            in.str("stages"),
 		Now:               in.str("now"),
 		Gate:              in.str("gate"),
@@ -242,7 +244,7 @@ func (c call) result(res *checker.Result) (map[string]any, error) {
 		return nil, err
 	}
 	if res.Snapshot != nil {
-		for r := range res.Snapshot.EachRun {
+		for r := range res.Snapshot.Runs() {
 			details[r.RunID] = render.Detail(&res.Snapshot.Source, r).Summary
 		}
 	}
@@ -284,6 +286,11 @@ func fail(msg string) map[string]any { return map[string]any{"error": msg} }
 // options reads the options object; a key present with the wrong type is
 // an error (fail-closed), never silently the default. Absent, null and
 // undefined keys take the default.
+// option is greenlightCheck's option for a checker.Request field in the
+// checker's messages (Request.Knob): "stages" for Stages, "max_age" for
+// MaxAge, "input_format" for InputFormat, "job_log" for JobLogFile.
+func option(field string) string { return words.Knob(field, "", '_') }
+
 type options struct {
 	v   js.Value
 	err string

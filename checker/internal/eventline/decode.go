@@ -383,6 +383,12 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 			return false
 		}
 	}
+	return d.fastKey(ev) && d.fastStatus(ev) && d.fastOutcome(ev) && d.fastRecovery(ev)
+}
+
+// fastKey checks and fills the fields that name an attempt: run_id, stage
+// and attempt.
+func (d *Decoder) fastKey(ev *Event) bool {
 	// run_id: string, 1..256 code points, no C0, DEL or C1 control character.
 	if d.kind[fieldRunID] != '"' {
 		return false
@@ -420,6 +426,11 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 		return false
 	}
 	ev.Attempt = n
+	return true
+}
+
+// fastStatus checks and fills status and timestamp_utc.
+func (d *Decoder) fastStatus(ev *Event) bool {
 	// status: one of the enum.
 	if d.kind[fieldStatus] != '"' {
 		return false
@@ -451,6 +462,13 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 		return false
 	}
 	ev.Time = t
+	return true
+}
+
+// fastOutcome checks and fills the fields of an attempt's outcome and slot:
+// returncode, error (a string that is not blank on failed) and
+// scheduled_for.
+func (d *Decoder) fastOutcome(ev *Event) bool {
 	// returncode: null or an integer in range.
 	ev.HasCode = false
 	switch d.kind[fieldReturncode] {
@@ -493,7 +511,7 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	default:
 		return false
 	}
-	return d.fastRecovery(ev)
+	return true
 }
 
 // fastRecovery checks the recovery-model fields of schemas/event.schema.json
