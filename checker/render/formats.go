@@ -228,15 +228,6 @@ func eachFinding(l *Log, fn func(finding) bool) {
 	if IsStale(s) && !fn(finding{Rule: HealthStale, Path: l.Path, Message: "stale: " + StaleSummary(s, func(id string) string { return id }), Key: key(HealthStale, l.Path)}) {
 		return
 	}
-	// The unhealthy runs a window folded (docs/window.md) are not listed,
-	// but they make the log unhealthy: one finding per state says so, so
-	// that a code-scanning report is never cleaner than the verdict.
-	for _, f := range foldedUnhealthy(s.Window) {
-		rule := healthRuleOf(f.State)
-		if !fn(finding{Rule: rule, Path: l.Path, Message: f.Message, Key: key(rule, l.Path, "window")}) {
-			return
-		}
-	}
 	forEachRun(s, func(row Row) bool {
 		if m := row.Missed; m != nil {
 			return fn(finding{Rule: HealthSlotMissed, Warning: Level(StateMissed).SARIF == "warning", Path: l.Path, Message: "missed: " + MissedSummary(m), Key: key(HealthSlotMissed, l.Path, m.ScheduledFor)})
@@ -315,29 +306,4 @@ func healthOrContractSummary(id string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// foldedState is one unhealthy state of the runs a window folded, and the
-// sentence that says how many.
-type foldedState struct {
-	State   string
-	Message string
-}
-
-// foldedUnhealthy lists the failed, cancelled and incomplete runs a
-// window folded (w nil: none), one entry per state with runs, for the CI
-// formats that list findings: the runs are not listed, but they make the
-// log unhealthy, so a report is never cleaner than its verdict.
-func foldedUnhealthy(w *checker.WindowReport) []foldedState {
-	if w == nil {
-		return nil
-	}
-	var out []foldedState
-	for _, f := range foldedByState(w) {
-		if f.state != checker.RunSucceeded && f.runs > 0 {
-			out = append(out, foldedState{State: f.state,
-				Message: fmt.Sprintf("%s folded out of the window %s: counted in the verdict, not listed; check without --window to list them", words.Count(f.runs, f.state+" run"), w.Window)})
-		}
-	}
-	return out
 }

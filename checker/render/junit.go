@@ -135,14 +135,10 @@ func junitHeadOf(l *Log) junitHead {
 		if s.Verdict != checker.VerdictHealthy {
 			verdict, verdictType, verdictMsg = "failure", string(s.Verdict), Headline(s)
 		}
-		// One failed testcase per unhealthy state a window folded (each is
-		// failed, cancelled or incomplete: junitOutcome "failure").
-		folded := len(foldedUnhealthy(s.Window))
-		if IsStale(s) {
-			folded++ // the stale testcase, a failure
+		if IsStale(s) { // the stale testcase, a failure
+			c.tests++
+			c.failures++
 		}
-		c.tests += folded
-		c.failures += folded
 		forEachRun(s, func(row Row) bool {
 			c.tests++
 			state := StateMissed
@@ -212,10 +208,6 @@ func writeJUnitCases(bw *bufio.Writer, l *Log, name string) string {
 			msg := "stale: " + StaleSummary(s, func(t string) string { return t })
 			fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <failure type=\"%s\" message=\"%s\">%s</failure>\n    </testcase>\n",
 				name, HealthStale, HealthStale, XML(msg), XMLText(msg))
-		}
-		for _, f := range foldedUnhealthy(s.Window) {
-			fmt.Fprintf(bw, "    <testcase classname=\"%s\" name=\"%s\" time=\"0.000\">\n      <failure type=\"%s\" message=\"%s\">%s</failure>\n    </testcase>\n",
-				name, XML("folded "+f.State+" runs"), f.State, XML(f.Message), XMLText(f.Message))
 		}
 		forEachRun(s, func(row Row) bool {
 			writeJUnitCase(bw, &s.Source, name, row)
