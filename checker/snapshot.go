@@ -276,6 +276,31 @@ func (v snapshotViews) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []by
 
 func (v snapshotViews) Latest() *RunReport { return v.s.latest() }
 
+func (v snapshotViews) Reports(places []int) iter.Seq[*RunReport] {
+	return func(yield func(*RunReport) bool) {
+		src := v.s.source()
+		if l, ok := src.(reportList); ok {
+			for _, i := range places {
+				if !yield(&l[i]) {
+					return
+				}
+			}
+			return
+		}
+		if f, ok := src.(*foldedRuns); ok {
+			f.decodeAll()
+		}
+		var ar reportArena
+		for _, i := range places {
+			v.s.place("Reports", i)
+			src.report(i, &ar, &ar.rr)
+			if !yield(&ar.rr) {
+				return
+			}
+		}
+	}
+}
+
 // snapshotDoc is the snapshot document's form: the snapshot's fields, then
 // its runs.
 type snapshotDoc struct {

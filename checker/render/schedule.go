@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -24,37 +25,72 @@ type Row struct {
 
 // EachRow calls yield with every row of a runs listing until it returns
 // false, in the one order of every listing (docs/contract.md, "The order
-// of runs"): latest first by logical time (the slot a run claims or its
-// scheduled_for, else its first event; a missed slot's scheduled time),
-// ties to the later first line. It reads each run's order key once
-// (its run view's Order: no report), sorts the keys, and builds each run's report as
-// it yields it (s.At): one report at a time, whatever the log's size.
-// Without a schedule the rows are the runs.
+// of runs"): latest first by logical time (the scheduled_for a run's
+// events name, else its first event; a missed slot's scheduled time), ties
+// to the later first line. It reads each run's order key once (its run
+// view's Order: no report), sorts the keys (16 bytes a run), and builds
+// the reports in that order one at a time in reused storage: a row's
+// report is valid until yield returns. Without a schedule the rows are the
+// runs.
 func EachRow(s *checker.Snapshot, yield func(Row) bool) {
 	var missed []checker.MissedSlot
 	if s.Schedule != nil {
 		missed = s.Schedule.Missed
 	}
 	n, v := s.Len(), views(s)
-	keys := make([]keyed, 0, n+len(missed))
-	for i := range n {
-		at, line, _ := v.Order(i)
-		keys = append(keys, keyed{at: at, line: line, seq: i})
+	keys := make([]rowKey, n)
+	for i := range keys {
+		at, _, _ := v.Order(i)
+		keys[i] = rowKey{sec: at.Unix(), nsec: int32(at.Nanosecond()), place: int32(i)}
 	}
-	for i := range missed {
-		keys = append(keys, keyed{at: missed[i].Slot, seq: -1, missed: &missed[i]})
-	}
-	slices.SortFunc(keys, later)
-	for _, k := range keys {
-		row := Row{Missed: k.missed}
-		if k.missed == nil {
-			r := s.At(k.seq)
-			row.Run = &r
+	// A snapshot lists its runs in the order of their first line, so the
+	// later place is the later first line.
+	slices.SortFunc(keys, func(a, b rowKey) int {
+		return cmp.Or(cmp.Compare(b.sec, a.sec), cmp.Compare(b.nsec, a.nsec), cmp.Compare(b.place, a.place))
+	})
+	places := make([]int, 0, 1024)
+	m := 0 // the next missed slot, latest first
+	missedLatest := slices.Clone(missed)
+	slices.SortStableFunc(missedLatest, func(a, b checker.MissedSlot) int { return b.Slot.Compare(a.Slot) })
+	// A missed slot goes before the first run earlier than it; a run at
+	// the slot's own time comes first.
+	slotsBefore := func(k rowKey) bool {
+		for ; m < len(missedLatest); m++ {
+			sl := missedLatest[m].Slot
+			if sl.Unix() < k.sec || (sl.Unix() == k.sec && int32(sl.Nanosecond()) <= k.nsec) {
+				return true
+			}
+			if !yield(Row{Missed: &missedLatest[m]}) {
+				return false
+			}
 		}
-		if !yield(row) {
+		return true
+	}
+	for start := 0; start < len(keys); start += cap(places) {
+		places = places[:0]
+		for _, k := range keys[start:min(start+cap(places), len(keys))] {
+			places = append(places, int(k.place))
+		}
+		j := start
+		for r := range v.Reports(places) {
+			if !slotsBefore(keys[j]) || !yield(Row{Run: r}) {
+				return
+			}
+			j++
+		}
+	}
+	for ; m < len(missedLatest); m++ {
+		if !yield(Row{Missed: &missedLatest[m]}) {
 			return
 		}
 	}
+}
+
+// rowKey orders a run in EachRow: its logical time and its place.
+type rowKey struct {
+	sec   int64
+	nsec  int32
+	place int32
 }
 
 // RowCount is how many rows EachRow yields: the runs and the missed slots.

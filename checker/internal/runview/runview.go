@@ -12,7 +12,10 @@
 // imports it, so the snapshot and report types are type parameters.
 package runview
 
-import "time"
+import (
+	"iter"
+	"time"
+)
 
 // Head is what orders and counts a run in a listing or a metric, without
 // its report: its id, state, first and latest events (UTC) and first line,
@@ -48,6 +51,11 @@ type Views[R any] interface {
 	// nil, in storage of its own; also when a window folded that run out
 	// of the listed ones.
 	Latest() *R
+	// Reports yields the reports of the runs at places, in that order,
+	// built one at a time in reused storage as checker.Snapshot.Runs
+	// builds them: the loop body may keep a report's strings, not the
+	// report or its slices past its iteration.
+	Reports(places []int) iter.Seq[*R]
 }
 
 // impl is checker's registration: an impl[S, R] for S checker.Snapshot and
