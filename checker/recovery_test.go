@@ -2,6 +2,7 @@ package checker_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,57 @@ func TestRerunFromRerunsDescendants(t *testing.T) {
 		if got := fmt.Sprintf("%s [%s] %s", r.State, stageStates(r), r.Recovery.Action); got != wants[k] {
 			t.Errorf("step %d: got %s, want %s\n%q", k, got, wants[k], r.Recovery.Steps)
 		}
+	}
+}
+
+// TestRecoveryRunbookOrder: every unhealthy stage's action is listed,
+// numbered in the runbook's order of work (docs/recovery.md §10), and a
+// live lease turns every other action into wait.
+func TestRecoveryRunbookOrder(t *testing.T) {
+	s1 := rev("extract", 1, "started", 0)
+	unkAudit := []string{rev("audit", 1, "started", 1), rev("audit", 1, "unknown", 2, reason)}
+	cat := func(parts ...[]string) []string { return slices.Concat(parts...) }
+	oomTimes := func(k int) []string {
+		var l []string
+		for n := 1; n <= k; n++ {
+			l = append(l, rev("extract", n, "started", 2*n), rev("extract", n, "failed", 2*n+1, `"error":"x"`, `"error_code":"OOM"`))
+		}
+		return l
+	}
+	cases := []struct {
+		name string
+		log  []string
+		now  time.Time
+		want string // action@stage, in order
+	}{
+		{"a live lease: everything waits", cat([]string{rev("extract", 1, "started", 0, `"lease_expires_at":"2026-01-01T12:30:00Z"`)}, unkAudit), corpusNow, "wait@extract wait@audit"},
+		{"a stale lease, then the unknown sibling", cat([]string{s1}, unkAudit), corpusNow, "confirm_stopped@extract adjudicate_unknown@audit"},
+		{"unknown before a rerun, in stage order within a step", cat([]string{s1, rev("extract", 1, "failed", 1, `"error":"x"`)}, unkAudit), corpusNow, "adjudicate_unknown@audit rerun@extract"},
+		{"the brake before a rerun", cat(oomTimes(3), []string{rev("audit", 1, "started", 8), rev("audit", 1, "failed", 9, `"error":"x"`)}), corpusNow, "fix_then_rerun_from@extract rerun@audit"},
+		{"a non-idempotent failure and a stage never started", cat(extractOK(), []string{rev("load", 1, "started", 2), rev("load", 1, "failed", 3, `"error":"x"`)}), corpusNow, "resolve_non_idempotent@load rerun@audit"},
+		{"a cancelled run is not resumed", []string{s1, rev("extract", 1, "unknown", 1, reason), resolvedEv("extract", 1, 2, "cancelled", evidence, comp)}, corpusNow, "none@extract"},
+		{"a stage never started waits for the live lease", []string{s1}, clock(10, 5, 0), "wait@extract"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCheck(t, lines(tc.log...), func(o *checker.Options) { o.Definition = recoveryDefinition(t); o.Now = tc.now })
+			if !res.Report.Valid {
+				t.Fatalf("unexpected violations: %+v", res.Report.Violations)
+			}
+			rec := res.Snapshot.Collect()[0].Recovery
+			var got []string
+			for i, a := range rec.Actions {
+				if a.Order != i+1 {
+					t.Errorf("action %d has order %d", i, a.Order)
+				}
+				got = append(got, string(a.Action)+"@"+a.Stage.String())
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Fatalf("actions %q, want %q\n%+v", got, tc.want, rec.Actions)
+			}
+			if first := rec.At(0); rec.Action != first.Action || rec.Stage != first.Stage || len(rec.Steps) != len(first.Steps) {
+				t.Errorf("the run's action %s is not its first, %s", rec.Action, first.Action)
+			}
+		})
 	}
 }
