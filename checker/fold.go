@@ -488,12 +488,13 @@ func asCheckpointError() {
 
 func (f *foldedRuns) report(i int, ar *reportArena, rr *RunReport) {
 	run := f.run(i)
-	foldRun(rr, run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
+	def := f.cfg.definitionOf(run, f.def)
+	foldRun(rr, run, def, f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule
 		f.judged.annotate(rr, f.judged.at(i), run, sched, f.c.opts.Now)
 		if rr.State == RunOverdue {
-			rr.Recovery = recoveryFor(rr, f.def, nil, f.cfg.lineText)
+			rr.Recovery = recoveryFor(rr, def, nil, f.cfg.lineText) // the run's own stages, as foldRun's
 		}
 	}
 }
