@@ -2,6 +2,7 @@ package checker_test
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -319,5 +320,62 @@ func TestRecoveryRunbookOrder(t *testing.T) {
 				t.Errorf("the run's action %s is not its first, %s", rec.Action, first.Action)
 			}
 		})
+	}
+}
+
+// TestRecoveryActionsInvariants checks every run of the logs of
+// testdata/recovery against the runbook's order of work (docs/recovery.md
+// §10): actions numbered from 1, the run's action is the first, a wait
+// leaves only waits (and none), the rest in the runbook's steps, and every
+// running, stalled, unknown, failed or cancelled stage has one action.
+func TestRecoveryActionsInvariants(t *testing.T) {
+	step := map[checker.Action]int{
+		checker.ActionWait: 0, checker.ActionConfirmStopped: 1, checker.ActionInvestigateInconsistency: 2, checker.ActionAdjudicateUnknown: 2,
+		checker.ActionFixThenRerunFrom: 3, checker.ActionResolveNonIdempotent: 4, checker.ActionRerun: 4, checker.ActionNone: 5,
+	}
+	for _, name := range []string{"orders_daily", "takeover", "heartbeat_advanced", "brake_nights", "live_lease"} {
+		log, err := os.ReadFile("../testdata/recovery/" + name + ".jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := runCheck(t, string(log), func(o *checker.Options) { o.Definition = recoveryDefinition(t); o.Now = corpusNow })
+		for _, r := range res.Snapshot.Collect() {
+			rec := &r.Recovery
+			if len(rec.Actions) == 0 {
+				if rec.Action != checker.ActionNone || len(rec.Steps) != 0 {
+					t.Errorf("%s: run %s has no actions but action %s", name, r.RunID, rec.Action)
+				}
+				continue
+			}
+			waits, last := false, -1
+			staged := map[string]int{}
+			for i, a := range rec.Actions {
+				if a.Order != i+1 || len(a.Steps) == 0 {
+					t.Errorf("%s: run %s action %d: order %d, %d steps", name, r.RunID, i, a.Order, len(a.Steps))
+				}
+				waits = waits || a.Action == checker.ActionWait
+				if waits && a.Action != checker.ActionWait && a.Action != checker.ActionNone {
+					t.Errorf("%s: run %s: %s after a wait", name, r.RunID, a.Action)
+				}
+				if step[a.Action] < last {
+					t.Errorf("%s: run %s: %s out of the runbook's order", name, r.RunID, a.Action)
+				}
+				last = step[a.Action]
+				if a.Stage != nil && a.Action != checker.ActionInvestigateInconsistency {
+					staged[a.Stage.String()]++
+				}
+			}
+			if first := rec.At(0); rec.Action != first.Action || fmt.Sprint(rec.Steps) != fmt.Sprint(first.Steps) {
+				t.Errorf("%s: run %s: action %s is not its first, %s", name, r.RunID, rec.Action, first.Action)
+			}
+			for _, s := range r.Stages {
+				switch s.State {
+				case checker.StageRunning, checker.StageStalled, checker.StageUnknown, checker.StageFailed, checker.StageCancelled:
+					if staged[s.Stage.String()] != 1 {
+						t.Errorf("%s: run %s: stage %s (%s) has %d actions", name, r.RunID, s.Stage, s.State, staged[s.Stage.String()])
+					}
+				}
+			}
+		}
 	}
 }
