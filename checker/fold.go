@@ -542,8 +542,7 @@ func stageState(run *runState, i int, def *Definition, cfg foldConfig) StageStat
 // runRank is the precedence of the stage states that decide a run's state:
 // unknown > failed > cancelled > stalled > running; every other state ranks
 // 0. It is the one precedence of run states: the fold takes the run's state
-// from it, the recovery advice finds the stage that decided it
-// (decidedBy). A switch, not a map: it is asked once per stage of every run.
+// from it. A switch, not a map: it is asked once per stage of every run.
 func runRank(st StageState) int {
 	switch st {
 	case StageUnknown:
