@@ -38,7 +38,9 @@ func TestCheckpointSplitWindow(t *testing.T) {
 	ids := `{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z","attempt_id":"a-1"}
 {"run_id":"r-1","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
 {"run_id":"r-1","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z","attempt_id":"a-2"}
-{"run_id":"r-1","stage":2,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:03:00Z","error":"x"}
+{"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:03:00Z"}
+{"run_id":"r-1","stage":3,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:03:30Z","attempt_id":"a-4"}
+{"run_id":"r-1","stage":3,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:04:00Z"}
 {"run_id":"r-2","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-05T10:00:00Z","attempt_id":"a-3"}
 {"run_id":"r-2","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-05T10:01:00Z"}
 {"run_id":"r-2","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-05T10:02:00Z","attempt_id":"a-1"}
@@ -49,7 +51,7 @@ func TestCheckpointSplitWindow(t *testing.T) {
 		folded bool // most runs must be folded at the end
 	}
 	cases := []wcase{
-		{splitCase{name: "a day of 90 s runs", log: genLog(1, 20000, 2, 3, 90*time.Second, false), opts: checker.Options{Definition: linear, Now: now, File: "log.jsonl", Window: window("1d")}}, 6, true},
+		{splitCase{name: "a day of 90 s runs", log: genLog(1, 20000, 3, 3, 90*time.Second, false), opts: checker.Options{Definition: linear, Now: now, File: "log.jsonl", Window: window("1d")}}, 6, true},
 		{splitCase{name: "a run count", log: genLog(3, 20000, 3, 5, 90*time.Second, false), opts: checker.Options{Definition: linear, Now: now, File: "log.jsonl", Window: window("2000runs")}}, 6, true},
 		{splitCase{name: "a schedule", log: genLog(5, 20000, 2, 1, time.Minute, true), opts: checker.Options{Definition: scheduled, Now: logEnd, File: "log.jsonl", Window: window("12h")}}, 6, true},
 		{splitCase{name: "attempt ids", log: []byte(ids), opts: checker.Options{Definition: linear, Now: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), File: "ids.jsonl", Window: window("1d")}}, 8, false},

@@ -210,7 +210,7 @@ func (c *contractState) firstPass(s *Snapshot, def *Definition, cfg foldConfig, 
 		p.states = append(p.states, countState(&s.StateCounts, state))
 	}
 	if c.opts.Since > 0 {
-		p.allSucceeded = c.succeededSince(p.states, w)
+		p.allSucceeded = c.succeededSince(p.states)
 	}
 	return p
 }
@@ -316,13 +316,10 @@ func (c *contractState) judgeFreshness(s *Snapshot, states []uint8) {
 
 // succeededSince says gate all under --since is met by the runs: at least
 // one run's logical time is within opts.Since before now, and every such
-// run succeeded; states are the runs' state codes by place. A window's
-// folded runs that did not all succeed fail it too: their records keep no
-// logical time to leave them out by.
-func (c *contractState) succeededSince(states []uint8, w *windowState) bool {
-	if w != nil && w.counts.Succeeded != w.total {
-		return false
-	}
+// run succeeded; states are the runs' state codes by place. A window
+// folds only runs that succeeded, so the listed runs are the ones that can
+// fail it.
+func (c *contractState) succeededSince(states []uint8) bool {
 	from := c.opts.Now.Add(-c.opts.Since)
 	sec, nsec := from.Unix(), int32(from.Nanosecond())
 	n := 0
@@ -740,7 +737,10 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 	text := times.done()
 	rr.FirstEventAt, rr.LastEventAt = text[f0:f1], text[l0:l1]
 	rr.FirstEvent, rr.LastEvent = first, last
-	rr.Logical = run.LogicalAt()
+	if lt := run.LogicalAt(); !lt.Equal(first) {
+		v := formatTime(lt)
+		rr.LogicalAt, rr.Logical = &v, lt.UTC()
+	}
 	if markBlocked(rr, plan) && mismatch == nil {
 		// A skip carried down turned pending stages into skipped ones,
 		// which may make the run succeeded (runStateOf does the same).

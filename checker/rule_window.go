@@ -15,9 +15,9 @@ const familyWindow = "window"
 
 var foldedRunEventRule = Rule{ID: RuleFoldedRunEvent, Family: familyWindow,
 	Summary: "with --window, an event for a run folded out of the window that its compact record cannot judge",
-	Detail: "A check with --window keeps of a run whose attempts all ended and whose last event is older than the window only a compact record (docs/window.md). " +
+	Detail: "A check with --window keeps of a run that succeeded and whose last event is older than the window only a compact record (docs/window.md); an unhealthy run is never folded. " +
 		"A later event for such a run that contradicts the record breaks the rule a full check names (out_of_order, duplicate_start, duplicate_terminal, ...); " +
-		"one the record cannot judge (a retry after a failure, a first start of a pending stage, a resolution) is this violation, never a silent green: check without --window, or with a wider one.",
+		"one the record cannot judge (a resolution of an attempt that failed before its retry succeeded, a first start of a skipped stage) is this violation, never a silent green: check without --window, or with a wider one.",
 }
 
 // judgeFolded judges an event for a run the window folded, from its

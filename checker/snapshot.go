@@ -432,6 +432,11 @@ type RunReport struct {
 	// ScheduledFor is the slot the run fills (or duplicates), set only with
 	// a schedule and when the run claims a slot.
 	ScheduledFor *string `json:"scheduled_for,omitempty"`
+	// LogicalAt is the run's logical time (docs/contract.md, "The order of
+	// runs") as RFC 3339 UTC text: the scheduled_for its events name, set
+	// only when that differs from its first event (a backfill's date);
+	// absent, the logical time is FirstEventAt.
+	LogicalAt *string `json:"logical_at,omitempty"`
 	// OverdueBySeconds is how far past the schedule's max_runtime_seconds a
 	// run in progress is, set only then.
 	OverdueBySeconds *float64      `json:"overdue_by_seconds,omitempty"`
@@ -441,21 +446,17 @@ type RunReport struct {
 	// ScheduledFor as values (UTC; Slot zero when the run claims none), so
 	// that no reader parses the texts back.
 	FirstEvent, LastEvent, Slot time.Time `json:"-"`
-	// Logical is the run's logical time (docs/contract.md, "Which run
-	// latest judges"): the slot its events name (scheduled_for), else its
-	// first event; zero in a report read back from a snapshot document
-	// (LogicalTime gives Slot or FirstEvent then).
+	// Logical is LogicalAt as a value (UTC): the run's logical time when it
+	// differs from its first event, else zero.
 	Logical time.Time `json:"-"`
 }
 
-// LogicalTime is what orders the run in a listing: Logical, else Slot,
-// else FirstEvent.
+// LogicalTime is what orders the run in every listing and what gate
+// latest judges by (docs/contract.md, "The order of runs"): the
+// scheduled_for its events name, else its first event.
 func (r *RunReport) LogicalTime() time.Time {
-	switch {
-	case !r.Logical.IsZero():
+	if !r.Logical.IsZero() {
 		return r.Logical
-	case !r.Slot.IsZero():
-		return r.Slot
 	}
 	return r.FirstEvent
 }
@@ -586,6 +587,9 @@ func (s *Snapshot) UnmarshalJSON(data []byte) error {
 		at(&r.LastEvent, r.LastEventAt, "last_event_at")
 		if r.ScheduledFor != nil {
 			at(&r.Slot, *r.ScheduledFor, "scheduled_for")
+		}
+		if r.LogicalAt != nil {
+			at(&r.Logical, *r.LogicalAt, "logical_at")
 		}
 		for j := range r.Stages {
 			for k := range r.Stages[j].Attempts {

@@ -13,8 +13,8 @@ import (
 )
 
 // Window bounds what a check keeps of each run in full (docs/window.md):
-// a run whose attempts have all ended and that lies outside the window is
-// folded into a compact record, which still counts it and still rejects
+// a run that succeeded and lies outside the window is folded into a
+// compact record (an unhealthy run is never folded, so it stays listed), which still counts it and still rejects
 // the events that contradict it. The zero Window keeps every run in full.
 // At most one of Duration and Runs is set.
 type Window struct {
@@ -203,10 +203,13 @@ func outside(run *runState, t time.Time, line int) bool {
 	return line > 0 && run.FirstLine() < line
 }
 
-// foldable says every attempt of run has ended with an outcome nobody need
-// still settle (not in progress, not unknown): its state can no longer
-// change with time, only with a later event.
-func foldable(run *runState) bool {
+// foldable says the window may fold run: every attempt of run has ended
+// with an outcome nobody need still settle (not in progress, not unknown),
+// so its state can no longer change with time, only with a later event;
+// and the run succeeded. An unhealthy run (failed, cancelled, incomplete)
+// is never folded: the verdict counts it, so it stays listed by id with
+// its detail, where a person can act on it.
+func (c *contractState) foldable(run *runState) bool {
 	for _, atts := range run.Stages() {
 		for k := range atts {
 			if o := atts[k].Outcome(); o == StatusStarted || o == StatusUnknown {
@@ -214,21 +217,7 @@ func foldable(run *runState) bool {
 			}
 		}
 	}
-	return true
-}
-
-// foldedCode is the FoldedRun code of a foldable run's state.
-func (c *contractState) foldedCode(run *runState) (uint8, RunState) {
-	st := runStateOf(run, c.opts.Definition, c.foldCfg, false)
-	switch st {
-	case RunFailed:
-		return foldedFailed, st
-	case RunCancelled:
-		return foldedCancelled, st
-	case RunIncomplete:
-		return foldedIncomplete, st
-	}
-	return foldedSucceeded, st
+	return runStateOf(run, c.opts.Definition, c.foldCfg, false) == RunSucceeded
 }
 
 // asFolded returns the compact record of run when the window folds it at
@@ -237,11 +226,10 @@ func (c *contractState) foldedCode(run *runState) (uint8, RunState) {
 // it sweeps.
 func (c *contractState) asFolded(run *runState) (runstore.FoldedRun, bool) {
 	t, line := c.cutoff()
-	if !outside(run, t, line) || !foldable(run) {
+	if !outside(run, t, line) || !c.foldable(run) {
 		return runstore.FoldedRun{}, false
 	}
-	code, _ := c.foldedCode(run)
-	return runstore.NewFoldedRun(run, code), true
+	return runstore.NewFoldedRun(run, foldedSucceeded), true
 }
 
 // noteEvent keeps what the window needs of an event just recorded, and
@@ -263,7 +251,7 @@ func (c *contractState) sweep() {
 	t, line := c.cutoff()
 	var latest *runState // the latest folded now, still in the old slabs
 	c.runs.Sweep(func(run *runState) bool {
-		if !outside(run, t, line) || !foldable(run) {
+		if !outside(run, t, line) || !c.foldable(run) {
 			return false
 		}
 		c.fold(run)
@@ -291,24 +279,14 @@ func (c *contractState) sweepOnce() {
 // keeps the latest folded run).
 func (c *contractState) fold(run *runState) {
 	w := c.window
-	code, st := c.foldedCode(run)
-	w.batch.Fold(run, runstore.NewFoldedRun(run, code))
+	w.batch.Fold(run, runstore.NewFoldedRun(run, foldedSucceeded))
 	w.total++
-	switch st {
-	case RunFailed:
-		w.counts.Failed++
-	case RunCancelled:
-		w.counts.Cancelled++
-	case RunIncomplete:
-		w.counts.Incomplete++
-	default:
-		w.counts.Succeeded++
-		if t := run.LastAt(); t.After(w.lastSuccess) {
-			w.lastSuccess = t
-		}
+	w.counts.Succeeded++ // only a run that succeeded is folded (foldable)
+	if t := run.LastAt(); t.After(w.lastSuccess) {
+		w.lastSuccess = t
 	}
 	if c.opts.Definition.Schedule != nil {
-		w.stubs = append(w.stubs, foldedStub{runstore.Stub(run), st})
+		w.stubs = append(w.stubs, foldedStub{runstore.Stub(run), RunSucceeded})
 	}
 }
 

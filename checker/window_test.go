@@ -162,10 +162,10 @@ func TestWindowMatchesFullCheck(t *testing.T) {
 		window string
 		now    time.Time // zero: now
 	}{
-		{"a day of 90 s runs", genLog(1, 40000, 2, 3, 90*time.Second, false), linear, checker.GateAll, "1d", time.Time{}},
-		{"gate latest", genLog(2, 20000, 2, 0, 90*time.Second, false), linear, checker.GateLatest, "36h", time.Time{}},
+		{"a day of 90 s runs", genLog(1, 40000, 3, 3, 90*time.Second, false), linear, checker.GateAll, "1d", time.Time{}},
+		{"gate latest", genLog(2, 20000, 3, 0, 90*time.Second, false), linear, checker.GateLatest, "36h", time.Time{}},
 		{"a run count", genLog(3, 20000, 3, 5, 90*time.Second, false), linear, checker.GateAll, "2000runs", time.Time{}},
-		{"a window wider than the log", genLog(4, 2000, 2, 2, 90*time.Second, false), linear, checker.GateAll, "3650d", time.Time{}},
+		{"a window wider than the log", genLog(4, 2000, 3, 2, 90*time.Second, false), linear, checker.GateAll, "3650d", time.Time{}},
 		{"a schedule every minute", genLog(5, 20000, 2, 1, time.Minute, true), scheduled, checker.GateAll, "12h", logEnd},
 		{"a schedule, gate latest", genLog(6, 20000, 2, 0, time.Minute, true), scheduled, checker.GateLatest, "100runs", logEnd},
 	} {
@@ -222,16 +222,20 @@ func TestWindowMatchesFullCheck(t *testing.T) {
 }
 
 // lateBase is the log the late events of TestWindowLateEvents follow, at
-// now 2026-01-10: r-1 (stage 1 failed, then succeeded; stage 2
+// now 2026-01-10: r-1 (stage 1 failed, then succeeded; stages 2 and 3
 // succeeded), r-2 (stage 1 succeeded, stage 2 never started) and r-4
 // (stage 1 failed) end on 2026-01-01, more than a day before r-3, the
-// newest run, and a window of 1d folds them. r-3 is in the window.
+// newest run. A window of 1d folds r-1, which succeeded; it never folds
+// r-2 (incomplete) or r-4 (failed), which stay listed in full. r-3 is in
+// the window.
 const lateBase = `{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":"r-1","stage":1,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"x"}
 {"run_id":"r-1","stage":1,"attempt":2,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
 {"run_id":"r-1","stage":1,"attempt":2,"status":"succeeded","timestamp_utc":"2026-01-01T10:03:00Z"}
 {"run_id":"r-1","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:04:00Z"}
 {"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:05:00Z"}
+{"run_id":"r-1","stage":3,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:06:00Z"}
+{"run_id":"r-1","stage":3,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:07:00Z"}
 {"run_id":"r-2","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}
 {"run_id":"r-2","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:01:00Z"}
 {"run_id":"r-4","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T12:00:00Z"}
@@ -256,9 +260,9 @@ func padding(n int) string {
 // now 2026-01-10) is judged from its compact record, whether the store was
 // swept before it or not. Where the record can tell, it breaks the rule a
 // full check names, on the same line (same: with the same message);
-// where it cannot (a retry after a failure, a first start of a pending
-// stage, a resolution), it is folded_run_event, even when a full check
-// accepts the event: never a silent green.
+// where it cannot (a resolution), it is folded_run_event, even when a
+// full check accepts the event: never a silent green. Events for the
+// unhealthy runs the window keeps are judged as in a full check.
 func TestWindowLateEvents(t *testing.T) {
 	def := definitionFile(t, "testdata/window/linear.yaml")
 	now := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC)
@@ -270,11 +274,11 @@ func TestWindowLateEvents(t *testing.T) {
 		same        bool
 	}{
 		{"a step back in time", `{"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:04:30Z"}`,
-			"out_of_order: timestamp 2026-01-01T10:04:30Z is earlier than the previous event of run r-1 (2026-01-01T10:05:00Z)", checker.RuleOutOfOrder, true},
+			"out_of_order: timestamp 2026-01-01T10:04:30Z is earlier than the previous event of run r-1 (2026-01-01T10:07:00Z)", checker.RuleOutOfOrder, true},
 		{"from the future", `{"run_id":"r-1","stage":2,"attempt":2,"status":"started","timestamp_utc":"2099-01-01T00:00:00Z"}`,
 			"timestamp_in_future: timestamp 2099-01-01T00:00:00Z is more than 300 s after now (2026-01-10T00:00:00Z)", checker.RuleTimestampInFuture, true},
 		{"a second start", `{"run_id":"r-1","stage":2,"attempt":1,"status":"started",` + at + `}`,
-			"duplicate_start: attempt 1 of stage 2 in run r-1 started a second time (first start before the window: run r-1 was folded out of the window (last event 2026-01-01T10:05:00Z)); a retry is a new attempt number", checker.RuleDuplicateStart, false},
+			"duplicate_start: attempt 1 of stage 2 in run r-1 started a second time (first start before the window: run r-1 was folded out of the window (last event 2026-01-01T10:07:00Z)); a retry is a new attempt number", checker.RuleDuplicateStart, false},
 		{"a skipped attempt", `{"run_id":"r-1","stage":2,"attempt":3,"status":"started",` + at + `}`,
 			"skipped_attempt: attempt 3 of stage 2 in run r-1 started, but attempt 2 never started", checker.RuleSkippedAttempt, true},
 		{"a retry of a success", `{"run_id":"r-1","stage":2,"attempt":2,"status":"started",` + at + `}`,
@@ -282,19 +286,21 @@ func TestWindowLateEvents(t *testing.T) {
 		{"an outcome without a start", `{"run_id":"r-1","stage":2,"attempt":2,"status":"succeeded",` + at + `}`,
 			"terminal_without_start: attempt 2 of stage 2 in run r-1 succeeded, but it never started", checker.RuleTerminalWithoutStart, true},
 		{"a duplicate outcome", `{"run_id":"r-1","stage":1,"attempt":1,"status":"failed",` + at + `,"error":"x"}`,
-			"duplicate_terminal: attempt 1 of stage 1 in run r-1 failed, but it already ended before the window (run r-1 was folded out of the window (last event 2026-01-01T10:05:00Z))", checker.RuleDuplicateTerminal, false},
-		{"a duplicate of the last event", `{"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:05:00Z"}`,
-			"duplicate_terminal: attempt 1 of stage 2 in run r-1 succeeded, but it already ended before the window (run r-1 was folded out of the window (last event 2026-01-01T10:05:00Z))", checker.RuleDuplicateTerminal, false},
+			"duplicate_terminal: attempt 1 of stage 1 in run r-1 failed, but it already ended before the window (run r-1 was folded out of the window (last event 2026-01-01T10:07:00Z))", checker.RuleDuplicateTerminal, false},
+		{"a duplicate of the last event", `{"run_id":"r-1","stage":3,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:07:00Z"}`,
+			"duplicate_terminal: attempt 1 of stage 3 in run r-1 succeeded, but it already ended before the window (run r-1 was folded out of the window (last event 2026-01-01T10:07:00Z))", checker.RuleDuplicateTerminal, false},
 		{"a heartbeat after the end", `{"run_id":"r-1","stage":2,"attempt":1,"status":"heartbeat",` + at + `}`,
-			"heartbeat_after_terminal: attempt 1 of stage 2 in run r-1 sent a heartbeat, but it already ended before the window (run r-1 was folded out of the window (last event 2026-01-01T10:05:00Z))", checker.RuleHeartbeatAfterTerminal, false},
+			"heartbeat_after_terminal: attempt 1 of stage 2 in run r-1 sent a heartbeat, but it already ended before the window (run r-1 was folded out of the window (last event 2026-01-01T10:07:00Z))", checker.RuleHeartbeatAfterTerminal, false},
 		{"a heartbeat without a start", `{"run_id":"r-1","stage":2,"attempt":2,"status":"heartbeat",` + at + `}`,
 			"heartbeat_without_start: attempt 2 of stage 2 in run r-1 sent a heartbeat, but it never started", checker.RuleHeartbeatWithoutStart, true},
-		{"a retry after a failure", `{"run_id":"r-4","stage":1,"attempt":2,"status":"started",` + at + `}`,
-			"folded_run_event: attempt 2 of stage 1 in run r-4 started, but run r-4 was folded out of the window (last event 2026-01-01T12:01:00Z) and its compact record cannot judge a retry; check without --window, or with a wider one", "", false},
-		{"a first start of a pending stage", `{"run_id":"r-2","stage":2,"attempt":1,"status":"started",` + at + `}`,
-			"folded_run_event: attempt 1 of stage 2 in run r-2 started, but run r-2 was folded out of the window (last event 2026-01-01T11:01:00Z) and its compact record cannot judge a first start of a stage; check without --window, or with a wider one", "", false},
-		{"a resolution", `{"run_id":"r-4","stage":1,"attempt":1,"status":"resolved",` + at + `,"resolution":"failed","reason":"checked","resolved_by":"ana","evidence_ref":"INC-7"}`,
-			"folded_run_event: attempt 1 of stage 1 in run r-4 resolved, but run r-4 was folded out of the window (last event 2026-01-01T12:01:00Z) and its compact record cannot judge a resolution; check without --window, or with a wider one", checker.RuleResolutionOfIdempotentFailure, false},
+		{"a resolution", `{"run_id":"r-1","stage":1,"attempt":1,"status":"resolved",` + at + `,"resolution":"failed","reason":"checked","resolved_by":"ana","evidence_ref":"INC-7"}`,
+			"folded_run_event: attempt 1 of stage 1 in run r-1 resolved, but run r-1 was folded out of the window (last event 2026-01-01T10:07:00Z) and its compact record cannot judge a resolution; check without --window, or with a wider one", checker.RuleResolutionOfIdempotentFailure, false},
+		// An unhealthy run is never folded: events for r-4 (failed) and r-2
+		// (incomplete) are judged as a full check judges them.
+		{"a retry of a failed run", `{"run_id":"r-4","stage":1,"attempt":2,"status":"started",` + at + `}`, "", "", true},
+		{"a first start of a pending stage", `{"run_id":"r-2","stage":2,"attempt":1,"status":"started",` + at + `}`, "", "", true},
+		{"a resolution in a failed run", `{"run_id":"r-4","stage":1,"attempt":1,"status":"resolved",` + at + `,"resolution":"failed","reason":"checked","resolved_by":"ana","evidence_ref":"INC-7"}`,
+			"resolution_of_idempotent_failure: attempt 1 of stage 1 in run r-4 was resolved, but stage 1 is idempotent: a failed attempt is simply retried", checker.RuleResolutionOfIdempotentFailure, true},
 	} {
 		for _, pad := range []int{0, 17000} {
 			t.Run(fmt.Sprintf("%s/padding %d", c.name, pad), func(t *testing.T) {
@@ -317,11 +323,14 @@ func TestWindowLateEvents(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := fmt.Sprintf("%d %s\n", line, c.want)
+				want := ""
+				if c.want != "" {
+					want = fmt.Sprintf("%d %s\n", line, c.want)
+				}
 				if got := violationLines(res.Report.Violations); got != want {
 					t.Fatalf("with --window 1d\n%s\nwant\n%s", got, want)
 				}
-				if c.same && full[0].Message != res.Report.Violations[0].Message {
+				if c.same && c.want != "" && full[0].Message != res.Report.Violations[0].Message {
 					t.Errorf("the message differs from a full check's: %s", full[0].Message)
 				}
 			})
@@ -329,9 +338,10 @@ func TestWindowLateEvents(t *testing.T) {
 	}
 }
 
-// TestWindowNeverFoldsOpenRuns: a run in progress, a stall candidate or
-// one with an unknown outcome stays listed however old it is; an ended one
-// (done, incomplete: stage 3 never started) is folded.
+// TestWindowNeverFoldsOpenRuns: a run in progress, a stall candidate, one
+// with an unknown outcome, and one that ended unhealthy (incomplete: stage
+// 3 never started) stay listed however old they are; one that succeeded
+// is folded.
 func TestWindowNeverFoldsOpenRuns(t *testing.T) {
 	def := definitionFile(t, "testdata/window/linear.yaml")
 	log := `{"run_id":"stalled","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
@@ -341,6 +351,12 @@ func TestWindowNeverFoldsOpenRuns(t *testing.T) {
 {"run_id":"done","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:01:00Z"}
 {"run_id":"done","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
 {"run_id":"done","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:03:00Z"}
+{"run_id":"ok","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}
+{"run_id":"ok","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:01:00Z"}
+{"run_id":"ok","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:02:00Z"}
+{"run_id":"ok","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:03:00Z"}
+{"run_id":"ok","stage":3,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:04:00Z"}
+{"run_id":"ok","stage":3,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:05:00Z"}
 {"run_id":"new","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-09T10:00:00Z"}
 {"run_id":"new","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-09T10:01:00Z"}
 `
@@ -350,14 +366,14 @@ func TestWindowNeverFoldsOpenRuns(t *testing.T) {
 	for id := range res.Snapshot.RunIDs() {
 		ids = append(ids, id)
 	}
-	if got := strings.Join(ids, " "); got != "stalled unknown new" {
-		t.Errorf("listed runs %s, want stalled unknown new", got)
+	if got := strings.Join(ids, " "); got != "stalled unknown done new" {
+		t.Errorf("listed runs %s, want stalled unknown done new", got)
 	}
 	w := res.Snapshot.Window
-	if w.FoldedRunCount != 1 || w.FoldedStateCounts.Incomplete != 1 || *w.Cutoff != "2026-01-09T09:01:00Z" {
+	if w.FoldedRunCount != 1 || w.FoldedStateCounts.Succeeded != 1 || *w.Cutoff != "2026-01-09T09:01:00Z" {
 		t.Errorf("window %+v", *w)
 	}
-	if res.Snapshot.RunCount != 4 || res.Snapshot.StateCounts.Incomplete != 2 ||
+	if res.Snapshot.RunCount != 5 || res.Snapshot.StateCounts.Incomplete != 2 ||
 		res.Snapshot.StateCounts.Stalled != 1 || res.Snapshot.StateCounts.Unknown != 1 {
 		t.Errorf("run_count %d, state_counts %+v", res.Snapshot.RunCount, res.Snapshot.StateCounts)
 	}

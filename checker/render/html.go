@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -181,8 +180,6 @@ type htmlRow struct {
 	Stages      string
 	Detail      string
 	MissedLabel string
-	when        time.Time
-	seq         int
 }
 
 // htmlRun is one run's details section.
@@ -290,65 +287,36 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	p.Title = fmt.Sprintf("greenlight: %s: %s", s.Verdict, log)
 	p.NoRuns = RowCount(s) == 0
 
-	// A first pass over the rows picks the latest MaxUnhealthy unhealthy
-	// rows and MaxLatest succeeded runs by their moment alone; a second
-	// builds the picked rows and the unhealthy runs' details, so that the
-	// cost of a run's section is paid only for the listed ones.
-	var bad, good []htmlRow // only when and seq set
-	nBad, nGood, seq := 0, 0, 0
-	keep := func(list []htmlRow, max int) []htmlRow {
-		if len(list) < 2*max {
-			return list
-		}
-		sortLatest(list)
-		return list[:max]
-	}
+	// The rows come latest first (EachRow): the first MaxUnhealthy
+	// unhealthy rows and the first MaxLatest succeeded runs are the ones
+	// listed, and only their rows and details are built.
+	var bad, good []htmlRow
+	var details []*htmlRun
+	nBad, nGood := 0, 0
 	EachRow(s, func(row Row) bool {
-		seq++
 		switch {
 		case row.Missed != nil:
 			nBad++
-			bad = keep(append(bad, htmlRow{when: row.Missed.Slot, seq: seq}), o.MaxUnhealthy)
+			if len(bad) < o.MaxUnhealthy {
+				m := row.Missed
+				bad = append(bad, htmlRow{Mark: Mark(StateMissed), MissedLabel: NoRun, Detail: MissedSummary(m), FirstEvent: m.ScheduledFor})
+				details = append(details, nil)
+			}
 		case row.Run.State == checker.RunSucceeded:
 			nGood++
-			good = keep(append(good, htmlRow{when: rowWhen(row.Run), seq: seq}), o.MaxLatest)
+			if len(good) < o.MaxLatest {
+				good = append(good, runRow(&s.Source, clipErrors(row.Run, o.MaxErrorRunes), now))
+			}
 		default:
 			nBad++
-			bad = keep(append(bad, htmlRow{when: rowWhen(row.Run), seq: seq}), o.MaxUnhealthy)
+			if len(bad) < o.MaxUnhealthy {
+				r := clipErrors(row.Run, o.MaxErrorRunes)
+				hr := runRow(&s.Source, r, now)
+				bad = append(bad, hr)
+				d := runDetails(&s.Source, r, now, hr.Anchor)
+				details = append(details, &d)
+			}
 		}
-		return true
-	})
-	sortLatest(bad)
-	sortLatest(good)
-	bad, good = bad[:min(len(bad), o.MaxUnhealthy)], good[:min(len(good), o.MaxLatest)]
-	picked := map[int]int{} // seq: its place in bad (>= 0) or good (< 0, -1-index)
-	for i, r := range bad {
-		picked[r.seq] = i
-	}
-	for i, r := range good {
-		picked[r.seq] = -1 - i
-	}
-	details := make([]*htmlRun, len(bad))
-	seq = 0
-	EachRow(s, func(row Row) bool {
-		seq++
-		at, ok := picked[seq]
-		if !ok {
-			return true
-		}
-		if m := row.Missed; m != nil {
-			bad[at] = htmlRow{Mark: Mark(StateMissed), MissedLabel: NoRun, Detail: MissedSummary(m), FirstEvent: m.ScheduledFor, when: m.Slot, seq: seq}
-			return true
-		}
-		r := clipErrors(row.Run, o.MaxErrorRunes)
-		hr := runRow(&s.Source, r, now, seq)
-		if at < 0 {
-			good[-1-at] = hr
-			return true
-		}
-		bad[at] = hr
-		d := runDetails(&s.Source, r, now, hr.Anchor)
-		details[at] = &d
 		return true
 	})
 	p.Unhealthy, p.Latest = bad, good
@@ -393,31 +361,11 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 	return p
 }
 
-// sortLatest orders rows latest first: by their moment (a run's slot or
-// first event, a missed slot's time), then the later row first.
-func sortLatest(rows []htmlRow) {
-	sort.Slice(rows, func(i, j int) bool {
-		if !rows[i].when.Equal(rows[j].when) {
-			return rows[i].when.After(rows[j].when)
-		}
-		return rows[i].seq > rows[j].seq
-	})
-}
-
-// rowWhen is the moment a run's row is ordered by: the slot it claims,
-// else its first event.
-func rowWhen(r *checker.RunReport) time.Time {
-	if r.ScheduledFor != nil {
-		return r.Slot
-	}
-	return r.FirstEvent
-}
-
 // runAnchor is the id of a run's section: computed from its first line,
 // which is unique to it, never from the run id (log text).
 func runAnchor(r *checker.RunReport) string { return fmt.Sprintf("run-L%d", r.FirstLine) }
 
-func runRow(src *checker.Source, r *checker.RunReport, now time.Time, seq int) htmlRow {
+func runRow(src *checker.Source, r *checker.RunReport, now time.Time) htmlRow {
 	ok := 0
 	for _, st := range r.Stages {
 		if st.State == checker.StageSucceeded {
@@ -425,7 +373,7 @@ func runRow(src *checker.Source, r *checker.RunReport, now time.Time, seq int) h
 		}
 	}
 	row := htmlRow{Mark: Mark(string(r.State)), RunID: r.RunID, FirstEvent: r.FirstEventAt, Duration: Duration(RunSeconds(r, now)),
-		Stages: fmt.Sprintf("%d/%d", ok, len(r.Stages)), when: rowWhen(r), seq: seq}
+		Stages: fmt.Sprintf("%d/%d", ok, len(r.Stages))}
 	if r.State != checker.RunSucceeded {
 		d := Detail(src, r)
 		row.Detail = d.Summary

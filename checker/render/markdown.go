@@ -228,20 +228,21 @@ func writeMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions, ma
 		return b.Flush()
 	}
 	unhealthy = 0
-	for r := range s.Runs() {
-		if failed() {
-			break
-		}
-		if r.State == checker.RunSucceeded {
-			continue
-		}
-		if o.MaxRuns > 0 && unhealthy == o.MaxRuns {
+	EachRow(s, func(row Row) bool {
+		r := row.Run
+		switch {
+		case failed():
+			return false
+		case r == nil || r.State == checker.RunSucceeded:
+			return true
+		case o.MaxRuns > 0 && unhealthy == o.MaxRuns:
 			b.WriteString("\n_More unhealthy runs not shown._\n")
-			break
+			return false
 		}
 		writeUnhealthyRun(b, clipErrors(r, o.MaxErrorRunes), unhealthy == 0)
 		unhealthy++
-	}
+		return true
+	})
 	return b.Flush()
 }
 

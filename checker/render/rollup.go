@@ -222,7 +222,7 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	counts := map[string]int{}
 	n := 0
 	latestState := ""
-	// The run Check names latest: the latest first event, ties to the
+	// The run Check names latest: the latest logical time, ties to the
 	// later line (runs are listed in the order of their first line).
 	var latestID string
 	var latestAt time.Time
@@ -230,24 +230,21 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	// run renamed after an earlier success) is not what a check wrote.
 	position := map[string]int{}
 	var repeated error
-	forEachRun(s, func(row Row) bool {
-		if r := row.Run; r != nil {
-			n++
-			if first, seen := position[r.RunID]; seen {
-				repeated = fmt.Errorf("run_id %s is listed twice, as runs %d and %d: a snapshot lists each run once", r.RunID, first, n)
-				return false
-			}
-			position[r.RunID] = n
-			counts[string(r.State)]++
-			if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
-				latestState = string(r.State)
-			}
-			if n == 1 || !r.FirstEvent.Before(latestAt) {
-				latestID, latestAt = r.RunID, r.FirstEvent
-			}
+	for r := range s.Runs() { // the document's order: by first line
+		n++
+		if first, seen := position[r.RunID]; seen {
+			repeated = fmt.Errorf("run_id %s is listed twice, as runs %d and %d: a snapshot lists each run once", r.RunID, first, n)
+			break
 		}
-		return true
-	})
+		position[r.RunID] = n
+		counts[string(r.State)]++
+		if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
+			latestState = string(r.State)
+		}
+		if n == 1 || !r.LogicalTime().Before(latestAt) {
+			latestID, latestAt = r.RunID, r.LogicalTime()
+		}
+	}
 	if repeated != nil {
 		return repeated
 	}
@@ -290,7 +287,7 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		return fmt.Errorf("latest_run_id does not name one of the snapshot's runs")
 	}
 	if s.LatestRunID != nil && !latestFolded && *s.LatestRunID != latestID {
-		return fmt.Errorf("latest_run_id is %s, but the run whose first event is latest is %s", *s.LatestRunID, latestID)
+		return fmt.Errorf("latest_run_id is %s, but the run whose logical time is latest is %s", *s.LatestRunID, latestID)
 	}
 	if s.Verdict != checker.VerdictHealthy {
 		return nil
@@ -309,12 +306,11 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 		}
 		id, state := "", ""
 		var at time.Time
-		forEachRun(s, func(row Row) bool {
-			if r := row.Run; r != nil && r.ScheduledFor != nil && *r.ScheduledFor == slot.ScheduledFor && (id == "" || !r.FirstEvent.Before(at)) {
+		for r := range s.Runs() { // the document's order: by first line
+			if r.ScheduledFor != nil && *r.ScheduledFor == slot.ScheduledFor && (id == "" || !r.FirstEvent.Before(at)) {
 				id, state, at = r.RunID, string(r.State), r.FirstEvent
 			}
-			return true
-		})
+		}
 		if id == "" && folded > 0 && !foldedSucceeded {
 			return fmt.Errorf("verdict healthy with gate latest, but the latest slot %s names run %s, which is folded, and not every folded run succeeded", slot.ScheduledFor, *slot.RunID)
 		}

@@ -125,7 +125,7 @@ func TestSnapshotConsistency(t *testing.T) {
 		{"healthy with gate latest over an earlier run named latest", func(l *render.Log) {
 			id := "cm-2026-11-26"
 			l.Result.Snapshot.Verdict, l.Result.Snapshot.Options.Gate, l.Result.Snapshot.LatestRunID = "healthy", "latest", &id
-		}, "latest_run_id is cm-2026-11-26, but the run whose first event is latest is cm-2026-11-28"},
+		}, "latest_run_id is cm-2026-11-26, but the run whose logical time is latest is cm-2026-11-28"},
 		// A check with --window lists only the runs in its window and
 		// counts the folded ones in its window section (docs/window.md).
 		{"a window's folded runs, counted but not listed", func(l *render.Log) { foldOne(l.Result.Snapshot) }, ""},

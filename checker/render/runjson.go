@@ -35,6 +35,11 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 		b = appendText(b, *r.ScheduledFor)
 		b = append(b, '"')
 	}
+	if r.LogicalAt != nil {
+		b = append(b, `,"logical_at":"`...)
+		b = appendText(b, *r.LogicalAt)
+		b = append(b, '"')
+	}
 	if r.OverdueBySeconds != nil {
 		b = append(b, `,"overdue_by_seconds":`...)
 		b = appendFloat(b, *r.OverdueBySeconds)

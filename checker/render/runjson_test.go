@@ -38,6 +38,7 @@ func TestAppendRunMatches(t *testing.T) {
 		{RunID: "r-4", State: "overdue", ScheduledFor: ptr("2026-11-28T02:00:00Z"), OverdueBySeconds: ptr(7200.5), Stages: []checker.StageReport{}},
 		{RunID: "r-5", State: "stalled", OverdueBySeconds: ptr(1e-3)},
 		{RunID: "r-6", State: "succeeded", ScheduledFor: ptr("2026-11-28T02:00:00.5Z")},
+		{RunID: "r-6b", State: "succeeded", LogicalAt: ptr("2026-11-20T02:00:00Z")},
 		// The recovery model's fields, set.
 		{RunID: "r-7", State: "unknown", Recovery: checker.Recovery{Action: "adjudicate_unknown", RunID: "r-7", Stage: ptr(checker.StrStage("load")), Attempt: ptr(int64(2)),
 			AttemptID: ptr("a<1>"), Owner: ptr("local-pid://h/1"), Steps: []string{"one \"step\"", "two"}},
@@ -74,7 +75,7 @@ func TestAppendRunMatches(t *testing.T) {
 	// A new field in a report type must be written by appendRun too (fields
 	// tagged json:"-" are for readers in Go only).
 	for typ, n := range map[reflect.Type]int{
-		reflect.TypeOf(checker.RunReport{}):        10,
+		reflect.TypeOf(checker.RunReport{}):        11,
 		reflect.TypeOf(checker.StageReport{}):      7,
 		reflect.TypeOf(checker.AttemptReport{}):    19,
 		reflect.TypeOf(checker.TakeoverReport{}):   8,

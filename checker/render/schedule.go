@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/internal/words"
@@ -22,37 +23,35 @@ type Row struct {
 }
 
 // EachRow calls yield with every row of a runs listing until it returns
-// false: the runs in their order (read through s.EachRun, so a streamed
-// snapshot stays streamed), each missed slot before the first run that comes
-// after it in time (its scheduled_for, else its first event), and the missed
-// slots after every run last. Without a schedule the rows are the runs.
+// false, in the one order of every listing (docs/contract.md, "The order
+// of runs"): latest first by logical time (the slot a run claims or its
+// scheduled_for, else its first event; a missed slot's scheduled time),
+// ties to the later first line. It reads each run's order key once
+// (s.RunOrder: no report), sorts the keys, and builds each run's report as
+// it yields it (s.RunAt): one report at a time, whatever the log's size.
+// Without a schedule the rows are the runs.
 func EachRow(s *checker.Snapshot, yield func(Row) bool) {
 	var missed []checker.MissedSlot
 	if s.Schedule != nil {
 		missed = s.Schedule.Missed
 	}
-	m := 0
-	stopped := false
-	s.EachRun(func(r *checker.RunReport) bool {
-		when := r.FirstEvent
-		if r.ScheduledFor != nil {
-			when = r.Slot
+	n := s.RunsLen()
+	keys := make([]keyed, 0, n+len(missed))
+	for i := range n {
+		at, line, _ := s.RunOrder(i)
+		keys = append(keys, keyed{at: at, line: line, seq: i})
+	}
+	for i := range missed {
+		keys = append(keys, keyed{at: missed[i].Slot, seq: -1, missed: &missed[i]})
+	}
+	slices.SortFunc(keys, later)
+	for _, k := range keys {
+		row := Row{Missed: k.missed}
+		if k.missed == nil {
+			r := s.RunAt(k.seq)
+			row.Run = &r
 		}
-		for m < len(missed) && missed[m].Slot.Before(when) {
-			if !yield(Row{Missed: &missed[m]}) {
-				stopped = true
-				return false
-			}
-			m++
-		}
-		if !yield(Row{Run: r}) {
-			stopped = true
-			return false
-		}
-		return true
-	})
-	for ; !stopped && m < len(missed); m++ {
-		if !yield(Row{Missed: &missed[m]}) {
+		if !yield(row) {
 			return
 		}
 	}

@@ -65,12 +65,12 @@ greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
   "late\"\u202e"   succeeded  1 stage, 1 attempt, 10m0s
 ` + notes},
 		{"all runs", render.ListOptions{All: true}, `greenlight: unhealthy: 4 runs (4 succeeded), 2 of 4 slots missed, gate all
-  (no run)         missed     slot 2026-11-25T02:00:00Z: no run started by 2026-11-25T02:30:00Z
-  "late\"\u202e"   succeeded  1 stage, 1 attempt, 10m0s
-  [dup](http://x)  succeeded  1 stage, 1 attempt, 9m55s
-  (no run)         missed     slot 2026-11-27T02:00:00Z: no run started by 2026-11-27T02:30:00Z
-  <b>noon</b>      succeeded  1 stage, 1 attempt, 10m0s
   n-28             succeeded  1 stage, 1 attempt, 9m55s
+  <b>noon</b>      succeeded  1 stage, 1 attempt, 10m0s
+  (no run)         missed     slot 2026-11-27T02:00:00Z: no run started by 2026-11-27T02:30:00Z
+  [dup](http://x)  succeeded  1 stage, 1 attempt, 9m55s
+  "late\"\u202e"   succeeded  1 stage, 1 attempt, 10m0s
+  (no run)         missed     slot 2026-11-25T02:00:00Z: no run started by 2026-11-25T02:30:00Z
 ` + notes},
 	} {
 		var b strings.Builder
@@ -106,11 +106,15 @@ func TestScheduleMarkdown(t *testing.T) {
 	}
 }
 
-// TestRowsWithoutSchedule: without a schedule the rows are the runs, so the
-// text and Markdown outputs are unchanged.
+// TestRowsWithoutSchedule: without a schedule the rows are the runs,
+// latest first whatever their order in the snapshot.
 func TestRowsWithoutSchedule(t *testing.T) {
 	s := &checker.Snapshot{}
-	s.SetRuns([]checker.RunReport{{RunID: "a", FirstEventAt: "2026-01-01T00:00:00Z"}, {RunID: "b", FirstEventAt: "2025-01-01T00:00:00Z"}})
+	early, late := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s.SetRuns([]checker.RunReport{
+		{RunID: "b", FirstEventAt: "2025-01-01T00:00:00Z", FirstEvent: early, FirstLine: 1},
+		{RunID: "a", FirstEventAt: "2026-01-01T00:00:00Z", FirstEvent: late, FirstLine: 2},
+	})
 	var rows []render.Row
 	render.EachRow(s, func(r render.Row) bool { rows = append(rows, r); return true })
 	if len(rows) != 2 || rows[0].Run.RunID != "a" || rows[1].Run.RunID != "b" || rows[0].Missed != nil {

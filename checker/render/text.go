@@ -432,13 +432,17 @@ func writeText(w io.Writer, s *checker.Snapshot, maxHeld int, color bool) error 
 	} else {
 		header := true
 		var rec strings.Builder
-		for r := range s.Runs() {
+		EachRow(s, func(row Row) bool {
+			if row.Run == nil {
+				return true
+			}
 			rec.Reset()
-			if writeRecovery(&rec, r, header) {
+			if writeRecovery(&rec, row.Run, header) {
 				header = false
 				bw.WriteString(rec.String())
 			}
-		}
+			return true
+		})
 	}
 	bw.WriteString(noticesText(s))
 	if rows > 0 || s.Schedule != nil || s.Freshness != nil {

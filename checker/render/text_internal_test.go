@@ -36,7 +36,7 @@ func TestSecondPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := all.String()
-	if !strings.Contains(want, "recovery:\n  rerun") {
+	if !strings.Contains(want, "recovery:\n  confirm_stopped") || !strings.Contains(want, "\n  rerun (run") {
 		t.Fatalf("the sample has no recovery block:\n%s", want)
 	}
 	var b strings.Builder

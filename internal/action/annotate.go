@@ -42,7 +42,7 @@ const (
 type ranked struct {
 	annotation
 	kind  kind
-	at    time.Time // the run's first event, latest first
+	at    time.Time // the run's logical time, latest first
 	order int       // log and line order, later first among equal times
 }
 
@@ -143,7 +143,7 @@ func (f *finder) startLog(l render.LogResult) func(*checker.RunReport) {
 	mismatches := outcomeMismatches(l.Snapshot)
 	each := func(r *checker.RunReport) {
 		f.seq++
-		first := r.FirstEvent
+		first := r.LogicalTime() // the one order of runs (docs/contract.md)
 		for k := range r.Stages {
 			st := &r.Stages[k]
 			if len(st.Attempts) == 0 {

@@ -25,7 +25,7 @@
  * @typedef {{order: number, action: string, stage: StageID | null, attempt: number | null,
  *   attempt_id: string | null, owner: string | null, steps: string[]}} RecoveryAction
  * @typedef {{run_id: string, state: string, first_event_at: string, last_event_at: string,
- *   duration_seconds: number, first_line: number, scheduled_for?: string,
+ *   duration_seconds: number, first_line: number, scheduled_for?: string, logical_at?: string,
  *   overdue_by_seconds?: number, recovery: Recovery, stages: StageReport[]}} RunReport
  * @typedef {{scheduled_for: string, due_at: string}} MissedSlot
  * @typedef {{cron: string | null, every_seconds: number | null, timezone: string,
@@ -381,13 +381,14 @@
 
   // rowsOf lists the runs and the missed slots in the job summary's order:
   // the unhealthy rows first (every state but succeeded, and missed slots),
-  // then the succeeded runs, each group latest first (by the slot a run
-  // claims, else its first event; ties: the later line first).
+  // then the succeeded runs, each group latest first (by logical time: the
+  // scheduled_for a run names, else its first event; ties: the later line
+  // first), as docs/contract.md, "The order of runs", states.
   /** @param {Snapshot} doc @returns {Row[]} */
   function rowsOf(doc) {
     /** @type {Row[]} */
     const rows = doc.runs.map((run) => ({ run, missed: null, state: run.state,
-      when: Date.parse(run.scheduled_for || run.first_event_at), seq: run.first_line }));
+      when: Date.parse(run.logical_at || run.first_event_at), seq: run.first_line }));
     for (const m of doc.schedule ? doc.schedule.missed : []) {
       rows.push({ run: null, missed: m, state: "missed", when: Date.parse(m.scheduled_for), seq: -1 });
     }
