@@ -52,8 +52,10 @@ func main() {}
 	// dependencies too (a program's tidy go.sum covers them), which a
 	// module cache filled by building greenlight lacks: the go command
 	// fetches them through the environment's GOPROXY, as it would for any
-	// importer, and needs no network when the cache has them.
-	env := append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	// importer, and needs no network when the cache has them. GOFLAGS
+	// keeps the caller's flags (-modcacherw for a module cache that is
+	// removed afterwards, as in .ci/run's check with an empty cache).
+	env := append(os.Environ(), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"), "GOWORK=off")
 	run := func(dir string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(goTool, args...)

@@ -135,31 +135,9 @@ func Main(env Env) (code int) {
 	if err == nil && in.mode == ModeMerge {
 		return mergeMain(env, in)
 	}
-	var files []string
-	if err == nil {
-		files, err = expand(in.events, gh.Getenv("GITHUB_WORKSPACE"))
-	}
-	if err == nil {
-		err = logsource.Sort(files, in.logOrder)
-	}
-	// In check mode the files of a native log are one log (a rotated log);
-	// otherwise each file is a log of its own.
-	oneLog := in.mode == ModeCheck && in.format == formatNative
-	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
-		err = fmt.Errorf("the snapshot input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
-	}
-	// No output may replace an input or another output (as check refuses).
-	if err == nil {
-		err = checkOutputs(in, files, "the event log file", gh.Getenv("GITHUB_WORKSPACE"))
-	}
-	// A job log records the attempts of one event log: beside several, each
-	// would count the others' records as orphans.
-	if err == nil && in.jobLogFile != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
-		err = fmt.Errorf("the job-log input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
-	}
 	var logs []render.LogResult
 	if err == nil {
-		logs, err = checkAll(files, in)
+		logs, err = readLogs(gh, in)
 	}
 	// Every document is read and judged; from here on action mode writes.
 	// The lean module (docs/action.md) may hand over to the full one only
@@ -190,6 +168,46 @@ func Main(env Env) (code int) {
 		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
 		return cli.ExitInvalid
 	}
+	return writeStep(gh, in, logs, verdict, code, token)
+}
+
+// readLogs expands the events input in the workspace, in the log order,
+// refuses inputs that do not fit the files found (a snapshot or a job log
+// beside several logs, an output that would replace an input), and checks
+// every log (checkAll).
+func readLogs(gh *githubactions.Action, in inputs) ([]render.LogResult, error) {
+	files, err := expand(in.events, gh.Getenv("GITHUB_WORKSPACE"))
+	if err == nil {
+		err = logsource.Sort(files, in.logOrder)
+	}
+	// In check mode the files of a native log are one log (a rotated log);
+	// otherwise each file is a log of its own.
+	oneLog := in.mode == ModeCheck && in.format == formatNative
+	if err == nil && in.snapshot != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
+		err = fmt.Errorf("the snapshot input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
+	}
+	// No output may replace an input or another output (as check refuses).
+	if err == nil {
+		err = checkOutputs(in, files, "the event log file", gh.Getenv("GITHUB_WORKSPACE"))
+	}
+	// A job log records the attempts of one event log: beside several, each
+	// would count the others' records as orphans.
+	if err == nil && in.jobLogFile != "" && (in.mode != ModeCheck || (!oneLog && len(files) != 1)) {
+		err = fmt.Errorf("the job-log input needs mode check and one event log; events matched %s", words.Count(len(files), "file"))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return checkAll(files, in)
+}
+
+// writeStep writes what the step shows for the checked logs, whose
+// combined verdict is verdict and exit code code: the snapshot and reports
+// files, the step log (each log's report inside a stop-commands block
+// keyed by token, then the annotations), the job summary and the outputs.
+// It returns the exit code, ExitInvalid when one of those files could not
+// be written or an output is unsafe.
+func writeStep(gh *githubactions.Action, in inputs, logs []render.LogResult, verdict string, code int, token string) int {
 	// greenlight's own errors (an unwritable snapshot, an unsafe output)
 	// are known before the annotations, so that they take their place in
 	// the runner's ten.
@@ -268,23 +286,9 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 		return in, fmt.Errorf("gate %q: use all or latest", gate)
 	}
 	in.gate = checker.Gate(gate)
-	var err error
-	if s := gh.GetInput("stale-after-seconds"); s != "" {
-		if in.stale, err = strconv.Atoi(s); err != nil || in.stale < 1 || in.stale > checker.StaleAfterSecondsLimit {
-			return in, fmt.Errorf("stale-after-seconds %q: use a whole number of seconds from 1 to %d", s, checker.StaleAfterSecondsLimit)
-		}
-	}
-	if in.failOnUnhealthy, err = boolInput(gh, "fail-on-unhealthy", true); err != nil {
+	err := in.readLimits(gh)
+	if err != nil {
 		return in, err
-	}
-	if in.summary, err = boolInput(gh, "summary", true); err != nil {
-		return in, err
-	}
-	in.maxAnnotations = DefaultMaxAnnotations
-	if s := gh.GetInput("max-annotations"); s != "" {
-		if in.maxAnnotations, err = strconv.Atoi(s); err != nil || in.maxAnnotations < 0 || in.maxAnnotations > RunnerErrorAnnotations {
-			return in, fmt.Errorf("max-annotations %q: use a whole number from 0 to %d (the runner shows no more)", s, RunnerErrorAnnotations)
-		}
 	}
 	in.snapshot = gh.GetInput("snapshot")
 	if strings.ContainsAny(in.snapshot, "\r\n") {
@@ -315,23 +319,8 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	if in.opts, err = definitionOptions(req, in.pipelineFile, gh.GetInput("stages")); err != nil {
 		return in, err
 	}
-	if in.jobLogFile = file(gh.GetInput("job-log")); in.jobLogFile != "" {
-		switch {
-		case strings.ContainsAny(in.jobLogFile, "\r\n"):
-			return in, errors.New("the job-log input must be one path on one line")
-		case in.format != formatNative:
-			return in, errors.New("the job-log input applies to input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with")
-		}
-		root, err := workspaceRoot(gh.Getenv("GITHUB_WORKSPACE"))
-		if err == nil {
-			err = inWorkspace(root, in.jobLogFile, "a job log")
-		}
-		if err != nil {
-			return in, fmt.Errorf("job-log %q: %v", in.jobLogFile, err)
-		}
-		if in.jobLog, err = osfile.ReadFile(in.jobLogFile); err != nil {
-			return in, fmt.Errorf("cannot read the job log: %s", osfile.Describe(err))
-		}
+	if err := in.readJobLog(gh, file(gh.GetInput("job-log"))); err != nil {
+		return in, err
 	}
 	if s := gh.GetInput("now"); s != "" {
 		if in.opts.Now, err = checker.ParseTime(s); err != nil {
@@ -343,6 +332,55 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 	in.opts.ToolVersion = cli.ToolVersion()
 	in.opts.NewSHA256 = hostSHA256()
 	return in, nil
+}
+
+// readLimits reads the inputs stale-after-seconds, fail-on-unhealthy,
+// summary and max-annotations into in.
+func (in *inputs) readLimits(gh *githubactions.Action) error {
+	var err error
+	if s := gh.GetInput("stale-after-seconds"); s != "" {
+		if in.stale, err = strconv.Atoi(s); err != nil || in.stale < 1 || in.stale > checker.StaleAfterSecondsLimit {
+			return fmt.Errorf("stale-after-seconds %q: use a whole number of seconds from 1 to %d", s, checker.StaleAfterSecondsLimit)
+		}
+	}
+	if in.failOnUnhealthy, err = boolInput(gh, "fail-on-unhealthy", true); err != nil {
+		return err
+	}
+	if in.summary, err = boolInput(gh, "summary", true); err != nil {
+		return err
+	}
+	in.maxAnnotations = DefaultMaxAnnotations
+	if s := gh.GetInput("max-annotations"); s != "" {
+		if in.maxAnnotations, err = strconv.Atoi(s); err != nil || in.maxAnnotations < 0 || in.maxAnnotations > RunnerErrorAnnotations {
+			return fmt.Errorf("max-annotations %q: use a whole number from 0 to %d (the runner shows no more)", s, RunnerErrorAnnotations)
+		}
+	}
+	return nil
+}
+
+// readJobLog reads the job log at path (the job-log input in the module's
+// view; "" when not given) into in: one path on one line, input-format
+// native, a file inside the workspace.
+func (in *inputs) readJobLog(gh *githubactions.Action, path string) error {
+	if in.jobLogFile = path; in.jobLogFile != "" {
+		switch {
+		case strings.ContainsAny(in.jobLogFile, "\r\n"):
+			return errors.New("the job-log input must be one path on one line")
+		case in.format != formatNative:
+			return errors.New("the job-log input applies to input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with")
+		}
+		root, err := workspaceRoot(gh.Getenv("GITHUB_WORKSPACE"))
+		if err == nil {
+			err = inWorkspace(root, in.jobLogFile, "a job log")
+		}
+		if err != nil {
+			return fmt.Errorf("job-log %q: %v", in.jobLogFile, err)
+		}
+		if in.jobLog, err = osfile.ReadFile(in.jobLogFile); err != nil {
+			return fmt.Errorf("cannot read the job log: %s", osfile.Describe(err))
+		}
+	}
+	return nil
 }
 
 // hostPaths returns how path inputs map to the files action mode opens:

@@ -147,6 +147,17 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// engines are the ways this package's tests run action mode: in-process,
+// the native binary's code. wasm/wasmtest runs the same tests through the
+// JavaScript action (action/run.mjs and the wasip1 modules), whose engines
+// compare with this one.
+var engines = []struct {
+	name string
+	run  func(*testing.T, map[string]string) run
+}{
+	{"native", runAction},
+}
+
 // scenarioEnv reads the environment of a testdata/action scenario from the
 // archive's comment: one VAR=value per line (# starts a remark; \n in a
 // value is a line break; VAR=- unsets it).

@@ -141,52 +141,7 @@ func (f *finder) startLog(l render.LogResult) func(*checker.RunReport) {
 		}
 	}
 	mismatches := outcomeMismatches(l.Snapshot)
-	each := func(r *checker.RunReport) {
-		f.seq++
-		first := r.LogicalTime() // the one order of runs (docs/contract.md)
-		for k := range r.Stages {
-			st := &r.Stages[k]
-			if len(st.Attempts) == 0 {
-				continue
-			}
-			a := &st.Attempts[len(st.Attempts)-1]
-			switch st.State {
-			case checker.StageFailed:
-				msg := fmt.Sprintf("attempt %d failed", a.Attempt)
-				if a.Returncode != nil {
-					msg += fmt.Sprintf(", returncode %d", *a.Returncode)
-				}
-				if a.Error != nil {
-					msg += ": " + render.Clip(*a.Error, render.MaxSummaryTextRunes)
-				}
-				f.add(ranked{located(at, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
-			case checker.StageStalled:
-				limit := fmt.Sprintf("longer than stale-after-seconds %d", l.Snapshot.Options.StaleAfterSeconds)
-				if sd := l.Snapshot.Options.Stages[k].StaleAfterSeconds; sd != nil {
-					limit = fmt.Sprintf("longer than the stage's stale_after_seconds %d", *sd)
-				}
-				if a.LeaseExpiresAt != nil {
-					limit = fmt.Sprintf("past its lease (%s) and the lease margin of %d s", *a.LeaseExpiresAt, l.Snapshot.Options.LeaseMarginSeconds)
-				}
-				msg := fmt.Sprintf("attempt %d silent for %s since this line, %s: a stall candidate, not proof",
-					a.Attempt, render.Duration(*a.SilentForSeconds), limit)
-				f.add(ranked{located(at, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg), kindStalled, first, f.seq})
-			case checker.StageUnknown:
-				msg := fmt.Sprintf("attempt %d has an unknown outcome", a.Attempt)
-				if a.Reason != nil {
-					msg += ": " + render.Clip(*a.Reason, render.MaxSummaryTextRunes)
-				}
-				msg += "; adjudicate it with evidence (a resolved event), never rerun it to see if it works"
-				f.add(ranked{located(at, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
-			}
-			// A job log that disagrees with the event log makes the run
-			// unknown whatever the stage's own state.
-			for _, inc := range mismatches[mismatchKey{r.RunID, st.Stage}] {
-				msg := render.Clip(inc.Message, render.MaxSummaryTextRunes) + "; find which record is wrong before rerunning or resolving"
-				f.add(ranked{located(at, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
-			}
-		}
-	}
+	each := func(r *checker.RunReport) { f.addRun(l.Snapshot, at, mismatches, r) }
 	// With gate latest only the latest run is annotated: build its report
 	// alone rather than every run's.
 	if f.gate == checker.GateLatest {
@@ -196,6 +151,56 @@ func (f *finder) startLog(l render.LogResult) func(*checker.RunReport) {
 		return nil
 	}
 	return each
+}
+
+// addRun adds the annotations of run r of the snapshot s: its failed,
+// stalled and unknown stages, and the stages a job log disagrees on
+// (mismatches); at locates a line of the log.
+func (f *finder) addRun(s *checker.Snapshot, at func(int) (string, int), mismatches map[mismatchKey][]checker.Inconsistency, r *checker.RunReport) {
+	f.seq++
+	first := r.LogicalTime() // the one order of runs (docs/contract.md)
+	for k := range r.Stages {
+		st := &r.Stages[k]
+		if len(st.Attempts) == 0 {
+			continue
+		}
+		a := &st.Attempts[len(st.Attempts)-1]
+		switch st.State {
+		case checker.StageFailed:
+			msg := fmt.Sprintf("attempt %d failed", a.Attempt)
+			if a.Returncode != nil {
+				msg += fmt.Sprintf(", returncode %d", *a.Returncode)
+			}
+			if a.Error != nil {
+				msg += ": " + render.Clip(*a.Error, render.MaxSummaryTextRunes)
+			}
+			f.add(ranked{located(at, a.Line, fmt.Sprintf("%s failed in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
+		case checker.StageStalled:
+			limit := fmt.Sprintf("longer than stale-after-seconds %d", s.Options.StaleAfterSeconds)
+			if sd := s.Options.Stages[k].StaleAfterSeconds; sd != nil {
+				limit = fmt.Sprintf("longer than the stage's stale_after_seconds %d", *sd)
+			}
+			if a.LeaseExpiresAt != nil {
+				limit = fmt.Sprintf("past its lease (%s) and the lease margin of %d s", *a.LeaseExpiresAt, s.Options.LeaseMarginSeconds)
+			}
+			msg := fmt.Sprintf("attempt %d silent for %s since this line, %s: a stall candidate, not proof",
+				a.Attempt, render.Duration(*a.SilentForSeconds), limit)
+			f.add(ranked{located(at, a.Line, fmt.Sprintf("%s stalled in run %s", render.StageLabel(st), r.RunID), msg), kindStalled, first, f.seq})
+		case checker.StageUnknown:
+			msg := fmt.Sprintf("attempt %d has an unknown outcome", a.Attempt)
+			if a.Reason != nil {
+				msg += ": " + render.Clip(*a.Reason, render.MaxSummaryTextRunes)
+			}
+			msg += "; adjudicate it with evidence (a resolved event), never rerun it to see if it works"
+			f.add(ranked{located(at, a.Line, fmt.Sprintf("%s outcome unknown in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
+		}
+		// A job log that disagrees with the event log makes the run
+		// unknown whatever the stage's own state.
+		for _, inc := range mismatches[mismatchKey{r.RunID, st.Stage}] {
+			msg := render.Clip(inc.Message, render.MaxSummaryTextRunes) + "; find which record is wrong before rerunning or resolving"
+			f.add(ranked{located(at, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
+		}
+	}
 }
 
 // less orders annotations: by kind; violations and empty logs in log and

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"os"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
@@ -44,7 +43,8 @@ var allOutputs = []string{"failed-runs", "latest-run-id", "latest-run-state", "r
 // workflow commands (::error::, ::set-output, ::add-mask::, ::stop-commands::),
 // %0A, ##[error], a fake output delimiter, Markdown, HTML and Mermaid
 // directives, and checks that none of it forges a workflow command, an
-// output or markup, in-process and through the JavaScript action.
+// output or markup, with every engine of engines (wasm/wasmtest runs it
+// through the JavaScript action).
 func TestHostileLogText(t *testing.T) {
 	for _, e := range engines {
 		t.Run(e.name, func(t *testing.T) {
@@ -185,8 +185,9 @@ func TestRandomToken(t *testing.T) {
 }
 
 // TestInputErrors: each unusable input is refused with exit 2, one error
-// line that names it, and the verdict output invalid. The cases that reach
-// the file system run through the JavaScript action too.
+// line that names it, and the verdict output invalid. wasm/wasmtest runs
+// the same inputs through the JavaScript action and compares with
+// in-process, byte for byte.
 func TestInputErrors(t *testing.T) {
 	// Each case's input error is what it is about, not freshness: the
 	// base declares none explicitly, so the gate's freshness refusal does
@@ -227,9 +228,6 @@ func TestInputErrors(t *testing.T) {
 		{"job log that breaks its schema", map[string]string{"INPUT_JOB-LOG": "testdata/logs/pipeline.yaml"}, "testdata/logs/pipeline.yaml:1: invalid job log record: "},
 	} {
 		for _, e := range engines {
-			if e.name == "wasm" && !slices.Contains(fileCases, c.name) {
-				continue
-			}
 			t.Run(c.name+"/"+e.name, func(t *testing.T) {
 				env := map[string]string{}
 				for k, v := range base {
@@ -243,9 +241,6 @@ func TestInputErrors(t *testing.T) {
 		}
 	}
 }
-
-// fileCases are the TestInputErrors cases that reach the file system.
-var fileCases = []string{"no match", "missing file", "no definition", "snapshot of several logs"}
 
 // checkInputError checks one run of TestInputErrors.
 func checkInputError(t *testing.T, got run, want string) {

@@ -2,9 +2,7 @@ package action
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -83,82 +81,5 @@ func TestWindowsInputPaths(t *testing.T) {
 	got = runActionIn(t, ws, env)
 	if want := "::error::greenlight action: cannot read the pipeline definition: open \"defs\\\\pipeline.yaml\": no such file or directory\n"; got.exit != 2 || got.stdout != want {
 		t.Errorf("without %s: exit %d, step log %q; want exit 2, %q", HostPathsVar, got.exit, got.stdout, want)
-	}
-}
-
-// TestWasmOutsideView: under engine wasm a pipeline file, a snapshot or a
-// report outside every preopened directory is refused with a message that
-// says so and what to do, not Go's "Invalid argument" for such a path under
-// WASI. The native engine can reach those paths, so there is nothing to
-// compare with.
-func TestWasmOutsideView(t *testing.T) {
-	root := releaseLayout(t)
-	temp := t.TempDir()
-	outside := "/nonexistent-greenlight-dir"
-	// The directories the module sees vary with the test's temporary
-	// directories; they are checked to be listed, then replaced.
-	seen := regexp.MustCompile(`\(the module sees only ([^)]*)\)`)
-	base := map[string]string{
-		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
-		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
-		"INPUT_NOW":      "2026-11-28T06:00:00Z",
-		"RUNNER_TEMP":    temp,
-	}
-	for _, c := range []struct {
-		name, input, value, want string
-	}{
-		{"pipeline", "INPUT_PIPELINE", outside + "/pipeline.yaml",
-			"::error::greenlight action: cannot read /nonexistent-greenlight-dir/pipeline.yaml: the path is outside what the action may read with engine wasm, which is the workspace and RUNNER_TEMP (the module sees only DIRS); use a path there, or engine native\n"},
-		{"snapshot", "INPUT_SNAPSHOT", outside + "/health.json",
-			"::error::greenlight action: cannot write /nonexistent-greenlight-dir/health.json: the path is outside what the action may write with engine wasm, which is the workspace and RUNNER_TEMP (the module sees only DIRS); use a path there, or engine native\n"},
-		{"report", "INPUT_REPORTS", "junit=" + outside + "/junit.xml",
-			"::error::greenlight action: cannot write the junit report: cannot write /nonexistent-greenlight-dir/junit.xml: the path is outside what the action may write with engine wasm, which is the workspace and RUNNER_TEMP (the module sees only DIRS); use a path there, or engine native\n"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			env := map[string]string{}
-			for k, v := range base {
-				env[k] = v
-			}
-			env[c.input] = c.value
-			code, log, output := runNode(t, root, env)
-			var line string
-			for _, l := range strings.SplitAfter(log, "\n") {
-				if strings.HasPrefix(l, "::error::greenlight action: ") {
-					line = l
-				}
-			}
-			m := seen.FindStringSubmatch(line)
-			if m == nil || !strings.Contains(m[1], repoRoot) || !strings.Contains(m[1], temp) {
-				t.Fatalf("error line %q does not list the working directory %s and RUNNER_TEMP %s", line, repoRoot, temp)
-			}
-			line = strings.Replace(line, m[1], "DIRS", 1)
-			if code != 2 || line != c.want || !strings.Contains(output, "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") {
-				t.Errorf("exit %d, error line\n%q\nwant exit 2, verdict invalid and\n%q\noutputs %q", code, line, c.want, output)
-			}
-		})
-	}
-}
-
-// TestWasmVersion: the version the runner script logs in the step log's
-// first line (dist/VERSION, TestWasmGolden checks the line) is the one the
-// module itself was built with, as its version command prints it.
-func TestWasmVersion(t *testing.T) {
-	root := releaseLayout(t)
-	probe := `import fs from 'node:fs';
-process.removeAllListeners('warning');
-const { WASI } = await import('node:wasi');
-const wasi = new WASI({ version: 'preview1', args: ['greenlight', 'version'], env: {}, returnOnExit: true });
-const m = await WebAssembly.compile(fs.readFileSync(process.argv[2]));
-process.exitCode = wasi.start(await WebAssembly.instantiate(m, wasi.getImportObject()));`
-	out, err := exec.Command("node", "--input-type=module", "-e", probe, "probe", filepath.Join(root, "dist", "greenlight-wasip1.wasm")).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	version, err := os.ReadFile(filepath.Join(root, "dist", "VERSION"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "greenlight " + string(version); string(out) != want || want != "greenlight v0.0.0-test\n" {
-		t.Errorf("the module says %q, dist/VERSION %q; want both v0.0.0-test", out, version)
 	}
 }

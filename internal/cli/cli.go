@@ -368,147 +368,206 @@ func readError(what string, err error) error {
 	return errors.New(msg)
 }
 
+// checkFlags are check's and gate's flags: common's and their own.
+type checkFlags struct {
+	common
+	state                    stateFlags
+	stale                    *RangedInt
+	snapshotPath, window     *string
+	failOnUnhealthy, allRuns *bool
+	color                    *whenFlag
+	colorWhen                string // color's value once parsed: auto, always or never
+}
+
 // runCheck is check, and gate (cmd "gate"): check with --fail-on-unhealthy
 // always on.
 func runCheck(cmd string, args []string, env Env) (code int, err error) {
-	var state stateFlags
+	var f checkFlags
 	defer func() {
 		// A run of the checkpoint that does not decode when an output
 		// first reads it (docs/state.md): a damaged checkpoint.
 		if r := recover(); r != nil {
 			damaged, ok := r.(*checker.CheckpointError)
-			if !ok || state.path == "" {
+			if !ok || f.state.path == "" {
 				panic(r)
 			}
-			code, err = ExitInvalid, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(state.path), damaged)
+			code, err = ExitInvalid, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(f.state.path), damaged)
 		}
 	}()
-	fs := NewFlagSet(cmd)
-	var c common
-	c.register(fs, "text, json, markdown, junit, sarif, gitlab or openmetrics")
-	staleFlag := AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
-	snapshotPath := fs.String("snapshot", "", "write the health snapshot JSON atomically to `FILE` (only when the log is valid)")
-	failOnUnhealthy := new(bool)
-	if cmd == "gate" {
-		*failOnUnhealthy = true
-	} else {
-		fs.BoolVar(failOnUnhealthy, "fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy (greenlight gate always does)")
-	}
-	fs.StringVar(&c.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
-	fs.BoolVar(&c.inferStages, "infer-stages", false, "for --input-format openlineage without --pipeline: take the jobs that logged as the expected stages, also under a gate (a job whose events never arrived is then invisible)")
-	fs.StringVar(&c.maxAge, "max-age", "", "freshness: the newest succeeded run must have ended at most `DURATION` (26h, 90m, 2d) before now, else the pipeline is stale (unhealthy); none declares explicitly that there is no freshness expectation. Overrides the definition's max_age; gate needs one of max_age, a schedule or --max-age")
-	fs.StringVar(&c.since, "since", "", "with --gate all: judge only the runs whose logical time (scheduled_for, else their first event) is at most `DURATION` (7d, 36h) before now; freshness still applies")
-	fs.StringVar(&c.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
-	state.register(fs)
-	window := fs.String("window", "", "keep in full only the runs in the `window` (7d, 36h: back from the newest event; 5000runs: the runs first seen last) and fold older ended runs into compact records, still counted (docs/window.md)")
-	allRuns := fs.BoolP("all-runs", "v", false, fmt.Sprintf("list every run in the log's order (text and markdown; by default they list the latest %d unhealthy runs and missed slots, then the latest %d runs)", render.DefaultMaxUnhealthy, render.DefaultLatestRuns))
-	color := addWhen(fs, "color", "when to colour the verdict, `auto|always|never`: auto colours it when stdout is a terminal and NO_COLOR is unset or empty")
-	if err := ParseFlags(fs, args, env); err != nil {
-		return ExitInvalid, err
-	}
-	c.gating = *failOnUnhealthy
-	if fs.Changed("max-age") && c.maxAge == "" {
-		return ExitInvalid, usageError{`--max-age "": use a duration from 1s to 8784h0m0s, such as 26h, 90m or 2d, or none`}
-	}
-	if fs.NArg() == 0 {
-		return ExitInvalid, usageError{cmd + " takes an event log: one or more files read as one log (paths or globs), or - for standard input"}
-	}
-	logs, err := c.logFiles(fs.Args())
+	logs, opts, err := f.parse(cmd, args, env)
 	if err != nil {
 		return ExitInvalid, err
 	}
-	if c.inputFormat == formatOpenLineage && len(logs) != 1 {
-		return ExitInvalid, usageError{fmt.Sprintf("%s --input-format openlineage takes one log (a file or an event directory), and %s is %s (%s)",
-			cmd, render.Terminal(strings.Join(fs.Args(), " ")), words.Count(len(logs), "file"), render.Terminal(strings.Join(shorten(logs, 3), ", ")))}
-	}
-	if err := checkFormat(c.format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
-		return ExitInvalid, err
-	}
-	stale, err := staleFlag.Value()
-	if err != nil {
-		return ExitInvalid, err
-	}
-	colorWhen, err := color.Value()
-	if err != nil {
-		return ExitInvalid, err
-	}
-	opts, err := c.options(env)
-	if err != nil {
-		return ExitInvalid, err
-	}
-	opts.StaleAfterSeconds = stale
-	if fs.Changed("window") {
-		if opts.Window, err = windowOption(*window, c.jobLog, c.inputFormat); err != nil {
-			return ExitInvalid, err
-		}
-	}
-	if c.jobLog != "" {
-		data, err := osfile.ReadFile(c.jobLog)
-		if err != nil {
-			return ExitInvalid, readError("the job log", err)
-		}
-		opts.JobLog = bytes.NewReader(data)
-	}
-	name := logName(fs.Args(), logs)
-	opts.File = name
-	if err := state.validate(logs, c.inputFormat, fs.Changed("state-mismatch")); err != nil {
-		return ExitInvalid, err
-	}
-	if err := distinctOutputs(*snapshotPath, state.path, logs, c.jobLog, c.pipeline); err != nil {
-		return ExitInvalid, err
-	}
+	name := opts.File
 	started := time.Now() // the check's own duration, for --format openmetrics
-	res, err := state.check(logs, opts, c.inputFormat, c.progressWhen, env)
+	res, err := f.state.check(logs, opts, f.inputFormat, f.progressWhen, env)
 	if err != nil {
 		return ExitInvalid, err
 	}
-	defer state.discard()   // a staged checkpoint that was not written
-	defer state.restoreGC() // the check may have changed the collector (stateFlags.check)
+	defer f.state.discard()   // a staged checkpoint that was not written
+	defer f.state.restoreGC() // the check may have changed the collector (stateFlags.check)
 	checkSeconds := []float64{time.Since(started).Seconds()}
 	if !res.Report.Valid {
-		if IsCIFormat(c.format) {
-			err = WriteCIFormat(env.Stdout, c.format, []render.Log{FormatLog(name, len(logs), opts, res)}, checkSeconds)
-		} else {
-			err = writeReport(env.Stdout, res.Report, c.format)
-		}
-		if err != nil {
-			return ExitInvalid, err
-		}
-		fmt.Fprintf(env.Stderr, "greenlight: %s is invalid: %s; nothing in it is evidence%s\n",
-			render.Terminal(displayName(name)), words.Count(res.Report.ViolationCount, "contract violation"), untouched(*snapshotPath))
-		return ExitInvalid, nil
+		return f.writeInvalid(env, name, len(logs), opts, res, checkSeconds)
 	}
 	snap := res.Snapshot
 	// The outputs read the checked state in a pass or two over the runs,
 	// each leaving garbage of about a hundred bytes a run: collecting it
 	// sooner keeps the peak near the check's own (docs/contract.md;
 	// renderGC says when a check that changed the collector need not).
-	defer state.renderGC(c.format, *allRuns)()
-	// The snapshot and the checkpoint are written before anything is
-	// printed: when one cannot be written, stdout holds no verdict that
-	// exit 2 contradicts, and the reason is the last thing on stderr
-	// (docs/contract.md). The checkpoint is written while the snapshot's
-	// temporary file waits to replace it, so that neither is replaced when
-	// the other cannot be written.
-	writeState := func() error { return state.write(res, env) }
+	defer f.state.renderGC(f.format, *f.allRuns)()
 	// writeOutput writes the output for the format.
 	writeOutput := func(w io.Writer) error {
 		switch {
-		case c.format == "json":
+		case f.format == "json":
 			return render.WriteSnapshotJSON(w, snap)
-		case c.format == "markdown":
-			return render.WriteMarkdownReport(w, snap, render.MarkdownOptions{List: render.ListOptions{All: *allRuns}})
-		case IsCIFormat(c.format):
-			return WriteCIFormat(w, c.format, []render.Log{FormatLog(name, len(logs), opts, res)}, checkSeconds)
+		case f.format == "markdown":
+			return render.WriteMarkdownReport(w, snap, render.MarkdownOptions{List: render.ListOptions{All: *f.allRuns}})
+		case IsCIFormat(f.format):
+			return WriteCIFormat(w, f.format, []render.Log{FormatLog(name, len(logs), opts, res)}, checkSeconds)
 		}
 		return render.WriteTextOptions(w, snap, render.TextOptions{
-			List:  render.ListOptions{All: *allRuns},
-			Color: useColor(colorWhen, isTerminal(env.Stdout), os.Getenv),
+			List:  render.ListOptions{All: *f.allRuns},
+			Color: useColor(f.colorWhen, isTerminal(env.Stdout), os.Getenv),
 		})
 	}
-	var printed *bytes.Buffer // the output, built while the checkpoint was synced and renamed
+	printed, err := f.writeFiles(res, env, writeOutput)
+	if err != nil {
+		return ExitInvalid, err
+	}
 	switch {
-	case *snapshotPath == "" && state.writesStaged(res) && boundedOutput(c.format, *allRuns):
+	case f.format == "json" && *f.snapshotPath != "":
+		// Printed by writeFiles.
+	case printed != nil:
+		_, err = printed.WriteTo(env.Stdout)
+	default:
+		err = writeOutput(env.Stdout)
+	}
+	if err != nil {
+		return ExitInvalid, fmt.Errorf("cannot write the output: %s", osfile.Describe(err))
+	}
+	if *f.failOnUnhealthy && snap.Verdict != checker.VerdictHealthy {
+		return ExitUnhealthy, nil
+	}
+	return ExitOK, nil
+}
+
+// flagSet registers check's flags (gate's: no --fail-on-unhealthy, which
+// gate always is) on a new flag set.
+func (f *checkFlags) flagSet(cmd string) *pflag.FlagSet {
+	fs := NewFlagSet(cmd)
+	f.register(fs, "text, json, markdown, junit, sarif, gitlab or openmetrics")
+	f.stale = AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
+	f.snapshotPath = fs.String("snapshot", "", "write the health snapshot JSON atomically to `FILE` (only when the log is valid)")
+	f.failOnUnhealthy = new(bool)
+	if cmd == "gate" {
+		*f.failOnUnhealthy = true
+	} else {
+		fs.BoolVar(f.failOnUnhealthy, "fail-on-unhealthy", false, "exit 1 when the log is valid but unhealthy (greenlight gate always does)")
+	}
+	fs.StringVar(&f.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
+	fs.BoolVar(&f.inferStages, "infer-stages", false, "for --input-format openlineage without --pipeline: take the jobs that logged as the expected stages, also under a gate (a job whose events never arrived is then invisible)")
+	fs.StringVar(&f.maxAge, "max-age", "", "freshness: the newest succeeded run must have ended at most `DURATION` (26h, 90m, 2d) before now, else the pipeline is stale (unhealthy); none declares explicitly that there is no freshness expectation. Overrides the definition's max_age; gate needs one of max_age, a schedule or --max-age")
+	fs.StringVar(&f.since, "since", "", "with --gate all: judge only the runs whose logical time (scheduled_for, else their first event) is at most `DURATION` (7d, 36h) before now; freshness still applies")
+	fs.StringVar(&f.jobLog, "job-log", "", "reconcile with the job's own record of attempt outcomes, JSON Lines `FILE` (see \"greenlight schema joblog\")")
+	f.state.register(fs)
+	f.window = fs.String("window", "", "keep in full only the runs in the `window` (7d, 36h: back from the newest event; 5000runs: the runs first seen last) and fold older ended runs into compact records, still counted (docs/window.md)")
+	f.allRuns = fs.BoolP("all-runs", "v", false, fmt.Sprintf("list every run in the log's order (text and markdown; by default they list the latest %d unhealthy runs and missed slots, then the latest %d runs)", render.DefaultMaxUnhealthy, render.DefaultLatestRuns))
+	f.color = addWhen(fs, "color", "when to colour the verdict, `auto|always|never`: auto colours it when stdout is a terminal and NO_COLOR is unset or empty")
+	return fs
+}
+
+// parse reads check's command line and returns the log's files and the
+// checker's options (File the log's name); the error is the first flag,
+// argument or input that is not usable, or outputs that would replace an
+// input.
+func (f *checkFlags) parse(cmd string, args []string, env Env) ([]string, checker.Options, error) {
+	fs := f.flagSet(cmd)
+	if err := ParseFlags(fs, args, env); err != nil {
+		return nil, checker.Options{}, err
+	}
+	f.gating = *f.failOnUnhealthy
+	if fs.Changed("max-age") && f.maxAge == "" {
+		return nil, checker.Options{}, usageError{`--max-age "": use a duration from 1s to 8784h0m0s, such as 26h, 90m or 2d, or none`}
+	}
+	if fs.NArg() == 0 {
+		return nil, checker.Options{}, usageError{cmd + " takes an event log: one or more files read as one log (paths or globs), or - for standard input"}
+	}
+	logs, err := f.logFiles(fs.Args())
+	if err != nil {
+		return nil, checker.Options{}, err
+	}
+	if f.inputFormat == formatOpenLineage && len(logs) != 1 {
+		return nil, checker.Options{}, usageError{fmt.Sprintf("%s --input-format openlineage takes one log (a file or an event directory), and %s is %s (%s)",
+			cmd, render.Terminal(strings.Join(fs.Args(), " ")), words.Count(len(logs), "file"), render.Terminal(strings.Join(shorten(logs, 3), ", ")))}
+	}
+	if err := checkFormat(f.format, append([]string{"text", "json", "markdown"}, CIFormats...)...); err != nil {
+		return nil, checker.Options{}, err
+	}
+	stale, err := f.stale.Value()
+	if err != nil {
+		return nil, checker.Options{}, err
+	}
+	if f.colorWhen, err = f.color.Value(); err != nil {
+		return nil, checker.Options{}, err
+	}
+	opts, err := f.options(env)
+	if err != nil {
+		return nil, checker.Options{}, err
+	}
+	opts.StaleAfterSeconds = stale
+	if fs.Changed("window") {
+		if opts.Window, err = windowOption(*f.window, f.jobLog, f.inputFormat); err != nil {
+			return nil, checker.Options{}, err
+		}
+	}
+	if f.jobLog != "" {
+		data, err := osfile.ReadFile(f.jobLog)
+		if err != nil {
+			return nil, checker.Options{}, readError("the job log", err)
+		}
+		opts.JobLog = bytes.NewReader(data)
+	}
+	opts.File = logName(fs.Args(), logs)
+	if err := f.state.validate(logs, f.inputFormat, fs.Changed("state-mismatch")); err != nil {
+		return nil, checker.Options{}, err
+	}
+	if err := distinctOutputs(*f.snapshotPath, f.state.path, logs, f.jobLog, f.pipeline); err != nil {
+		return nil, checker.Options{}, err
+	}
+	return logs, opts, nil
+}
+
+// writeInvalid prints the report of an invalid log in the format (a CI
+// format's document, else writeReport's) and says on stderr that nothing
+// in it is evidence; the exit code is ExitInvalid.
+func (f *checkFlags) writeInvalid(env Env, name string, files int, opts checker.Options, res *checker.Result, checkSeconds []float64) (int, error) {
+	var err error
+	if IsCIFormat(f.format) {
+		err = WriteCIFormat(env.Stdout, f.format, []render.Log{FormatLog(name, files, opts, res)}, checkSeconds)
+	} else {
+		err = writeReport(env.Stdout, res.Report, f.format)
+	}
+	if err != nil {
+		return ExitInvalid, err
+	}
+	fmt.Fprintf(env.Stderr, "greenlight: %s is invalid: %s; nothing in it is evidence%s\n",
+		render.Terminal(displayName(name)), words.Count(res.Report.ViolationCount, "contract violation"), untouched(*f.snapshotPath))
+	return ExitInvalid, nil
+}
+
+// writeFiles writes the snapshot (--snapshot) and the checkpoint (--state)
+// of a valid log before anything is printed: when one cannot be written,
+// stdout holds no verdict that exit 2 contradicts, and the reason is the
+// last thing on stderr (docs/contract.md). The checkpoint is written while
+// the snapshot's temporary file waits to replace it, so that neither is
+// replaced when the other cannot be written. With --format json and
+// --snapshot it prints the file's bytes; when it built the output while
+// the checkpoint was written, it returns it for the caller to print.
+func (f *checkFlags) writeFiles(res *checker.Result, env Env, writeOutput func(io.Writer) error) (printed *bytes.Buffer, err error) {
+	writeState := func() error { return f.state.write(res, env) }
+	switch {
+	case *f.snapshotPath == "" && f.state.writesStaged(res) && boundedOutput(f.format, *f.allRuns):
 		// The staged checkpoint's fsync, and renaming it over the old one
 		// (which frees the old one's pages), take milliseconds for a large
 		// one with the CPU idle: the bounded output is built meanwhile
@@ -536,49 +595,27 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 		if err == nil && berr != nil {
 			err = fmt.Errorf("cannot write the output: %s", osfile.Describe(berr))
 		}
-		if err != nil {
-			return ExitInvalid, err
-		}
-	case *snapshotPath == "":
-		if err := writeState(); err != nil {
-			return ExitInvalid, err
-		}
-	default:
-		write := func(w io.Writer) error { return render.WriteSnapshotJSON(w, snap) }
-		var then func(io.Reader) error
-		if c.format == "json" {
-			// Standard output gets the bytes of the file just written.
-			then = func(written io.Reader) error {
-				if _, err := io.Copy(env.Stdout, written); err != nil {
-					return fmt.Errorf("cannot write the output: %s (%s is written)", osfile.Describe(err), render.Terminal(*snapshotPath))
-				}
-				return nil
+		return printed, err
+	case *f.snapshotPath == "":
+		return nil, writeState()
+	}
+	write := func(w io.Writer) error { return render.WriteSnapshotJSON(w, res.Snapshot) }
+	var then func(io.Reader) error
+	if f.format == "json" {
+		// Standard output gets the bytes of the file just written.
+		then = func(written io.Reader) error {
+			if _, err := io.Copy(env.Stdout, written); err != nil {
+				return fmt.Errorf("cannot write the output: %s (%s is written)", osfile.Describe(err), render.Terminal(*f.snapshotPath))
 			}
-		}
-		err = atomicfile.WriteFuncBefore(*snapshotPath, write, writeState, then)
-		if err != nil {
-			var werr *atomicfile.Error
-			if errors.As(err, &werr) {
-				return ExitInvalid, fmt.Errorf("%v; no verdict printed, since the snapshot was not written", err)
-			}
-			return ExitInvalid, err
+			return nil
 		}
 	}
-	switch {
-	case c.format == "json" && *snapshotPath != "":
-		// Printed above.
-	case printed != nil:
-		_, err = printed.WriteTo(env.Stdout)
-	default:
-		err = writeOutput(env.Stdout)
+	err = atomicfile.WriteFuncBefore(*f.snapshotPath, write, writeState, then)
+	var werr *atomicfile.Error
+	if errors.As(err, &werr) {
+		return nil, fmt.Errorf("%v; no verdict printed, since the snapshot was not written", err)
 	}
-	if err != nil {
-		return ExitInvalid, fmt.Errorf("cannot write the output: %s", osfile.Describe(err))
-	}
-	if *failOnUnhealthy && snap.Verdict != checker.VerdictHealthy {
-		return ExitUnhealthy, nil
-	}
-	return ExitOK, nil
+	return nil, err
 }
 
 // boundedOutput says whether the output of format is bounded whatever the

@@ -92,18 +92,9 @@ func NewAttemptID() string { return rand.Text() }
 // Run runs the attempt and returns the exit code. Messages go to
 // cfg.Stderr with the "greenlight:" prefix.
 func Run(cfg Config) int {
-	path, lookErr := exec.LookPath(cfg.Args[0])
-	if lookErr != nil {
-		reason := lookErr
-		var ee *exec.Error
-		if errors.As(lookErr, &ee) {
-			reason = ee.Err
-		}
-		fmt.Fprintf(cfg.Stderr, "greenlight: cannot run %s: %s; nothing was appended\n", strconv.Quote(cfg.Args[0]), render.Terminal(reason.Error()))
-		if errors.Is(lookErr, exec.ErrNotFound) {
-			return ExitNotFound
-		}
-		return ExitCannotStart
+	path, code := lookCommand(cfg)
+	if code != 0 {
+		return code
 	}
 	// Signals are caught from here on, so that one that arrives while the
 	// started event is written is not lost: the attempt then ends failed
@@ -113,6 +104,67 @@ func Run(cfg Config) int {
 	defer signal.Stop(sigs)
 	restoreSIGPIPE()
 
+	ev, code := appendStarted(cfg)
+	if code != 0 {
+		return code
+	}
+	select {
+	case sig := <-sigs:
+		msg := fmt.Sprintf("stopped by %s before the command started (greenlight run)", signalName(sig))
+		return finish(cfg, ev, nil, &msg, 128+signalNumber(sig))
+	default:
+	}
+
+	tail := &tailBuffer{max: 64 << 10}
+	cmd := command(cfg, path, ev, tail)
+	if err := cmd.Start(); err != nil {
+		msg := "greenlight run cannot start the command: " + err.Error()
+		fmt.Fprintf(cfg.Stderr, "greenlight: cannot start the command: %s\n", render.Terminal(err.Error()))
+		return finish(cfg, ev, nil, &msg, ExitCannotStart)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	stopHeartbeats := heartbeats(cfg, ev)
+	var forwarded os.Signal
+	for {
+		select {
+		case sig := <-sigs:
+			forwarded = sig
+			if err := forward(cmd.Process, sig); err != nil {
+				fmt.Fprintf(cfg.Stderr, "greenlight: cannot forward %s to the command: %s\n", signalName(sig), render.Terminal(err.Error()))
+			}
+		case err := <-done:
+			stopHeartbeats()
+			return outcome(cfg, ev, cmd.ProcessState, err, forwarded, tail)
+		}
+	}
+}
+
+// lookCommand finds the command cfg.Args[0] on PATH. When it cannot, it
+// says why on cfg.Stderr (nothing is appended) and returns ExitNotFound or
+// ExitCannotStart; else the path and 0.
+func lookCommand(cfg Config) (string, int) {
+	path, lookErr := exec.LookPath(cfg.Args[0])
+	if lookErr == nil {
+		return path, 0
+	}
+	reason := lookErr
+	var ee *exec.Error
+	if errors.As(lookErr, &ee) {
+		reason = ee.Err
+	}
+	fmt.Fprintf(cfg.Stderr, "greenlight: cannot run %s: %s; nothing was appended\n", strconv.Quote(cfg.Args[0]), render.Terminal(reason.Error()))
+	if errors.Is(lookErr, exec.ErrNotFound) {
+		return "", ExitNotFound
+	}
+	return "", ExitCannotStart
+}
+
+// appendStarted appends the attempt's started event and returns the event
+// the later ones are built from (the attempt's number, its id, no fields),
+// or, when the log refuses it, a non-zero exit code (the command is not
+// run; the error is on cfg.Stderr).
+func appendStarted(cfg Config) (Event, int) {
 	started := cfg.Event
 	started.Status = checker.StatusStarted.String()
 	started.Owner, started.AttemptID, started.Lease = cfg.Owner, cfg.AttemptID, cfg.Lease
@@ -125,21 +177,19 @@ func Run(cfg Config) int {
 		} else {
 			suffix = "\nthe command was not run"
 		}
-		return Failed(cli.Env{Stderr: cfg.Stderr}, errors.New(err.Error()+suffix))
+		return Event{}, Failed(cli.Env{Stderr: cfg.Stderr}, errors.New(err.Error()+suffix))
 	}
 	printWarnings(cfg, a)
 	ev := cfg.Event
 	ev.Attempt, ev.Fields = a.Attempt, nil
 	ev.AttemptID = cfg.AttemptID
+	return ev, 0
+}
 
-	select {
-	case sig := <-sigs:
-		msg := fmt.Sprintf("stopped by %s before the command started (greenlight run)", signalName(sig))
-		return finish(cfg, ev, nil, &msg, 128+signalNumber(sig))
-	default:
-	}
-
-	tail := &tailBuffer{max: 64 << 10}
+// command is the wrapped command, not yet started: its standard streams
+// are cfg's (standard error also into tail), and its environment this
+// process's with the attempt's GREENLIGHT_* variables.
+func command(cfg Config, path string, ev Event, tail *tailBuffer) *exec.Cmd {
 	cmd := exec.Command(path, cfg.Args[1:]...)
 	cmd.Args[0] = cfg.Args[0]
 	cmd.Stdin, cmd.Stdout = cfg.Stdin, cfg.Stdout
@@ -155,17 +205,15 @@ func Run(cfg Config) int {
 	// A process the command left behind that holds its standard error open
 	// does not keep the outcome from being written.
 	cmd.WaitDelay = 5 * time.Second
-	if err := cmd.Start(); err != nil {
-		msg := "greenlight run cannot start the command: " + err.Error()
-		fmt.Fprintf(cfg.Stderr, "greenlight: cannot start the command: %s\n", render.Terminal(err.Error()))
-		return finish(cfg, ev, nil, &msg, ExitCannotStart)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	return cmd
+}
 
-	// Heartbeats are written on their own goroutine, so that waiting for
-	// the lock never delays a forwarded signal; the outcome is written once
-	// the last heartbeat is.
+// heartbeats appends a heartbeat of the attempt every cfg.Heartbeat until
+// the returned stop is called; stop returns once the last heartbeat is
+// written. They are written on their own goroutine, so that waiting for
+// the lock never delays a forwarded signal; the outcome is written once
+// the last heartbeat is.
+func heartbeats(cfg Config, ev Event) (stop func()) {
 	stopHeartbeats := make(chan struct{})
 	heartbeatsDone := make(chan struct{})
 	go func() {
@@ -188,19 +236,9 @@ func Run(cfg Config) int {
 			}
 		}
 	}()
-	var forwarded os.Signal
-	for {
-		select {
-		case sig := <-sigs:
-			forwarded = sig
-			if err := forward(cmd.Process, sig); err != nil {
-				fmt.Fprintf(cfg.Stderr, "greenlight: cannot forward %s to the command: %s\n", signalName(sig), render.Terminal(err.Error()))
-			}
-		case err := <-done:
-			close(stopHeartbeats)
-			<-heartbeatsDone
-			return outcome(cfg, ev, cmd.ProcessState, err, forwarded, tail)
-		}
+	return func() {
+		close(stopHeartbeats)
+		<-heartbeatsDone
 	}
 }
 

@@ -51,6 +51,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"syscall/js"
 	"time"
 	// The zone database is embedded so that a schedule's IANA time zone
@@ -69,6 +70,8 @@ func main() {
 	select {}
 }
 
+// check is greenlightCheck (the package comment says what it takes and
+// returns): every error it meets is the result {error}.
 func check(_ js.Value, args []js.Value) any {
 	if len(args) < 1 || !args[0].InstanceOf(js.Global().Get("Uint8Array")) {
 		return fail("greenlightCheck: the first argument must be a Uint8Array holding the event log")
@@ -79,8 +82,51 @@ func check(_ js.Value, args []js.Value) any {
 	if len(args) > 1 {
 		opt = args[1]
 	}
+	c, err := readCall(opt)
+	if err != nil {
+		return fail(err.Error())
+	}
+	o, err := c.options()
+	if err != nil {
+		return fail(err.Error())
+	}
+	// A gzip or zstd log is read decompressed (internal/logsource); it
+	// stays open until the result is built.
+	file, err := logsource.New(c.req.File, bytes.NewReader(log))
+	if err != nil {
+		return fail(err.Error())
+	}
+	defer file.Close()
+	res, err := c.check(file, o, len(log))
+	if err != nil {
+		return fail(err.Error())
+	}
+	out, err := c.result(res)
+	if err != nil {
+		return fail(err.Error())
+	}
+	return out
+}
+
+// call is one greenlightCheck's options: the checker's request, and what
+// the module itself does with the host's options.
+type call struct {
+	req checker.Request
+	// digest is the host's SHA-256 of the stored log, in lowercase hex.
+	digest string
+	// perState is max_runs_per_state: 0 for the whole document, else the
+	// number of runs of each state the view lists.
+	perState               int
+	progress               js.Value
+	hasProgress, hasJobLog bool
+	jobLog                 []byte
+}
+
+// readCall reads greenlightCheck's options; the error is the first option
+// of the wrong type or value.
+func readCall(opt js.Value) (call, error) {
 	in := options{v: opt}
-	req := checker.Request{
+	c := call{req: checker.Request{
 		Stages:            in.str("stages"),
 		Now:               in.str("now"),
 		Gate:              in.str("gate"),
@@ -92,79 +138,86 @@ func check(_ js.Value, args []js.Value) any {
 		Strict:            in.flag("strict"),
 		InputFormat:       in.str("input_format"),
 		InferStages:       in.flag("infer_stages"),
-	}
+	}}
 	if p := in.str("pipeline"); p != "" {
-		req.Pipeline = []byte(p)
+		c.req.Pipeline = []byte(p)
 	}
-	digest := in.str("sha256")
-	perState := in.num("max_runs_per_state")
-	if perState < 0 && in.err == "" {
+	c.digest = in.str("sha256")
+	c.perState = in.num("max_runs_per_state")
+	if c.perState < 0 && in.err == "" {
 		in.err = "greenlightCheck: option max_runs_per_state must be a whole number >= 0"
 	}
-	progress, hasProgress := in.get("progress", js.TypeFunction, "a function")
-	jobLog, hasJobLog := in.bytes("job_log")
+	c.progress, c.hasProgress = in.get("progress", js.TypeFunction, "a function")
+	c.jobLog, c.hasJobLog = in.bytes("job_log")
 	jobLogFile := in.str("job_log_file")
-	if jobLogFile != "" && !hasJobLog && in.err == "" {
+	if jobLogFile != "" && !c.hasJobLog && in.err == "" {
 		in.err = "greenlightCheck: option job_log_file names a job log, but job_log holds none"
 	}
 	if in.err != "" {
-		return fail(in.err)
+		return c, errors.New(in.err)
 	}
-	if req.File == "" {
-		req.File = "-"
+	if c.req.File == "" {
+		c.req.File = "-"
 	}
-	if hasJobLog {
-		req.JobLogFile = jobLogFile
-		if req.JobLogFile == "" {
-			req.JobLogFile = "-"
+	if c.hasJobLog {
+		c.req.JobLogFile = jobLogFile
+		if c.req.JobLogFile == "" {
+			c.req.JobLogFile = "-"
 		}
 	}
-	o, err := req.Options()
+	return c, nil
+}
+
+// options are the checker's options for the call: its request's, judged
+// now when the request names no time.
+func (c call) options() (checker.Options, error) {
+	o, err := c.req.Options()
 	if err != nil {
-		return fail(err.Error())
+		return o, err
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now().UTC()
 	}
 	o.ToolVersion = version.Of("")
-	// A gzip or zstd log is read decompressed (internal/logsource); the
-	// host's digest is of the stored bytes, so then the module hashes the
-	// text itself and source.files records the host's bytes.
-	file, err := logsource.New(req.File, bytes.NewReader(log))
-	if err != nil {
-		return fail(err.Error())
-	}
-	defer file.Close()
+	return o, nil
+}
+
+// check checks the log file, whose stored bytes are size long, with the
+// options o and the call's digest, progress and job log.
+func (c call) check(file *logsource.File, o checker.Options, size int) (*checker.Result, error) {
+	// The host's digest is of the stored bytes, so for a compressed log
+	// the module hashes the text itself and source.files records the
+	// host's bytes.
 	if file.Log.Stored == nil {
-		o.SHA256 = digest
+		o.SHA256 = c.digest
 	}
-	if hasProgress {
+	if c.hasProgress {
 		// The checker counts the text; a compressed log's progress is
 		// the share of its own bytes the decoder has consumed.
 		o.Progress = func(n int64) {
 			if stored := file.StoredRead(); stored >= 0 {
 				n = stored
 			}
-			progress.Invoke(float64(n))
+			c.progress.Invoke(float64(n))
 		}
 	}
-	if perState > 0 {
+	if c.hasJobLog {
+		o.JobLog = bytes.NewReader(c.jobLog)
 	}
-	if hasJobLog {
-		o.JobLog = bytes.NewReader(jobLog)
+	if c.req.InputFormat != checker.FormatOpenLineage {
+		return checker.CheckFiles([]checker.LogFile{file.Log}, o)
 	}
-	var res *checker.Result
-	if req.InputFormat == checker.FormatOpenLineage {
-		res, err = openlineage.Check(file.Log.R, o)
-		if err == nil && hasProgress {
-			progress.Invoke(float64(len(log)))
-		}
-	} else {
-		res, err = checker.CheckFiles([]checker.LogFile{file.Log}, o)
+	res, err := openlineage.Check(file.Log.R, o)
+	if err == nil && c.hasProgress {
+		c.progress.Invoke(float64(size))
 	}
-	if err != nil {
-		return fail(err.Error())
-	}
+	return res, err
+}
+
+// result is greenlightCheck's result for res: valid, headline, marks and
+// details, with the whole document, or with the view of max_runs_per_state
+// runs of each state.
+func (c call) result(res *checker.Result) (map[string]any, error) {
 	out := map[string]any{"valid": res.Report.Valid, "marks": marks()}
 	if !res.Report.Valid {
 		out["headline"] = render.InvalidHeadline(res.Report)
@@ -174,29 +227,17 @@ func check(_ js.Value, args []js.Value) any {
 	// details holds, for each run the result lists, render.Detail's words
 	// on why it has its state, so the viewer derives no text of its own.
 	details := map[string]any{}
-	if perState > 0 && res.Snapshot != nil {
-		var view bytes.Buffer
-		// The last perState runs of each state (the latest, as the viewer
-		// lists them latest first), and the latest run.
-		listed := map[checker.RunState]int{}
-		latest := res.Snapshot.LatestRunID
-		err := render.WriteSnapshotSubset(&view, res.Snapshot, func(r *checker.RunReport) bool {
-			listed[r.State]++
-			keep := listed[r.State] > render.StateCount(res.Snapshot.StateCounts, string(r.State))-perState || (latest != nil && r.RunID == *latest)
-			if keep {
-				details[r.RunID] = render.Detail(&res.Snapshot.Source, r).Summary
-			}
-			return keep
-		})
+	if c.perState > 0 && res.Snapshot != nil {
+		view, err := stateView(res.Snapshot, c.perState, details)
 		if err != nil {
-			return fail(err.Error())
+			return nil, err
 		}
-		out["view"], out["details"] = view.String(), details
-		return out
+		out["view"], out["details"] = view, details
+		return out, nil
 	}
 	doc, err := render.Document(res)
 	if err != nil {
-		return fail(err.Error())
+		return nil, err
 	}
 	if res.Snapshot != nil {
 		for r := range res.Snapshot.EachRun {
@@ -204,7 +245,25 @@ func check(_ js.Value, args []js.Value) any {
 		}
 	}
 	out["document"], out["details"] = string(doc), details
-	return out
+	return out, nil
+}
+
+// stateView is the snapshot with the last perState runs of each state (the
+// latest, as the viewer lists them latest first) and the latest run; it
+// adds each listed run's details.
+func stateView(snap *checker.Snapshot, perState int, details map[string]any) (string, error) {
+	var view bytes.Buffer
+	listed := map[checker.RunState]int{}
+	latest := snap.LatestRunID
+	err := render.WriteSnapshotSubset(&view, snap, func(r *checker.RunReport) bool {
+		listed[r.State]++
+		keep := listed[r.State] > render.StateCount(snap.StateCounts, string(r.State))-perState || (latest != nil && r.RunID == *latest)
+		if keep {
+			details[r.RunID] = render.Detail(&snap.Source, r).Summary
+		}
+		return keep
+	})
+	return view.String(), err
 }
 
 // marks is render.StateMarks as JavaScript values: the symbol, word,

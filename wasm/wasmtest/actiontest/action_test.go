@@ -1,6 +1,7 @@
-package action
+package actiontest
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"fmt"
@@ -15,6 +16,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/greenlight-ci/greenlight/internal/action"
 )
 
 // The JavaScript action (action/run.mjs running the wasip1 module under
@@ -23,20 +29,113 @@ import (
 // scripts/build-dist.sh), the step's stdout a pipe, and only the variables a
 // runner sets. Every comparison is with runAction, the native in-process
 // action mode.
+// These tests build the release layout's modules and run node, so they
+// live in this test module, not beside internal/action, whose own tests run
+// action mode in-process only.
 
-// tmpRoot holds what these tests build; TestMain removes it.
-var tmpRoot string
+// testToken is the stop-commands token of every test run.
+const testToken = "tok3n0123456789abcdef0123456789ab"
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "greenlight-action-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+// wallClock is what the action sees as the wall clock in tests that leave
+// the now input empty.
+var wallClock = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// repoRoot is the repository's root, where every run starts, so that paths
+// in the output are the same on every machine.
+var repoRoot, _ = filepath.Abs(root)
+
+// run is one in-process run of action mode: its exit code and what it wrote
+// to the step log, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
+type run struct {
+	exit    int
+	stdout  string
+	output  string
+	summary string
+}
+
+// runAction runs action mode (internal/action's Main) in this process in
+// the repository root with the given environment
+// (INPUT_* and any other variable). GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
+// point at fresh files unless env sets them; "-" in env means unset.
+func runAction(t *testing.T, env map[string]string) run {
+	t.Helper()
+	return runActionIn(t, repoRoot, env)
+}
+
+// runActionIn is runAction started in the directory wd.
+func runActionIn(t *testing.T, wd string, env map[string]string) run {
+	t.Helper()
+	t.Chdir(wd)
+	vars := stepVars(t, env)
+	var stdout bytes.Buffer
+	gh := githubactions.New(githubactions.WithWriter(&stdout), githubactions.WithGetenv(func(k string) string { return vars[k] }))
+	code := action.Main(action.Env{GH: gh, Now: func() time.Time { return wallClock }, Token: func() (string, error) { return testToken, nil }})
+	return stepRun(t, vars, code, stdout.String())
+}
+
+// stepVars is env over fresh, empty GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
+// files in a test directory; "-" for either in env leaves it unset.
+func stepVars(t *testing.T, env map[string]string) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	vars := map[string]string{
+		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
+		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
 	}
-	tmpRoot = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	for k, v := range env {
+		vars[k] = v
+	}
+	for _, k := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"} {
+		if vars[k] == "-" {
+			delete(vars, k)
+		} else if err := os.WriteFile(vars[k], nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return vars
+}
+
+// stepRun is the run with the given exit code and step log, and what the
+// step wrote to the GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files in vars
+// ("" for one that is unset).
+func stepRun(t *testing.T, vars map[string]string, exit int, stdout string) run {
+	t.Helper()
+	read := func(k string) string {
+		if vars[k] == "" {
+			return ""
+		}
+		b, err := os.ReadFile(vars[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	return run{exit: exit, stdout: stdout, output: read("GITHUB_OUTPUT"), summary: read("GITHUB_STEP_SUMMARY")}
+}
+
+// scenarioEnv reads the environment of a testdata/action scenario from the
+// archive's comment: one VAR=value per line (# starts a remark; \n in a
+// value is a line break; VAR=- unsets it).
+func scenarioEnv(t *testing.T, path string) map[string]string {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(ar.Comment))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			t.Fatalf("comment line %q is not VAR=value", line)
+		}
+		env[k] = strings.ReplaceAll(v, `\n`, "\n")
+	}
+	return env
 }
 
 // release is the action in its release layout, built once per test binary.
@@ -58,7 +157,7 @@ func releaseLayout(t testing.TB) string {
 		t.Skip("SKIP: node is not installed, so the JavaScript action is not tested (apt-get install nodejs)")
 	}
 	release.once.Do(func() {
-		root := filepath.Join(tmpRoot, "release")
+		root := filepath.Join(workDir, "release")
 		if err := os.MkdirAll(filepath.Join(root, "action"), 0o755); err != nil {
 			release.err = err
 			return
@@ -101,7 +200,7 @@ func fullOnlyLayout(t testing.TB) string {
 	t.Helper()
 	base := releaseLayout(t)
 	fullOnly.once.Do(func() {
-		root := filepath.Join(tmpRoot, "full-only")
+		root := filepath.Join(workDir, "full-only")
 		for _, f := range []string{"action/run.mjs", "dist/greenlight-wasip1.wasm", "dist/greenlight-wasip1.wasm.sha256", "dist/VERSION"} {
 			b, err := os.ReadFile(filepath.Join(base, f))
 			if err == nil {
@@ -210,15 +309,14 @@ func runWasmIn(t *testing.T, root string, env map[string]string) (run, string) {
 	return stepRun(t, vars, code, log), path
 }
 
-// engines are the ways the tests run action mode: in-process (the native
-// binary's code), through the JavaScript action (the lean module first
-// where the runner script tries it), and through the JavaScript action with
-// the full module only.
+// engines are the ways these tests run action mode through the JavaScript
+// action: the lean module first where the runner script tries it, and the
+// full module only. internal/action's tests run the same cases in-process
+// (its engines), which these compare with.
 var engines = []struct {
 	name string
 	run  func(*testing.T, map[string]string) run
 }{
-	{"native", runAction},
 	{"wasm", runWasmAction},
 	{"wasm-full", runWasmFull},
 }
@@ -248,7 +346,7 @@ func diffRuns(t *testing.T, got, want run) {
 // native in-process run. The corpus must take each path at least once.
 func TestWasmGolden(t *testing.T) {
 	releaseLayout(t)
-	paths, err := filepath.Glob("../../testdata/action/*.txtar")
+	paths, err := filepath.Glob(root + "/testdata/action/*.txtar")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no scenarios: %v", err)
 	}
@@ -337,53 +435,12 @@ func writeMillionLog(path string) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
-// TestRunnerEnvironment: the module gets every INPUT_* variable (so an input
-// added to action.yml needs no change to the runner script), the three
-// GITHUB_* variables action mode reads, PWD and the GC pacing, and nothing
-// else; the
-// preopens are the working directory, the workspace, the file-command
-// directories and RUNNER_TEMP, without one nested in another; Windows paths
-// become slash paths. A Windows runner is simulated with path.win32 on any
-// host: the script's mapping, not node:wasi on Windows, is what this shows.
-func TestRunnerEnvironment(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("SKIP: node is not installed")
-	}
-	script := filepath.ToSlash(filepath.Join(repoRoot, "action", "run.mjs"))
-	probe := `const m = await import(process.argv[2]);
-const env = {INPUT_EVENTS: 'a.jsonl', 'INPUT_JOB-LOG': 'j.jsonl', INPUT_ENGINE: 'wasm', GITHUB_OUTPUT: '/r/_temp/cmd/out', GITHUB_STEP_SUMMARY: '/r/_temp/cmd/sum', GITHUB_WORKSPACE: '/r/w', GITHUB_TOKEN: 'x', RUNNER_TEMP: '/r/_temp', HOME: '/root', GREENLIGHT_SECRET: 'x'};
-console.log(JSON.stringify(m.moduleEnv(env, '/r/w')));
-console.log(JSON.stringify(m.preopens(env, '/r/w')));
-console.log(JSON.stringify(m.preopens({GITHUB_OUTPUT: '/o/out', GITHUB_STEP_SUMMARY: '/s/sum'}, '/r/w')));
-console.log(JSON.stringify(['D:\\a\\repo\\repo', 'c:/x', 'rel\\p'].map((p) => m.guestPath(p, 'win32'))));
-const win = {INPUT_EVENTS: 'D:\\a\\repo\\repo\\logs\\x.jsonl', GITHUB_WORKSPACE: 'D:\\a\\repo\\repo', GITHUB_OUTPUT: 'D:\\a\\_temp\\_runner_file_commands\\set_output_1', GITHUB_STEP_SUMMARY: 'D:\\a\\_temp\\_runner_file_commands\\step_summary_1', RUNNER_TEMP: 'D:\\a\\_temp'};
-console.log(JSON.stringify(m.moduleEnv(win, 'D:\\a\\repo\\repo', 'win32')));
-console.log(JSON.stringify(m.preopens(win, 'D:\\a\\repo\\repo', 'win32')));`
-	out, err := exec.Command("node", "--input-type=module", "-e", probe, "probe", script).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	want := `{"INPUT_EVENTS":"a.jsonl","INPUT_JOB-LOG":"j.jsonl","INPUT_ENGINE":"wasm","GITHUB_OUTPUT":"/r/_temp/cmd/out","GITHUB_STEP_SUMMARY":"/r/_temp/cmd/sum","GITHUB_WORKSPACE":"/r/w","PWD":"/r/w","GOGC":"400","GOMEMLIMIT":"3GiB"}
-{"/r/w":"/r/w","/r/_temp":"/r/_temp"}
-{"/r/w":"/r/w","/o":"/o","/s":"/s"}
-["/D/a/repo/repo","/C/x","rel/p"]
-{"INPUT_EVENTS":"D:\\a\\repo\\repo\\logs\\x.jsonl","GITHUB_OUTPUT":"/D/a/_temp/_runner_file_commands/set_output_1","GITHUB_STEP_SUMMARY":"/D/a/_temp/_runner_file_commands/step_summary_1","GITHUB_WORKSPACE":"/D/a/repo/repo","PWD":"/D/a/repo/repo","GOGC":"400","GOMEMLIMIT":"3GiB","GREENLIGHT_HOST_PATHS":"windows"}
-{"/D/a/repo/repo":"D:\\a\\repo\\repo","/D/a/_temp":"D:\\a\\_temp"}
-`
-	if runtime.GOOS == "windows" {
-		t.Skip("the probe's paths are POSIX paths")
-	}
-	if string(out) != want {
-		t.Errorf("got\n%s\nwant\n%s", out, want)
-	}
-}
-
 // TestWasmEngineInput: an engine other than wasm or native is refused
 // before anything runs, as action mode refuses a bad input: one error
 // annotation, the verdict output invalid, exit 2.
 func TestWasmEngineInput(t *testing.T) {
 	root := releaseLayout(t)
-	code, log, output := runNode(t, root, map[string]string{"INPUT_ENGINE": "docker::x", "INPUT_EVENTS": "a.jsonl"})
+	code, log, output := runActionNode(t, root, map[string]string{"INPUT_ENGINE": "docker::x", "INPUT_EVENTS": "a.jsonl"})
 	if want := "::error::greenlight action: engine \"docker??x\": use wasm or native\n"; code != 2 || log != want || output != invalidOutput {
 		t.Errorf("exit %d, step log %q, outputs %q; want exit 2, %q, verdict invalid", code, log, output, want)
 	}
@@ -427,7 +484,7 @@ func BenchmarkJSActionLog(b *testing.B) {
 // to accept 0 and 1.
 func benchEngines(b *testing.B, env map[string]string, want int) {
 	root := releaseLayout(b)
-	native := filepath.Join(tmpRoot, "greenlight-native")
+	native := filepath.Join(workDir, "greenlight-native")
 	if _, err := os.Stat(native); err != nil {
 		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", native, "./cmd/greenlight")
 		cmd.Dir = repoRoot
@@ -490,7 +547,7 @@ func nativeRelease(t *testing.T, tampered bool) (root, serverURL string) {
 		t.Skipf("no native release for %s", runtime.GOARCH)
 	}
 	name := "greenlight-" + runtime.GOOS + "-" + goarch
-	bin := filepath.Join(tmpRoot, name)
+	bin := filepath.Join(workDir, name)
 	if _, err := os.Stat(bin); err != nil {
 		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, "./cmd/greenlight")
 		cmd.Dir = repoRoot
@@ -538,10 +595,10 @@ func nativeRelease(t *testing.T, tampered bool) (root, serverURL string) {
 	return root, srv.URL
 }
 
-// runNode runs node root/action/run.mjs in the repository root with PATH
+// runActionNode runs node root/action/run.mjs in the repository root with PATH
 // and vars only, fresh GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, and
 // returns the exit code, the step log and GITHUB_OUTPUT.
-func runNode(t *testing.T, root string, vars map[string]string) (int, string, string) {
+func runActionNode(t *testing.T, root string, vars map[string]string) (int, string, string) {
 	t.Helper()
 	step := stepVars(t, vars)
 	env := []string{"PATH=" + os.Getenv("PATH")}
@@ -579,7 +636,7 @@ func TestNativeEngine(t *testing.T) {
 		vars[k] = v
 	}
 	for i, how := range []string{", downloaded from the release v0.0.0-test (sha256 matches dist/checksums.txt)", " from the tool cache (sha256 matches dist/checksums.txt)"} {
-		code, log, output := runNode(t, root, vars)
+		code, log, output := runActionNode(t, root, vars)
 		header, rest, _ := strings.Cut(log, "\n")
 		if !strings.HasPrefix(header, "greenlight v0.0.0-test, engine native, node v") || !strings.Contains(header, ": ran greenlight-") || !strings.Contains(header, how) {
 			t.Errorf("run %d: first line %q does not say the binary was %s", i+1, header, how)
@@ -593,59 +650,126 @@ func TestNativeEngine(t *testing.T) {
 	}
 	root, url = nativeRelease(t, true)
 	vars["GITHUB_SERVER_URL"], vars["RUNNER_TOOL_CACHE"] = url, t.TempDir()
-	code, log, output := runNode(t, root, vars)
+	code, log, output := runActionNode(t, root, vars)
 	if code != 2 || !strings.HasPrefix(log, "::error::greenlight action: "+url+"/owner/greenlight/releases/download/v0.0.0-test/greenlight-") || !strings.Contains(log, "but dist/checksums.txt says") || output != invalidOutput {
 		t.Errorf("tampered binary: exit %d, step log %q, outputs %q", code, log, output)
 	}
 }
 
-// TestLeanFirst: the runner script tries the lean module first in modes
-// check and validate with the native input format and no job log,
-// whatever the log's size; the corpus (TestWasmGolden) shows that every
-// other case gives the same bytes either way.
-func TestLeanFirst(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("SKIP: node is not installed")
+// TestFromSource: a ref without dist/ builds the wasip1 module from source
+// into the tool cache, says so in the step log's first line, gives the same
+// result as in-process, and the next run finds the build by its key.
+func TestFromSource(t *testing.T) {
+	releaseLayout(t) // skips without node or with -short
+	src := sourceCopy(t, repoRoot)
+	env := map[string]string{
+		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
+		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":      "2026-01-01T12:00:00Z",
 	}
-	script := filepath.ToSlash(filepath.Join(repoRoot, "action", "run.mjs"))
-	probe := `const m = await import(process.argv[2]);
-for (const env of [
-  {}, {INPUT_MODE: 'validate'}, {INPUT_MODE: 'check', 'INPUT_INPUT-FORMAT': 'native'},
-  {INPUT_MODE: 'merge'}, {INPUT_MODE: ' merge '}, {'INPUT_INPUT-FORMAT': 'openlineage'},
-  {'INPUT_JOB-LOG': 'jobs.jsonl'}, {'INPUT_JOB-LOG': ' '},
-]) console.log(m.leanFirst(env));`
-	out, err := exec.Command("node", "--input-type=module", "-e", probe, "probe", script).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
+	want := runAction(t, env)
+	// HOME: the Go toolchain keeps its caches there, as on a runner.
+	vars := map[string]string{"RUNNER_TOOL_CACHE": t.TempDir(), "HOME": os.Getenv("HOME")}
+	for k, v := range env {
+		vars[k] = v
 	}
-	if want := "true\ntrue\ntrue\nfalse\nfalse\nfalse\nfalse\ntrue\n"; string(out) != want {
-		t.Errorf("leanFirst gave\n%s\nwant\n%s", out, want)
+	first := regexp.MustCompile(`^greenlight devel, engine wasm, (node v[0-9.]+): no dist/ in this ref: built the wasip1 module from source \(cache key ([0-9a-f]{16})\)\n`)
+	code, log, output := runActionNode(t, src, vars)
+	m := first.FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("first run: step log does not say it built from source:\n%.400s", log)
+	}
+	again := "greenlight devel, engine wasm, " + m[1] + ": no dist/ in this ref: ran the wasip1 module built from source earlier (cache key " + m[2] + ", " + filepath.Join(vars["RUNNER_TOOL_CACHE"], "greenlight-source", m[2], "greenlight-wasip1.wasm") + ")\n"
+	for i, header := range []string{m[0], again} {
+		if i == 1 {
+			code, log, output = runActionNode(t, src, vars)
+		}
+		if !strings.HasPrefix(log, header) {
+			t.Fatalf("run %d: step log starts\n%.300s\nwant\n%s", i+1, log, header)
+		}
+		_, rest, _ := strings.Cut(log, "\n")
+		if tok := stopToken.FindStringSubmatch(rest); tok != nil {
+			rest = strings.ReplaceAll(rest, tok[1], testToken)
+		}
+		if code != want.exit || rest != want.stdout || output != want.output {
+			t.Errorf("run %d: exit %d, step log\n%s\noutputs\n%s\nwant as in-process (exit %d)", i+1, code, rest, output, want.exit)
+		}
 	}
 }
 
-// TestMemoryPages: the runner script adds no memory for a log of up to
-// 8 MiB (the Liftoff-only tier), the log's size and 64 MiB for a larger
-// one, at most 1 GiB, and 256 MiB when the size is unknown, in 64 KiB
-// pages; growMemory adds them to the instance's memory, and when the
-// memory cannot grow that far it leaves it as it was without an error.
-func TestMemoryPages(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("SKIP: node is not installed")
+// TestWasmOutsideView: under engine wasm a pipeline file, a snapshot or a
+// report outside every preopened directory is refused with a message that
+// says so and what to do, not Go's "Invalid argument" for such a path under
+// WASI. The native engine can reach those paths, so there is nothing to
+// compare with.
+func TestWasmOutsideView(t *testing.T) {
+	root := releaseLayout(t)
+	temp := t.TempDir()
+	outside := "/nonexistent-greenlight-dir"
+	// The directories the module sees vary with the test's temporary
+	// directories; they are checked to be listed, then replaced.
+	seen := regexp.MustCompile(`\(the module sees only ([^)]*)\)`)
+	base := map[string]string{
+		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
+		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
+		"INPUT_NOW":      "2026-11-28T06:00:00Z",
+		"RUNNER_TEMP":    temp,
 	}
-	script := filepath.ToSlash(filepath.Join(repoRoot, "action", "run.mjs"))
-	probe := `const m = await import(process.argv[2]);
-console.log([-1, 0, 8 << 20, (8 << 20) + 1, 136772542, 2 ** 31].map(m.memoryPages).join(' '));
-const grown = { exports: { memory: new WebAssembly.Memory({ initial: 1 }) } };
-m.growMemory(grown, 3);
-m.growMemory(grown, 0);
-const capped = { exports: { memory: new WebAssembly.Memory({ initial: 1, maximum: 2 }) } };
-m.growMemory(capped, 3);
-console.log(grown.exports.memory.buffer.byteLength >> 16, capped.exports.memory.buffer.byteLength >> 16);`
-	out, err := exec.Command("node", "--input-type=module", "-e", probe, "probe", script).CombinedOutput()
+	for _, c := range []struct {
+		name, input, value, want string
+	}{
+		{"pipeline", "INPUT_PIPELINE", outside + "/pipeline.yaml",
+			"::error::greenlight action: cannot read /nonexistent-greenlight-dir/pipeline.yaml: the path is outside what the action may read with engine wasm, which is the workspace and RUNNER_TEMP (the module sees only DIRS); use a path there, or engine native\n"},
+		{"snapshot", "INPUT_SNAPSHOT", outside + "/health.json",
+			"::error::greenlight action: cannot write /nonexistent-greenlight-dir/health.json: the path is outside what the action may write with engine wasm, which is the workspace and RUNNER_TEMP (the module sees only DIRS); use a path there, or engine native\n"},
+		{"report", "INPUT_REPORTS", "junit=" + outside + "/junit.xml",
+			"::error::greenlight action: cannot write the junit report: cannot write /nonexistent-greenlight-dir/junit.xml: the path is outside what the action may write with engine wasm, which is the workspace and RUNNER_TEMP (the module sees only DIRS); use a path there, or engine native\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := map[string]string{}
+			for k, v := range base {
+				env[k] = v
+			}
+			env[c.input] = c.value
+			code, log, output := runActionNode(t, root, env)
+			var line string
+			for _, l := range strings.SplitAfter(log, "\n") {
+				if strings.HasPrefix(l, "::error::greenlight action: ") {
+					line = l
+				}
+			}
+			m := seen.FindStringSubmatch(line)
+			if m == nil || !strings.Contains(m[1], repoRoot) || !strings.Contains(m[1], temp) {
+				t.Fatalf("error line %q does not list the working directory %s and RUNNER_TEMP %s", line, repoRoot, temp)
+			}
+			line = strings.Replace(line, m[1], "DIRS", 1)
+			if code != 2 || line != c.want || !strings.Contains(output, "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") {
+				t.Errorf("exit %d, error line\n%q\nwant exit 2, verdict invalid and\n%q\noutputs %q", code, line, c.want, output)
+			}
+		})
+	}
+}
+
+// TestWasmVersion: the version the runner script logs in the step log's
+// first line (dist/VERSION, TestWasmGolden checks the line) is the one the
+// module itself was built with, as its version command prints it.
+func TestWasmVersion(t *testing.T) {
+	root := releaseLayout(t)
+	probe := `import fs from 'node:fs';
+process.removeAllListeners('warning');
+const { WASI } = await import('node:wasi');
+const wasi = new WASI({ version: 'preview1', args: ['greenlight', 'version'], env: {}, returnOnExit: true });
+const m = await WebAssembly.compile(fs.readFileSync(process.argv[2]));
+process.exitCode = wasi.start(await WebAssembly.instantiate(m, wasi.getImportObject()));`
+	out, err := exec.Command("node", "--input-type=module", "-e", probe, "probe", filepath.Join(root, "dist", "greenlight-wasip1.wasm")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if want := "4096 0 0 1153 3111 16384\n4 1\n"; string(out) != want {
-		t.Errorf("memoryPages and growMemory gave\n%s\nwant\n%s", out, want)
+	version, err := os.ReadFile(filepath.Join(root, "dist", "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "greenlight " + string(version); string(out) != want || want != "greenlight v0.0.0-test\n" {
+		t.Errorf("the module says %q, dist/VERSION %q; want both v0.0.0-test", out, version)
 	}
 }

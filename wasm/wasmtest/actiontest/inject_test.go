@@ -1,0 +1,288 @@
+package actiontest
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The JavaScript action's side of internal/action's inject_test.go:
+// hostile log text, input errors and the snapshot, each through the
+// runner script as released and with the full module only.
+
+// outputNames parses a GITHUB_OUTPUT file the way the runner does (name=value
+// or name<<DELIMITER ... DELIMITER) and returns the output names in order.
+func outputNames(t *testing.T, file string) []string {
+	t.Helper()
+	var names []string
+	sc := bufio.NewScanner(strings.NewReader(file))
+	for sc.Scan() {
+		line := sc.Text()
+		if name, delim, ok := strings.Cut(line, "<<"); ok {
+			names = append(names, name)
+			for sc.Scan() && sc.Text() != delim {
+			}
+			continue
+		}
+		if name, _, ok := strings.Cut(line, "="); ok {
+			names = append(names, name)
+			continue
+		}
+		t.Fatalf("GITHUB_OUTPUT line %q is neither name=value nor name<<delimiter", line)
+	}
+	return names
+}
+
+var allOutputs = []string{"failed-runs", "latest-run-id", "latest-run-state", "run-count", "snapshot", "stalled-runs", "verdict", "violations"}
+
+// TestHostileLogText feeds logs whose error and run_id hold line breaks,
+// workflow commands (::error::, ::set-output, ::add-mask::, ::stop-commands::),
+// %0A, ##[error], a fake output delimiter, Markdown, HTML and Mermaid
+// directives, and checks that none of it forges a workflow command, an
+// output or markup, in-process and through the JavaScript action.
+func TestHostileLogText(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) {
+			checkHostile(t, e.run(t, map[string]string{
+				"INPUT_EVENTS":   "testdata/logs/hostile_text.jsonl\ntestdata/action/hostile_run_id.jsonl",
+				"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+				"INPUT_NOW":      "2026-01-01T12:00:00Z",
+				// The hostile text is the subject, not freshness.
+				"INPUT_MAX-AGE": "none",
+			}))
+		})
+	}
+}
+
+// checkHostile checks one run of TestHostileLogText.
+func checkHostile(t *testing.T, got run) {
+	t.Helper()
+	if got.exit != 1 {
+		t.Errorf("exit %d, want 1", got.exit)
+	}
+	// Step log: every line outside the stop-commands block is one of ours.
+	lines := strings.Split(strings.TrimSuffix(got.stdout, "\n"), "\n")
+	if lines[0] != "::stop-commands::"+testToken {
+		t.Fatalf("first line %q does not stop commands", lines[0])
+	}
+	end := -1
+	for i, l := range lines[1:] {
+		if l == "::"+testToken+"::" {
+			end = i + 1
+			break
+		}
+	}
+	if end < 0 {
+		t.Fatal("commands are never resumed")
+	}
+	for _, l := range lines[end+1:] {
+		if !strings.HasPrefix(l, "::error file=testdata/") {
+			t.Errorf("step log line outside the stop-commands block is not a greenlight annotation: %q", l)
+		}
+		if strings.Count(l, "::") < 2 || strings.ContainsAny(l, "\r") {
+			t.Errorf("malformed annotation %q", l)
+		}
+		// The properties end at the first "::"; log text in them is escaped,
+		// so the title cannot hold "::" nor a second property.
+		props, _, _ := strings.Cut(strings.TrimPrefix(l, "::error "), "::")
+		if n := strings.Count(props, ","); n != 2 {
+			t.Errorf("annotation properties %q hold %d commas, want 2 (file, line, title)", props, n)
+		}
+	}
+	if n := len(lines) - end - 1; n != 2 {
+		t.Errorf("%d annotations, want 2 (one per failed stage)", n)
+	}
+	// GITHUB_OUTPUT: exactly greenlight's outputs, each once.
+	if names := outputNames(t, got.output); !reflect.DeepEqual(names, allOutputs) {
+		t.Errorf("outputs %q, want %q", names, allOutputs)
+	}
+	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\nunhealthy\n") {
+		t.Errorf("verdict output is not unhealthy:\n%s", got.output)
+	}
+	// Job summary: no raw HTML, link or image, and only our code fence.
+	for _, bad := range []string{"<img", "<script", "</details", "](http", "\n::", "\n##[", "%%{"} {
+		if strings.Contains(got.summary, bad) {
+			t.Errorf("job summary holds %q", bad)
+		}
+	}
+	if n := strings.Count(got.summary, "```"); n != 2 {
+		t.Errorf("job summary holds %d code fences, want 2 (the gantt chart)", n)
+	}
+}
+
+// TestInputErrors: each unusable input is refused with exit 2, one error
+// line that names it, and the verdict output invalid, through the
+// JavaScript action: the full module runs every case of internal/action's
+// TestInputErrors, the released layout (the lean module first) those that
+// reach the file system. The module's own errors may word an OS error its
+// way (WASI's "No such file or directory"), so each is held to the
+// expected line's start, not to the in-process bytes.
+func TestInputErrors(t *testing.T) {
+	// Each case's input error is what it is about, not freshness: the
+	// base declares none explicitly, so the gate's freshness refusal does
+	// not come first.
+	base := map[string]string{
+		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
+		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":      "2026-01-01T12:00:00Z",
+		"INPUT_MAX-AGE":  "none",
+	}
+	for _, c := range []struct {
+		name string
+		set  map[string]string
+		want string
+	}{
+		{"no events", map[string]string{"INPUT_EVENTS": " \n "}, "the events input is required: a path or glob of JSON Lines event logs"},
+		{"no match", map[string]string{"INPUT_EVENTS": "testdata/nothing/*.jsonl"}, `events "testdata/nothing/*.jsonl" matches no file; fail-closed: no log is not a healthy log`},
+		{"missing file", map[string]string{"INPUT_EVENTS": "testdata/logs/missing.jsonl"}, `events "testdata/logs/missing.jsonl" matches no file; fail-closed: no log is not a healthy log`},
+		{"mode", map[string]string{"INPUT_MODE": "gate"}, `mode "gate": use check, validate or merge`},
+		{"gate", map[string]string{"INPUT_GATE": "first"}, `gate "first": use all or latest`},
+		{"stale", map[string]string{"INPUT_STALE-AFTER-SECONDS": "0"}, `stale-after-seconds "0": use a whole number of seconds from 1 to 31536000`},
+		{"stale over a year", map[string]string{"INPUT_STALE-AFTER-SECONDS": "31536001"}, `stale-after-seconds "31536001": use a whole number of seconds from 1 to 31536000`},
+		{"stale past int64", map[string]string{"INPUT_STALE-AFTER-SECONDS": "9223372036854775808"}, `stale-after-seconds "9223372036854775808": use a whole number of seconds from 1 to 31536000`},
+		{"max annotations", map[string]string{"INPUT_MAX-ANNOTATIONS": "-1"}, `max-annotations "-1": use a whole number from 0 to 10 (the runner shows no more)`},
+		{"max annotations over the runner's", map[string]string{"INPUT_MAX-ANNOTATIONS": "11"}, `max-annotations "11": use a whole number from 0 to 10 (the runner shows no more)`},
+		{"fail on unhealthy", map[string]string{"INPUT_FAIL-ON-UNHEALTHY": "yes"}, `fail-on-unhealthy "yes": use true or false`},
+		{"summary", map[string]string{"INPUT_SUMMARY": "1"}, `summary "1": use true or false`},
+		{"now", map[string]string{"INPUT_NOW": "2026-01-01 12:00"}, `now "2026-01-01 12:00": `},
+		{"both definitions", map[string]string{"INPUT_STAGES": "1,2"}, "give either the pipeline input or the stages input, not both"},
+		{"no definition", map[string]string{"INPUT_PIPELINE": ""}, "no stages declared: set the pipeline input to a pipeline definition file, or the stages input (e.g. 1,2) for a linear pipeline; greenlight never guesses the stages"},
+		{"bad stage list", map[string]string{"INPUT_PIPELINE": "", "INPUT_STAGES": "1,,2"}, "stages: empty stage id in the list (write ids separated by commas, e.g. 1,2)"},
+		{"snapshot of several logs", map[string]string{"INPUT_EVENTS": "testdata/logs/r*.jsonl", "INPUT_SNAPSHOT": "s.json", "INPUT_INPUT-FORMAT": "openlineage", "INPUT_PIPELINE": "", "INPUT_INFER-STAGES": "true"}, "the snapshot input needs mode check and one event log; events matched 3 files"},
+		{"snapshot in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_SNAPSHOT": "s.json"}, "the snapshot input needs mode check and one event log; events matched 1 file"},
+		{"job log in validate mode", map[string]string{"INPUT_MODE": "validate", "INPUT_JOB-LOG": "testdata/recovery/orders_daily.joblog.jsonl"}, "the job-log input needs mode check and one event log; events matched 1 file"},
+		{"log order", map[string]string{"INPUT_LOG-ORDER": "time"}, `log-order "time": use given or name`},
+		{"missing job log", map[string]string{"INPUT_JOB-LOG": "testdata/recovery/missing.jsonl"}, "job-log \"testdata/recovery/missing.jsonl\": cannot resolve testdata/recovery/missing.jsonl: lstat"},
+		{"job log on two lines", map[string]string{"INPUT_JOB-LOG": "a.jsonl\nb.jsonl"}, "the job-log input must be one path on one line"},
+		{"job log that breaks its schema", map[string]string{"INPUT_JOB-LOG": "testdata/logs/pipeline.yaml"}, "testdata/logs/pipeline.yaml:1: invalid job log record: "},
+	} {
+		for _, e := range engines {
+			if e.name == "wasm" && !slices.Contains(fileCases, c.name) {
+				continue
+			}
+			t.Run(c.name+"/"+e.name, func(t *testing.T) {
+				env := map[string]string{}
+				for k, v := range base {
+					env[k] = v
+				}
+				for k, v := range c.set {
+					env[k] = v
+				}
+				checkInputError(t, e.run(t, env), c.want)
+			})
+		}
+	}
+}
+
+// fileCases are the TestInputErrors cases that reach the file system.
+var fileCases = []string{"no match", "missing file", "no definition", "snapshot of several logs"}
+
+// checkInputError checks one run of TestInputErrors.
+func checkInputError(t *testing.T, got run, want string) {
+	t.Helper()
+	if got.exit != 2 {
+		t.Errorf("exit %d, want 2", got.exit)
+	}
+	prefix := "::error::greenlight action: " + want
+	if !strings.HasPrefix(got.stdout, prefix) || strings.Count(got.stdout, "\n") != 1 {
+		t.Errorf("step log %q, want one line starting %q", got.stdout, prefix)
+	}
+	if got.output != "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n_GitHubActionsFileCommandDelimeter_\n" {
+		t.Errorf("GITHUB_OUTPUT %q, want only verdict invalid", got.output)
+	}
+	if got.summary != "" {
+		t.Errorf("job summary written: %q", got.summary)
+	}
+}
+
+// TestSnapshot: a valid log's snapshot is written atomically with the same
+// bytes as the checker's golden; an invalid log leaves the previous one.
+func TestSnapshot(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.name, func(t *testing.T) { testSnapshot(t, e.run) })
+	}
+}
+
+// readSnapshot reads a snapshot file with its tool version as the golden
+// has it: the release layout's module is stamped v0.0.0-test
+// (scripts/build-dist.sh), the in-process action is a test binary, devel.
+func readSnapshot(path string) ([]byte, error) {
+	doc, err := os.ReadFile(path)
+	return bytes.Replace(doc, []byte(`"version": "v0.0.0-test"`), []byte(`"version": "devel"`), 1), err
+}
+
+// testSnapshot is TestSnapshot with one engine. The snapshots live under
+// RUNNER_TEMP, which the JavaScript action lets the module write.
+func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) run) {
+	want, err := os.ReadFile(root + "/testdata/logs/retry_then_success.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	temp := t.TempDir()
+	path := temp + "/health.json"
+	got := runAction(t, map[string]string{
+		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
+		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":      "2026-01-01T12:00:00Z",
+		"INPUT_SNAPSHOT": path,
+		"RUNNER_TEMP":    temp,
+		// Reporting, not gating: the golden is check's snapshot, which
+		// declares no freshness expectation.
+		"INPUT_FAIL-ON-UNHEALTHY": "false",
+	})
+	if got.exit != 0 {
+		t.Fatalf("exit %d:\n%s", got.exit, got.stdout)
+	}
+	if doc, err := readSnapshot(path); err != nil || string(doc) != string(want) {
+		t.Errorf("snapshot differs from the golden (err %v):\n%s", err, doc)
+	}
+	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n"+path+"\n") {
+		t.Errorf("snapshot output is not %s:\n%s", path, got.output)
+	}
+	got = runAction(t, map[string]string{
+		"INPUT_EVENTS":            "testdata/logs/stage2_before_stage1.jsonl",
+		"INPUT_PIPELINE":          "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":               "2026-01-01T12:00:00Z",
+		"INPUT_SNAPSHOT":          path,
+		"RUNNER_TEMP":             temp,
+		"INPUT_FAIL-ON-UNHEALTHY": "false",
+	})
+	if got.exit != 2 {
+		t.Errorf("invalid log: exit %d, want 2", got.exit)
+	}
+	if doc, _ := readSnapshot(path); string(doc) != string(want) {
+		t.Errorf("an invalid log changed the snapshot:\n%s", doc)
+	}
+	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
+		t.Errorf("snapshot output is not empty for an invalid log:\n%s", got.output)
+	}
+	// A snapshot that cannot be written (its parent is a file) fails the
+	// step (exit 2, verdict invalid) and its error comes before the log's
+	// annotations.
+	notDir := temp + "/not-a-directory"
+	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got = runAction(t, map[string]string{
+		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
+		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
+		"INPUT_NOW":      "2026-11-28T06:00:00Z",
+		"INPUT_SNAPSHOT": notDir + "/health.json",
+		"RUNNER_TEMP":    temp,
+	})
+	if got.exit != 2 {
+		t.Errorf("unwritable snapshot: exit %d, want 2", got.exit)
+	}
+	_, after, _ := strings.Cut(got.stdout, "::"+testToken+"::\n")
+	lines := strings.Split(strings.TrimSuffix(after, "\n"), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "::error::greenlight action: cannot write ") || !strings.HasPrefix(lines[1], "::error file=testdata/sample/campaign_metrics.jsonl,line=24,") || !strings.HasPrefix(lines[2], "::error file=testdata/sample/campaign_metrics.jsonl,title=scheduled run missed%3A slot 2026-11-24T02%3A00%3A00Z::") {
+		t.Errorf("annotations after the report:\n%s", after)
+	}
+	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") || !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
+		t.Errorf("outputs after an unwritable snapshot:\n%s", got.output)
+	}
+}
