@@ -80,42 +80,57 @@ type Options struct {
 	// log (docs/recovery.md); JobLogFile is its name for messages.
 	JobLog     io.Reader
 	JobLogFile string
-	// SHA256, when not empty, is the log's SHA-256 digest (64 lowercase hex
-	// digits) computed by the caller, who vouches for it: Check then does
-	// not hash the log and records this digest. The browser viewer passes
-	// WebCrypto's digest, because SHA-256 compiled to WebAssembly runs at
-	// about 20 MB/s.
-	SHA256 string
-	// NewSHA256, when not nil, makes the SHA-256 hashes Check computes over
-	// the bytes it reads (nil: crypto/sha256's on every target). Each
-	// hash's state must marshal as crypto/sha256's
-	// (encoding.BinaryMarshaler) for Options.Checkpoint and
-	// Options.Resume. The GitHub Action's wasm
-	// module passes one that its host (node's crypto) computes over those
-	// very bytes, for the reason SHA256 gives (internal/action).
-	NewSHA256 func() hash.Hash
-	// ContractOnly says the caller reads the Report and the snapshot's
-	// counts only, as greenlight validate does: Check and CheckFiles then
-	// hash nothing they read (a native log's; OpenLineage's Check hashes
-	// its documents as before), and the Snapshot's source sha256 (the log's, and each
-	// file's but a compressed one's, which LogFile.Stored gives) is empty,
-	// which the snapshot schema refuses, so such a snapshot is never
-	// written out; hashing would be wasted work for validate.
-	// It cannot be combined with SHA256, Checkpoint or Resume.
-	ContractOnly bool
 	// ToolVersion is the version of the program that checks, for the
 	// snapshot's tool.version ("greenlight version" prints it); empty means
-	// DevelVersion.
+	// DevelVersion. A checkpoint records it (another build may fold the
+	// same rules differently), and Feed's snapshots name it too, so it is
+	// an option of the check, not of how the log is read.
 	ToolVersion string
+	// Window, when not zero, keeps in full only the runs in it and folds
+	// the others whose attempts have all ended into compact records
+	// (docs/window.md): the snapshot lists the runs in the window and
+	// counts the folded ones; a checkpoint keeps the window's state
+	// (docs/state.md). It cannot be combined with JobLog, nor given to
+	// NewFeed.
+	Window Window
+}
+
+// Reading is how a shell reads a log for CheckFiles, beside Options (what
+// to check): the log's digest (given, computed by a host hash, or none),
+// progress, and the checkpoints of --state (docs/state.md). The zero
+// Reading hashes the log with crypto/sha256, reports no progress and
+// neither resumes nor writes a checkpoint; it is what Check uses.
+type Reading struct {
+	// SHA256, when not empty, is the log's SHA-256 digest (64 lowercase hex
+	// digits) computed by the caller, who vouches for it: CheckFiles then
+	// does not hash the log and records this digest. It is for a log of
+	// one file stored as read only. The browser viewer passes WebCrypto's
+	// digest, because SHA-256 compiled to WebAssembly is slow.
+	SHA256 string
+	// NewSHA256, when not nil, makes the SHA-256 hashes CheckFiles
+	// computes over the bytes it reads (nil: crypto/sha256's). Each
+	// hash's state must marshal as crypto/sha256's
+	// (encoding.BinaryMarshaler) for Checkpoint and Resume. The GitHub
+	// Action's wasm module passes one that its host (node's crypto)
+	// computes over those very bytes (internal/action).
+	NewSHA256 func() hash.Hash
+	// ContractOnly says the caller reads the Report and the snapshot's
+	// counts only, as greenlight validate does: CheckFiles then hashes
+	// nothing it reads, and the Snapshot's source sha256 (the log's, and
+	// each file's but a compressed one's, which LogFile.Stored gives) is
+	// empty, which the snapshot schema refuses, so such a snapshot is
+	// never written out. It cannot be combined with SHA256, Checkpoint or
+	// Resume.
+	ContractOnly bool
 	// Progress, when not nil, is called with the number of bytes of the log
-	// read so far, from the goroutine that called Check, about every
+	// read so far, from the goroutine that called CheckFiles, about every
 	// ProgressEvery bytes and once when reading ends.
 	Progress func(bytesRead int64)
 	// Resume, when not nil, is the checkpoint of an earlier check of the
-	// same log (docs/state.md): Check and CheckFiles verify that each
-	// file it read starts with the bytes it read there (a
-	// *StateMismatchError when not), load its state and decode only the
-	// bytes after it.
+	// same log (ParseCheckpoint): CheckFiles verifies that each file it
+	// read starts with the bytes it read there (a *StateMismatchError when
+	// not, a *CheckpointError when its state is damaged), loads its state
+	// and decodes only the bytes after it.
 	Resume *Checkpoint
 	// Checkpoint asks for Result.Checkpoint when the log is valid.
 	Checkpoint bool
@@ -127,26 +142,39 @@ type Options struct {
 	// It is the check's checkpoint only when CheckFiles then returns it as
 	// Result.Checkpoint with no error; otherwise it is to be thrown away.
 	CheckpointEncoded func(cp *Checkpoint)
-	// Window, when not zero, keeps in full only the runs in it and folds
-	// the others whose attempts have all ended into compact records
-	// (docs/window.md): the snapshot lists the runs in the window and
-	// counts the folded ones; a checkpoint keeps the window's state
-	// (docs/state.md). It cannot be combined with JobLog, nor given to
-	// NewFeed.
-	Window Window
 
 	// pieceSize is the bytes of a proof piece of the checkpoints written
-	// (checkpoint_proof.go), 0 for defaultPieceBytes: tests cut small logs
-	// into several pieces.
+	// (checkpoint.go), 0 for defaultPieceBytes: tests cut small logs into
+	// several pieces.
 	pieceSize int64
 }
 
+// check refuses a Reading no check can use.
+func (rd Reading) check() error {
+	if rd.ContractOnly && (rd.SHA256 != "" || rd.Checkpoint || rd.Resume != nil) {
+		return errors.New("checker: Reading.ContractOnly hashes nothing: it cannot be combined with SHA256, Checkpoint or Resume")
+	}
+	if rd.SHA256 != "" && !isSHA256Hex(rd.SHA256) {
+		return fmt.Errorf("checker: Reading.SHA256 %q is not 64 lowercase hex digits", rd.SHA256)
+	}
+	return nil
+}
+
 // pieceBytes is the size of a proof piece of the checkpoints written.
-func (o Options) pieceBytes() int64 {
-	if o.pieceSize > 0 {
-		return o.pieceSize
+func (rd Reading) pieceBytes() int64 {
+	if rd.pieceSize > 0 {
+		return rd.pieceSize
 	}
 	return defaultPieceBytes
+}
+
+// newSHA256 is a new hash of NewSHA256's, or this build's SHA-256
+// (defaultSHA256) without one.
+func (rd Reading) newSHA256() hash.Hash {
+	if rd.NewSHA256 != nil {
+		return rd.NewSHA256()
+	}
+	return defaultSHA256()
 }
 
 // normalized is opts with every zero that means a default replaced by it,
@@ -174,9 +202,6 @@ func (opts Options) normalized() (Options, error) {
 	if opts.MaxViolations <= 0 {
 		opts.MaxViolations = DefaultMaxViolations
 	}
-	if opts.ContractOnly && (opts.SHA256 != "" || opts.Checkpoint || opts.Resume != nil) {
-		return opts, errors.New("checker: Options.ContractOnly hashes nothing: it cannot be combined with SHA256, Checkpoint or Resume")
-	}
 	if !opts.Window.IsZero() {
 		switch {
 		case opts.Window.Duration > 0 && opts.Window.Runs > 0:
@@ -190,7 +215,7 @@ func (opts Options) normalized() (Options, error) {
 	return opts, nil
 }
 
-// ProgressEvery is how many bytes (1 MiB) Options.Progress lets pass
+// ProgressEvery is how many bytes (1 MiB) Reading.Progress lets pass
 // between calls.
 const ProgressEvery = eventline.ProgressEvery
 
@@ -210,8 +235,8 @@ const MaxNumberChars = eventline.MaxNumberChars
 type Result struct {
 	Report   *Report
 	Snapshot *Snapshot
-	// Checkpoint, with Options.Checkpoint and a valid log, is the state
-	// for the next check of the log (Options.Resume itself when the log
+	// Checkpoint, with Reading.Checkpoint and a valid log, is the state
+	// for the next check of the log (Reading.Resume itself when the log
 	// gained nothing since); nil with the reason in NoCheckpoint when the
 	// state could not be resumed exactly.
 	Checkpoint   *Checkpoint
@@ -222,9 +247,10 @@ type Result struct {
 // and, when no rule is broken, folds the events into a Snapshot judged at
 // opts.Now. It never stops at the first violation. The error is non-nil only
 // when opts are unusable or reading r fails; a broken contract is not an
-// error but a Report with Valid false.
+// error but a Report with Valid false. It reads as the zero Reading does;
+// CheckFiles takes a Reading.
 func Check(r io.Reader, opts Options) (*Result, error) {
-	return CheckFiles([]LogFile{{Path: opts.File, R: r}}, opts)
+	return CheckFiles([]LogFile{{Path: opts.File, R: r}}, opts, Reading{})
 }
 
 func displayFile(f string) string {

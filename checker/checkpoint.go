@@ -3,12 +3,9 @@ package checker
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"hash"
 	"hash/crc32"
 	"io"
 	"math"
@@ -27,20 +24,20 @@ import (
 // with the result a full check of the same log at the same now would give,
 // byte for byte.
 
-// CheckpointVersion is the first line of a checkpoint file: its format and
-// version. A file with any other first line is no checkpoint of this
-// greenlight.
-const CheckpointVersion = "greenlight.state/v6"
+// checkpointVersion is the first line of a checkpoint file: its format and
+// version (docs/state.md). A file with any other first line is no
+// checkpoint of this greenlight.
+const checkpointVersion = "greenlight.state/v6"
 
 // checkpointMagic is the checkpoint file's first line, newline included.
-var checkpointMagic = []byte(CheckpointVersion + "\n")
+var checkpointMagic = []byte(checkpointVersion + "\n")
 
-// CheckpointFile is where a checkpoint's check stopped in one file of the
+// checkpointFile is where a checkpoint's check stopped in one file of the
 // log: its name as given, how it was stored (Compression: CompressionNone,
 // CompressionGzip or CompressionZstd), the bytes of its text read (Offset:
 // the whole text's length, except in the last file, where it is always the
 // end of a line) and the lines in them.
-type CheckpointFile struct {
+type checkpointFile struct {
 	File        string
 	Compression string
 	Offset      int64
@@ -58,10 +55,10 @@ type CheckpointFile struct {
 
 // Checkpoint is the state a valid check leaves for the next check of the
 // same log: parsed from a file (ParseCheckpoint) to resume from
-// (Options.Resume), or built by Check (Options.Checkpoint) to be written
+// (Reading.Resume), or built by CheckFiles (Reading.Checkpoint) to be written
 // (WriteTo). Its layout is in docs/state.md.
 type Checkpoint struct {
-	files    []CheckpointFile
+	files    []checkpointFile
 	settings checkpointSettings
 	// logHash is the digest state of the log's text read so far, across
 	// its files (the snapshot's source.sha256); for a log of one file it
@@ -81,10 +78,6 @@ type Checkpoint struct {
 	// c is the check whose state a built checkpoint writes.
 	c *contractState
 }
-
-// Files lists where the checkpoint's check stopped in each file it read, in
-// reading order.
-func (cp *Checkpoint) Files() []CheckpointFile { return append([]CheckpointFile(nil), cp.files...) }
 
 // checkpointSettings are the options that decide how a line is judged and
 // what the fold keeps of it: a checkpoint written under other settings is a
@@ -146,8 +139,12 @@ func (s checkpointSettings) differs(o checkpointSettings) string {
 }
 
 // CheckpointError is a checkpoint file that cannot be read: not a
-// checkpoint, another version, or damaged. It is never a reason to check
-// the whole log silently.
+// checkpoint, another version, or damaged. ParseCheckpoint returns it, and
+// so does CheckFiles for a fold state found damaged once the check reads
+// it; a run of the checkpoint first decoded while a snapshot's runs are
+// read panics with it (the shell reports it as it reports the error). It is
+// never a reason to check the whole log silently. Reason says what is
+// wrong, in words, without the file's name.
 type CheckpointError struct {
 	Reason string
 }
@@ -174,7 +171,7 @@ func (e *StateMismatchError) Error() string {
 
 // ParseCheckpoint reads a checkpoint file's bytes. The error is a
 // *CheckpointError for anything that is not an intact checkpoint of
-// CheckpointVersion. The checkpoint keeps data, which must not change
+// checkpointVersion ("greenlight.state/v6"). The checkpoint keeps data, which must not change
 // while it, or a check resumed from it, is used: its runs are read from
 // there when needed, and the next checkpoint writes them from there.
 func ParseCheckpoint(data []byte) (*Checkpoint, error) {
@@ -183,10 +180,10 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	}
 	line, _, ok := bytes.Cut(data, []byte{'\n'})
 	if !ok || !bytes.HasPrefix(line, []byte("greenlight.state/")) {
-		return bad("it is not a greenlight checkpoint (its first line is not %s)", CheckpointVersion)
+		return bad("it is not a greenlight checkpoint (its first line is not %s)", checkpointVersion)
 	}
-	if string(line) != CheckpointVersion {
-		return bad("it is a checkpoint of version %.40q, and this greenlight reads %s only", line, CheckpointVersion)
+	if string(line) != checkpointVersion {
+		return bad("it is a checkpoint of version %.40q, and this greenlight reads %s only", line, checkpointVersion)
 	}
 	if len(data) < len(checkpointMagic)+trailerSize {
 		return bad("it is truncated")
@@ -200,7 +197,7 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	readSettings(d, &cp.settings)
 	n := d.Count()
 	for range n {
-		f := CheckpointFile{File: d.String(), Compression: d.String()}
+		f := checkpointFile{File: d.String(), Compression: d.String()}
 		f.Offset, f.Lines = int64(d.Uvarint()), d.Int()
 		f.hashState = []byte(d.String())
 		f.pieceSize = int64(d.Uvarint())
@@ -259,8 +256,11 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	return cp, nil
 }
 
-// WriteTo writes the checkpoint file: for a checkpoint built by Check its
-// encoding, for a parsed one the bytes it was parsed from.
+// WriteTo writes the checkpoint file (docs/state.md, "Format"): for a
+// checkpoint built by CheckFiles its encoding, for a parsed one the bytes it
+// was parsed from. It returns the bytes written and w's error, or, before
+// anything is written, an error for a state the format cannot hold (over
+// 4 GiB of run ids or encodings).
 func (cp *Checkpoint) WriteTo(w io.Writer) (int64, error) {
 	parts := cp.encoded
 	if parts == nil {
@@ -319,6 +319,21 @@ func (cp *Checkpoint) encode() ([][]byte, error) {
 	return append(parts, binary.LittleEndian.AppendUint32(nil, sum)), nil
 }
 
+// A file's old part is proven piece by piece (checker/internal/proof,
+// docs/state.md "The proof of the old part"): besides the digest state of
+// the file's whole text, which the log's source.sha256 goes on from, a
+// checkpoint keeps the SHA-256 digest of each piece of pieceSize bytes of
+// the text, from its start, and of the bytes after the last whole piece.
+// defaultPieceBytes is the size of a proof piece (1 MiB): a 137 MB log is
+// 131 pieces, enough for several cores to share evenly, and a checkpoint
+// holds 32 bytes for each. The last, partial piece is hashed again by
+// every resumed check, so pieces are kept small. maxPieceBytes bounds what
+// a checkpoint may name.
+const (
+	defaultPieceBytes = 1 << 20
+	maxPieceBytes     = 1 << 30
+)
+
 // The trailer of a checkpoint is the CRC-32C (Castagnoli) of everything
 // before it, little endian: it finds a truncated or damaged file (a CPU
 // instruction computes it at memory speed); it is no seal against a
@@ -326,277 +341,6 @@ func (cp *Checkpoint) encode() ([][]byte, error) {
 const trailerSize = 4
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// fits checks what of cp can be checked before any file is read: the
-// options it was written under, its latest event against now, and that
-// the log still has as many files as cp read. A misfit is a
-// *StateMismatchError.
-func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
-	last := cp.files[len(cp.files)-1]
-	mismatch := func(format string, args ...any) error {
-		return &StateMismatchError{File: c.opts.File, Offset: last.Offset, Reason: fmt.Sprintf(format, args...)}
-	}
-	settings, err := settingsOf(c.opts)
-	if err != nil {
-		return err
-	}
-	if cp.settings.tool != settings.tool {
-		return mismatch("it was written by greenlight %s, and this is greenlight %s", cp.settings.tool, settings.tool)
-	}
-	if what := cp.settings.differs(settings); what != "" {
-		return mismatch("it was written under other options: %s differs", what)
-	}
-	if cp.maxEvent.After(c.horizon) {
-		return mismatch("it holds an event at %s, after --now %s plus the %d s clock skew (a full check would find it in the future)",
-			formatTime(cp.maxEvent), formatTime(c.opts.Now), int64(c.skew/time.Second))
-	}
-	if len(files) < len(cp.files) {
-		// Named by the first file the log lacks now, at its own offset
-		// (the names are as the checkpoint's check gave them).
-		gone := cp.files[len(files)]
-		return &StateMismatchError{File: gone.File, Offset: gone.Offset,
-			Reason: fmt.Sprintf("it read %d files, and the log has %d now (rotated away)", len(cp.files), len(files))}
-	}
-	return nil
-}
-
-// startFold decodes cp's fold state into c on another goroutine, while the
-// files' prefixes are hashed, and returns the function that waits for it
-// (any number of times) and a channel closed once it is done. Nothing but
-// the decoding touches c's fold state until it has been waited for.
-func (c *contractState) startFold(cp *Checkpoint) (wait func() error, done <-chan struct{}) {
-	return backgroundDone(func() error { return c.decodeFold(cp.fold) })
-}
-
-// backgroundDone runs f on a goroutine of its own and returns the
-// function that waits for it and gives its error, any number of times,
-// and a channel closed once f has returned.
-func backgroundDone(f func() error) (wait func() error, done <-chan struct{}) {
-	finished := make(chan struct{})
-	var err error
-	go func() {
-		defer close(finished)
-		err = f()
-	}()
-	return func() error {
-		<-finished
-		return err
-	}, finished
-}
-
-// resumeFile verifies that file i of the log starts with the text cp's
-// file i held, reading it from r at hash speed, without decoding: into
-// text, the file's own digest of its text, which r feeds as it is read, or
-// which is h itself in a log of one file. The text proves the file, stored
-// as read or compressed, whichever it was for cp. A file before cp's last
-// must also have ended there. At cp's last file, the log's digest h takes
-// cp's state of it. A misfit is a *StateMismatchError naming the file. The
-// file's name is not compared: every output names the file as given now.
-func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r *tailReader, text, h hash.Hash) error {
-	want := cp.files[i]
-	mismatch := func(format string, args ...any) error {
-		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
-	}
-	sink := io.Discard // r hashes into text as it is read
-	if text == h {
-		sink = h
-	}
-	n, err := io.CopyBuffer(sink, io.LimitReader(r, want.Offset), make([]byte, 1<<20))
-	var broken *BrokenStreamError
-	var after error // the text broke off right where the checkpoint stopped
-	if n == want.Offset && errors.As(err, &broken) {
-		after, err = err, nil
-	}
-	if err := provePrefix(want, f, n, err, text, text == h); err != nil {
-		return err
-	}
-	if i < len(cp.files)-1 {
-		var b [1]byte
-		if after != nil {
-			return mismatch("its text breaks off after %d bytes: %s", want.Offset, broken.Msg)
-		}
-		if n, err := io.ReadFull(r, b[:]); n > 0 {
-			return mismatch("the file grew after the checkpoint, and only the last file it read may (the log's later lines would move)")
-		} else if err != nil && err != io.EOF {
-			if errors.As(err, &broken) {
-				return mismatch("its text breaks off after %d bytes: %s", want.Offset, broken.Msg)
-			}
-			return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
-		}
-		return nil
-	}
-	if text != h {
-		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(cp.logHash); err != nil {
-			return damaged("its log digest state: " + err.Error())
-		}
-	}
-	c.events = cp.events
-	// A compressed file's next member or frame, cut short or corrupt:
-	// the prefix is whole, and the broken stream is the new part's
-	// invalid_json, as in a full check, whether or not the file's
-	// reader would return its error again.
-	r.err = after
-	return nil
-}
-
-// provePrefix judges what reading the first want.Offset bytes of the text
-// of file f gave: n bytes, the read error err, and text, the digest they
-// went to (the log's own when oneFile). A misfit is a *StateMismatchError
-// naming the file. It touches no check state, so that verifyAt may call
-// it on a goroutine of its own.
-func provePrefix(want CheckpointFile, f LogFile, n int64, err error, text hash.Hash, oneFile bool) error {
-	mismatch := func(format string, args ...any) error {
-		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
-	}
-	var broken *BrokenStreamError
-	if errors.As(err, &broken) {
-		return mismatch("its text breaks off after %d bytes: %s", n, broken.Msg)
-	} else if err != nil {
-		return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
-	}
-	if n < want.Offset {
-		what := "the log"
-		if !oneFile {
-			what = "the file"
-		}
-		return mismatch("%s has only %d bytes (truncated, or rotated away)", what, n)
-	}
-	state, err := hashState(text)
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(state, want.hashState) {
-		return mismatch("its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", want.Offset)
-	}
-	return nil
-}
-
-// verifyAt starts proving, on goroutines of their own, that file i of the
-// log, the last one cp read, starts with the text cp's file i held,
-// reading its whole pieces from f.At on every core but one (startProof)
-// while it reads the rest into pc (proveTail, resumed from cp's pieces:
-// the next checkpoint's last piece goes on from there); it returns the
-// function that waits for the proof (any number of times), which is
-// resumeFile's: the first call hashes the pieces no goroutine has taken
-// yet. Meanwhile
-// resumeAt lets the check go on from where cp stopped: the new bytes are
-// decoded, and the state they give judged, while the old ones are hashed.
-// oneFile says the log has no other file.
-func verifyAt(cp *Checkpoint, i int, f LogFile, oneFile bool, pc *proof.Pieces) *fileProof {
-	want := cp.files[i]
-	p := &fileProof{Proof: proof.Start(f.At, want.pieceSize, want.pieceSums), want: want, f: f, oneFile: oneFile}
-	// The whole pieces are hashed meanwhile; the bytes after them are read
-	// into pc here, for the next checkpoint's last piece.
-	from := wholeBytes(want)
-	p.SetTail(proof.Tail(f.At, from, want.Offset-from, want.pieceTail, pc))
-	return p
-}
-
-// resumeAt gives text, the digest of file i's own text (h itself in a log
-// of one file), and h, the log's, the states cp holds after the text of
-// file i it read, the last file cp read, as if the check had read it
-// (verifyAt proves it did not need to).
-// A state that cannot be taken is verify's misfit, as resumeFile would
-// find it, or else a damaged checkpoint.
-func (c *contractState) resumeAt(cp *Checkpoint, i int, text, h hash.Hash, verify func() error) error {
-	take := func(d hash.Hash, state []byte, what string) error {
-		err := d.(encoding.BinaryUnmarshaler).UnmarshalBinary(state)
-		if err == nil {
-			return nil
-		}
-		if verr := verify(); verr != nil {
-			return verr
-		}
-		return damaged(what + ": " + err.Error())
-	}
-	if err := take(text, cp.files[i].hashState, "its digest state of a file"); err != nil {
-		return err
-	}
-	if text != h {
-		if err := take(h, cp.logHash, "its log digest state"); err != nil {
-			return err
-		}
-	}
-	c.events = cp.events
-	return nil
-}
-
-// sameFiles tells whether the files of a and b, in order, have the same
-// names and are stored alike (compressed the same way): the checkpoint
-// keeps both, so a log renamed since, or compressed, needs a new one.
-func sameFiles(a, b []CheckpointFile) bool {
-	for i := range a {
-		if a[i].File != b[i].File || a[i].Compression != b[i].Compression {
-			return false
-		}
-	}
-	return true
-}
-
-// hashState is h's crypto/sha256 digest state.
-func hashState(h hash.Hash) ([]byte, error) {
-	return h.(encoding.BinaryMarshaler).MarshalBinary()
-}
-
-// locateWarnings turns the lines of the retry-brake warnings a checkpoint
-// held, counted across the log's files as the checkpoint keeps them, into
-// their file and line within it, once the files the checkpoint read are in
-// c.files.
-func (c *contractState) locateWarnings() {
-	for i := range c.warnings {
-		c.warnings[i].File, c.warnings[i].Line = c.locate(c.warnings[i].Line)
-	}
-}
-
-// checkpointOf builds the checkpoint of a valid check that read the files
-// read (in reading order, each with where it stopped and its digest state)
-// into the log digest h; endsWithNewline tells whether the last file's
-// last byte is a newline. The checkpoint is nil with the reason when the
-// state cannot be resumed exactly.
-//
-// A check resumed from a checkpoint that read nothing after it gets that
-// very checkpoint back (Options.Resume): its bytes are the ones the check
-// would write, and a shell may leave the file as it is.
-func (c *contractState) checkpointOf(read []CheckpointFile, h hash.Hash, endsWithNewline bool) (cp *Checkpoint, why string, err error) {
-	last := read[len(read)-1]
-	if r := c.opts.Resume; r != nil && len(read) == len(r.files) && last.Offset == r.files[len(r.files)-1].Offset && sameFiles(read, r.files) {
-		return r, "", nil
-	}
-	if last.Offset > 0 && !endsWithNewline {
-		return nil, "the log's last line has no newline, and a line may still be being written: the next check could not tell", nil
-	}
-	settings, err := settingsOf(c.opts)
-	if err != nil {
-		return nil, "", err
-	}
-	state, err := hashState(h)
-	if err != nil {
-		return nil, "", err
-	}
-	cp = &Checkpoint{settings: settings, events: c.events, c: c, logHash: state, files: read}
-	if t := c.latestRunEvent(); t.After(cp.maxEvent) {
-		cp.maxEvent = t
-	}
-	if w := c.window; w != nil {
-		// The window's state is kept as the snapshot's sweep leaves it, so
-		// that a checkpoint does not depend on when the check swept.
-		c.sweepOnce()
-		if w.newest.After(cp.maxEvent) {
-			cp.maxEvent = w.newest
-		}
-	}
-	return cp, "", nil
-}
-
-// latestRunEvent is the latest last event of the store's runs, zero
-// without runs, read from their heads (no run is decoded).
-func (c *contractState) latestRunEvent() time.Time {
-	sec, nsec, ok := c.runs.LatestLast()
-	if !ok {
-		return time.Time{}
-	}
-	return time.Unix(sec, int64(nsec)).UTC()
-}
 
 // sizeHint is about the bytes of the checkpoint's encoding.
 func (cp *Checkpoint) sizeHint() int {
@@ -608,24 +352,6 @@ func (cp *Checkpoint) sizeHint() int {
 		n += w.folded.SizeHint() + 32*len(w.stubs)
 	}
 	return n
-}
-
-// tailReader remembers whether the last byte read from r was a newline.
-type tailReader struct {
-	r       io.Reader
-	newline bool
-	err     error // when not nil, what every Read returns, r unread
-}
-
-func (t *tailReader) Read(p []byte) (int, error) {
-	if t.err != nil {
-		return 0, t.err
-	}
-	n, err := t.r.Read(p)
-	if n > 0 {
-		t.newline = p[n-1] == '\n'
-	}
-	return n, err
 }
 
 func writeSettings(e *runstore.Encoder, s checkpointSettings) {

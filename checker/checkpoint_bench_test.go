@@ -14,7 +14,7 @@ import (
 // BenchmarkCheckpointLoad measures loading a checkpoint: parsing the file
 // and decoding its fold state into a fresh run store, without hashing the
 // log (bench/run.sh adds bench/loghash's time for "hash plus load"), with
-// the collector off as the CLI has it (cli.ResumeGCPercent; the garbage of
+// the collector off, so that it times the decoding alone (the garbage of
 // the iteration before is collected untimed). The checkpoint is that of
 // GREENLIGHT_BENCH_LOG, or of 20,000 generated runs, checked at 2026-12-01
 // against stages 1,2, with the window GREENLIGHT_BENCH_WINDOW when set
@@ -33,13 +33,13 @@ func BenchmarkCheckpointLoad(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true}
+	opts := Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	if w := os.Getenv("GREENLIGHT_BENCH_WINDOW"); w != "" {
 		if opts.Window, err = ParseWindow(w); err != nil {
 			b.Fatal(err)
 		}
 	}
-	res, err := Check(bytes.NewReader(log), opts)
+	res, err := checkRead(bytes.NewReader(log), opts, Reading{Checkpoint: true})
 	if err != nil || res.Checkpoint == nil {
 		b.Fatalf("no checkpoint: %v %s", err, res.NoCheckpoint)
 	}
@@ -88,8 +88,8 @@ func BenchmarkCheckResume(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true}
-	res, err := Check(bytes.NewReader(log), opts)
+	opts := Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	res, err := checkRead(bytes.NewReader(log), opts, Reading{Checkpoint: true})
 	if err != nil || res.Checkpoint == nil {
 		b.Fatalf("no checkpoint: %v %s", err, res.NoCheckpoint)
 	}
@@ -104,13 +104,13 @@ func BenchmarkCheckResume(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
-				o := opts
+				rd := Reading{Checkpoint: true}
 				if resume {
-					if o.Resume, err = ParseCheckpoint(file.Bytes()); err != nil {
+					if rd.Resume, err = ParseCheckpoint(file.Bytes()); err != nil {
 						b.Fatal(err)
 					}
 				}
-				res, err := Check(bytes.NewReader(grown), o)
+				res, err := checkRead(bytes.NewReader(grown), opts, rd)
 				if err != nil || res.Snapshot == nil || res.Checkpoint == nil {
 					b.Fatalf("%v %v", err, res)
 				}

@@ -65,19 +65,19 @@ func TestCheckpointBorrowEqualsFull(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := append(bytes.Clone(tc.prefix), tc.suffix...)
-			opts := checker.Options{Definition: def, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log", Window: tc.window}
-			first, err := checker.Check(bytes.NewReader(tc.prefix), opts)
+			opts := checker.Options{Definition: def, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), File: "log", Window: tc.window}
+			rd := checker.Reading{Checkpoint: true}
+			first, err := checkRead(bytes.NewReader(tc.prefix), opts, rd)
 			if err != nil || first.Checkpoint == nil {
 				t.Fatalf("no checkpoint: %v", err)
 			}
-			full, err := checker.Check(bytes.NewReader(log), opts)
+			full, err := checkRead(bytes.NewReader(log), opts, rd)
 			if err != nil || full.Checkpoint == nil {
 				t.Fatalf("full check: %v %+v", err, full.Report.Violations)
 			}
 			want := stateOf(t, full.Checkpoint)
-			o := opts
-			o.Resume = reread(t, first.Checkpoint)
-			resumed, err := checker.Check(bytes.NewReader(log), o)
+			ro := checker.Reading{Checkpoint: true, Resume: reread(t, first.Checkpoint)}
+			resumed, err := checkRead(bytes.NewReader(log), opts, ro)
 			if err != nil || resumed.Checkpoint == nil {
 				t.Fatalf("resumed check: %v", err)
 			}
@@ -86,12 +86,12 @@ func TestCheckpointBorrowEqualsFull(t *testing.T) {
 			}
 			// Once more, resumed from the resumed one, with one more event.
 			more := append(bytes.Clone(log), retry(1234, 2, "started")...)
-			full2, err := checker.Check(bytes.NewReader(more), opts)
+			full2, err := checkRead(bytes.NewReader(more), opts, rd)
 			if err != nil || full2.Checkpoint == nil {
 				t.Fatalf("full check: %v %+v", err, full.Report.Violations)
 			}
-			o.Resume = reread(t, resumed.Checkpoint)
-			again, err := checker.Check(bytes.NewReader(more), o)
+			ro.Resume = reread(t, resumed.Checkpoint)
+			again, err := checkRead(bytes.NewReader(more), opts, ro)
 			if err != nil || again.Checkpoint == nil {
 				t.Fatalf("resumed check: %v", err)
 			}
@@ -114,7 +114,7 @@ func firstDiff(a, b []byte) int {
 
 // TestCheckpointBorrowFilesEqualsFull: a log of two files, the second
 // grown since, resumed with its old part proven from At while the next
-// checkpoint is encoded (Options.CheckpointEncoded): the checkpoint handed
+// checkpoint is encoded (Reading.CheckpointEncoded): the checkpoint handed
 // out is byte for byte a full check's, and so are its bytes written once
 // the check has returned.
 func TestCheckpointBorrowFilesEqualsFull(t *testing.T) {
@@ -132,21 +132,21 @@ func TestCheckpointBorrowFilesEqualsFull(t *testing.T) {
 			{Path: "two", R: bytes.NewReader(second), At: bytes.NewReader(second)},
 		}
 	}
-	opts := checker.Options{Definition: def, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true}
-	first, err := checker.CheckFiles(files(two), opts)
+	opts := checker.Options{Definition: def, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)}
+	rd := checker.Reading{Checkpoint: true}
+	first, err := checker.CheckFiles(files(two), opts, rd)
 	if err != nil || first.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v", err)
 	}
-	full, err := checker.CheckFiles(files(grown), opts)
+	full, err := checker.CheckFiles(files(grown), opts, rd)
 	if err != nil || full.Checkpoint == nil {
 		t.Fatalf("full check: %v", err)
 	}
 	want := stateOf(t, full.Checkpoint)
-	o := opts
-	o.Resume = reread(t, first.Checkpoint)
+	ro := checker.Reading{Checkpoint: true, Resume: reread(t, first.Checkpoint)}
 	var early []byte
-	o.CheckpointEncoded = func(cp *checker.Checkpoint) { early = stateOf(t, cp) }
-	resumed, err := checker.CheckFiles(files(grown), o)
+	ro.CheckpointEncoded = func(cp *checker.Checkpoint) { early = stateOf(t, cp) }
+	resumed, err := checker.CheckFiles(files(grown), opts, ro)
 	if err != nil || resumed.Checkpoint == nil {
 		t.Fatalf("resumed check: %v", err)
 	}

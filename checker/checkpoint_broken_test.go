@@ -42,9 +42,10 @@ func TestCheckpointBrokenAfterPrefix(t *testing.T) {
 	log := generatedLog(6)
 	cut := bytes.IndexByte(log[len(log)/2:], '\n') + len(log)/2 + 1
 	parts := cutAt(log, cut)
-	opts := checker.Options{Definition: def, Now: corpusNow, File: "rotated", Checkpoint: true}
-	stored := func() checker.StoredFile {
-		return checker.StoredFile{SHA256: "", Size: 99, Compression: checker.CompressionGzip}
+	opts := checker.Options{Definition: def, Now: corpusNow, File: "rotated"}
+	rd := checker.Reading{Checkpoint: true}
+	stored := func() checker.SourceFile {
+		return checker.SourceFile{SHA256: "", Size: 99, Compression: checker.CompressionGzip}
 	}
 	for _, tc := range []struct {
 		name  string
@@ -63,17 +64,16 @@ func TestCheckpointBrokenAfterPrefix(t *testing.T) {
 				last.Stored = stored
 				return out
 			}
-			first, err := checker.CheckFiles(files(false), opts)
+			first, err := checker.CheckFiles(files(false), opts, rd)
 			if err != nil || first.Checkpoint == nil {
 				t.Fatalf("no checkpoint: %v %s", err, first.NoCheckpoint)
 			}
-			full, err := checker.CheckFiles(files(true), opts)
+			full, err := checker.CheckFiles(files(true), opts, rd)
 			if err != nil {
 				t.Fatal(err)
 			}
-			o := opts
-			o.Resume = reread(t, first.Checkpoint)
-			resumed, err := checker.CheckFiles(files(true), o)
+			o, ro := opts, checker.Reading{Checkpoint: true, Resume: reread(t, first.Checkpoint)}
+			resumed, err := checker.CheckFiles(files(true), o, ro)
 			if err != nil {
 				t.Fatalf("resumed: %v", err)
 			}
@@ -91,15 +91,14 @@ func TestCheckpointBrokenAfterPrefix(t *testing.T) {
 		})
 	}
 	// In a file before the checkpoint's last one, a misfit.
-	first, err := checker.CheckFiles(logFiles(parts), opts)
+	first, err := checker.CheckFiles(logFiles(parts), opts, rd)
 	if err != nil || first.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v", err)
 	}
 	files := logFiles(parts, 0)
 	files[0].R = &brokenOnce{text: parts[0]}
-	o := opts
-	o.Resume = reread(t, first.Checkpoint)
-	_, err = checker.CheckFiles(files, o)
+	o, ro := opts, checker.Reading{Checkpoint: true, Resume: reread(t, first.Checkpoint)}
+	_, err = checker.CheckFiles(files, o, ro)
 	want := fmt.Sprintf("the checkpoint does not fit part-1.jsonl.gz at byte offset %d: its text breaks off after %d bytes: the gzip stream is cut short", cut, cut)
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)

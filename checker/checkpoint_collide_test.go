@@ -58,8 +58,8 @@ func TestCheckpointCollidingIDs(t *testing.T) {
 	}
 	sc := splitCase{name: "colliding ids", log: log, opts: checker.Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), File: "events.jsonl"}}
 	opts := sc.options()
-	opts.Checkpoint = true
-	res, err := checker.Check(bytes.NewReader(log), opts)
+	rd := reading(nil)
+	res, err := checkRead(bytes.NewReader(log), opts, rd)
 	if err != nil || res.Checkpoint == nil {
 		t.Fatal(err, res.NoCheckpoint)
 	}

@@ -22,8 +22,8 @@ func logFiles(parts [][]byte, stored ...int) []checker.LogFile {
 		for _, s := range stored {
 			if s == i {
 				files[i].Path += ".gz"
-				files[i].Stored = func() checker.StoredFile {
-					return checker.StoredFile{SHA256: strings.Repeat("ab", 32), Size: 99, Compression: checker.CompressionGzip}
+				files[i].Stored = func() checker.SourceFile {
+					return checker.SourceFile{SHA256: strings.Repeat("ab", 32), Size: 99, Compression: checker.CompressionGzip}
 				}
 			}
 		}
@@ -89,8 +89,8 @@ func checkFilesSplit(t *testing.T, sc splitCase, parts [][]byte, gz []int, full 
 	day1 := append([][]byte(nil), parts[:k]...)
 	day1[k-1] = day1[k-1][:at]
 	opts := sc.options()
-	opts.Checkpoint = true
-	res, err := checker.CheckFiles(logFiles(day1, gz...), opts)
+	rd := reading(nil)
+	res, err := checker.CheckFiles(logFiles(day1, gz...), opts, rd)
 	if err != nil {
 		t.Fatalf("%s: %d files, the last cut at %d: %v", sc.name, k, at, err)
 	}
@@ -100,12 +100,12 @@ func checkFilesSplit(t *testing.T, sc splitCase, parts [][]byte, gz []int, full 
 	cp := reread(t, res.Checkpoint)
 	for _, readAt := range []bool{false, true} {
 		opts = sc.options()
-		opts.Checkpoint, opts.Resume = true, cp
+		rd := reading(cp)
 		files := logFiles(parts, gz...)
 		if readAt {
 			files = withAt(files)
 		}
-		res, err = checker.CheckFiles(files, opts)
+		res, err = checker.CheckFiles(files, opts, rd)
 		if err != nil {
 			t.Fatalf("%s: %d files, the last cut at %d (At %t): resuming: %v", sc.name, k, at, readAt, err)
 		}
@@ -171,8 +171,8 @@ func TestCheckpointSplitFiles(t *testing.T) {
 			}
 			opts := sc.options()
 			opts.File = "rotated"
-			opts.Checkpoint = true
-			res, err := checker.CheckFiles(logFiles(parts, gz...), opts)
+			rd := reading(nil)
+			res, err := checker.CheckFiles(logFiles(parts, gz...), opts, rd)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,8 +212,9 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 	log := generatedLog(20)
 	cut := bytes.IndexByte(log[len(log)/2:], '\n') + len(log)/2 + 1
 	parts := cutAt(log, cut)
-	opts := checker.Options{Definition: def, Now: corpusNow, File: "rotated", Checkpoint: true}
-	res, err := checker.CheckFiles(logFiles(parts), opts)
+	opts := checker.Options{Definition: def, Now: corpusNow, File: "rotated"}
+	rd := checker.Reading{Checkpoint: true}
+	res, err := checker.CheckFiles(logFiles(parts), opts, rd)
 	if err != nil || res.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v", err)
 	}
@@ -247,9 +248,8 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 				for _, f := range files {
 					f.R.(*bytes.Reader).Seek(0, io.SeekStart) // read afresh
 				}
-				o := opts
-				o.Resume = cp
-				_, err := checker.CheckFiles(files, o)
+				o, ro := opts, checker.Reading{Checkpoint: true, Resume: cp}
+				_, err := checker.CheckFiles(files, o, ro)
 				var mis *checker.StateMismatchError
 				if !errors.As(err, &mis) || err.Error() != tc.want {
 					t.Fatalf("err = %v (At %t), want the mismatch %q", err, files[0].At != nil, tc.want)
@@ -259,7 +259,7 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 	}
 	// A log of one file, read at an offset: rewritten, truncated, or
 	// damaged in its fold state (a damaged checkpoint, never a mismatch).
-	one, err := checker.CheckFiles(logFiles(parts[:1]), opts)
+	one, err := checker.CheckFiles(logFiles(parts[:1]), opts, rd)
 	if err != nil || one.Checkpoint == nil {
 		t.Fatalf("no checkpoint of one file: %v", err)
 	}
@@ -281,9 +281,8 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 		{"rewritten", rewritten0, fmt.Sprintf("the checkpoint does not fit rotated at byte offset %d: its first %d bytes are not the ones the checkpoint read (rewritten, or rotated)", cut, cut)},
 		{"truncated", parts[0][:cut-2], fmt.Sprintf("the checkpoint does not fit rotated at byte offset %d: the log has only %d bytes (truncated, or rotated away)", cut, cut-2)},
 	} {
-		o := opts
-		o.Resume = oneCP
-		_, err := checker.CheckFiles(withAt([]checker.LogFile{{Path: "rotated", R: bytes.NewReader(tc.log)}}), o)
+		o, ro := opts, checker.Reading{Checkpoint: true, Resume: oneCP}
+		_, err := checker.CheckFiles(withAt([]checker.LogFile{{Path: "rotated", R: bytes.NewReader(tc.log)}}), o, ro)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("one file %s: err = %v, want %q", tc.name, err, tc.want)
 		}
@@ -292,13 +291,12 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 	// the checkpoint's, resume: the text is what a checkpoint proves. The
 	// result is a full check's of the same files, checkpoint included.
 	now := logFiles([][]byte{parts[0], parts[1], more}, 0, 2)
-	full, err := checker.CheckFiles(now, opts)
+	full, err := checker.CheckFiles(now, opts, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := opts
-	o.Resume = cp
-	res, err = checker.CheckFiles(logFiles([][]byte{parts[0], parts[1], more}, 0, 2), o)
+	o, ro := opts, checker.Reading{Checkpoint: true, Resume: cp}
+	res, err = checker.CheckFiles(logFiles([][]byte{parts[0], parts[1], more}, 0, 2), o, ro)
 	if err != nil {
 		t.Fatal(err)
 	}

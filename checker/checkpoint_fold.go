@@ -122,19 +122,6 @@ func (c *contractState) headCode(run *runState) uint8 {
 	return codeOf(state)
 }
 
-// recoverDamage turns the panic of a checkpoint's run that does not decode
-// when first read (*runstore.DamagedError) into *err, a damaged checkpoint;
-// any other panic goes on.
-func recoverDamage(err *error) {
-	if r := recover(); r != nil {
-		d, ok := r.(*runstore.DamagedError)
-		if !ok {
-			panic(r)
-		}
-		*err = damaged(d.Fault)
-	}
-}
-
 // codeOf is the code of state st (runStateCodes).
 func codeOf(st RunState) uint8 {
 	switch st {

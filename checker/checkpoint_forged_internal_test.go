@@ -94,9 +94,7 @@ func TestForgedCheckpoint(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				o := opts
-				o.Resume = cp
-				res, err := Check(strings.NewReader(tc.log), o)
+				res, err := checkRead(strings.NewReader(tc.log), opts, Reading{Checkpoint: true, Resume: cp})
 				if err != nil {
 					return err
 				}
@@ -174,8 +172,8 @@ func checkedState(t *testing.T, log []byte) (Options, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
-	res, err := Check(bytes.NewReader(log), opts)
+	opts := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), File: "log"}
+	res, err := checkRead(bytes.NewReader(log), opts, Reading{Checkpoint: true})
 	if err != nil || res.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v", err)
 	}

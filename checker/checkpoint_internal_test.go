@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func FuzzDecodeFold(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	opts, err := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), Checkpoint: true}.normalized()
+	opts, err := Options{Definition: def, Now: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)}.normalized()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func FuzzDecodeFold(f *testing.F) {
 			`{"run_id":"r","stage":1,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"e","returncode":3}` + "\n" +
 			`{"run_id":"s","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z","scheduled_for":"2026-01-01T10:00:00Z","requested_by":"p"}` + "\n",
 	} {
-		res, err := Check(bytes.NewReader([]byte(log)), opts)
+		res, err := checkRead(bytes.NewReader([]byte(log)), opts, Reading{Checkpoint: true})
 		if err != nil || res.Checkpoint == nil {
 			f.Fatalf("no checkpoint: %v", err)
 		}
@@ -101,9 +102,7 @@ func TestDamagedFoldBeatsMismatch(t *testing.T) {
 			if readAt {
 				f.At = bytes.NewReader(l)
 			}
-			o := opts
-			o.Resume = cp
-			_, err = CheckFiles([]LogFile{f}, o)
+			_, err = CheckFiles([]LogFile{f}, opts, Reading{Checkpoint: true, Resume: cp})
 			var damage *CheckpointError
 			if !errors.As(err, &damage) || err.Error() != want {
 				t.Errorf("rewritten %t, At %t: err = %v, want %q", l[3] == 'X', readAt, err, want)
@@ -148,9 +147,7 @@ func TestDamagedRunDecodedLate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		o := opts
-		o.Resume = cp
-		res, err := Check(bytes.NewReader(append(bytes.Clone(log), tc.event+"\n"...)), o)
+		res, err := checkRead(bytes.NewReader(append(bytes.Clone(log), tc.event+"\n"...)), opts, Reading{Checkpoint: true, Resume: cp})
 		if tc.damaged {
 			var damage *CheckpointError
 			if !errors.As(err, &damage) || err.Error() != want || res != nil {
@@ -207,12 +204,11 @@ func TestAttemptIDOfNoAttempt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := opts
-		o.Resume = cp
+		o, rd := opts, Reading{Checkpoint: true, Resume: cp}
 		if jobLog {
 			o.JobLog = bytes.NewReader([]byte(`{"attempt_id": "a1", "result": "SUCCESS", "timestamp_utc": "2026-01-01T10:01:00Z", "returncode": 0}` + "\n"))
 		}
-		res, err := Check(bytes.NewReader(grown), o)
+		res, err := checkRead(bytes.NewReader(grown), o, rd)
 		var damage *CheckpointError
 		switch {
 		case jobLog && (!errors.As(err, &damage) || err.Error() != want || res != nil):
@@ -227,4 +223,9 @@ func TestAttemptIDOfNoAttempt(t *testing.T) {
 // before it: the CRC-32C (Castagnoli) of b, little endian.
 func withTrailer(b []byte) []byte {
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+// checkRead is Check of r read as rd says.
+func checkRead(r io.Reader, opts Options, rd Reading) (*Result, error) {
+	return CheckFiles([]LogFile{{Path: opts.File, R: r}}, opts, rd)
 }

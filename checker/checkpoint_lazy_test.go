@@ -38,8 +38,9 @@ func resumeOutputs(t *testing.T, log []byte, prefix int, then, now time.Time) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := checker.Options{Definition: def, Now: then, Checkpoint: true, File: "log"}
-	res, err := checker.Check(bytes.NewReader(log[:prefix]), opts)
+	opts := checker.Options{Definition: def, Now: then, File: "log"}
+	rd := checker.Reading{Checkpoint: true}
+	res, err := checkRead(bytes.NewReader(log[:prefix]), opts, rd)
 	if err != nil || res.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v %s", err, res.NoCheckpoint)
 	}
@@ -59,14 +60,14 @@ func resumeOutputs(t *testing.T, log []byte, prefix int, then, now time.Time) (*
 		return [2][]byte{doc, text.Bytes()}
 	}
 	opts.Now = now
-	full, err := checker.Check(bytes.NewReader(log), opts)
+	full, err := checkRead(bytes.NewReader(log), opts, rd)
 	if err != nil || full.Snapshot == nil {
 		t.Fatalf("full check: %v", err)
 	}
-	if opts.Resume, err = checker.ParseCheckpoint(state.Bytes()); err != nil {
+	if rd.Resume, err = checker.ParseCheckpoint(state.Bytes()); err != nil {
 		t.Fatal(err)
 	}
-	resumed, err := checker.Check(bytes.NewReader(log), opts)
+	resumed, err := checkRead(bytes.NewReader(log), opts, rd)
 	if err != nil || resumed.Snapshot == nil {
 		t.Fatalf("resumed check: %v", err)
 	}
@@ -189,17 +190,18 @@ func TestCheckpointBorrowsUntouchedRuns(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := append(bytes.Clone(prefix), tc.suffix...)
-			opts := checker.Options{Definition: def, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true, File: "log"}
-			first, err := checker.Check(bytes.NewReader(prefix), opts)
+			opts := checker.Options{Definition: def, Now: time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), File: "log"}
+			rd := checker.Reading{Checkpoint: true}
+			first, err := checkRead(bytes.NewReader(prefix), opts, rd)
 			if err != nil || first.Checkpoint == nil {
 				t.Fatalf("no checkpoint: %v", err)
 			}
-			full, err := checker.Check(bytes.NewReader(log), opts)
+			full, err := checkRead(bytes.NewReader(log), opts, rd)
 			if err != nil || full.Checkpoint == nil {
 				t.Fatalf("full check: %v (%s) %+v", err, full.NoCheckpoint, full.Report.Violations)
 			}
-			opts.Resume = reread(t, first.Checkpoint)
-			resumed, err := checker.Check(bytes.NewReader(log), opts)
+			rd.Resume = reread(t, first.Checkpoint)
+			resumed, err := checkRead(bytes.NewReader(log), opts, rd)
 			if err != nil || resumed.Checkpoint == nil {
 				t.Fatalf("resumed check: %v", err)
 			}

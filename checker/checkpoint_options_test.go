@@ -129,9 +129,8 @@ func TestCheckpointResumedUnderOtherOptions(t *testing.T) {
 			// The check resumed, and the full check it must equal,
 			// under the variant's options.
 			vc := sc
-			vc.opts.Checkpoint = true
 			v.edit(&vc.opts, &vc.jobLog)
-			res, err := checker.Check(bytes.NewReader(vc.log), vc.options())
+			res, err := checkRead(bytes.NewReader(vc.log), vc.options(), reading(nil))
 			if err != nil {
 				t.Fatalf("%s, %s: %v", sc.name, v.name, err)
 			}
@@ -139,9 +138,7 @@ func TestCheckpointResumedUnderOtherOptions(t *testing.T) {
 			for k := 0; k < len(ends); k += step {
 				at := ends[k]
 				// The checkpoint, written under the case's own options.
-				o := sc.options()
-				o.Checkpoint = true
-				res, err := checker.Check(bytes.NewReader(sc.log[:at]), o)
+				res, err := checkRead(bytes.NewReader(sc.log[:at]), sc.options(), reading(nil))
 				if err != nil {
 					t.Fatalf("%s at %d: %v", sc.name, at, err)
 				}
@@ -149,9 +146,7 @@ func TestCheckpointResumedUnderOtherOptions(t *testing.T) {
 					continue // an invalid prefix: nothing to resume from
 				}
 				resumed++
-				o = vc.options()
-				o.Resume = reread(t, res.Checkpoint)
-				res, err = checker.Check(bytes.NewReader(vc.log), o)
+				res, err = checkRead(bytes.NewReader(vc.log), vc.options(), reading(reread(t, res.Checkpoint)))
 				if err != nil {
 					t.Fatalf("%s, %s, at %d: resuming: %v", sc.name, v.name, at, err)
 				}

@@ -13,7 +13,7 @@ import (
 
 // piecesOf is the checkpoint file of the first offset bytes of text, hashed
 // in pieces of size bytes written w bytes at a time.
-func piecesOf(t *testing.T, text []byte, offset, size int64, w int) CheckpointFile {
+func piecesOf(t *testing.T, text []byte, offset, size int64, w int) checkpointFile {
 	t.Helper()
 	p := proof.New(size)
 	for b := text[:offset]; len(b) > 0; {
@@ -21,7 +21,7 @@ func piecesOf(t *testing.T, text []byte, offset, size int64, w int) CheckpointFi
 		p.Write(b[:k])
 		b = b[k:]
 	}
-	return CheckpointFile{File: "events.jsonl", Compression: CompressionNone, Offset: offset, pieceSize: size, pieceSums: p.Sums(), pieceTail: p.TailSum()}
+	return checkpointFile{File: "events.jsonl", Compression: CompressionNone, Offset: offset, pieceSize: size, pieceSums: p.Sums(), pieceTail: p.TailSum()}
 }
 
 // TestPieces: the digests of the pieces are the SHA-256 digests of the
@@ -90,7 +90,7 @@ func TestProvePieces(t *testing.T) {
 	)
 	for _, tc := range []struct {
 		name    string
-		want    CheckpointFile
+		want    checkpointFile
 		at      io.ReaderAt
 		oneFile bool
 		err     string
@@ -161,8 +161,8 @@ func TestDamagedPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Checkpoint: true, pieceSize: 64}
-	res, err := Check(bytes.NewReader(log), opts)
+	opts := Options{Definition: def, Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	res, err := checkRead(bytes.NewReader(log), opts, Reading{Checkpoint: true, pieceSize: 64})
 	if err != nil || res.Checkpoint == nil {
 		t.Fatal(err, res.NoCheckpoint)
 	}
@@ -172,22 +172,22 @@ func TestDamagedPieces(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name  string
-		spoil func(f *CheckpointFile)
+		spoil func(f *checkpointFile)
 		err   string
 	}{
-		{"a digest missing", func(f *CheckpointFile) { f.pieceSums = f.pieceSums[:proof.DigestSize] },
+		{"a digest missing", func(f *checkpointFile) { f.pieceSums = f.pieceSums[:proof.DigestSize] },
 			"the checkpoint is unusable: its contents are damaged (a file's piece digests do not cover its offset)"},
-		{"a digest too many", func(f *CheckpointFile) {
+		{"a digest too many", func(f *checkpointFile) {
 			f.pieceSums = append(f.pieceSums, make([]byte, proof.DigestSize)...)
 		},
 			"the checkpoint is unusable: its contents are damaged (a file's piece digests do not cover its offset)"},
-		{"no piece size", func(f *CheckpointFile) { f.pieceSize = 0 },
+		{"no piece size", func(f *checkpointFile) { f.pieceSize = 0 },
 			"the checkpoint is unusable: its contents are damaged (a proof piece size out of range)"},
-		{"a piece size over 1 GiB", func(f *CheckpointFile) { f.pieceSize = maxPieceBytes + 1 },
+		{"a piece size over 1 GiB", func(f *checkpointFile) { f.pieceSize = maxPieceBytes + 1 },
 			"the checkpoint is unusable: its contents are damaged (a proof piece size out of range)"},
-		{"a last piece's digest that is junk", func(f *CheckpointFile) { f.pieceTail = []byte("junk") },
+		{"a last piece's digest that is junk", func(f *checkpointFile) { f.pieceTail = []byte("junk") },
 			"the checkpoint is unusable: its contents are damaged (a file's last piece digest is not 32 bytes)"},
-		{"no last piece's digest", func(f *CheckpointFile) { f.pieceTail = nil },
+		{"no last piece's digest", func(f *checkpointFile) { f.pieceTail = nil },
 			"the checkpoint is unusable: its contents are damaged (a file's last piece digest is not 32 bytes)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -201,9 +201,7 @@ func TestDamagedPieces(t *testing.T) {
 				t.Fatal(err)
 			}
 			if cp, err = ParseCheckpoint(bytes.Join(b, nil)); err == nil {
-				o := opts
-				o.Resume = cp
-				_, err = Check(bytes.NewReader(append(bytes.Clone(log), log...)), o)
+				_, err = checkRead(bytes.NewReader(append(bytes.Clone(log), log...)), opts, Reading{Checkpoint: true, Resume: cp, pieceSize: 64})
 			}
 			var damage *CheckpointError
 			if err == nil || err.Error() != tc.err || !errors.As(err, &damage) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -30,11 +31,22 @@ type splitCase struct {
 const splitPieceBytes = 97
 
 func (sc splitCase) options() checker.Options {
-	o := checker.WithPieceSize(sc.opts, splitPieceBytes)
+	o := sc.opts
 	if sc.jobLog != nil {
 		o.JobLog = bytes.NewReader(sc.jobLog)
 	}
 	return o
+}
+
+// reading is how the split tests read: writing a checkpoint of
+// splitPieceBytes pieces, resumed from cp when it is not nil.
+func reading(cp *checker.Checkpoint) checker.Reading {
+	return checker.WithPieceSize(checker.Reading{Checkpoint: true, Resume: cp}, splitPieceBytes)
+}
+
+// checkRead is Check of r read as rd says.
+func checkRead(r io.Reader, opts checker.Options, rd checker.Reading) (*checker.Result, error) {
+	return checker.CheckFiles([]checker.LogFile{{Path: opts.File, R: r}}, opts, rd)
 }
 
 // checked is what a check gives the shells: the JSON document (snapshot or
@@ -101,8 +113,7 @@ func reread(t testing.TB, cp *checker.Checkpoint) *checker.Checkpoint {
 func checkSplit(t testing.TB, sc splitCase, full checked, at int) bool {
 	t.Helper()
 	opts := sc.options()
-	opts.Checkpoint = true
-	res, err := checker.Check(bytes.NewReader(sc.log[:at]), opts)
+	res, err := checkRead(bytes.NewReader(sc.log[:at]), opts, reading(nil))
 	if err != nil {
 		t.Fatalf("%s split at %d: %v", sc.name, at, err)
 	}
@@ -111,8 +122,7 @@ func checkSplit(t testing.TB, sc splitCase, full checked, at int) bool {
 	}
 	cp := reread(t, res.Checkpoint)
 	opts = sc.options()
-	opts.Checkpoint, opts.Resume = true, cp
-	res, err = checker.Check(bytes.NewReader(sc.log), opts)
+	res, err = checkRead(bytes.NewReader(sc.log), opts, reading(cp))
 	if err != nil {
 		t.Fatalf("%s split at %d: resuming: %v", sc.name, at, err)
 	}
@@ -129,8 +139,7 @@ func checkSplit(t testing.TB, sc splitCase, full checked, at int) bool {
 	// The log read at an offset (LogFile.At), its old part proven
 	// meanwhile, gives the same bytes.
 	opts = sc.options()
-	opts.Checkpoint, opts.Resume = true, cp
-	res, err = checker.CheckFiles(withAt([]checker.LogFile{{Path: opts.File, R: bytes.NewReader(sc.log)}}), opts)
+	res, err = checker.CheckFiles(withAt([]checker.LogFile{{Path: opts.File, R: bytes.NewReader(sc.log)}}), opts, reading(cp))
 	if err != nil {
 		t.Fatalf("%s split at %d: resuming at an offset: %v", sc.name, at, err)
 	}
@@ -221,8 +230,7 @@ func TestCheckpointSplit(t *testing.T) {
 	resumed := 0
 	for _, sc := range splitCases(t) {
 		opts := sc.options()
-		opts.Checkpoint = true
-		res, err := checker.Check(bytes.NewReader(sc.log), opts)
+		res, err := checkRead(bytes.NewReader(sc.log), opts, reading(nil))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +266,7 @@ func TestCheckpointSplit(t *testing.T) {
 // no checkpoint, and says why.
 func TestCheckpointNoFinalNewline(t *testing.T) {
 	log := generatedLog(2)
-	res, err := checker.Check(bytes.NewReader(bytes.TrimSuffix(log, []byte("\n"))), checker.Options{Definition: corpusDefinition(t), Now: corpusNow, Checkpoint: true})
+	res, err := checkRead(bytes.NewReader(bytes.TrimSuffix(log, []byte("\n"))), checker.Options{Definition: corpusDefinition(t), Now: corpusNow}, checker.Reading{Checkpoint: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,8 +284,8 @@ func TestCheckpointMismatch(t *testing.T) {
 	def := corpusDefinition(t)
 	log := generatedLog(20)
 	half := bytes.IndexByte(log[len(log)/2:], '\n') + len(log)/2 + 1
-	opts := checker.Options{Definition: def, Now: corpusNow, File: "events.jsonl", Checkpoint: true}
-	res, err := checker.Check(bytes.NewReader(log[:half]), opts)
+	opts := checker.Options{Definition: def, Now: corpusNow, File: "events.jsonl"}
+	res, err := checkRead(bytes.NewReader(log[:half]), opts, checker.Reading{Checkpoint: true})
 	if err != nil || res.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v %q", err, res.NoCheckpoint)
 	}
@@ -287,7 +295,7 @@ func TestCheckpointMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := bytes.Count(log[:half], []byte("\n"))
-	if got, want := fmt.Sprintf("%+v", parsed.Files()), fmt.Sprintf("[{File:events.jsonl Compression:none Offset:%d Lines:%d hashState:[", half, lines); !strings.HasPrefix(got, want) {
+	if got, want := fmt.Sprintf("%+v", checker.CheckpointFiles(parsed)), fmt.Sprintf("[{File:events.jsonl Compression:none Offset:%d Lines:%d hashState:[", half, lines); !strings.HasPrefix(got, want) {
 		t.Fatalf("Files() = %s, want %s...", got, want)
 	}
 	other, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1), checker.IntStage(2), checker.IntStage(3)})
@@ -327,11 +335,10 @@ func TestCheckpointMismatch(t *testing.T) {
 			cp, err := checker.ParseCheckpoint(tc.state)
 			if err == nil {
 				o := opts
-				o.Resume = cp
 				if tc.edit != nil {
 					tc.edit(&o)
 				}
-				_, err = checker.Check(bytes.NewReader(tc.log), o)
+				_, err = checkRead(bytes.NewReader(tc.log), o, checker.Reading{Checkpoint: true, Resume: cp})
 			}
 			var mis *checker.StateMismatchError
 			var bad *checker.CheckpointError
@@ -350,17 +357,17 @@ func TestCheckpointMismatch(t *testing.T) {
 // one more line gives a new one.
 func TestCheckpointUnchanged(t *testing.T) {
 	log := generatedLog(10)
-	opts := checker.Options{Definition: corpusDefinition(t), Now: corpusNow, Checkpoint: true}
-	res, err := checker.Check(bytes.NewReader(log), opts)
+	opts := checker.Options{Definition: corpusDefinition(t), Now: corpusNow}
+	res, err := checkRead(bytes.NewReader(log), opts, checker.Reading{Checkpoint: true})
 	if err != nil || res.Checkpoint == nil {
 		t.Fatalf("no checkpoint: %v", err)
 	}
-	opts.Resume = reread(t, res.Checkpoint)
-	if res, err = checker.Check(bytes.NewReader(log), opts); err != nil || res.Checkpoint != opts.Resume {
+	rd := checker.Reading{Checkpoint: true, Resume: reread(t, res.Checkpoint)}
+	if res, err = checkRead(bytes.NewReader(log), opts, rd); err != nil || res.Checkpoint != rd.Resume {
 		t.Fatalf("err %v; got a new checkpoint for a log that gained nothing", err)
 	}
 	more := append(bytes.Clone(log), `{"run_id":"new","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`+"\n"...)
-	if res, err = checker.Check(bytes.NewReader(more), opts); err != nil || res.Checkpoint == nil || res.Checkpoint == opts.Resume {
+	if res, err = checkRead(bytes.NewReader(more), opts, rd); err != nil || res.Checkpoint == nil || res.Checkpoint == rd.Resume {
 		t.Fatalf("err %v; no new checkpoint for a log that gained a line", err)
 	}
 }

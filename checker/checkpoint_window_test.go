@@ -69,8 +69,8 @@ func TestCheckpointSplitWindow(t *testing.T) {
 	for _, wc := range cases {
 		sc := wc.sc
 		opts := sc.options()
-		opts.Checkpoint = true
-		res, err := checker.Check(bytes.NewReader(sc.log), opts)
+		rd := reading(nil)
+		res, err := checkRead(bytes.NewReader(sc.log), opts, rd)
 		if err != nil {
 			t.Fatalf("%s: %v", sc.name, err)
 		}
@@ -122,7 +122,8 @@ func TestCheckpointWindowMismatch(t *testing.T) {
 	half := bytes.IndexByte(log[len(log)/2:], '\n') + len(log)/2 + 1
 	for _, c := range []struct{ wrote, resumed string }{{"1d", "2d"}, {"1d", ""}, {"", "5runs"}, {"5runs", "1d"}} {
 		t.Run(c.wrote+" then "+c.resumed, func(t *testing.T) {
-			opts := checker.Options{Definition: def, Now: corpusNow, File: "events.jsonl", Checkpoint: true}
+			opts := checker.Options{Definition: def, Now: corpusNow, File: "events.jsonl"}
+			rd := checker.Reading{Checkpoint: true}
 			for _, w := range []struct {
 				s   string
 				set *checker.Window
@@ -134,18 +135,18 @@ func TestCheckpointWindowMismatch(t *testing.T) {
 					}
 				}
 			}
-			res, err := checker.Check(bytes.NewReader(log[:half]), opts)
+			res, err := checkRead(bytes.NewReader(log[:half]), opts, rd)
 			if err != nil || res.Checkpoint == nil {
 				t.Fatalf("no checkpoint: %v", err)
 			}
-			opts.Resume = reread(t, res.Checkpoint)
+			rd.Resume = reread(t, res.Checkpoint)
 			opts.Window = checker.Window{}
 			if c.resumed != "" {
 				if opts.Window, err = checker.ParseWindow(c.resumed); err != nil {
 					t.Fatal(err)
 				}
 			}
-			_, err = checker.Check(bytes.NewReader(log), opts)
+			_, err = checkRead(bytes.NewReader(log), opts, rd)
 			want := fmt.Sprintf("the checkpoint does not fit events.jsonl at byte offset %d: it was written under other options: --window differs", half)
 			if err == nil || err.Error() != want {
 				t.Fatalf("err = %v, want %s", err, want)

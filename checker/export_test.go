@@ -1,12 +1,16 @@
 package checker
 
-// WithPieceSize is opts writing checkpoints whose proof pieces are n bytes
-// (checkpoint_proof.go), so that the split tests cut small logs into many
+// WithPieceSize is rd writing checkpoints whose proof pieces are n bytes
+// (checkpoint.go), so that the split tests cut small logs into many
 // pieces and prove them on every core.
-func WithPieceSize(opts Options, n int64) Options {
-	opts.pieceSize = n
-	return opts
+func WithPieceSize(rd Reading, n int64) Reading {
+	rd.pieceSize = n
+	return rd
 }
+
+// CheckpointFiles is where cp's check stopped in each file it read, in
+// reading order: a test's view of a parsed checkpoint.
+func CheckpointFiles(cp *Checkpoint) any { return cp.files }
 
 // DecodedRuns counts the runs of a checkpoint that the check of s, resumed
 // from it, decoded so far (runstore.Store.Decoded): a test's view of how

@@ -42,8 +42,9 @@ func FuzzCheck(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, log []byte) {
-		opts := checker.WithPieceSize(checker.Options{Definition: def, Now: corpusNow, MaxLineBytes: 4096, Checkpoint: true}, splitPieceBytes)
-		res, err := checker.Check(bytes.NewReader(log), opts)
+		opts := checker.Options{Definition: def, Now: corpusNow, MaxLineBytes: 4096}
+		rd := reading(nil)
+		res, err := checkRead(bytes.NewReader(log), opts, rd)
 		if err != nil {
 			t.Fatalf("Check failed to answer: %v", err)
 		}
@@ -66,7 +67,7 @@ func FuzzCheck(f *testing.F) {
 			// window's state too.
 			wopts := opts
 			wopts.Window = checker.Window{Duration: time.Minute}
-			wres, err := checker.Check(bytes.NewReader(log), wopts)
+			wres, err := checkRead(bytes.NewReader(log), wopts, rd)
 			if err != nil {
 				t.Fatalf("Check with a window failed to answer: %v", err)
 			}
@@ -80,7 +81,7 @@ func FuzzCheck(f *testing.F) {
 			if cut := ends[len(ends)/2]; cut < len(log) {
 				parts := cutAt(log, cut)
 				sc := splitCase{name: "fuzz, two files", log: log, opts: opts}
-				res, err := checker.CheckFiles(logFiles(parts), opts)
+				res, err := checker.CheckFiles(logFiles(parts), opts, rd)
 				if err != nil {
 					t.Fatalf("CheckFiles failed to answer: %v", err)
 				}

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"math"
 	"sort"
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
-	"github.com/greenlight-ci/greenlight/checker/internal/proof"
 )
 
 // ToolName is the snapshot's tool.name.
@@ -56,16 +54,6 @@ type SourceFile struct {
 	Compression string `json:"compression"`
 }
 
-// StoredFile is what a shell knows of a file once it has been read whole:
-// the SHA-256 (64 lowercase hex digits) and size in bytes of its bytes as
-// stored, and how they were compressed (CompressionNone, CompressionGzip
-// or CompressionZstd).
-type StoredFile struct {
-	SHA256      string
-	Size        int64
-	Compression string
-}
-
 // LogFile is one file of a log read as one log: the files of a rotated log,
 // given to CheckFiles in reading order. Line numbers start again at 1 in
 // each file, and a file's end ends its last line, newline or not.
@@ -79,12 +67,16 @@ type LogFile struct {
 	// that wraps a *BrokenStreamError.
 	R io.Reader
 	// Stored, when not nil, is called once R is read to its end and
-	// describes the file as stored (a compressed file). When nil, the
-	// bytes R gives are the file as stored, and Check hashes them.
-	Stored func() StoredFile
+	// describes the file as stored (a compressed file): the SHA-256 (64
+	// lowercase hex digits) and size in bytes of its stored bytes, and
+	// how they were compressed (CompressionGzip, CompressionZstd), in
+	// those fields of a SourceFile; its Path and LineCount are ignored.
+	// When nil, the bytes R gives are the file as stored, and CheckFiles
+	// hashes them.
+	Stored func() SourceFile
 	// At, when not nil, reads the bytes R gives at any offset (a regular
 	// file stored as read; Stored is nil). A check resumed from a
-	// checkpoint (Options.Resume) then hashes the part of the file the
+	// checkpoint (Reading.Resume) then hashes the part of the file the
 	// checkpoint read from At while it decodes the rest, read from At too
 	// (R is not read).
 	At io.ReaderAt
@@ -191,23 +183,18 @@ func (s Source) LineText(line int) string {
 // other as one log: a run that spans two files is one run. Violations name
 // the file and the line within it; the snapshot's runs and attempts count
 // lines across the files (Source.Locate maps them back), and source.files
-// lists each file. opts.File names the whole log (source.path); opts.SHA256
-// may be given only for a log of one file whose bytes are stored as read.
-func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
-	if len(files) == 0 {
-		return nil, errors.New("checker: a log needs at least one file")
-	}
-	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
-		return nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
-	}
-	opts, err = opts.normalized()
+// lists each file. opts.File names the whole log (source.path); rd says
+// how the log is read: its digest, progress, and the checkpoint to resume
+// from (Reading.Resume) or to leave (Reading.Checkpoint).
+func CheckFiles(files []LogFile, opts Options, rd Reading) (res *Result, err error) {
+	c, lg, err := beginCheck(files, opts, rd)
 	if err != nil {
 		return nil, err
 	}
-	if opts.SHA256 != "" && (len(files) != 1 || files[0].Stored != nil) {
-		return nil, errors.New("checker: Options.SHA256 is for a log of one file stored as read")
+	rs, err := c.startResume(files, rd, lg.h)
+	if err != nil {
+		return nil, err
 	}
-	c := newContractState(opts)
 	defer func() {
 		if err != nil {
 			res = nil
@@ -215,251 +202,161 @@ func CheckFiles(files []LogFile, opts Options) (res *Result, err error) {
 	}()
 	// A run of the checkpoint that does not decode when the check reads it.
 	defer recoverDamage(&err)
-	if opts.JobLog != nil {
-		if c.jobLog, err = readJobLog(opts.JobLog, opts.JobLogFile, opts.MaxLineBytes); err != nil {
+	// Nothing is returned before the proof of the checkpoint's part ends.
+	defer rs.settle(&res, &err)
+	for i, f := range files {
+		if err := c.readLogFile(lg, rs, i, f); err != nil {
 			return nil, err
 		}
-	}
-	var h hash.Hash
-	switch {
-	case opts.ContractOnly: // nothing to hash
-	case opts.SHA256 == "":
-		h = opts.newSHA256()
-	case !isSHA256Hex(opts.SHA256):
-		return nil, fmt.Errorf("checker: Options.SHA256 %q is not 64 lowercase hex digits", opts.SHA256)
-	}
-	var cp *Checkpoint
-	waitFold := func() error { return nil }
-	var foldDone <-chan struct{}
-	// verify, when not nil, waits for the proof of the last file's part
-	// the checkpoint read (verifyAt): nothing is returned before it, and a
-	// misfit it finds is the check's error, unless the fold state is
-	// damaged (a damaged checkpoint is never a mismatch to recheck).
-	var verify func() error
-	var prf *fileProof // verify's proof, for a file resumed at its offset
-	defer func() {
-		if verify == nil {
-			return
-		}
-		var damage *CheckpointError
-		if verr := verify(); verr != nil && !errors.As(err, &damage) {
-			res, err = nil, verr
-		}
-	}()
-	if opts.Resume != nil || opts.Checkpoint {
-		if h == nil {
-			return nil, errors.New("checker: a checkpoint needs the log's SHA-256 computed by Check, not Options.SHA256")
-		}
-		if cp = opts.Resume; cp != nil {
-			if err := c.fits(cp, files); err != nil {
-				return nil, err
-			}
-			waitFold, foldDone = c.startFold(cp)
-		}
-	}
-	progress := opts.Progress
-	var done int64 // bytes of the files before the current one
-	lines := 0
-	src := make([]SourceFile, 0, len(files))
-	read := make([]CheckpointFile, 0, len(files)) // where the check stopped in each file
-	newline := false                              // whether the last file read ends with a newline
-	for i, f := range files {
-		c.files = append(c.files, fileSpan{path: f.Path, base: lines})
-		// A file stored as read is hashed on its own when the log has
-		// several: the log's digest covers them all.
-		var own hash.Hash
-		r := f.R
-		// The last file the checkpoint read, when it can be read at an
-		// offset, is read from there on while another goroutine proves
-		// the part before it.
-		resumed := cp != nil && i < len(cp.files)
-		at := resumed && i == len(cp.files)-1 && f.At != nil && f.Stored == nil
-		// A checkpoint written keeps the digests of the text's pieces: a
-		// file the checkpoint read goes on from its pieces, after the
-		// part of its last piece read again (to prove it, at an offset).
-		var pc *proof.Pieces
-		if at {
-			offset := cp.files[i].Offset
-			r = io.NewSectionReader(f.At, offset, math.MaxInt64-offset)
-			pc = resumePieces(cp.files[i])
-			prf = verifyAt(cp, i, f, len(files) == 1, pc)
-			verify = prf.wait
-		}
-		if f.Stored == nil && len(files) > 1 && !opts.ContractOnly {
-			own = opts.newSHA256()
-			r = eventline.HashingReader(r, own)
-		}
-		// text is the digest of the file's text a checkpoint keeps: the
-		// log's own in a log of one file, own for a file stored as read,
-		// and for a compressed one a digest of its text, when a checkpoint
-		// is read or written.
-		text := own
-		switch {
-		case len(files) == 1:
-			text = h
-		case f.Stored != nil && (opts.Checkpoint || cp != nil):
-			text = opts.newSHA256()
-			r = eventline.HashingReader(r, text)
-		}
-		if opts.Checkpoint {
-			skip := int64(0)
-			switch {
-			case at:
-				// pc holds the last piece's bytes before the offset
-			case resumed:
-				pc = resumePieces(cp.files[i])
-				skip = wholeBytes(cp.files[i])
-			default:
-				pc = proof.New(opts.pieceBytes())
-			}
-			r = proof.Feed(r, pc, skip)
-		}
-		counted := &countingReader{r: r}
-		tail := &tailReader{r: counted}
-		if at && cp.files[i].Offset > 0 {
-			// Read from the checkpoint's offset on, which is the end of a
-			// line: a file that gained nothing still ends with a newline.
-			tail.newline = true
-		}
-		// A file the checkpoint read is hashed up to where it stopped,
-		// not decoded; an earlier file must have ended there, and the last
-		// one is decoded from there on.
-		var fileLines int
-		if resumed {
-			var err error
-			if at {
-				counted.n = cp.files[i].Offset
-				if err = c.resumeAt(cp, i, text, h, verify); err == nil {
-					// The check's goroutine hashes pieces while the fold
-					// state loads, and one goroutine more hashes them once
-					// it has (startProof says why).
-					prf.HashUntil(foldDone)
-				}
-			} else {
-				err = c.resumeFile(cp, i, f, tail, text, h)
-			}
-			if err != nil || i == len(cp.files)-1 {
-				// A damaged fold state is never a mismatch to recheck.
-				if err := waitFold(); err != nil {
-					return nil, err
-				}
-			}
-			if err != nil {
-				return nil, err
-			}
-			if i == len(cp.files)-1 {
-				c.locateWarnings()
-			}
-			fileLines = cp.files[i].Lines
-		}
-		if progress != nil {
-			base := done + counted.n
-			c.opts.Progress = func(n int64) { progress(base + n) }
-		}
-		switch {
-		case resumed && i < len(cp.files)-1:
-			// unchanged since the checkpoint: nothing more to read
-		case resumed && cp.files[i].Offset > 0:
-			n, err := c.readLines(tail, f.Path, lines+fileLines, h)
-			if err != nil {
-				return nil, err
-			}
-			fileLines += n
-		default:
-			n, err := c.readFile(tail, f.Path, lines, h)
-			if err != nil {
-				return nil, err
-			}
-			fileLines = n
-		}
-		lines += fileLines
-		done += counted.n
-		newline = tail.newline
-		sf := SourceFile{Path: f.Path, LineCount: fileLines, Size: counted.n, Compression: CompressionNone}
-		switch {
-		case f.Stored != nil:
-			st := f.Stored()
-			sf.SHA256, sf.Size, sf.Compression = st.SHA256, st.Size, st.Compression
-		case own != nil:
-			sf.SHA256 = hex.EncodeToString(own.Sum(nil))
-		}
-		src = append(src, sf)
-		if opts.Checkpoint {
-			state, err := hashState(text)
-			if err != nil {
-				return nil, err
-			}
-			read = append(read, CheckpointFile{File: f.Path, Compression: sf.Compression, Offset: counted.n, Lines: fileLines, hashState: state,
-				pieceSize: pc.Size(), pieceSums: pc.Sums(), pieceTail: pc.TailSum()})
-		}
-	}
-	digest := opts.SHA256
-	if h != nil {
-		digest = hex.EncodeToString(h.Sum(nil))
-	}
-	if len(src) == 1 && src[0].SHA256 == "" {
-		src[0].SHA256 = digest
 	}
 	res = &Result{Report: c.report}
 	if !c.report.Valid {
 		return res, nil
 	}
-	if opts.Checkpoint {
-		if res.Checkpoint, res.NoCheckpoint, err = c.checkpointOf(read, h, newline); err != nil {
-			return nil, err
-		}
-		if verify != nil && res.Checkpoint != nil && res.Checkpoint != cp {
-			// Encoded while the old part is still being proven, on the
-			// other core; WriteTo writes these bytes.
-			if res.Checkpoint.encoded, err = res.Checkpoint.encode(); err != nil {
-				return nil, err
-			}
-			if opts.CheckpointEncoded != nil {
-				// The shell may write it meanwhile, and while the snapshot
-				// is built (it reads only the encoded bytes, and the old
-				// checkpoint's, which nothing changes): its fsync (45 ms
-				// for the 1M-event log's 18 MB on the benchmark machine)
-				// ends with the proof, not after it.
-				opts.CheckpointEncoded(res.Checkpoint)
-			}
-		}
+	if res.Checkpoint, res.NoCheckpoint, err = rs.next(c, lg.h, lg.newline); err != nil {
+		return nil, err
 	}
-	res.Snapshot = c.snapshot(Source{
-		Path:       opts.File,
-		SHA256:     digest,
-		EventCount: c.events,
-		LineCount:  lines,
-		Files:      src,
-	})
+	res.Snapshot = c.snapshot(lg.source(c))
 	return res, nil
 }
 
-// readFile reads one file of the log, its lines numbered after the base
-// lines of the files before it, hashing its text with h (unless nil), and
-// returns how many lines it holds. A broken stream is a violation on the
-// line after the last whole one; any other read error is returned.
-func (c *contractState) readFile(r io.Reader, name string, base int, h hash.Hash) (int, error) {
-	rest, fault, stop, err := eventline.Sniff(r)
+// beginCheck checks CheckFiles' arguments, reads the job log and returns
+// the check's state with what reading the log will gather.
+func beginCheck(files []LogFile, opts Options, rd Reading) (*contractState, *logRead, error) {
+	if len(files) == 0 {
+		return nil, nil, errors.New("checker: a log needs at least one file")
+	}
+	if opts.Definition == nil || len(opts.Definition.Stages) == 0 {
+		return nil, nil, errors.New("no pipeline definition: declare the expected stages with --pipeline FILE or --stages 1,2")
+	}
+	opts, err := opts.normalized()
 	if err != nil {
-		return 0, c.readError(name, base+1, err)
+		return nil, nil, err
 	}
-	if fault != nil {
-		c.violate(base+1, RuleID(fault.Kind), fault.Msg, nil)
+	if err := rd.check(); err != nil {
+		return nil, nil, err
 	}
-	if stop {
-		return 0, nil
+	if rd.SHA256 != "" && (len(files) != 1 || files[0].Stored != nil) {
+		return nil, nil, errors.New("checker: Reading.SHA256 is for a log of one file stored as read")
 	}
-	return c.readLines(rest, name, base, h)
+	c := newContractState(opts)
+	if opts.JobLog != nil {
+		if c.jobLog, err = readJobLog(opts.JobLog, opts.JobLogFile, opts.MaxLineBytes); err != nil {
+			return nil, nil, err
+		}
+	}
+	lg := &logRead{many: len(files) > 1, digest: rd.SHA256, newHash: rd.newSHA256, progress: rd.Progress,
+		src: make([]SourceFile, 0, len(files))}
+	if !rd.ContractOnly && rd.SHA256 == "" {
+		lg.h = rd.newSHA256()
+	}
+	return c, lg, nil
 }
 
-// readLines decodes the lines of r, numbered after the base lines read
+// logRead is what reading the log's files gathers, file after file.
+type logRead struct {
+	// h is the log's digest (source.sha256), which the line reader feeds;
+	// nil when the log is not hashed (Reading.ContractOnly, or digest
+	// given by the caller).
+	h       hash.Hash
+	digest  string
+	newHash func() hash.Hash
+	// many says the log has several files: each stored as read is then
+	// hashed on its own too, for source.files.
+	many     bool
+	progress func(bytesRead int64)
+	lines    int   // of the files read
+	bytes    int64 // of the files read, as read
+	newline  bool  // the last file read ends with a newline
+	src      []SourceFile
+}
+
+// readLogFile reads file i of the log, f: it opens its bytes, after the
+// part a checkpoint read (rs proves that part instead of decoding it),
+// decodes and applies its lines, the log's digest hashing each byte once
+// as they are read, and records the file in source.files.
+func (c *contractState) readLogFile(lg *logRead, rs *resumption, i int, f LogFile) error {
+	c.files = append(c.files, fileSpan{path: f.Path, base: lg.lines})
+	r, from := rs.open(i, f)
+	var own hash.Hash // a file stored as read, in a log of several
+	if f.Stored == nil && lg.many && lg.h != nil {
+		own = lg.newHash()
+		r = eventline.HashingReader(r, own)
+	}
+	counted := &countingReader{r: rs.wrap(i, f, r, own, lg.h), n: from}
+	// A checkpoint's offset is the end of a line: a file that gained
+	// nothing since still ends with a newline.
+	tail := &tailReader{r: counted, newline: from > 0}
+	old, err := rs.skip(c, i, f, tail, lg.h)
+	if err != nil {
+		return err
+	}
+	lines := old.lines
+	if !old.whole {
+		n, err := c.readText(tail, f.Path, lg.lines+lines, !old.some, lg.progressFrom(lg.bytes+counted.n), lg.h)
+		if err != nil {
+			return err
+		}
+		lines += n
+	}
+	sf := SourceFile{Path: f.Path, LineCount: lines, Size: counted.n, Compression: CompressionNone}
+	switch {
+	case f.Stored != nil:
+		st := f.Stored()
+		sf.SHA256, sf.Size, sf.Compression = st.SHA256, st.Size, st.Compression
+	case own != nil:
+		sf.SHA256 = hex.EncodeToString(own.Sum(nil))
+	}
+	lg.src = append(lg.src, sf)
+	lg.lines += lines
+	lg.bytes += counted.n
+	lg.newline = tail.newline
+	return rs.record(f.Path, sf.Compression, counted.n, lines)
+}
+
+// progressFrom is the progress callback of a file whose first byte is the
+// log's base'th, or nil without one.
+func (lg *logRead) progressFrom(base int64) func(int64) {
+	if lg.progress == nil {
+		return nil
+	}
+	return func(n int64) { lg.progress(base + n) }
+}
+
+// source is the snapshot's source once every file is read.
+func (lg *logRead) source(c *contractState) Source {
+	if lg.h != nil {
+		lg.digest = hex.EncodeToString(lg.h.Sum(nil))
+	}
+	if len(lg.src) == 1 && lg.src[0].SHA256 == "" {
+		lg.src[0].SHA256 = lg.digest
+	}
+	return Source{Path: c.opts.File, SHA256: lg.digest, EventCount: c.events, LineCount: lg.lines, Files: lg.src}
+}
+
+// readText decodes the lines of r, numbered after the base lines read
 // before them, hashing them with h (unless nil), and returns how many it
-// read: the rest of readFile once the file's first bytes are sniffed, or
-// the bytes a resumed file gained after its checkpoint.
-func (c *contractState) readLines(r io.Reader, name string, base int, h hash.Hash) (int, error) {
+// read; with sniff, the file's first bytes are sniffed first
+// (eventline.Sniff: a file that is no JSON Lines text). A broken stream is
+// a violation on the line after the last whole one; any other read error
+// is returned.
+func (c *contractState) readText(r io.Reader, name string, base int, sniff bool, progress func(int64), h hash.Hash) (int, error) {
+	if sniff {
+		rest, fault, stop, err := eventline.Sniff(r)
+		if err != nil {
+			return 0, c.readError(name, base+1, err)
+		}
+		if fault != nil {
+			c.violate(base+1, RuleID(fault.Kind), fault.Msg, nil)
+		}
+		if stop {
+			return 0, nil
+		}
+		r = rest
+	}
 	lr := eventline.NewLineReader(r, c.opts.MaxLineBytes, h)
 	lr.CountFrom(base)
-	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: c.opts.Progress,
+	cfg := eventline.Config{MaxLineBytes: c.opts.MaxLineBytes, Strict: c.opts.Strict, SchemaEveryEvent: c.opts.SchemaEveryEvent, Progress: progress,
 		Listed: c.listed}
 	err := eventline.Read(lr, &cfg, c.apply)
 	n := lr.Line() - base
@@ -495,11 +392,20 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// newSHA256 is a new hash of NewSHA256's, or this build's SHA-256
-// (defaultSHA256) without one.
-func (o Options) newSHA256() hash.Hash {
-	if o.NewSHA256 != nil {
-		return o.NewSHA256()
+// tailReader remembers whether the last byte read from r was a newline.
+type tailReader struct {
+	r       io.Reader
+	newline bool
+	err     error // when not nil, what every Read returns, r unread
+}
+
+func (t *tailReader) Read(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
 	}
-	return defaultSHA256()
+	n, err := t.r.Read(p)
+	if n > 0 {
+		t.newline = p[n-1] == '\n'
+	}
+	return n, err
 }

@@ -35,7 +35,7 @@ func checkFiles(t *testing.T, files ...checker.LogFile) *checker.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := checker.CheckFiles(files, checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), File: "the log", ToolVersion: "v9.9.9"})
+	res, err := checker.CheckFiles(files, checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), File: "the log", ToolVersion: "v9.9.9"}, checker.Reading{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +46,9 @@ func checkFiles(t *testing.T, files ...checker.LogFile) *checker.Result {
 // lists each file, hashes the text of both, counts lines across them, and
 // matches the snapshot schema.
 func TestCheckFilesOneRun(t *testing.T) {
-	stored := checker.StoredFile{SHA256: strings.Repeat("ab", 32), Size: 77, Compression: checker.CompressionGzip}
+	stored := checker.SourceFile{SHA256: strings.Repeat("ab", 32), Size: 77, Compression: checker.CompressionGzip}
 	res := checkFiles(t,
-		checker.LogFile{Path: "day1.jsonl.gz", R: strings.NewReader(dayOne), Stored: func() checker.StoredFile { return stored }},
+		checker.LogFile{Path: "day1.jsonl.gz", R: strings.NewReader(dayOne), Stored: func() checker.SourceFile { return stored }},
 		checker.LogFile{Path: "day2.jsonl", R: strings.NewReader(dayTwo)})
 	s := res.Snapshot
 	if s == nil {
@@ -103,7 +103,7 @@ func TestCheckFilesViolations(t *testing.T) {
 	res := checkFiles(t,
 		checker.LogFile{Path: "a.jsonl", R: strings.NewReader(dayOne + dayTwo + "\n")},
 		checker.LogFile{Path: "b.jsonl", R: strings.NewReader(again)},
-		checker.LogFile{Path: "c.gz", R: strings.NewReader(again[:30]), Stored: func() checker.StoredFile { return checker.StoredFile{} }})
+		checker.LogFile{Path: "c.gz", R: strings.NewReader(again[:30]), Stored: func() checker.SourceFile { return checker.SourceFile{} }})
 	var got []string
 	for _, v := range res.Report.Violations {
 		got = append(got, v.File+":"+itoa(v.Line)+": "+string(v.Rule)+": "+v.Message)
@@ -123,7 +123,7 @@ func TestCheckFilesViolations(t *testing.T) {
 func TestCheckFilesBrokenStream(t *testing.T) {
 	broken := &brokenReader{text: dayOne, err: &checker.BrokenStreamError{Msg: "the gzip stream is cut short"}}
 	res := checkFiles(t,
-		checker.LogFile{Path: "a.gz", R: broken, Stored: func() checker.StoredFile { return checker.StoredFile{} }},
+		checker.LogFile{Path: "a.gz", R: broken, Stored: func() checker.SourceFile { return checker.SourceFile{} }},
 		checker.LogFile{Path: "b.jsonl", R: strings.NewReader("{}\n")})
 	var got []string
 	for _, v := range res.Report.Violations {
@@ -236,7 +236,7 @@ func TestCheckFilesLineWords(t *testing.T) {
 			for _, f := range c.files {
 				files = append(files, checker.LogFile{Path: f.path, R: strings.NewReader(f.text)})
 			}
-			res, err := checker.CheckFiles(files, checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), File: "the log"})
+			res, err := checker.CheckFiles(files, checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), File: "the log"}, checker.Reading{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,13 +23,16 @@ func TestCallerSHA256(t *testing.T) {
 		t.Fatalf("hashed digest %s, want %s", got, want)
 	}
 	given := strings.Repeat("ab", 32)
-	res := runCheck(t, log, func(o *checker.Options) { o.SHA256 = given })
+	res, err := checkRead(strings.NewReader(log), checker.Options{Definition: corpusDefinition(t), Now: corpusNow, File: "log.jsonl"}, checker.Reading{SHA256: given})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := res.Snapshot.Source.SHA256; got != given {
 		t.Errorf("digest %s, want the caller's %s", got, given)
 	}
 	for _, bad := range []string{strings.Repeat("AB", 32), strings.Repeat("a", 63), strings.Repeat("g", 64)} {
-		_, err := checker.Check(strings.NewReader(log), checker.Options{Definition: corpusDefinition(t), Now: corpusNow, SHA256: bad})
-		want := `checker: Options.SHA256 "` + bad + `" is not 64 lowercase hex digits`
+		_, err := checkRead(strings.NewReader(log), checker.Options{Definition: corpusDefinition(t), Now: corpusNow}, checker.Reading{SHA256: bad})
+		want := `checker: Reading.SHA256 "` + bad + `" is not 64 lowercase hex digits`
 		if err == nil || err.Error() != want {
 			t.Errorf("SHA256 %q: error %v, want %s", bad, err, want)
 		}
@@ -46,7 +49,10 @@ func TestProgress(t *testing.T) {
 	}
 	log := b.String()
 	var calls []int64
-	if res := runCheck(t, log, func(o *checker.Options) { o.Progress = func(n int64) { calls = append(calls, n) } }); !res.Report.Valid {
+	rd := checker.Reading{Progress: func(n int64) { calls = append(calls, n) }}
+	if res, err := checkRead(strings.NewReader(log), checker.Options{Definition: corpusDefinition(t), Now: corpusNow, File: "log.jsonl"}, rd); err != nil {
+		t.Fatal(err)
+	} else if !res.Report.Valid {
 		t.Fatalf("the log is invalid: %v", res.Report.Violations[0])
 	}
 	if len(calls) < 3 {
@@ -86,7 +92,7 @@ func TestSchemaMessageOrder(t *testing.T) {
 // combined with a digest given, nor with a checkpoint.
 func TestContractOnly(t *testing.T) {
 	def := corpusDefinition(t)
-	stored := checker.StoredFile{SHA256: strings.Repeat("ab", 32), Size: 77, Compression: checker.CompressionGzip}
+	stored := checker.SourceFile{SHA256: strings.Repeat("ab", 32), Size: 77, Compression: checker.CompressionGzip}
 	one := lines(ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "succeeded", t0(1)))
 	two := lines(ev("r-1", 2, 1, "started", t0(2)), ev("r-1", 2, 1, "succeeded", t0(3)))
 	bad := lines(ev("r-1", 1, 1, "succeeded", t0(0)))
@@ -96,11 +102,11 @@ func TestContractOnly(t *testing.T) {
 		for i, text := range texts {
 			f := checker.LogFile{Path: fmt.Sprintf("day%d.jsonl", i+1), R: strings.NewReader(text)}
 			if i == 0 && len(texts) > 1 {
-				f.Stored = func() checker.StoredFile { return stored }
+				f.Stored = func() checker.SourceFile { return stored }
 			}
 			files = append(files, f)
 		}
-		res, err := checker.CheckFiles(files, checker.Options{Definition: def, Now: corpusNow, File: "the log", ContractOnly: contractOnly})
+		res, err := checker.CheckFiles(files, checker.Options{Definition: def, Now: corpusNow, File: "the log"}, checker.Reading{ContractOnly: contractOnly})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,14 +163,14 @@ func TestContractOnly(t *testing.T) {
 	if only.Report.Valid || !reflect.DeepEqual(only.Report, full.Report) {
 		t.Errorf("report %+v, want %+v", only.Report, full.Report)
 	}
-	const want = "checker: Options.ContractOnly hashes nothing: it cannot be combined with SHA256, Checkpoint or Resume"
-	for name, o := range map[string]checker.Options{
+	const want = "checker: Reading.ContractOnly hashes nothing: it cannot be combined with SHA256, Checkpoint or Resume"
+	for name, rd := range map[string]checker.Reading{
 		"SHA256":     {SHA256: strings.Repeat("ab", 32)},
 		"Checkpoint": {Checkpoint: true},
 		"Resume":     {Resume: &checker.Checkpoint{}},
 	} {
-		o.Definition, o.Now, o.ContractOnly = def, corpusNow, true
-		if _, err := checker.Check(strings.NewReader(one), o); err == nil || err.Error() != want {
+		rd.ContractOnly = true
+		if _, err := checkRead(strings.NewReader(one), checker.Options{Definition: def, Now: corpusNow}, rd); err == nil || err.Error() != want {
 			t.Errorf("with %s: error %v, want %s", name, err, want)
 		}
 	}

@@ -61,7 +61,7 @@ func markdownHead(b *bufio.Writer, s *checker.Snapshot) bool {
 	fmt.Fprintf(b, "## %s greenlight: %s\n\n", icon, s.Verdict)
 	digest := ""
 	if len(s.Source.SHA256) >= 12 {
-		// (a check with checker.Options.ContractOnly leaves none)
+		// (a check with checker.Reading.ContractOnly leaves none)
 		digest = ", sha256 " + s.Source.SHA256[:12]
 	}
 	fmt.Fprintf(b, "%s. Judged at %s; log %s (%s%s).\n\n",

@@ -12,6 +12,7 @@ package main
 import (
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 	// The zone database is embedded so that a schedule's IANA time zone
@@ -29,6 +30,7 @@ import (
 )
 
 func main() {
+	setGC()
 	// A closed standard output is a write error (EPIPE) that the commands
 	// report and clean up after (exit 2), not a silent SIGPIPE death.
 	signal.Ignore(syscall.SIGPIPE)
@@ -50,6 +52,26 @@ func main() {
 		stopOnSignal()
 	}
 	os.Exit(cli.Main(os.Args[1:], cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Commands: commands()}))
+}
+
+// gcPercent is the garbage collector's GOGC for every command, unless the
+// environment sets GOGC; it is the only place the native binary sets it.
+// What a check allocates is mostly its fold state (runs and attempts),
+// which lives to the end: at Go's default of 100 each collection marks a
+// growing state and frees little. What the outputs allocate after the
+// check is garbage (about a hundred bytes a run for each pass over the
+// runs), which a larger GOGC lets grow the heap before it is collected:
+// at 200 the heap reaches at most three times what was live at the last
+// collection, between the two (docs/contract.md, "Outputs are written run
+// by run"; docs/performance.md has the measurements).
+const gcPercent = 200
+
+// setGC sets gcPercent, unless GOGC is in the environment: a user who
+// sets it (GOGC=off, or a smaller heap) gets what they asked for.
+func setGC() {
+	if _, ok := os.LookupEnv("GOGC"); !ok {
+		debug.SetGCPercent(gcPercent)
+	}
 }
 
 // commands are the native binary's commands beyond cli.Main's own.

@@ -17,7 +17,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -148,12 +147,6 @@ func Main(env Env) (code int) {
 		setOutputs(gh, map[string]string{"verdict": render.VerdictInvalid})
 		return cli.ExitInvalid
 	}
-	// The logs' state is built; the step log, the annotations and the job
-	// summary read it in one pass over the runs (readRuns), which leaves
-	// about a hundred bytes of garbage a run. Collecting it sooner keeps
-	// the peak near the check's own, as the CLI's single JSON pass does
-	// (docs/action.md).
-	defer debug.SetGCPercent(debug.SetGCPercent(cli.RenderGCPercent))
 	verdict := render.OverallVerdict(logs)
 	code = cli.ExitOK
 	switch {
@@ -330,7 +323,6 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 		in.opts.Now = now().UTC()
 	}
 	in.opts.ToolVersion = cli.ToolVersion()
-	in.opts.NewSHA256 = hostSHA256()
 	return in, nil
 }
 
@@ -521,7 +513,8 @@ func checkAll(files []string, in inputs) ([]render.LogResult, error) {
 		if in.format == formatOpenLineage {
 			res, err = openlineage.Check(logFiles[0].R, o)
 		} else {
-			res, err = checker.CheckFiles(logFiles, o)
+			// The host hashes the log where it can (hostSHA256).
+			res, err = checker.CheckFiles(logFiles, o, checker.Reading{NewSHA256: hostSHA256()})
 		}
 		logsource.CloseAll(opened)
 		if err != nil {

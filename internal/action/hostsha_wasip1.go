@@ -48,7 +48,7 @@ func (x *hostHash) Reset()         { x.h = hostSHA256New() }
 func (x *hostHash) Size() int      { return 32 }
 func (x *hostHash) BlockSize() int { return 64 }
 
-// hostSHA256 is checker.Options.NewSHA256 for this build: the host's.
+// hostSHA256 is checker.Reading.NewSHA256 for this build: the host's.
 func hostSHA256() func() hash.Hash {
 	return func() hash.Hash { return &hostHash{hostSHA256New()} }
 }

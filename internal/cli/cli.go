@@ -404,18 +404,12 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 	if err != nil {
 		return ExitInvalid, err
 	}
-	defer f.state.discard()   // a staged checkpoint that was not written
-	defer f.state.restoreGC() // the check may have changed the collector (stateFlags.check)
+	defer f.state.discard() // a staged checkpoint that was not written
 	checkSeconds := []float64{time.Since(started).Seconds()}
 	if !res.Report.Valid {
 		return f.writeInvalid(env, name, len(logs), opts, res, checkSeconds)
 	}
 	snap := res.Snapshot
-	// The outputs read the checked state in a pass or two over the runs,
-	// each leaving garbage of about a hundred bytes a run: collecting it
-	// sooner keeps the peak near the check's own (docs/contract.md;
-	// renderGC says when a check that changed the collector need not).
-	defer f.state.renderGC(f.format, *f.allRuns)()
 	// writeOutput writes the output for the format.
 	writeOutput := func(w io.Writer) error {
 		switch {
@@ -626,10 +620,6 @@ func boundedOutput(format string, allRuns bool) bool {
 	return format == "openmetrics" || (format == "text" || format == "markdown") && !allRuns
 }
 
-// RenderGCPercent is the garbage collector's GOGC while greenlight writes
-// its outputs, after the check (the action mode uses it too).
-const RenderGCPercent = 50
-
 // distinctOutputs refuses a --snapshot or --state FILE that is also one of
 // the check's inputs or the other output (DistinctOutputs).
 func distinctOutputs(snapshot, state string, logs []string, jobLog, pipeline string) error {
@@ -794,9 +784,9 @@ func runValidate(args []string, env Env) (int, error) {
 		o := opts
 		name := logName(fs.Args(), group)
 		o.File = name
-		o.ContractOnly = true // no digest: nothing validate prints names one
 		started := time.Now()
-		res, err := checkInput(group, o, c.inputFormat, c.progressWhen, env)
+		// No digest: nothing validate prints names one.
+		res, err := checkInput(group, o, checker.Reading{ContractOnly: true}, c.inputFormat, c.progressWhen, env)
 		if err != nil {
 			return ExitInvalid, err
 		}

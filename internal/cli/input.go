@@ -35,8 +35,9 @@ const (
 //
 // progress is the --progress value: the files are read through one
 // progress display on stderr (progressFor), which is erased before
-// checkInput returns.
-func checkInput(names []string, opts checker.Options, format, progress string, env Env) (*checker.Result, error) {
+// checkInput returns. rd is how a native log is read (a checkpoint, or
+// no hashing for validate); an OpenLineage log is read as always.
+func checkInput(names []string, opts checker.Options, rd checker.Reading, format, progress string, env Env) (*checker.Result, error) {
 	open := func(names []string) ([]*logsource.File, error) {
 		return OpenLog(names, env.Stdin)
 	}
@@ -52,7 +53,7 @@ func checkInput(names []string, opts checker.Options, format, progress string, e
 		for i := range logs {
 			logs[i].R = wrap(logs[i].R)
 		}
-		return checker.CheckFiles(logs, opts)
+		return checker.CheckFiles(logs, opts, rd)
 	}
 	name := names[0]
 	var err error

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"runtime/debug"
 	"slices"
 
 	"github.com/spf13/pflag"
@@ -31,7 +30,7 @@ type stateFlags struct {
 	resumed *checker.Checkpoint
 	// staged is the new checkpoint, written and synced to a temporary file
 	// while the resumed check still proved the log's old part
-	// (Options.CheckpointEncoded), for write to rename over the file;
+	// (Reading.CheckpointEncoded), for write to rename over the file;
 	// stagedFor is the checkpoint it holds, and stageErr why it could not
 	// be written (write reports it).
 	// The file is written on a goroutine of its own, so that the check's
@@ -42,37 +41,6 @@ type stateFlags struct {
 	stagedFor *checker.Checkpoint
 	stageErr  error
 	staging   chan struct{}
-	// gcOff says the check changed the collector's GOGC (off while it
-	// resumes, CheckGCPercent while it reads a whole native log without a
-	// window), and gc is the GOGC to restore.
-	gcOff bool
-	gc    int
-}
-
-// restoreGC gives the collector back the GOGC it had before the check.
-func (s *stateFlags) restoreGC() {
-	if s.gcOff {
-		debug.SetGCPercent(s.gc)
-		s.gcOff = false
-	}
-}
-
-// renderGC sets the collector for writing the outputs of a valid check and
-// returns what restores it: RenderGCPercent, except after a check that
-// changed the collector (resumed, or a whole log read with
-// CheckGCPercent) when its outputs leave next to no garbage: json and a
-// --snapshot (run reports encoded in reused storage, checker's
-// EncodeRuns), text or markdown without --all-runs, openmetrics.
-// Setting RenderGCPercent before those would have the collector mark the
-// whole fold state once, for nothing.
-func (s *stateFlags) renderGC(format string, allRuns bool) (restore func()) {
-	lean := format == "json" || boundedOutput(format, allRuns)
-	if s.gcOff && lean {
-		return s.restoreGC
-	}
-	s.restoreGC()
-	gc := debug.SetGCPercent(RenderGCPercent)
-	return func() { debug.SetGCPercent(gc) }
 }
 
 func (s *stateFlags) register(fs *pflag.FlagSet) {
@@ -104,37 +72,6 @@ func (s *stateFlags) validate(logs []string, inputFormat string, changed bool) e
 	return nil
 }
 
-// ResumeGCPercent is the garbage collector's GOGC while a check resumes
-// from a checkpoint: off (a memory limit, as the wasip1 module sets, still
-// holds).
-const ResumeGCPercent = -1
-
-// CheckGCPercent is the garbage collector's GOGC while a check reads a
-// whole native log without a window. What the check allocates is mostly
-// the fold state, which lives to the end (BenchmarkCheck allocates 102 MB
-// for the 1M-event log, whose state is about 90 MB), so each collection
-// at the default GOGC marks a growing state and frees little: at 800 the
-// 1M-event log is collected once, at 32 MB, instead of seven times. The
-// heap still stays within nine times what was live at the last
-// collection, for a log whose lines are garbage (every fault's message).
-// A window folds runs out of the state as it reads, garbage the default
-// GOGC collects (docs/window.md), and OpenLineage events are buffered to
-// be reordered: both keep the default.
-const CheckGCPercent = 800
-
-// checkWhole is checkInput with the collector at CheckGCPercent for a
-// native log without a window.
-func (s *stateFlags) checkWhole(logs []string, opts checker.Options, inputFormat, progress string, env Env) (*checker.Result, error) {
-	if inputFormat != formatOpenLineage && opts.Window.IsZero() && !s.gcOff {
-		s.gc, s.gcOff = debug.SetGCPercent(CheckGCPercent), true
-	}
-	res, err := checkInput(logs, opts, inputFormat, progress, env)
-	if err != nil {
-		s.restoreGC()
-	}
-	return res, err
-}
-
 // check checks the log as checkInput does, resuming from the checkpoint
 // file when there is one; without --state it is checkInput. A checkpoint
 // that does not fit is an error, or with --state-mismatch recheck a note
@@ -142,14 +79,14 @@ func (s *stateFlags) checkWhole(logs []string, opts checker.Options, inputFormat
 // is damaged is always an error: it is never a silent full check.
 func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, progress string, env Env) (*checker.Result, error) {
 	if s.path == "" {
-		return s.checkWhole(logs, opts, inputFormat, progress, env)
+		return checkInput(logs, opts, checker.Reading{}, inputFormat, progress, env)
 	}
-	opts.Checkpoint = true
+	whole := checker.Reading{Checkpoint: true}
 	data, err := osfile.ReadFile(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		// The first check: there is nothing to resume from yet.
-		return s.checkWhole(logs, opts, inputFormat, progress, env)
+		return checkInput(logs, opts, whole, inputFormat, progress, env)
 	case err != nil:
 		return nil, readError("the checkpoint", err)
 	}
@@ -157,18 +94,7 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(s.path), err)
 	}
-	resumed := opts
-	resumed.Resume = cp
-	resumed.CheckpointEncoded = s.stage
-	// Loading the checkpoint allocates the fold state, tens of megabytes,
-	// and next to no garbage, and so does folding events (a full check's
-	// heap is within a tenth of its live state): a collection while a
-	// check resumes frees next to nothing, and marking the loaded state
-	// took a fifth of a resumed check's CPU for the 1M-event benchmark log
-	// (bench/run.sh section 12).
-	// The collector stays off for a bounded output too (renderGC).
-	s.gc, s.gcOff = debug.SetGCPercent(ResumeGCPercent), true
-	res, err := checkInput(logs, resumed, inputFormat, progress, env)
+	res, err := checkInput(logs, opts, checker.Reading{Checkpoint: true, Resume: cp, CheckpointEncoded: s.stage}, inputFormat, progress, env)
 	s.resumed = cp
 	if err != nil {
 		s.discard() // staged by a check that failed after all
@@ -177,17 +103,12 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 	if errors.As(err, &damaged) {
 		// A fold state that does not decode, found once the check has
 		// started: named like a checkpoint that does not parse.
-		s.restoreGC()
 		return nil, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(s.path), damaged)
 	}
 	var mis *checker.StateMismatchError
 	if !errors.As(err, &mis) {
-		if err != nil {
-			s.restoreGC()
-		}
 		return res, err
 	}
-	s.restoreGC()
 	if s.mismatch != mismatchRecheck {
 		// The log's name in the message is raw, and so is the checkpoint's:
 		// ErrorLine escapes a line that holds anything a terminal would act
@@ -200,12 +121,12 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 		return nil, fmt.Errorf("%s: %v; nothing was checked (%s)", s.path, mis, hint)
 	}
 	fmt.Fprintf(env.Stderr, "greenlight: %s\n", ErrorLine(fmt.Errorf("%s: %v; checking the whole log", s.path, mis)))
-	return s.checkWhole(logs, opts, inputFormat, progress, env)
+	return checkInput(logs, opts, whole, inputFormat, progress, env)
 }
 
 // stage writes cp, a resumed check's new checkpoint, to a temporary file
 // beside the checkpoint while the check still proves the log's old part
-// (Options.CheckpointEncoded), on a goroutine of its own, and returns once
+// (Reading.CheckpointEncoded), on a goroutine of its own, and returns once
 // the bytes are written, before they are synced: the check's goroutine
 // then takes its share of the proof while the fsync leaves the CPU idle.
 // Returning at once instead, on two cores, the write shared them with two

@@ -125,8 +125,8 @@ func New(path string, raw io.Reader) (*File, error) {
 	f.closers = append(f.closers, d)
 	f.stored = stored
 	f.Log.R = d
-	f.Log.Stored = func() checker.StoredFile {
-		return checker.StoredFile{SHA256: hex.EncodeToString(stored.h.Sum(nil)), Size: stored.n, Compression: comp}
+	f.Log.Stored = func() checker.SourceFile {
+		return checker.SourceFile{SHA256: hex.EncodeToString(stored.h.Sum(nil)), Size: stored.n, Compression: comp}
 	}
 	return f, nil
 }

@@ -91,7 +91,7 @@ func TestNew(t *testing.T) {
 				t.Errorf("StoredRead at the end is %d, want the file's %d bytes", n, len(c.stored))
 			}
 			sum := sha256.Sum256(c.stored)
-			want2 := checker.StoredFile{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(c.stored)), Compression: c.compression}
+			want2 := checker.SourceFile{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(c.stored)), Compression: c.compression}
 			if st := f.Log.Stored(); st != want2 {
 				t.Errorf("stored %+v, want %+v", st, want2)
 			}
@@ -245,7 +245,7 @@ func TestBomb(t *testing.T) {
 	}
 	defer f.Close()
 	def, _ := checker.LinearDefinition([]checker.StageID{{Int: 1}})
-	res, err := checker.CheckFiles([]checker.LogFile{f.Log}, checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	res, err := checker.CheckFiles([]checker.LogFile{f.Log}, checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, checker.Reading{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		file, _ = New("f", bytes.NewReader(stored))
 		defer file.Close()
-		res, err := checker.CheckFiles([]checker.LogFile{file.Log}, checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), MaxLineBytes: 4096})
+		res, err := checker.CheckFiles([]checker.LogFile{file.Log}, checker.Options{Definition: def, Now: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), MaxLineBytes: 4096}, checker.Reading{})
 		if err != nil {
 			t.Fatalf("check: %v", err)
 		}

@@ -99,7 +99,7 @@ func checkOpened(format string, files []*logsource.File, opts checker.Options) (
 	if format == checker.FormatOpenLineage {
 		return openlineage.Check(files[0].Log.R, opts)
 	}
-	return checker.CheckFiles(logsource.Logs(files), opts)
+	return checker.CheckFiles(logsource.Logs(files), opts, checker.Reading{})
 }
 
 // checkFiles checks the log made of the files named, each read as a

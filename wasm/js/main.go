@@ -183,18 +183,20 @@ func (c call) options() (checker.Options, error) {
 }
 
 // check checks the log file, whose stored bytes are size long, with the
-// options o and the call's digest, progress and job log.
+// options o, the call's digest and progress (how the log is read) and
+// its job log.
 func (c call) check(file *logsource.File, o checker.Options, size int) (*checker.Result, error) {
 	// The host's digest is of the stored bytes, so for a compressed log
 	// the module hashes the text itself and source.files records the
 	// host's bytes.
+	var rd checker.Reading
 	if file.Log.Stored == nil {
-		o.SHA256 = c.digest
+		rd.SHA256 = c.digest
 	}
 	if c.hasProgress {
 		// The checker counts the text; a compressed log's progress is
 		// the share of its own bytes the decoder has consumed.
-		o.Progress = func(n int64) {
+		rd.Progress = func(n int64) {
 			if stored := file.StoredRead(); stored >= 0 {
 				n = stored
 			}
@@ -205,7 +207,7 @@ func (c call) check(file *logsource.File, o checker.Options, size int) (*checker
 		o.JobLog = bytes.NewReader(c.jobLog)
 	}
 	if c.req.InputFormat != checker.FormatOpenLineage {
-		return checker.CheckFiles([]checker.LogFile{file.Log}, o)
+		return checker.CheckFiles([]checker.LogFile{file.Log}, o, rd)
 	}
 	res, err := openlineage.Check(file.Log.R, o)
 	if err == nil && c.hasProgress {

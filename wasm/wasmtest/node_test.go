@@ -94,7 +94,7 @@ func TestJSModuleUnderNode(t *testing.T) {
 		nodeCase{name: "job log name without a job log", log: sample, options: map[string]any{"stages": "1,2", "job_log_file": jobLog},
 			want: "greenlightCheck: option job_log_file names a job log, but job_log holds none"},
 		nodeCase{name: "digest not hex", log: sample, options: map[string]any{"stages": "1,2", "sha256": "xyz"},
-			want: `checker: Options.SHA256 "xyz" is not 64 lowercase hex digits`},
+			want: `checker: Reading.SHA256 "xyz" is not 64 lowercase hex digits`},
 		nodeCase{name: "progress not a function", log: sample, options: map[string]any{"stages": "1,2", "progress": 5},
 			want: "greenlightCheck: option progress must be a function"},
 		nodeCase{name: "negative max_runs_per_state", log: sample, options: map[string]any{"stages": "1,2", "max_runs_per_state": -1},

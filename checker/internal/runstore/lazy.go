@@ -629,23 +629,40 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		}
 	}
 	b := s.base
-	n0 := 0
-	var touched []int
+	touched, fresh := s.freshRuns()
+	index := encodeTexts(e, b, fresh, s.Len())
+	if err := s.encodeIDs(e); err != nil {
+		return err
+	}
+	s.encodeIndex(e)
+	if b == nil {
+		return s.encodeNew(e, index, code)
+	}
+	return s.encodeOverBase(e, touched, fresh, index, code)
+}
+
+// freshRuns are the runs whose bodies an Encode encodes now: the runs of
+// the base that a Lookup handed out (touched, their places in the base, in
+// order), then the runs added since it.
+func (s *Store) freshRuns() (touched []int, fresh []*Run) {
+	b := s.base
 	if b != nil {
-		n0 = b.n
 		for p := range b.touched {
 			touched = append(touched, p)
 		}
 		slices.Sort(touched)
 	}
-	n := n0 + len(s.order)
-	// The runs whose bodies are encoded now: the touched and the new.
-	fresh := make([]*Run, 0, len(touched)+len(s.order))
+	fresh = make([]*Run, 0, len(touched)+len(s.order))
 	for _, p := range touched {
 		fresh = append(fresh, b.decoded[p])
 	}
-	fresh = append(fresh, s.order...)
-	// The error texts: the base's, then the fresh runs' new ones by line.
+	return touched, append(fresh, s.order...)
+}
+
+// encodeTexts appends the run count n and the error texts to e: the
+// base's (b, nil for none), then the fresh runs' new ones in the order of
+// the line that first used each. It returns each text's number.
+func encodeTexts(e *Encoder, b *base, fresh []*Run, n int) map[string]uint64 {
 	var texts []string
 	if b != nil {
 		texts = b.texts
@@ -691,7 +708,13 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 	for _, u := range added {
 		e.String(u.text)
 	}
-	// The id block.
+	return index
+}
+
+// encodeIDs appends the id block: the base's ids, borrowed, then the
+// new runs'.
+func (s *Store) encodeIDs(e *Encoder) error {
+	b := s.base
 	idLen := 0
 	if b != nil {
 		idLen = len(b.ids)
@@ -709,7 +732,19 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 	for _, run := range s.order {
 		e.B = append(e.B, run.id...)
 	}
-	// The run index, or none (bits 0) when a probe would pass maxProbe.
+	return nil
+}
+
+// encodeIndex appends the run index of the base's runs and the new ones,
+// or none (bits 0) when a probe would pass maxProbe: the base's slots
+// when its index has the size this one needs, else built afresh.
+func (s *Store) encodeIndex(e *Encoder) {
+	b := s.base
+	n0 := 0
+	if b != nil {
+		n0 = b.n
+	}
+	n := n0 + len(s.order)
 	bits := indexBits(n)
 	at := len(e.B)
 	e.Uvarint(uint64(bits))
@@ -731,23 +766,37 @@ func (s *Store) Encode(e *Encoder, code func(*Run) uint8) error {
 		e.B = e.B[:at]
 		e.Uvarint(0)
 	}
-	if b == nil {
-		// Every run is new: the heads, then the bodies, which end where
-		// the last head says, encoded in place.
-		heads := len(e.B)
-		e.B = grow(e.B, n*headSize)
-		bodies := len(e.B)
-		var idEnd uint32
-		for p, run := range s.order {
-			e.body(run, index)
-			idEnd += uint32(len(run.id))
-			if uint64(len(e.B)-bodies) > math.MaxUint32 || uint64(run.firstLine) > maxLine {
-				return ErrTooLarge
-			}
-			putHead(e.B[heads+p*headSize:], run, idEnd, uint32(len(e.B)-bodies), code)
+}
+
+// encodeNew appends the heads and the bodies of a store loaded from no
+// checkpoint: every run is new.
+func (s *Store) encodeNew(e *Encoder, index map[string]uint64, code func(*Run) uint8) error {
+	n := len(s.order)
+	// Every run is new: the heads, then the bodies, which end where
+	// the last head says, encoded in place.
+	heads := len(e.B)
+	e.B = grow(e.B, n*headSize)
+	bodies := len(e.B)
+	var idEnd uint32
+	for p, run := range s.order {
+		e.body(run, index)
+		idEnd += uint32(len(run.id))
+		if uint64(len(e.B)-bodies) > math.MaxUint32 || uint64(run.firstLine) > maxLine {
+			return ErrTooLarge
 		}
-		return nil
+		putHead(e.B[heads+p*headSize:], run, idEnd, uint32(len(e.B)-bodies), code)
 	}
+	return nil
+}
+
+// encodeOverBase appends the heads and the bodies of a store loaded from
+// a checkpoint (s.base): the touched runs' bodies and the new runs' are
+// encoded afresh (fresh, the touched first, at their places in the base,
+// touched), the others borrowed.
+func (s *Store) encodeOverBase(e *Encoder, touched []int, fresh []*Run, index map[string]uint64, code func(*Run) uint8) error {
+	b := s.base
+	n0 := b.n
+	n := n0 + len(s.order)
 	// The heads, then the bodies, which end where the last head says. The
 	// fresh runs' bodies are encoded first, for their lengths, into
 	// storage of their own (about the base's bytes a run each); a stretch
