@@ -28,3 +28,26 @@ func TestRecoveryDocsListEveryRule(t *testing.T) {
 		t.Fatal("the rule table has no recovery rules")
 	}
 }
+
+// TestRecoveryDocsOrderOfWork: the example of docs/recovery.md's section
+// "The runbook's order of work" is what greenlight prints for
+// testdata/recovery/live_lease.jsonl (its golden text).
+func TestRecoveryDocsOrderOfWork(t *testing.T) {
+	doc, err := os.ReadFile("../docs/recovery.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("../testdata/recovery/live_lease.golden.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "## 10. The runbook's order of work")
+	if !ok {
+		t.Fatal("docs/recovery.md has no section 10")
+	}
+	_, block, ok := strings.Cut(section, "```\nrecovery:\n")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 || !strings.Contains(string(golden), "recovery:\n"+block) {
+		t.Errorf("the example of docs/recovery.md section 10 is not in live_lease.golden.txt:\n%s", block)
+	}
+}

@@ -73,12 +73,43 @@ func (cfg foldConfig) staleFor(sd *StageDef) time.Duration {
 // verdict) without building reports; the run reports are built one at a
 // time as the Snapshot's readers ask for them (foldedRuns).
 func (c *contractState) snapshot(src Source) *Snapshot {
-	w := c.window
-	if w != nil {
+	if c.window != nil {
 		c.sweepOnce() // the snapshot lists only the runs in the window
 	}
 	def := c.opts.Definition
-	stale := c.staleAfter()
+	s := c.snapshotHead(src)
+	var mismatched map[string]*Inconsistency
+	if c.jobLog != nil {
+		s.Reconciliation, mismatched = c.reconcile()
+	}
+	cfg := foldConfig{now: c.opts.Now, stale: time.Duration(s.Options.StaleAfterSeconds) * time.Second,
+		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText, brakeTrips: c.tripsFor(), planOf: c.planOf}
+	p := c.firstPass(s, def, cfg, mismatched)
+	judged := c.verdict(s, def, cfg, mismatched, &p)
+	c.judgeFreshness(s, p.states)
+	f := &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: p.states, latestAt: -1}
+	if p.latest != nil && p.latest == p.foldedLatest {
+		// The latest run was folded: its copy still gives its report
+		// (its run views' Latest, render.Latest), judged at its stub's place in the schedule.
+		f.latest = p.latest
+		if judged != nil {
+			for k, r := range p.judgedRuns {
+				if r.ID() == p.latest.ID() {
+					f.latestAt = k
+					break
+				}
+			}
+		}
+	}
+	s.runs = f
+	return s
+}
+
+// snapshotHead is the snapshot before its runs are judged: the versions,
+// the moment, the source, the options in force, the run count and the
+// warnings.
+func (c *contractState) snapshotHead(src Source) *Snapshot {
+	def := c.opts.Definition
 	s := &Snapshot{
 		SchemaVersion:  SnapshotVersion,
 		Tool:           toolOf(c.opts),
@@ -86,7 +117,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		GeneratedAt:    c.opts.Now.UTC(),
 		Source:         src,
 		Options: SnapshotOptions{
-			StaleAfterSeconds:  stale,
+			StaleAfterSeconds:  c.staleAfter(),
 			LeaseMarginSeconds: def.LeaseMarginSeconds,
 			RetryBrake:         def.retryBrake(),
 			Gate:               c.opts.Gate,
@@ -110,40 +141,46 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		secs := int64(c.opts.Since / time.Second)
 		s.Options.SinceSeconds = &secs
 	}
-	sched := def.Schedule
-	if sched != nil {
+	if def.Schedule != nil {
 		zero := 0
 		s.StateCounts.Overdue = &zero
 	}
-	var mismatched map[string]*Inconsistency
-	if c.jobLog != nil {
-		s.Reconciliation, mismatched = c.reconcile()
-	}
-	cfg := foldConfig{now: c.opts.Now, stale: time.Duration(stale) * time.Second,
-		margin: time.Duration(def.LeaseMarginSeconds) * time.Second, threshold: def.retryBrake().Threshold, defs: c.defs, lineText: c.lineText, brakeTrips: c.tripsFor(), planOf: c.planOf}
-	var latest *runState
-	allSucceeded := true
-	var live, judgedRuns []*runState
-	var liveAt []int
-	var states []uint8 // for the runs' heads (runview.Head)
-	var stubStates map[*runState]RunState
-	var foldedLatest *runState
-	// Without a schedule or a window, the runs are judged from their heads
-	// (lazyStates): a run a checkpoint holds is decoded only when its state
-	// may have changed since.
-	lazy := sched == nil && w == nil
-	if lazy {
+	return s
+}
+
+// foldPass is what the snapshot's first pass learns about the runs: the
+// latest run (foldedLatest when it is the window's folded one), whether
+// every run succeeded, the live runs and those the schedule judges (with
+// the window's stubs: liveAt, stubStates), and every run's state code by
+// place (for the runs' heads, runview.Head).
+type foldPass struct {
+	latest, foldedLatest *runState
+	allSucceeded         bool
+	live, judgedRuns     []*runState
+	liveAt               []int
+	states               []uint8
+	stubStates           map[*runState]RunState
+}
+
+// firstPass gives every run its state and counts it into s (with the
+// window's folded runs), and finds the latest run. Without a schedule or a
+// window, the runs are judged from their heads (lazyStates): a run a
+// checkpoint holds is decoded only when its state may have changed since.
+func (c *contractState) firstPass(s *Snapshot, def *Definition, cfg foldConfig, mismatched map[string]*Inconsistency) foldPass {
+	w := c.window
+	p := foldPass{allSucceeded: true}
+	if def.Schedule == nil && w == nil {
 		var at int
-		states, at, allSucceeded = c.lazyStates(def, cfg, mismatched, &s.StateCounts)
+		p.states, at, p.allSucceeded = c.lazyStates(def, cfg, mismatched, &s.StateCounts)
 		if at >= 0 {
-			latest = c.runs.At(at)
-			id := latest.ID()
+			p.latest = c.runs.At(at)
+			id := p.latest.ID()
 			s.LatestRunID = &id
 		}
 	} else {
-		live = c.runs.Runs()
-		judgedRuns = live
-		states = make([]uint8, 0, len(live))
+		p.live = c.runs.Runs()
+		p.judgedRuns = p.live
+		p.states = make([]uint8, 0, len(p.live))
 	}
 	if w != nil {
 		s.RunCount += w.total
@@ -151,94 +188,114 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 		s.StateCounts.Cancelled += w.counts.Cancelled
 		s.StateCounts.Incomplete += w.counts.Incomplete
 		s.StateCounts.Succeeded += w.counts.Succeeded
-		allSucceeded = w.counts.Succeeded == w.total
-		latest, foldedLatest = w.latest, w.latest
+		p.allSucceeded = w.counts.Succeeded == w.total
+		p.latest, p.foldedLatest = w.latest, w.latest
 		cutoff, _ := c.cutoff()
 		s.Window = w.report(cutoff)
-		if sched != nil && len(w.stubs) > 0 {
-			judgedRuns, liveAt, stubStates = w.scheduleRuns(live)
+		if def.Schedule != nil && len(w.stubs) > 0 {
+			p.judgedRuns, p.liveAt, p.stubStates = w.scheduleRuns(p.live)
 		}
 	}
-	for _, run := range live { // (empty when lazy)
+	for _, run := range p.live { // (empty when lazy)
 		// The latest run is the one whose logical time (scheduled_for,
 		// else its first event) is latest. Ties go to the later line: the
 		// store is in line order, and a folded run (the window's latest)
 		// is compared by its line.
-		if latest == nil || run.LogicalAt().After(latest.LogicalAt()) || (run.LogicalAt().Equal(latest.LogicalAt()) && (latest != foldedLatest || run.FirstLine() > latest.FirstLine())) {
-			latest = run
+		if l := p.latest; l == nil || run.LogicalAt().After(l.LogicalAt()) || (run.LogicalAt().Equal(l.LogicalAt()) && (l != p.foldedLatest || run.FirstLine() > l.FirstLine())) {
+			p.latest = run
 		}
 		state := scheduledState(run, def, cfg, mismatched[run.ID()] != nil)
 		if state != RunSucceeded {
-			allSucceeded = false
+			p.allSucceeded = false
 		}
-		code := stateUnknown
-		switch state {
-		case RunUnknown:
-			s.StateCounts.Unknown++
-		case RunFailed:
-			s.StateCounts.Failed++
-			code = stateFailed
-		case RunCancelled:
-			s.StateCounts.Cancelled++
-			code = stateCancelled
-		case RunStalled:
-			s.StateCounts.Stalled++
-			code = stateStalled
-		case RunOverdue:
-			*s.StateCounts.Overdue++
-			code = stateOverdue
-		case RunRunning:
-			s.StateCounts.Running++
-			code = stateRunning
-		case RunIncomplete:
-			s.StateCounts.Incomplete++
-			code = stateIncomplete
-		case RunSucceeded:
-			s.StateCounts.Succeeded++
-			code = stateSucceeded
-		}
-		states = append(states, code)
+		p.states = append(p.states, countState(&s.StateCounts, state))
 	}
 	if c.opts.Since > 0 {
-		allSucceeded = c.succeededSince(states)
+		p.allSucceeded = c.succeededSince(p.states)
 	}
+	return p
+}
+
+// countState counts a run in state into counts and returns the state's
+// code.
+func countState(counts *StateCounts, state RunState) uint8 {
+	switch state {
+	case RunUnknown:
+		counts.Unknown++
+	case RunFailed:
+		counts.Failed++
+		return stateFailed
+	case RunCancelled:
+		counts.Cancelled++
+		return stateCancelled
+	case RunStalled:
+		counts.Stalled++
+		return stateStalled
+	case RunOverdue:
+		*counts.Overdue++
+		return stateOverdue
+	case RunRunning:
+		counts.Running++
+		return stateRunning
+	case RunIncomplete:
+		counts.Incomplete++
+		return stateIncomplete
+	case RunSucceeded:
+		counts.Succeeded++
+		return stateSucceeded
+	}
+	return stateUnknown
+}
+
+// verdict sets s's verdict and latest run from the first pass: with a
+// schedule, the schedule's judgement (which it returns; nil without one),
+// else every run succeeded (gate all) or the latest and every run after it
+// did (gate latest).
+func (c *contractState) verdict(s *Snapshot, def *Definition, cfg foldConfig, mismatched map[string]*Inconsistency, p *foldPass) *scheduleJudgement {
 	s.Verdict = VerdictUnhealthy
-	var judged *scheduleJudgement
-	if sched != nil {
-		judged = judgeSchedule(sched, judgedRuns, c.opts.Now, c.skew)
-		judged.doubleExecutions(def, judgedRuns)
-		judged.liveAt = liveAt
-		s.Schedule = judged.report
-		if latest != nil {
-			id := latest.ID()
+	sched := def.Schedule
+	if sched == nil {
+		if p.latest != nil {
+			id := p.latest.ID()
 			s.LatestRunID = &id
-		}
-		if judged.healthy(c.opts.Gate, judgedRuns, latest, allSucceeded, func(r *runState) RunState {
-			if st, ok := stubStates[r]; ok {
-				return st
+			healthy := p.allSucceeded
+			if c.opts.Gate == GateLatest {
+				healthy = runStateOf(p.latest, def, cfg, mismatched[p.latest.ID()] != nil) == RunSucceeded && c.succeededAfter(p.latest, p.states)
 			}
-			return scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
-		}) {
-			s.Verdict = VerdictHealthy
+			if healthy {
+				s.Verdict = VerdictHealthy
+			}
 		}
-		// A double execution of a non-idempotent stage makes its slot
-		// unhealthy: under gate all any slot, under gate latest the latest.
-		if n := len(judged.report.DoubleExecutions); n > 0 && (c.opts.Gate != GateLatest || judged.doubleInLatest()) {
-			s.Verdict = VerdictUnhealthy
-		}
-	} else if latest != nil {
-		id := latest.ID()
-		s.LatestRunID = &id
-		healthy := allSucceeded
-		if c.opts.Gate == GateLatest {
-			healthy = runStateOf(latest, def, cfg, mismatched[latest.ID()] != nil) == RunSucceeded && c.succeededAfter(latest, states)
-		}
-		if healthy {
-			s.Verdict = VerdictHealthy
-		}
+		return nil
 	}
-	// Freshness (docs/contract.md): the newest succeeded run's last
-	// event, among the listed runs and the window's folded ones.
+	judged := judgeSchedule(sched, p.judgedRuns, c.opts.Now, c.skew)
+	judged.doubleExecutions(def, p.judgedRuns)
+	judged.liveAt = p.liveAt
+	s.Schedule = judged.report
+	if p.latest != nil {
+		id := p.latest.ID()
+		s.LatestRunID = &id
+	}
+	if judged.healthy(c.opts.Gate, p.judgedRuns, p.latest, p.allSucceeded, func(r *runState) RunState {
+		if st, ok := p.stubStates[r]; ok {
+			return st
+		}
+		return scheduledState(r, def, cfg, mismatched[r.ID()] != nil)
+	}) {
+		s.Verdict = VerdictHealthy
+	}
+	// A double execution of a non-idempotent stage makes its slot
+	// unhealthy: under gate all any slot, under gate latest the latest.
+	if n := len(judged.report.DoubleExecutions); n > 0 && (c.opts.Gate != GateLatest || judged.doubleInLatest()) {
+		s.Verdict = VerdictUnhealthy
+	}
+	return judged
+}
+
+// judgeFreshness sets s's freshness (docs/contract.md): the newest
+// succeeded run's last event, among the listed runs (states, by place)
+// and the window's folded ones; a stale pipeline is unhealthy.
+func (c *contractState) judgeFreshness(s *Snapshot, states []uint8) {
 	var successAt time.Time
 	successID := ""
 	for p, code := range states {
@@ -249,29 +306,13 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 			successAt, successID = h.LastAt(), h.ID
 		}
 	}
-	if w != nil && w.lastSuccess.After(successAt) {
+	if w := c.window; w != nil && w.lastSuccess.After(successAt) {
 		successAt, successID = w.lastSuccess, ""
 	}
 	s.Freshness = c.opts.freshness(successID, successAt, c.opts.Now)
 	if s.Freshness.Stale {
 		s.Verdict = VerdictUnhealthy
 	}
-	f := &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: states, latestAt: -1}
-	if latest != nil && latest == foldedLatest {
-		// The latest run was folded: its copy still gives its report
-		// (its run views' Latest, render.Latest), judged at its stub's place in the schedule.
-		f.latest = latest
-		if judged != nil {
-			for k, r := range judgedRuns {
-				if r.ID() == latest.ID() {
-					f.latestAt = k
-					break
-				}
-			}
-		}
-	}
-	s.runs = f
-	return s
 }
 
 // succeededSince says gate all under --since is met by the runs: at least
@@ -445,12 +486,13 @@ func asCheckpointError() {
 
 func (f *foldedRuns) report(i int, ar *reportArena, rr *RunReport) {
 	run := f.run(i)
-	foldRun(rr, run, f.cfg.definitionOf(run, f.def), f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
+	def := f.cfg.definitionOf(run, f.def)
+	foldRun(rr, run, def, f.c.planOf(run), f.cfg, f.mismatched[run.ID()], ar)
 	if f.judged != nil {
 		sched := f.def.Schedule
 		f.judged.annotate(rr, f.judged.at(i), run, sched, f.c.opts.Now)
 		if rr.State == RunOverdue {
-			rr.Recovery = recoveryFor(rr, f.def, nil, f.cfg.lineText)
+			rr.Recovery = recoveryFor(rr, def, nil, f.cfg.lineText) // the run's own stages, as foldRun's
 		}
 	}
 }
@@ -498,8 +540,7 @@ func stageState(run *runState, i int, def *Definition, cfg foldConfig) StageStat
 // runRank is the precedence of the stage states that decide a run's state:
 // unknown > failed > cancelled > stalled > running; every other state ranks
 // 0. It is the one precedence of run states: the fold takes the run's state
-// from it, the recovery advice finds the stage that decided it
-// (decidedBy). A switch, not a map: it is asked once per stage of every run.
+// from it. A switch, not a map: it is asked once per stage of every run.
 func runRank(st StageState) int {
 	switch st {
 	case StageUnknown:

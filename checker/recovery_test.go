@@ -2,6 +2,8 @@ package checker_test
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,6 +267,115 @@ func TestRerunFromRerunsDescendants(t *testing.T) {
 		r := res.Snapshot.Collect()[0]
 		if got := fmt.Sprintf("%s [%s] %s", r.State, stageStates(r), r.Recovery.Action); got != wants[k] {
 			t.Errorf("step %d: got %s, want %s\n%q", k, got, wants[k], r.Recovery.Steps)
+		}
+	}
+}
+
+// TestRecoveryRunbookOrder: every unhealthy stage's action is listed,
+// numbered in the runbook's order of work (docs/recovery.md §10), and a
+// live lease turns every other action into wait.
+func TestRecoveryRunbookOrder(t *testing.T) {
+	s1 := rev("extract", 1, "started", 0)
+	unkAudit := []string{rev("audit", 1, "started", 1), rev("audit", 1, "unknown", 2, reason)}
+	cat := func(parts ...[]string) []string { return slices.Concat(parts...) }
+	oomTimes := func(k int) []string {
+		var l []string
+		for n := 1; n <= k; n++ {
+			l = append(l, rev("extract", n, "started", 2*n), rev("extract", n, "failed", 2*n+1, `"error":"x"`, `"error_code":"OOM"`))
+		}
+		return l
+	}
+	cases := []struct {
+		name string
+		log  []string
+		now  time.Time
+		want string // action@stage, in order
+	}{
+		{"a live lease: everything waits", cat([]string{rev("extract", 1, "started", 0, `"lease_expires_at":"2026-01-01T12:30:00Z"`)}, unkAudit), corpusNow, "wait@extract wait@audit"},
+		{"a stale lease, then the unknown sibling", cat([]string{s1}, unkAudit), corpusNow, "confirm_stopped@extract adjudicate_unknown@audit"},
+		{"unknown before a rerun, in stage order within a step", cat([]string{s1, rev("extract", 1, "failed", 1, `"error":"x"`)}, unkAudit), corpusNow, "adjudicate_unknown@audit rerun@extract"},
+		{"the brake before a rerun", cat(oomTimes(3), []string{rev("audit", 1, "started", 8), rev("audit", 1, "failed", 9, `"error":"x"`)}), corpusNow, "fix_then_rerun_from@extract rerun@audit"},
+		{"a non-idempotent failure and a stage never started", cat(extractOK(), []string{rev("load", 1, "started", 2), rev("load", 1, "failed", 3, `"error":"x"`)}), corpusNow, "resolve_non_idempotent@load rerun@audit"},
+		{"a cancelled run is not resumed", []string{s1, rev("extract", 1, "unknown", 1, reason), resolvedEv("extract", 1, 2, "cancelled", evidence, comp)}, corpusNow, "none@extract"},
+		{"a stage never started waits for the live lease", []string{s1}, clock(10, 5, 0), "wait@extract"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runCheck(t, lines(tc.log...), func(o *checker.Options) { o.Definition = recoveryDefinition(t); o.Now = tc.now })
+			if !res.Report.Valid {
+				t.Fatalf("unexpected violations: %+v", res.Report.Violations)
+			}
+			rec := res.Snapshot.Collect()[0].Recovery
+			var got []string
+			for i, a := range rec.Actions {
+				if a.Order != i+1 {
+					t.Errorf("action %d has order %d", i, a.Order)
+				}
+				got = append(got, string(a.Action)+"@"+a.Stage.String())
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Fatalf("actions %q, want %q\n%+v", got, tc.want, rec.Actions)
+			}
+			if first := rec.At(0); rec.Action != first.Action || rec.Stage != first.Stage || len(rec.Steps) != len(first.Steps) {
+				t.Errorf("the run's action %s is not its first, %s", rec.Action, first.Action)
+			}
+		})
+	}
+}
+
+// TestRecoveryActionsInvariants checks every run of the logs of
+// testdata/recovery against the runbook's order of work (docs/recovery.md
+// §10): actions numbered from 1, the run's action is the first, a wait
+// leaves only waits (and none), the rest in the runbook's steps, and every
+// running, stalled, unknown, failed or cancelled stage has one action.
+func TestRecoveryActionsInvariants(t *testing.T) {
+	step := map[checker.Action]int{
+		checker.ActionWait: 0, checker.ActionConfirmStopped: 1, checker.ActionInvestigateInconsistency: 2, checker.ActionAdjudicateUnknown: 2,
+		checker.ActionFixThenRerunFrom: 3, checker.ActionResolveNonIdempotent: 4, checker.ActionRerun: 4, checker.ActionNone: 5,
+	}
+	for _, name := range []string{"orders_daily", "takeover", "heartbeat_advanced", "brake_nights", "live_lease"} {
+		log, err := os.ReadFile("../testdata/recovery/" + name + ".jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := runCheck(t, string(log), func(o *checker.Options) { o.Definition = recoveryDefinition(t); o.Now = corpusNow })
+		for _, r := range res.Snapshot.Collect() {
+			rec := &r.Recovery
+			if len(rec.Actions) == 0 {
+				if rec.Action != checker.ActionNone || len(rec.Steps) != 0 {
+					t.Errorf("%s: run %s has no actions but action %s", name, r.RunID, rec.Action)
+				}
+				continue
+			}
+			waits, last := false, -1
+			staged := map[string]int{}
+			for i, a := range rec.Actions {
+				if a.Order != i+1 || len(a.Steps) == 0 {
+					t.Errorf("%s: run %s action %d: order %d, %d steps", name, r.RunID, i, a.Order, len(a.Steps))
+				}
+				waits = waits || a.Action == checker.ActionWait
+				if waits && a.Action != checker.ActionWait && a.Action != checker.ActionNone {
+					t.Errorf("%s: run %s: %s after a wait", name, r.RunID, a.Action)
+				}
+				if step[a.Action] < last {
+					t.Errorf("%s: run %s: %s out of the runbook's order", name, r.RunID, a.Action)
+				}
+				last = step[a.Action]
+				if a.Stage != nil && a.Action != checker.ActionInvestigateInconsistency {
+					staged[a.Stage.String()]++
+				}
+			}
+			if first := rec.At(0); rec.Action != first.Action || fmt.Sprint(rec.Steps) != fmt.Sprint(first.Steps) {
+				t.Errorf("%s: run %s: action %s is not its first, %s", name, r.RunID, rec.Action, first.Action)
+			}
+			for _, s := range r.Stages {
+				switch s.State {
+				case checker.StageRunning, checker.StageStalled, checker.StageUnknown, checker.StageFailed, checker.StageCancelled:
+					if staged[s.Stage.String()] != 1 {
+						t.Errorf("%s: run %s: stage %s (%s) has %d actions", name, r.RunID, s.Stage, s.State, staged[s.Stage.String()])
+					}
+				}
+			}
 		}
 	}
 }

@@ -40,23 +40,10 @@ const (
 // RunPrecedence returns the stage states that decide a run's state, the
 // first that one of its stages shows wins: unknown, failed, cancelled,
 // stalled, running (docs/contract.md, docs/recovery.md). The fold ranks stages
-// by it, the recovery advice and the renderers find with it the stage that
-// decided a run.
+// by it, and the renderers find with it the stage that decided a run (the
+// recovery advice lists every unhealthy stage, in the runbook's order).
 func RunPrecedence() []StageState {
 	return []StageState{StageUnknown, StageFailed, StageCancelled, StageStalled, StageRunning}
-}
-
-// decidedBy is the stage state that gives a run in state s its state: the
-// state of the same name, except pending for incomplete and running for
-// overdue.
-func decidedBy(s RunState) StageState {
-	switch s {
-	case RunIncomplete:
-		return StagePending
-	case RunOverdue:
-		return StageRunning
-	}
-	return StageState(s)
 }
 
 // Stage and attempt states. An attempt is running or stalled while it has no

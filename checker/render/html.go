@@ -191,6 +191,7 @@ type htmlRun struct {
 	HasError             bool
 	Action, ActionIDs    string
 	Steps                []string
+	Actions              []htmlAction // a run's actions when it has more than one
 	Attempts             []htmlAttempt
 	Gantt                htmlGantt
 }
@@ -403,6 +404,7 @@ func runDetails(src *checker.Source, r *checker.RunReport, now time.Time, anchor
 	if rec := &r.Recovery; rec.Action != checker.ActionNone || len(rec.Steps) > 0 {
 		h.Action, h.ActionIDs = string(rec.Action), RecoveryIDs(rec)
 		h.Steps = append([]string(nil), rec.Steps...)
+		h.Actions = htmlActions(rec)
 	}
 	for k := range r.Stages {
 		st := &r.Stages[k]

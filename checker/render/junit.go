@@ -251,10 +251,7 @@ func writeJUnitCase(bw *bufio.Writer, src *checker.Source, suite string, row Row
 		}
 	}
 	if rec := &r.Recovery; rec.Action != "" && len(rec.Steps) > 0 {
-		fmt.Fprintf(&body, "recovery: %s\n", rec.Action)
-		for i, step := range rec.Steps {
-			fmt.Fprintf(&body, "  %d. %s\n", i+1, step)
-		}
+		junitRecovery(&body, rec)
 	}
 	if outcome == "skipped" {
 		fmt.Fprintf(bw, ">\n      <skipped message=\"%s\">%s</skipped>\n    </testcase>\n", XML(msg), XMLText(body.String()))

@@ -39,11 +39,25 @@ func writeRecovery(b *strings.Builder, r *checker.RunReport, header bool) bool {
 	if header {
 		b.WriteString("recovery:\n")
 	}
-	fmt.Fprintf(b, "  %s (%s)\n", rec.Action, Terminal(RecoveryIDs(rec)))
+	if len(rec.Actions) < 2 {
+		writeRecoveryAction(b, "", rec)
+		return true
+	}
+	for i := range rec.Actions {
+		one := rec.At(i)
+		writeRecoveryAction(b, fmt.Sprintf("%d of %d: ", rec.Actions[i].Order, len(rec.Actions)), &one)
+	}
+	return true
+}
+
+// writeRecoveryAction appends one action of a run's recovery, its number
+// (as "2 of 3: ", or nothing for a run's only action), the action and the
+// identifiers, then the numbered steps; log text escaped.
+func writeRecoveryAction(b *strings.Builder, number string, rec *checker.Recovery) {
+	fmt.Fprintf(b, "  %s%s (%s)\n", number, rec.Action, Terminal(RecoveryIDs(rec)))
 	for i, step := range rec.Steps {
 		fmt.Fprintf(b, "    %d. %s\n", i+1, TerminalMessage(step))
 	}
-	return true
 }
 
 // noticesText renders the snapshot's warnings and job-log inconsistencies,
@@ -71,11 +85,63 @@ func recoveryMarkdown(rec *checker.Recovery) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Recovery: `%s`** (%s)\n\n", rec.Action, Markdown(RecoveryIDs(rec)))
-	for i, s := range rec.Steps {
-		fmt.Fprintf(&b, "%d. %s\n", i+1, Markdown(s))
+	if len(rec.Actions) < 2 {
+		fmt.Fprintf(&b, "**Recovery: `%s`** (%s)\n\n", rec.Action, Markdown(RecoveryIDs(rec)))
+		for i, s := range rec.Steps {
+			fmt.Fprintf(&b, "%d. %s\n", i+1, Markdown(s))
+		}
+		return b.String()
+	}
+	fmt.Fprintf(&b, "**Recovery: %d actions, in the runbook's order**\n\n", len(rec.Actions))
+	for i := range rec.Actions {
+		one := rec.At(i)
+		fmt.Fprintf(&b, "%d. `%s` (%s)\n", rec.Actions[i].Order, one.Action, Markdown(RecoveryIDs(&one)))
+		for k, s := range one.Steps {
+			fmt.Fprintf(&b, "   %d. %s\n", k+1, Markdown(s))
+		}
 	}
 	return b.String()
+}
+
+// htmlAction is one numbered action of a run's recovery in the HTML
+// report; its texts are escaped by the template.
+type htmlAction struct {
+	Order       int
+	Action, IDs string
+	Steps       []string
+}
+
+// htmlActions copies a run's actions for the HTML report when it has more
+// than one (a run's only action shows as Action, ActionIDs and Steps).
+func htmlActions(rec *checker.Recovery) []htmlAction {
+	if len(rec.Actions) < 2 {
+		return nil
+	}
+	out := make([]htmlAction, len(rec.Actions))
+	for i := range rec.Actions {
+		one := rec.At(i)
+		out[i] = htmlAction{Order: rec.Actions[i].Order, Action: string(one.Action), IDs: RecoveryIDs(&one), Steps: append([]string(nil), one.Steps...)}
+	}
+	return out
+}
+
+// junitRecovery writes a run's recovery into a JUnit failure's body: each
+// action and its numbered steps (the body is escaped as a whole).
+func junitRecovery(body *strings.Builder, rec *checker.Recovery) {
+	if len(rec.Actions) < 2 {
+		fmt.Fprintf(body, "recovery: %s\n", rec.Action)
+		for i, step := range rec.Steps {
+			fmt.Fprintf(body, "  %d. %s\n", i+1, step)
+		}
+		return
+	}
+	for i := range rec.Actions {
+		one := rec.At(i)
+		fmt.Fprintf(body, "recovery %d of %d: %s (%s)\n", rec.Actions[i].Order, len(rec.Actions), one.Action, RecoveryIDs(&one))
+		for k, step := range one.Steps {
+			fmt.Fprintf(body, "  %d. %s\n", k+1, step)
+		}
+	}
 }
 
 // noticesMarkdown renders warnings and job-log inconsistencies as a Markdown

@@ -108,37 +108,63 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 }
 
 // appendRecovery appends a run report's "recovery" member, with its
-// leading comma.
+// leading comma: the first action's fields, then every action, numbered.
 func appendRecovery(b []byte, rec *checker.Recovery) []byte {
 	b = append(b, `,"recovery":{"action":"`...)
 	b = appendWord(b, string(rec.Action))
 	b = append(b, `","run_id":"`...)
 	b = appendText(b, rec.RunID)
-	if rec.Stage == nil && rec.Attempt == nil && rec.AttemptID == nil && rec.Owner == nil && rec.Steps != nil && len(rec.Steps) == 0 {
+	b = append(b, '"')
+	if rec.Stage == nil && rec.Attempt == nil && rec.AttemptID == nil && rec.Owner == nil && rec.Steps != nil && len(rec.Steps) == 0 && rec.Actions != nil && len(rec.Actions) == 0 {
 		// A run that needs no action, as most runs.
-		return append(b, `","stage":null,"attempt":null,"attempt_id":null,"owner":null,"steps":[]}`...)
+		return append(b, `,"stage":null,"attempt":null,"attempt_id":null,"owner":null,"steps":[],"actions":[]}`...)
 	}
-	b = append(b, `","stage":`...)
-	if rec.Stage == nil {
+	b = appendActionFields(b, rec.Stage, rec.Attempt, rec.AttemptID, rec.Owner, rec.Steps)
+	b = append(b, `,"actions":`...)
+	if rec.Actions == nil {
+		return append(b, "null}"...)
+	}
+	b = append(b, '[')
+	for i := range rec.Actions {
+		a := &rec.Actions[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"order":`...)
+		b = appendInt(b, int64(a.Order))
+		b = append(b, `,"action":"`...)
+		b = appendWord(b, string(a.Action))
+		b = append(b, '"')
+		b = appendActionFields(b, a.Stage, a.Attempt, a.AttemptID, a.Owner, a.Steps)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}
+
+// appendActionFields appends the identifiers and steps of a recovery
+// action, each member with its leading comma.
+func appendActionFields(b []byte, stage *checker.StageID, attempt *int64, attemptID, owner *string, steps []string) []byte {
+	b = append(b, `,"stage":`...)
+	if stage == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendStage(b, *rec.Stage)
+		b = appendStage(b, *stage)
 	}
 	b = append(b, `,"attempt":`...)
-	b = appendOptInt(b, rec.Attempt)
+	b = appendOptInt(b, attempt)
 	b = append(b, `,"attempt_id":`...)
-	b = appendOptString(b, rec.AttemptID)
+	b = appendOptString(b, attemptID)
 	b = append(b, `,"owner":`...)
-	b = appendOptString(b, rec.Owner)
+	b = appendOptString(b, owner)
 	b = append(b, `,"steps":`...)
 	switch {
-	case rec.Steps == nil:
+	case steps == nil:
 		b = append(b, "null"...)
-	case len(rec.Steps) == 0:
+	case len(steps) == 0:
 		b = append(b, "[]"...)
 	default:
 		b = append(b, '[')
-		for i, step := range rec.Steps {
+		for i, step := range steps {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -146,7 +172,7 @@ func appendRecovery(b []byte, rec *checker.Recovery) []byte {
 		}
 		b = append(b, ']')
 	}
-	return append(b, '}')
+	return b
 }
 
 // appendAttempt appends the JSON object of one attempt report.

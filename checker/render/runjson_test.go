@@ -49,6 +49,10 @@ func TestAppendRunMatches(t *testing.T) {
 					Resolution: &checker.ResolutionReport{Resolution: "failed", Reason: "r", EvidenceRef: "e", ResolvedBy: "ana", ApprovedBy: ptr("bo"), ResolvedAt: "t2", Line: 5}},
 			}}}},
 		{RunID: "r-8", Recovery: checker.Recovery{Steps: []string{}}},
+		{RunID: "r-8b", Recovery: checker.Recovery{Steps: []string{}, Actions: []checker.RecoveryAction{}}},
+		{RunID: "r-8c", Recovery: checker.Recovery{Action: "wait", Steps: []string{"s"}, Actions: []checker.RecoveryAction{
+			{Order: 1, Action: "wait", Stage: ptr(checker.IntStage(2)), Attempt: ptr(int64(1)), AttemptID: ptr("a<1>"), Owner: ptr("o"), Steps: []string{"s"}},
+			{Order: 2, Action: "wait", Steps: []string{"\"t\"", "u"}}}}},
 		// Whole numbers take appendFloat's integer path, up to 2^53.
 		{RunID: "r-9", DurationSeconds: 300},
 		{RunID: "r-10", DurationSeconds: -5},
@@ -76,7 +80,8 @@ func TestAppendRunMatches(t *testing.T) {
 		reflect.TypeOf(checker.StageReport{}):      7,
 		reflect.TypeOf(checker.AttemptReport{}):    19,
 		reflect.TypeOf(checker.TakeoverReport{}):   8,
-		reflect.TypeOf(checker.Recovery{}):         7,
+		reflect.TypeOf(checker.Recovery{}):         8,
+		reflect.TypeOf(checker.RecoveryAction{}):   7,
 		reflect.TypeOf(checker.ResolutionReport{}): 7,
 	} {
 		fields := 0
@@ -147,6 +152,18 @@ func TestAppendRunRandom(t *testing.T) {
 			rr.Recovery.Steps = []string{}
 		case 1:
 			rr.Recovery.Steps = []string{str(), str()}
+		}
+		switch r.IntN(3) {
+		case 0:
+			rr.Recovery.Actions = []checker.RecoveryAction{}
+		case 1:
+			for k := range r.IntN(3) {
+				a := checker.RecoveryAction{Order: k + 1, Action: checker.Action(str()), Attempt: optInt(), AttemptID: opt(), Owner: opt(), Steps: []string{str()}}
+				if r.IntN(2) == 0 {
+					a.Stage = ptr(stage())
+				}
+				rr.Recovery.Actions = append(rr.Recovery.Actions, a)
+			}
 		}
 		if r.IntN(4) > 0 {
 			rr.Stages = []checker.StageReport{}

@@ -21,7 +21,9 @@
  * @typedef {{stage: StageID, name: string | null, state: string, status_reason: string | null,
  *   attempt_count: number, attempts: AttemptReport[]}} StageReport
  * @typedef {{action: string, run_id: string, stage: StageID | null, attempt: number | null,
- *   attempt_id: string | null, owner: string | null, steps: string[]}} Recovery
+ *   attempt_id: string | null, owner: string | null, steps: string[], actions?: RecoveryAction[]}} Recovery
+ * @typedef {{order: number, action: string, stage: StageID | null, attempt: number | null,
+ *   attempt_id: string | null, owner: string | null, steps: string[]}} RecoveryAction
  * @typedef {{run_id: string, state: string, first_event_at: string, last_event_at: string,
  *   duration_seconds: number, first_line: number, scheduled_for?: string, logical_at?: string,
  *   overdue_by_seconds?: number, recovery: Recovery, stages: StageReport[]}} RunReport
@@ -551,19 +553,39 @@
   }
 
   // recovery shows what to do about an unhealthy run, as the job summary
-  // does: the action, the identifiers to copy, and the numbered steps.
+  // does: the action, the identifiers to copy, and the numbered steps; a
+  // run with several actions lists each, numbered in the runbook's order.
   /** @param {RunReport} run */
   function recovery(run) {
     const rec = run.recovery;
     if (!rec || (rec.action === "none" && rec.steps.length === 0)) return [];
-    const ids = ["run " + rec.run_id];
-    if (rec.stage !== null) ids.push("stage " + rec.stage);
-    if (rec.attempt !== null) ids.push("attempt " + rec.attempt);
-    if (rec.attempt_id !== null) ids.push("attempt_id " + rec.attempt_id);
-    if (rec.owner !== null) ids.push("owner " + rec.owner);
+    const acts = rec.actions || [];
+    if (acts.length < 2) {
+      return [el("div", { class: "recovery" },
+        el("p", {}, el("strong", {}, "Recovery: ", el("code", { class: "recovery-action" }, rec.action)), " (" + recoveryIDs(rec.run_id, rec) + ")"),
+        recoverySteps(rec.steps))];
+    }
     return [el("div", { class: "recovery" },
-      el("p", {}, el("strong", {}, "Recovery: ", el("code", { class: "recovery-action" }, rec.action)), " (" + ids.join(", ") + ")"),
-      el("ol", {}, ...rec.steps.map((step) => el("li", { class: "recovery-step" }, step))))];
+      el("p", {}, el("strong", {}, "Recovery: " + acts.length + " actions, in the runbook's order")),
+      el("ol", { class: "recovery-actions" }, ...acts.map((a) => el("li", {},
+        el("code", { class: "recovery-action" }, a.action), " (" + recoveryIDs(rec.run_id, a) + ")", recoverySteps(a.steps)))))];
+  }
+
+  // recoveryIDs lists an action's identifiers to copy, as the text output
+  // does (render.RecoveryIDs).
+  /** @param {string} runID @param {Recovery | RecoveryAction} a */
+  function recoveryIDs(runID, a) {
+    const ids = ["run " + runID];
+    if (a.stage !== null) ids.push("stage " + a.stage);
+    if (a.attempt !== null) ids.push("attempt " + a.attempt);
+    if (a.attempt_id !== null) ids.push("attempt_id " + a.attempt_id);
+    if (a.owner !== null) ids.push("owner " + a.owner);
+    return ids.join(", ");
+  }
+
+  /** @param {string[]} steps */
+  function recoverySteps(steps) {
+    return el("ol", {}, ...steps.map((step) => el("li", { class: "recovery-step" }, step)));
   }
 
   /** @param {StageReport} s */

@@ -628,9 +628,18 @@ func TestViewerRecoveryStates(t *testing.T) {
 	// summary does, in the rows' order.
 	var wantRecovery []string
 	for _, row := range viewerRows(want) {
-		if r := row.Run; r != nil && (r.Recovery.Action != checker.ActionNone || len(r.Recovery.Steps) > 0) {
+		r := row.Run
+		if r == nil || (r.Recovery.Action == checker.ActionNone && len(r.Recovery.Steps) == 0) {
+			continue
+		}
+		if len(r.Recovery.Actions) < 2 {
 			wantRecovery = append(wantRecovery, "action "+string(r.Recovery.Action))
 			wantRecovery = append(wantRecovery, r.Recovery.Steps...)
+			continue
+		}
+		for _, a := range r.Recovery.Actions { // numbered, in the runbook's order
+			wantRecovery = append(wantRecovery, "action "+string(a.Action))
+			wantRecovery = append(wantRecovery, a.Steps...)
 		}
 	}
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#runs .recovery-action, #runs .recovery-step")].map((e) =>
