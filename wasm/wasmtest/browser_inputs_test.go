@@ -16,6 +16,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/openlineage"
 	"github.com/greenlight-ci/greenlight/internal/viewcmd"
+	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
 // hostileOpenLineage is an OpenLineage log whose job name and error message
@@ -279,9 +280,11 @@ func TestViewerInputs(t *testing.T) {
 		}
 		screenshot(t, ctx, filepath.Join(t.TempDir(), "joblog.png"))
 
-		// A job log beside an OpenLineage log: the CLI's refusal.
+		// A job log beside an OpenLineage log: the checker's refusal, in
+		// the js module's option names (job_log, input_format).
 		s = again(t, ctx, `const f = document.getElementById("input-format"); f.value = "openlineage"; f.dispatchEvent(new Event("change"));`)
-		_, refusal := (checker.Request{InputFormat: checker.FormatOpenLineage, JobLogFile: "j"}).Options()
+		_, refusal := (checker.Request{InputFormat: checker.FormatOpenLineage, JobLogFile: "j",
+			Knob: func(field string) string { return words.Knob(field, "", '_') }}).Options()
 		if refusal == nil || s.Error != refusal.Error() || s.Verdict != "" {
 			t.Fatalf("openlineage with a job log: page shows %+v, want the error %v", s, refusal)
 		}
