@@ -4,7 +4,8 @@
 # (viewer.png), the static report of "greenlight report --html"
 # (report.png, JavaScript disabled) and the job summary rendered from its
 # Markdown (job-summary.png). It runs wasm/wasmtest's TestScreenshots in
-# headless Chromium (apt-get install chromium); each PNG must stay under
+# headless Chromium (apt-get install chromium fonts-noto-color-emoji: the job
+# summary draws states as emoji, as GitHub renders them); each PNG must stay under
 # 1 MB or the test fails.
 #
 # Usage: sh scripts/screenshots.sh
