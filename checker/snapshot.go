@@ -204,11 +204,17 @@ func (s *Snapshot) At(i int) RunReport {
 // its slices and pointers past its iteration, except for the report it
 // breaks at. Collect gives reports to keep.
 func (s *Snapshot) Runs() iter.Seq[*RunReport] {
+	return s.reports(s.Len(), func(k int) int { return k })
+}
+
+// reports yields the reports of n runs, the k-th at place at(k), built one
+// at a time in reused storage (Runs, and the views' Reports).
+func (s *Snapshot) reports(n int, at func(k int) int) iter.Seq[*RunReport] {
 	return func(yield func(*RunReport) bool) {
 		src := s.source()
 		if l, ok := src.(reportList); ok {
-			for i := range l {
-				if !yield(&l[i]) {
+			for k := range n {
+				if !yield(&l[at(k)]) {
 					return
 				}
 			}
@@ -218,7 +224,11 @@ func (s *Snapshot) Runs() iter.Seq[*RunReport] {
 			f.decodeAll()
 		}
 		var ar reportArena
-		for i := range src.count() {
+		for k := range n {
+			i := at(k)
+			if i < 0 || i >= src.count() {
+				panic(fmt.Sprintf("checker: run place %d of %d runs", i, src.count()))
+			}
 			src.report(i, &ar, &ar.rr)
 			if !yield(&ar.rr) {
 				return
@@ -264,28 +274,7 @@ func (v snapshotViews) EncodeRuns(enc func(dst []byte, i int, r *RunReport) []by
 func (v snapshotViews) Latest() *RunReport { return v.s.latest() }
 
 func (v snapshotViews) Reports(places []int) iter.Seq[*RunReport] {
-	return func(yield func(*RunReport) bool) {
-		src := v.s.source()
-		if l, ok := src.(reportList); ok {
-			for _, i := range places {
-				if !yield(&l[i]) {
-					return
-				}
-			}
-			return
-		}
-		if f, ok := src.(*foldedRuns); ok {
-			f.decodeAll()
-		}
-		var ar reportArena
-		for _, i := range places {
-			v.s.place("Reports", i)
-			src.report(i, &ar, &ar.rr)
-			if !yield(&ar.rr) {
-				return
-			}
-		}
-	}
+	return v.s.reports(len(places), func(k int) int { return places[k] })
 }
 
 // snapshotDoc is the snapshot document's form: the snapshot's fields, then
