@@ -18,6 +18,7 @@ import (
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 )
 
 // isSHA256Hex tells whether s is a SHA-256 digest in lowercase hex.
@@ -32,10 +33,6 @@ func isSHA256Hex(s string) bool {
 	}
 	return true
 }
-
-// DefaultClockSkewSeconds is how far (seconds) an event may lie after now
-// before it is timestamp_in_future.
-const DefaultClockSkewSeconds = 300
 
 // Options configure one Check. Definition and Now are required.
 type Options struct {
@@ -65,11 +62,11 @@ type Options struct {
 	// File is the log's name as the user gave it ("-" for standard input),
 	// used in violations and the snapshot's source.path.
 	File string
-	// MaxLineBytes is the longest accepted line; 0 means DefaultMaxLineBytes.
+	// MaxLineBytes is the longest accepted line; 0 means limits.DefaultMaxLineBytes.
 	MaxLineBytes int
 	// Strict refuses fields outside the contract (rule unknown_field).
 	Strict bool
-	// MaxViolations caps the violations listed; 0 means DefaultMaxViolations.
+	// MaxViolations caps the violations listed; 0 means limits.DefaultMaxViolations.
 	MaxViolations int
 	// SchemaEveryEvent validates every event with the JSON Schema validator
 	// instead of only those the compiled fast path rejects: slower, and the
@@ -82,7 +79,7 @@ type Options struct {
 	JobLogFile string
 	// ToolVersion is the version of the program that checks, for the
 	// snapshot's tool.version ("greenlight version" prints it); empty means
-	// DevelVersion. A checkpoint records it (another build may fold the
+	// "devel", a build that names no version. A checkpoint records it (another build may fold the
 	// same rules differently), and Feed's snapshots name it too, so it is
 	// an option of the check, not of how the log is read.
 	ToolVersion string
@@ -124,7 +121,7 @@ type Reading struct {
 	ContractOnly bool
 	// Progress, when not nil, is called with the number of bytes of the log
 	// read so far, from the goroutine that called CheckFiles, about every
-	// ProgressEvery bytes and once when reading ends.
+	// MiB (1,048,576 bytes) and once when reading ends.
 	Progress func(bytesRead int64)
 	// Resume, when not nil, is the checkpoint of an earlier check of the
 	// same log (ParseCheckpoint): CheckFiles verifies that each file it
@@ -181,7 +178,7 @@ func (rd Reading) newSHA256() hash.Hash {
 // or an error for a value no check can use: the one normalization of
 // Options, for Check and NewFeed (and, through Request.Options, for every
 // shell). A zero Gate is GateAll, a zero or negative MaxLineBytes
-// DefaultMaxLineBytes and MaxViolations DefaultMaxViolations; Now is
+// limits.DefaultMaxLineBytes and MaxViolations limits.DefaultMaxViolations; Now is
 // required.
 func (opts Options) normalized() (Options, error) {
 	if opts.Now.IsZero() {
@@ -197,10 +194,10 @@ func (opts Options) normalized() (Options, error) {
 		return opts, errors.New("since limits gate all: give it with gate all only")
 	}
 	if opts.MaxLineBytes <= 0 {
-		opts.MaxLineBytes = DefaultMaxLineBytes
+		opts.MaxLineBytes = limits.DefaultMaxLineBytes
 	}
 	if opts.MaxViolations <= 0 {
-		opts.MaxViolations = DefaultMaxViolations
+		opts.MaxViolations = limits.DefaultMaxViolations
 	}
 	if !opts.Window.IsZero() {
 		switch {
@@ -214,21 +211,6 @@ func (opts Options) normalized() (Options, error) {
 	}
 	return opts, nil
 }
-
-// ProgressEvery is how many bytes (1 MiB) Reading.Progress lets pass
-// between calls.
-const ProgressEvery = eventline.ProgressEvery
-
-// DefaultMaxLineBytes is the longest line read by default (1 MiB).
-const DefaultMaxLineBytes = 1 << 20
-
-// MaxNumberChars is the longest a number in a contract field may be
-// written, in characters (bytes: a JSON number is ASCII). No value in the
-// event schema's ranges needs more (4294967295 has 10 digits), and a longer
-// literal would cost the validator's exact arithmetic time that grows faster
-// than the line. A longer one is a schema violation, refused before either
-// check of the event schema runs, on every line: docs/contract.md.
-const MaxNumberChars = eventline.MaxNumberChars
 
 // Result is the outcome of a Check: Report always (Valid false when any rule
 // was broken), and Snapshot only when the log is valid.
@@ -333,7 +315,7 @@ func newContractState(opts Options) *contractState {
 		errorTexts: make(map[string]string),
 		attemptIDs: make(map[string]attemptKey),
 		streaks:    make([]brakeStreak, len(opts.Definition.Stages)),
-		skew:       DefaultClockSkewSeconds * time.Second,
+		skew:       limits.ClockSkewSeconds * time.Second,
 	}
 	for i, s := range opts.Definition.Stages {
 		c.stageIndex[s.ID] = i

@@ -168,7 +168,7 @@ func ParseDefinition(data []byte) (*Definition, error) {
 		d.RetryBrake.Threshold = *raw.RetryBrake.Threshold
 	}
 	if raw.MaxAge != nil {
-		if d.MaxAge, err = ParseMaxAge(*raw.MaxAge); err != nil {
+		if d.MaxAge, err = parseMaxAge(*raw.MaxAge); err != nil {
 			return nil, fmt.Errorf("the pipeline definition: max_age %v", err)
 		}
 	}

@@ -423,8 +423,8 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // maxAgePattern mirrors the schema's pattern of max_age,
 // ^(none|([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h|d))+)$: none, or one or more
-// numbers each followed by a unit. The range (1s to MaxAgeLimit) is
-// ParseMaxAge's, as the schema cannot say it.
+// numbers each followed by a unit. The range (1s to limits.MaxAge) is
+// parseMaxAge's, as the schema cannot say it.
 func maxAgePattern(s string) bool {
 	if s == "none" {
 		return true

@@ -1,6 +1,10 @@
 package checker
 
-import "time"
+import (
+	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
+)
 
 // WithPieceSize is rd writing checkpoints whose proof pieces are n bytes
 // (checkpoint.go), so that the split tests cut small logs into many
@@ -48,3 +52,16 @@ func CheckpointParts(cp *Checkpoint) ([][]byte, error) { return cp.encode() }
 func (s *Schedule) JudgedSlots(now time.Time) []time.Time    { return s.judgedSlots(now) }
 func (s *Schedule) IsSlot(t time.Time) bool                  { return s.isSlot(t) }
 func (s *Schedule) WindowSlot(t time.Time) (time.Time, bool) { return s.windowSlot(t) }
+
+// ProgressEvery is how many bytes Reading.Progress lets pass between calls.
+const ProgressEvery = eventline.ProgressEvery
+
+// NextSlot is s.nextSlot: the first slot not yet judged at now.
+func NextSlot(s *Schedule, now time.Time) (time.Time, bool) { return s.nextSlot(now) }
+
+// ParseMaxAge is parseMaxAge: a max_age's text read as Definition reads it.
+func ParseMaxAge(text string) (MaxAge, error) { return parseMaxAge(text) }
+
+// MaxNumberChars is the longest a number in a contract field may be
+// written, in characters (eventline.MaxNumberChars).
+const MaxNumberChars = eventline.MaxNumberChars

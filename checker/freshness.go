@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-)
 
-// MaxAgeLimit is the longest max_age (and --max-age) greenlight takes: 366
-// days.
-const MaxAgeLimit = 366 * 24 * time.Hour
+	"github.com/greenlight-ci/greenlight/internal/limits"
+)
 
 // MaxAge is a freshness expectation (docs/contract.md, Freshness): the
 // newest succeeded run must have ended at most Duration before now. None
@@ -23,12 +21,12 @@ type MaxAge struct {
 // IsZero says m declares nothing: neither a duration nor none.
 func (m MaxAge) IsZero() bool { return m.Duration <= 0 && !m.None }
 
-// ParseMaxAge reads a max_age (the pipeline definition's field, the CLI's
+// parseMaxAge reads a max_age (the pipeline definition's field, the CLI's
 // --max-age, the action's max-age input): "none", or a duration of Go's
 // syntax (26h, 90m, 1h30m) that may also count whole days with d (2d,
-// 1d12h), from 1s to MaxAgeLimit. The error says what is wrong, without
+// 1d12h), from 1s to limits.MaxAge. The error says what is wrong, without
 // naming the field; the caller names it.
-func ParseMaxAge(text string) (MaxAge, error) {
+func parseMaxAge(text string) (MaxAge, error) {
 	if text == "none" {
 		return MaxAge{None: true}, nil
 	}
@@ -40,10 +38,10 @@ func ParseMaxAge(text string) (MaxAge, error) {
 }
 
 // ParseDurationDays reads a duration of Go's syntax in which d counts
-// days of 24 hours (2d, 1d12h, 26h, 90m), from 1s to MaxAgeLimit: the
+// days of 24 hours (2d, 1d12h, 26h, 90m), from 1s to limits.MaxAge: the
 // syntax of max_age and of merge's --max-age.
 func ParseDurationDays(text string) (time.Duration, error) {
-	bad := fmt.Errorf("%q: use a duration from 1s to %s, such as 26h, 90m or 2d", text, MaxAgeLimit)
+	bad := fmt.Errorf("%q: use a duration from 1s to %s, such as 26h, 90m or 2d", text, limits.MaxAge)
 	var total time.Duration
 	rest := text
 	if rest == "" {
@@ -78,7 +76,7 @@ func ParseDurationDays(text string) (time.Duration, error) {
 			}
 			part = p
 		}
-		if total += part; total > MaxAgeLimit {
+		if total += part; total > limits.MaxAge {
 			return 0, bad
 		}
 	}

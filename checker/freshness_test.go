@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 )
 
 // TestParseMaxAge pins the syntax of max_age and --max-age: Go durations,
@@ -19,7 +20,7 @@ func TestParseMaxAge(t *testing.T) {
 		{"90m", checker.MaxAge{Duration: 90 * time.Minute}, false},
 		{"2d", checker.MaxAge{Duration: 48 * time.Hour}, false},
 		{"1d12h", checker.MaxAge{Duration: 36 * time.Hour}, false},
-		{"366d", checker.MaxAge{Duration: checker.MaxAgeLimit}, false},
+		{"366d", checker.MaxAge{Duration: limits.MaxAge}, false},
 		{"none", checker.MaxAge{None: true}, false},
 		{"1s", checker.MaxAge{Duration: time.Second}, false},
 		{"367d", checker.MaxAge{}, true},

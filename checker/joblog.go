@@ -127,8 +127,8 @@ func readJobLog(r io.Reader, file string, maxLine int) (*jobLog, error) {
 		if f := dec.Syntax(line, false); f != nil {
 			return nil, bad(f.Msg)
 		}
-		if raw := dec.Number("returncode"); len(raw) > MaxNumberChars {
-			return nil, bad(fmt.Sprintf("at /returncode: a number is written with at most %d characters, and this one has %d (%.24s…)", MaxNumberChars, len(raw), raw))
+		if raw := dec.Number("returncode"); len(raw) > eventline.MaxNumberChars {
+			return nil, bad(fmt.Sprintf("at /returncode: a number is written with at most %d characters, and this one has %d (%.24s…)", eventline.MaxNumberChars, len(raw), raw))
 		}
 		inst, err := schemas.Instance(line)
 		if err != nil {

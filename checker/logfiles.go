@@ -14,10 +14,11 @@ import (
 // toolName is the snapshot's tool.name.
 const toolName = "greenlight"
 
-// DevelVersion is the tool version of a build that names none: neither a
+// develVersion is the tool version of a build that names none: neither a
 // release nor a module version (a build in a checkout without VCS stamping,
-// a test binary). Options.ToolVersion defaults to it.
-const DevelVersion = "devel"
+// a test binary). Options.ToolVersion defaults to it; internal/version's
+// Devel is the same text, and its test holds the two together.
+const develVersion = "devel"
 
 // Tool names the program that wrote a snapshot (the snapshot's tool):
 // greenlight and its version, as "greenlight version" prints it.
@@ -30,7 +31,7 @@ type Tool struct {
 func toolOf(opts Options) Tool {
 	v := opts.ToolVersion
 	if v == "" {
-		v = DevelVersion
+		v = develVersion
 	}
 	return Tool{Name: toolName, Version: v}
 }

@@ -3,22 +3,8 @@ package checker
 import (
 	"errors"
 	"fmt"
-)
 
-// The ranges of the numeric options (outside review): each runs
-// from 1 to its limit, and a value outside is an error that names the
-// option, the value and the range, in every shell.
-const (
-	// StaleAfterSecondsLimit (seconds, 365 days) is the bound
-	// schemas/pipeline.schema.json puts on stale_after_seconds, which
-	// --stale-after-seconds overrides.
-	StaleAfterSecondsLimit = 31536000
-	// MaxLineBytesLimit (bytes, 1 GiB) bounds --max-line-bytes: a line up
-	// to the limit is held in memory whole.
-	MaxLineBytesLimit = 1 << 30
-	// MaxViolationsLimit bounds --max-violations: every listed violation is
-	// held in memory and printed.
-	MaxViolationsLimit = 1000000
+	"github.com/greenlight-ci/greenlight/internal/limits"
 )
 
 // Request is what a shell has gathered from its user before a check, as
@@ -43,15 +29,15 @@ type Request struct {
 	// threshold. The bounds (StaleAfterSeconds, MaxLineBytes,
 	// MaxViolations) mean the same in every shell: nil is not given (the
 	// default), and a given value must lie in 1 to its limit
-	// (StaleAfterSecondsLimit, MaxLineBytesLimit, MaxViolationsLimit); a
+	// (limits.StaleAfterSeconds, limits.MaxLineBytes, limits.MaxViolations); a
 	// given 0 is an error, never the default.
 	StaleAfterSeconds *int
 	// Gate is "all", "latest", or empty for all.
 	Gate string
-	// MaxAge is --max-age: a duration (ParseMaxAge: 26h, 90m, 2d) or
+	// MaxAge is --max-age: a duration (26h, 90m, 2d) or
 	// "none"; empty for the definition's max_age.
 	MaxAge string
-	// Since is --since: a duration in ParseMaxAge's syntax (26h, 7d) that
+	// Since is --since: a duration in --max-age's syntax (26h, 7d) that
 	// limits gate all to the runs whose logical time is within it.
 	Since string
 	// Gating says the shell fails on an unhealthy verdict (gate, check
@@ -213,9 +199,9 @@ func (r Request) Options() (Options, error) {
 		limit int
 		dst   *int
 	}{
-		{"StaleAfterSeconds", r.StaleAfterSeconds, StaleAfterSecondsLimit, &o.StaleAfterSeconds},
-		{"MaxLineBytes", r.MaxLineBytes, MaxLineBytesLimit, &o.MaxLineBytes},
-		{"MaxViolations", r.MaxViolations, MaxViolationsLimit, &o.MaxViolations},
+		{"StaleAfterSeconds", r.StaleAfterSeconds, limits.StaleAfterSeconds, &o.StaleAfterSeconds},
+		{"MaxLineBytes", r.MaxLineBytes, limits.MaxLineBytes, &o.MaxLineBytes},
+		{"MaxViolations", r.MaxViolations, limits.MaxViolations, &o.MaxViolations},
 	} {
 		if k.v == nil {
 			continue // not given: Options' zero, the default
@@ -226,7 +212,7 @@ func (r Request) Options() (Options, error) {
 		*k.dst = *k.v
 	}
 	if r.MaxAge != "" {
-		m, err := ParseMaxAge(r.MaxAge)
+		m, err := parseMaxAge(r.MaxAge)
 		if err != nil {
 			return o, fmt.Errorf("%s %v", r.knob("MaxAge"), err)
 		}

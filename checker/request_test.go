@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
@@ -54,7 +55,7 @@ func TestRequestOptions(t *testing.T) {
 		{name: "bad stage id", req: checker.Request{Stages: "1,,2"}, wantErr: "--stages: " + stageListErr(t, "1,,2")},
 		{name: "bad stage id, action inputs", req: checker.Request{Stages: "1,,2", Knob: actionInput}, wantErr: "stages: " + stageListErr(t, "1,,2")},
 		{name: "unknown gate, action inputs", req: checker.Request{Stages: "1", Gate: "some", Knob: actionInput}, wantErr: `gate "some": use all or latest`},
-		{name: "stale over a year, action inputs", req: checker.Request{Stages: "1", StaleAfterSeconds: ptr(checker.StaleAfterSecondsLimit + 1), Knob: actionInput}, wantErr: `stale-after-seconds "31536001": use a whole number from 1 to 31536000`},
+		{name: "stale over a year, action inputs", req: checker.Request{Stages: "1", StaleAfterSeconds: ptr(limits.StaleAfterSeconds + 1), Knob: actionInput}, wantErr: `stale-after-seconds "31536001": use a whole number from 1 to 31536000`},
 		{name: "openlineage with a job log, action inputs", req: checker.Request{InputFormat: checker.FormatOpenLineage, JobLogFile: "job.jsonl", Knob: actionInput},
 			wantErr: "job-log applies to input-format native only: OpenLineage attempts carry no attempt_id to match job-log records with"},
 		{name: "infer stages of a native log, js options", req: checker.Request{Stages: "1", InferStages: true, Knob: jsOption},
@@ -68,11 +69,11 @@ func TestRequestOptions(t *testing.T) {
 			wantErr: `--now: "2026-01-01T12:00:00" is not an RFC 3339 date-time with an offset (e.g. 2026-01-02T03:04:05Z)`},
 		{name: "unknown gate", req: checker.Request{Stages: "1", Gate: "some"}, wantErr: `--gate "some": use all or latest`},
 		{name: "negative stale", req: checker.Request{Stages: "1", StaleAfterSeconds: ptr(-1)}, wantErr: `--stale-after-seconds "-1": use a whole number from 1 to 31536000`},
-		{name: "stale over a year", req: checker.Request{Stages: "1", StaleAfterSeconds: ptr(checker.StaleAfterSecondsLimit + 1)}, wantErr: `--stale-after-seconds "31536001": use a whole number from 1 to 31536000`},
+		{name: "stale over a year", req: checker.Request{Stages: "1", StaleAfterSeconds: ptr(limits.StaleAfterSeconds + 1)}, wantErr: `--stale-after-seconds "31536001": use a whole number from 1 to 31536000`},
 		{name: "line limit that would wrap", req: checker.Request{Stages: "1", MaxLineBytes: ptr(math.MaxInt)}, wantErr: `--max-line-bytes "` + strconv.Itoa(math.MaxInt) + `": use a whole number from 1 to 1073741824`},
 		{name: "negative violations", req: checker.Request{Stages: "1", MaxViolations: ptr(-1)}, wantErr: `--max-violations "-1": use a whole number from 1 to 1000000`},
 		{name: "a given 0 is not the default", req: checker.Request{Stages: "1", MaxLineBytes: ptr(0)}, wantErr: `--max-line-bytes "0": use a whole number from 1 to 1073741824`},
-		{name: "too many violations", req: checker.Request{Stages: "1", MaxViolations: ptr(checker.MaxViolationsLimit + 1)}, wantErr: `--max-violations "1000001": use a whole number from 1 to 1000000`},
+		{name: "too many violations", req: checker.Request{Stages: "1", MaxViolations: ptr(limits.MaxViolations + 1)}, wantErr: `--max-violations "1000001": use a whole number from 1 to 1000000`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

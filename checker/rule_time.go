@@ -3,6 +3,8 @@ package checker
 import (
 	"fmt"
 	"time"
+
+	"github.com/greenlight-ci/greenlight/internal/limits"
 )
 
 // The rules of a run's time line.
@@ -45,7 +47,7 @@ var timestampInFutureRule = Rule{ID: RuleTimestampInFuture, Family: familyTime,
 
 // inFutureText is timestamp_in_future's message for the event of x.
 func (c *contractState) inFutureText(x *lineCheck) string {
-	return fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(x.ev.Time), DefaultClockSkewSeconds, formatTime(c.opts.Now))
+	return fmt.Sprintf("timestamp %s is more than %d s after now (%s)", formatTime(x.ev.Time), limits.ClockSkewSeconds, formatTime(c.opts.Now))
 }
 
 var conflictingScheduledForRule = Rule{ID: RuleConflictingScheduledFor, Family: familyTime,

@@ -355,9 +355,9 @@ func (s *Schedule) judgedSlots(now time.Time) []time.Time {
 	}
 }
 
-// NextSlot returns the first slot not yet judged at now (S + grace > now),
+// nextSlot returns the first slot not yet judged at now (S + grace > now),
 // and false when the schedule has none ahead.
-func (s *Schedule) NextSlot(now time.Time) (time.Time, bool) {
+func (s *Schedule) nextSlot(now time.Time) (time.Time, bool) {
 	return s.next(now.Add(-s.grace()))
 }
 

@@ -239,7 +239,7 @@ func judgeSchedule(s *Schedule, runs []*runState, now time.Time, skew time.Durat
 			}
 		}
 	}
-	if next, ok := s.NextSlot(now); ok {
+	if next, ok := s.nextSlot(now); ok {
 		v, d := formatTime(next), formatTime(next.Add(s.grace()))
 		sr.NextSlot, sr.NextDueAt = &v, &d
 	}

@@ -891,11 +891,11 @@ func TestScheduleSlotFunctions(t *testing.T) {
 		{"window slot at the grace's end", fmtSlot(berlin.WindowSlot(at(t, "2026-11-27T01:30:00Z"))), "2026-11-27T01:00:00Z"},
 		{"no window slot just after it", fmtSlot(berlin.WindowSlot(at(t, "2026-11-27T01:30:01Z"))), "none"},
 		{"no window slot before the slot", fmtSlot(berlin.WindowSlot(at(t, "2026-11-27T00:59:59Z"))), "none"},
-		{"next slot after the weekend", fmtSlot(berlin.NextSlot(at(t, "2026-11-28T12:00:00Z"))), "2026-11-30T01:00:00Z"},
+		{"next slot after the weekend", fmtSlot(checker.NextSlot(berlin, at(t, "2026-11-28T12:00:00Z"))), "2026-11-30T01:00:00Z"},
 		{"interval slots with zero grace include now", fmtSlots(every.JudgedSlots(at(t, "2026-01-01T01:00:00Z"))), "2026-01-01T00:15:00Z 2026-01-01T00:30:00Z 2026-01-01T00:45:00Z 2026-01-01T01:00:00Z"},
 		{"interval window is the slot itself", fmtSlot(every.WindowSlot(at(t, "2026-01-01T00:15:00Z"))), "2026-01-01T00:15:00Z"},
 		{"interval slot", fmt.Sprint(every.IsSlot(at(t, "1969-12-31T23:45:00Z"))), "true"},
-		{"interval next before the epoch", fmtSlot(every.NextSlot(at(t, "1969-12-31T23:50:00Z"))), "1970-01-01T00:00:00Z"},
+		{"interval next before the epoch", fmtSlot(checker.NextSlot(every, at(t, "1969-12-31T23:50:00Z"))), "1970-01-01T00:00:00Z"},
 	}
 	for _, tc := range tests {
 		if tc.got != tc.want {

@@ -333,9 +333,6 @@ type IgnoredEvents struct {
 	JobEvent     int `json:"job_event"`
 }
 
-// Total is the number of ignored events.
-func (c IgnoredEvents) Total() int { return c.Other + c.NoEventType + c.DatasetEvent + c.JobEvent }
-
 // JobAlias is a name an OpenLineage parent or root facet gives a run's job
 // that differs from the name greenlight uses: a run is its runId (spec
 // RootRun.runId, "the globally unique ID of the root run"), and the name

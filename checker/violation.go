@@ -1,5 +1,7 @@
 package checker
 
+import "github.com/greenlight-ci/greenlight/internal/limits"
+
 // Violation is one broken contract rule: where (File, 1-based Line), which
 // rule, a message a person can act on, and the event's run, stage and attempt
 // where they are known. It is data: each shell renders it for its sink.
@@ -15,10 +17,6 @@ type Violation struct {
 
 // violationsVersion is the schema_version of a violations document.
 const violationsVersion = "greenlight.violations/v1"
-
-// DefaultMaxViolations is how many violations a report lists by default; the
-// rest are counted in OmittedCount.
-const DefaultMaxViolations = 1000
 
 // Report is the violations document of schemas/violations.schema.json: every
 // violation found, listed up to a cap, the rest counted.
@@ -40,7 +38,7 @@ func NewReport() *Report {
 // either way.
 func (r *Report) Add(v Violation, max int) {
 	if max <= 0 {
-		max = DefaultMaxViolations
+		max = limits.DefaultMaxViolations
 	}
 	r.Valid = false
 	r.ViolationCount++

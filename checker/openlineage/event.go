@@ -285,7 +285,7 @@ func (ev *event) ignored() string {
 }
 
 // longNumber finds, in the projection of an event (the members greenlight
-// reads), a number written with more than checker.MaxNumberChars
+// reads), a number written with more than eventline.MaxNumberChars
 // characters, and returns its JSON pointer and literal; "" when there is
 // none. Such a number is refused before the schema validator, whose exact
 // arithmetic on a 900,000-digit try_number took seconds (outside
@@ -298,7 +298,7 @@ func longNumber(proj []byte) (ptr, lit string) {
 			return "", ""
 		}
 		if tok.Kind() == '0' {
-			if s := tok.String(); len(s) > checker.MaxNumberChars {
+			if s := tok.String(); len(s) > eventline.MaxNumberChars {
 				return string(dec.StackPointer()), s
 			}
 		}
@@ -307,7 +307,7 @@ func longNumber(proj []byte) (ptr, lit string) {
 
 // longNumberMessage is the violation's message for longNumber's find.
 func longNumberMessage(ptr, lit string) string {
-	return fmt.Sprintf("the event breaks the event contract: at %s: a number in a field greenlight reads is written with at most %d characters, and this one has %d (%.24s…)", ptr, checker.MaxNumberChars, len(lit), lit)
+	return fmt.Sprintf("the event breaks the event contract: at %s: a number in a field greenlight reads is written with at most %d characters, and this one has %d (%.24s…)", ptr, eventline.MaxNumberChars, len(lit), lit)
 }
 
 // validate runs the schema validator (schemas.Validate, which also refuses

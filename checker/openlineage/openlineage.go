@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
@@ -73,10 +74,10 @@ func normalize(opts checker.Options) (checker.Options, error) {
 		return opts, errors.New("openlineage: Options.Strict applies to the native event contract only; OpenLineage events carry facets greenlight does not read")
 	}
 	if opts.MaxLineBytes <= 0 {
-		opts.MaxLineBytes = checker.DefaultMaxLineBytes
+		opts.MaxLineBytes = limits.DefaultMaxLineBytes
 	}
 	if opts.MaxViolations <= 0 {
-		opts.MaxViolations = checker.DefaultMaxViolations
+		opts.MaxViolations = limits.DefaultMaxViolations
 	}
 	if d := opts.Definition; d != nil {
 		seen := map[string]checker.StageID{}

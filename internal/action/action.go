@@ -31,6 +31,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
@@ -331,8 +332,8 @@ func readInputs(gh *githubactions.Action, now func() time.Time) (inputs, error) 
 func (in *inputs) readLimits(gh *githubactions.Action) error {
 	var err error
 	if s := gh.GetInput("stale-after-seconds"); s != "" {
-		if in.stale, err = strconv.Atoi(s); err != nil || in.stale < 1 || in.stale > checker.StaleAfterSecondsLimit {
-			return fmt.Errorf("stale-after-seconds %q: use a whole number of seconds from 1 to %d", s, checker.StaleAfterSecondsLimit)
+		if in.stale, err = strconv.Atoi(s); err != nil || in.stale < 1 || in.stale > limits.StaleAfterSeconds {
+			return fmt.Errorf("stale-after-seconds %q: use a whole number of seconds from 1 to %d", s, limits.StaleAfterSeconds)
 		}
 	}
 	if in.failOnUnhealthy, err = boolInput(gh, "fail-on-unhealthy", true); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/atomicfile"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/version"
@@ -249,8 +250,8 @@ func (c *common) register(fs *pflag.FlagSet, formats string) {
 	fs.StringVar(&c.stages, "stages", "", "shorthand for a linear pipeline: comma-separated stage `ids`, e.g. 1,2 or bronze,silver")
 	fs.StringVar(&c.now, "now", "", "judge the log at this RFC 3339 `time` instead of the wall clock (reproducible results)")
 	fs.StringVar(&c.format, "format", "text", "output `format`: "+formats)
-	c.maxLineBytes = AddRangedInt(fs, "max-line-bytes", checker.DefaultMaxLineBytes, 1, checker.MaxLineBytesLimit, "longest accepted line in `bytes`")
-	c.maxViolations = AddRangedInt(fs, "max-violations", checker.DefaultMaxViolations, 1, checker.MaxViolationsLimit, "violations listed at most `N` (the rest are counted)")
+	c.maxLineBytes = AddRangedInt(fs, "max-line-bytes", limits.DefaultMaxLineBytes, 1, limits.MaxLineBytes, "longest accepted line in `bytes`")
+	c.maxViolations = AddRangedInt(fs, "max-violations", limits.DefaultMaxViolations, 1, limits.MaxViolations, "violations listed at most `N` (the rest are counted)")
 	fs.BoolVar(&c.strict, "strict", false, "refuse event fields outside the contract")
 	fs.BoolVar(&c.schemaEveryEvent, "schema-every-event", false, "validate every event with the JSON Schema validator (slow reference path)")
 	fs.StringVar(&c.inputFormat, "input-format", formatNative, "event log `format`: native (the event contract) or openlineage (OpenLineage run events; docs/openlineage.md)")
@@ -457,7 +458,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 func (f *checkFlags) flagSet(cmd string) *pflag.FlagSet {
 	fs := NewFlagSet(cmd)
 	f.register(fs, "text, json, markdown, junit, sarif, gitlab or openmetrics")
-	f.stale = AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
+	f.stale = AddRangedInt(fs, "stale-after-seconds", 0, 1, limits.StaleAfterSeconds, "`seconds` of silence before an attempt in progress is a stall candidate (default: the pipeline definition's, else 600)")
 	f.snapshotPath = fs.String("snapshot", "", "write the health snapshot JSON atomically to `FILE` (only when the log is valid)")
 	f.failOnUnhealthy = new(bool)
 	if cmd == "gate" {

@@ -87,9 +87,10 @@ func checkInput(names []string, opts checker.Options, rd checker.Reading, format
 		fmt.Fprintf(env.Stderr, "greenlight: %s: %s put back in eventTime order within their pipeline run\n",
 			render.Terminal(displayName(name)), words.Count(*s.Source.ReorderedEvents, "event"))
 	}
-	if s := res.Snapshot; s != nil && s.Source.IgnoredEvents != nil && s.Source.IgnoredEvents.Total() > 0 {
+	if s := res.Snapshot; s != nil && s.Source.IgnoredEvents != nil {
 		c := s.Source.IgnoredEvents
 		var kinds []string
+		total := 0
 		for _, k := range []struct {
 			n    int
 			kind string
@@ -97,9 +98,12 @@ func checkInput(names []string, opts checker.Options, rd checker.Reading, format
 			if k.n > 0 {
 				kinds = append(kinds, fmt.Sprintf("%d %s", k.n, k.kind))
 			}
+			total += k.n
 		}
-		fmt.Fprintf(env.Stderr, "greenlight: %s: %s no state transition of a run, ignored: %s\n",
-			render.Terminal(displayName(name)), words.Count(c.Total(), "event is"), strings.Join(kinds, ", "))
+		if total > 0 {
+			fmt.Fprintf(env.Stderr, "greenlight: %s: %s no state transition of a run, ignored: %s\n",
+				render.Terminal(displayName(name)), words.Count(total, "event is"), strings.Join(kinds, ", "))
+		}
 	}
 	return res, nil
 }

@@ -10,13 +10,14 @@ import (
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
 	"github.com/greenlight-ci/greenlight/schemas"
 )
 
 // MaxAgeLimit is the largest --max-age merge takes.
-const MaxAgeLimit = checker.MaxAgeLimit
+const MaxAgeLimit = limits.MaxAge
 
 // runMerge is greenlight merge SNAPSHOT...: it reads every snapshot,
 // validates it against snapshot.schema.json and judges it (render.BuildRollup),

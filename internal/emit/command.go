@@ -14,6 +14,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 )
 
@@ -56,7 +57,7 @@ func (f *Flags) Register(fs *pflag.FlagSet, command string, reserved ...string) 
 
 // Resolve checks the shared flags and returns the log and the event they
 // describe. now is the wall clock, used unless --now is given; a --now
-// more than checker.DefaultClockSkewSeconds after it is an error, since a
+// more than limits.ClockSkewSeconds after it is an error, since a
 // check before that time would find the events in its future.
 func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 	if f.Log == "" || f.RunID == "" || f.Stage == "" {
@@ -105,9 +106,9 @@ func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 		}
 		// Events written later than the wall clock plus the checker's skew
 		// would be timestamp_in_future to every check until then.
-		if wall := now(); t.After(wall.Add(checker.DefaultClockSkewSeconds * time.Second)) {
+		if wall := now(); t.After(wall.Add(limits.ClockSkewSeconds * time.Second)) {
 			return nil, Event{}, fmt.Errorf("--now %s is %d s after the wall clock (%s), more than the %d s a check allows: a check before then would call the events timestamp_in_future",
-				strconv.Quote(f.Now), t.Unix()-wall.Unix(), wall.UTC().Format(time.RFC3339), checker.DefaultClockSkewSeconds)
+				strconv.Quote(f.Now), t.Unix()-wall.Unix(), wall.UTC().Format(time.RFC3339), limits.ClockSkewSeconds)
 		}
 		clock = func() time.Time { return t }
 	}

@@ -31,6 +31,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 )
 
 // Defaults and ranges of the flags (seconds).
@@ -40,7 +41,7 @@ const (
 	// The lease defaults to LeaseFactor heartbeat intervals, so that two
 	// heartbeats may be lost before the lease lapses.
 	LeaseFactor     = 3
-	MaxLeaseSeconds = checker.StaleAfterSecondsLimit
+	MaxLeaseSeconds = limits.StaleAfterSeconds
 )
 
 // The error text of a failed attempt is the end of the command's standard

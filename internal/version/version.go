@@ -3,18 +3,19 @@
 // the wasip1 module through internal/cli, the js module directly).
 package version
 
-import (
-	"runtime/debug"
+import "runtime/debug"
 
-	"github.com/greenlight-ci/greenlight/checker"
-)
+// Devel is the version of a build that names none: neither a release nor a
+// module version. It is the text checker writes as tool.version when
+// Options.ToolVersion is empty.
+const Devel = "devel"
 
 // Of returns the version greenlight reports: release when the build set one
 // (a release tag, see internal/cli.Version); else the main module's version
 // that debug.ReadBuildInfo gives (v1.2.3 for "go install
 // github.com/greenlight-ci/greenlight/cmd/greenlight@v1.2.3", a
 // pseudo-version for a build in a git checkout with VCS stamping); else
-// checker.DevelVersion ("devel": a test binary, or a build with
+// Devel ("devel": a test binary, or a build with
 // -buildvcs=false, which the cross-target tests use so that every build
 // they compare writes the same bytes).
 func Of(release string) string {
@@ -24,5 +25,5 @@ func Of(release string) string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return checker.DevelVersion
+	return Devel
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 	"github.com/greenlight-ci/greenlight/internal/cli"
+	"github.com/greenlight-ci/greenlight/internal/limits"
 	"github.com/greenlight-ci/greenlight/internal/logsource"
 	"github.com/greenlight-ci/greenlight/internal/osfile"
 	"github.com/greenlight-ci/greenlight/internal/words"
@@ -74,7 +75,7 @@ func (f *flags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.pipeline, "pipeline", "", "pipeline definition `FILE` (YAML or JSON) declaring the expected stages")
 	fs.StringVar(&f.stages, "stages", "", "shorthand for a linear pipeline: comma-separated stage `ids`")
 	fs.StringVar(&f.now, "now", "", "judge the log at this RFC 3339 `time`")
-	f.stale = cli.AddRangedInt(fs, "stale-after-seconds", 0, 1, checker.StaleAfterSecondsLimit, "`seconds` of silence before an attempt in progress is a stall candidate")
+	f.stale = cli.AddRangedInt(fs, "stale-after-seconds", 0, 1, limits.StaleAfterSeconds, "`seconds` of silence before an attempt in progress is a stall candidate")
 	fs.StringVar(&f.gate, "gate", "all", "which runs the verdict looks at: `all|latest` (every run, or only the latest)")
 	fs.StringVar(&f.inputFormat, "input-format", checker.FormatNative, "event log `format`: native or openlineage (one file of OpenLineage run events)")
 	fs.StringVar(&f.logOrder, "log-order", logsource.OrderGiven, "`order` of a log's files: given (as named; a glob's matches in byte order) or name (all sorted by path, runs of digits as numbers: -9 before -10)")

@@ -40,7 +40,7 @@
 //   - progress: a function called with the number of bytes of the log (as
 //     given: for a compressed log, its compressed bytes) read so far, so
 //     that it never passes the log's length and ends at it, about every MiB
-//     of text (checker.ProgressEvery) and once at the end (an OpenLineage
+//     of text and once at the end (an OpenLineage
 //     log: once, at the end).
 //   - max_runs_per_state: with a valid log, the result is {view} instead of
 //     {document}: the snapshot document listing, in order, only the last
