@@ -1,8 +1,11 @@
 package checker
 
 import (
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/greenlight-ci/greenlight/checker/internal/runview"
 )
 
 // TestBrakeLimit: deciding whether the brake tripped reads at most the
@@ -25,10 +28,17 @@ func TestBrakeLimit(t *testing.T) {
 	}
 }
 
-// TestRunRankFollowsRunPrecedence: the fold's switch ranks the stage states
-// in the order of RunPrecedence, and every other state ranks 0.
+// TestRunRankFollowsRunPrecedence: the precedence the renderers read
+// (runview.Precedence) names these stage states, the fold's switch ranks
+// them in its order, and every other state ranks 0.
 func TestRunRankFollowsRunPrecedence(t *testing.T) {
-	p := RunPrecedence()
+	var p []StageState
+	for _, s := range runview.Precedence() {
+		p = append(p, StageState(s))
+	}
+	if want := []StageState{StageUnknown, StageFailed, StageCancelled, StageStalled, StageRunning}; !slices.Equal(p, want) {
+		t.Fatalf("runview.Precedence() = %v, want %v", p, want)
+	}
 	for i, st := range p {
 		if got := runRank(st); got != len(p)-i {
 			t.Errorf("runRank(%s) = %d, want %d", st, got, len(p)-i)

@@ -539,8 +539,10 @@ func stageState(run *runState, i int, def *Definition, cfg foldConfig) StageStat
 
 // runRank is the precedence of the stage states that decide a run's state:
 // unknown > failed > cancelled > stalled > running; every other state ranks
-// 0. It is the one precedence of run states: the fold takes the run's state
-// from it. A switch, not a map: it is asked once per stage of every run.
+// 0. The fold takes the run's state from it; it follows runview.Precedence,
+// the list the renderers read (TestRunRankFollowsRunPrecedence holds the
+// two together). A switch, not a map: it is asked once per stage of every
+// run.
 func runRank(st StageState) int {
 	switch st {
 	case StageUnknown:

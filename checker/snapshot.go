@@ -37,15 +37,6 @@ const (
 	RunSucceeded  = "succeeded"
 )
 
-// RunPrecedence returns the stage states that decide a run's state, the
-// first that one of its stages shows wins: unknown, failed, cancelled,
-// stalled, running (docs/contract.md, docs/recovery.md). The fold ranks stages
-// by it, and the renderers find with it the stage that decided a run (the
-// recovery advice lists every unhealthy stage, in the runbook's order).
-func RunPrecedence() []StageState {
-	return []StageState{StageUnknown, StageFailed, StageCancelled, StageStalled, StageRunning}
-}
-
 // Stage and attempt states. An attempt is running or stalled while it has no
 // terminal event; stalled is a candidate inferred from silence, not proof.
 // unknown is an outcome nobody could confirm; blocked is a stage not started

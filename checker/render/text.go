@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
+	"github.com/greenlight-ci/greenlight/checker/internal/runview"
 	"github.com/greenlight-ci/greenlight/internal/words"
 )
 
@@ -45,10 +46,10 @@ type Problem struct {
 
 // RunProblem finds the Problem of a run.
 func RunProblem(r *checker.RunReport) Problem {
-	for _, want := range checker.RunPrecedence() {
+	for _, want := range runview.Precedence() {
 		for i := range r.Stages {
 			s := &r.Stages[i]
-			if s.State == want && len(s.Attempts) > 0 {
+			if string(s.State) == want && len(s.Attempts) > 0 {
 				return Problem{Stage: s, Attempt: &s.Attempts[len(s.Attempts)-1]}
 			}
 		}

@@ -58,6 +58,16 @@ type Views[R any] interface {
 	Reports(places []int) iter.Seq[*R]
 }
 
+// Precedence returns the stage states (checker.StageState texts) that
+// decide a run's state, the first that one of its stages shows wins:
+// unknown, failed, cancelled, stalled, running (docs/contract.md,
+// docs/recovery.md). checker's fold ranks stages by it, and the renderers
+// find with it the stage that decided a run (the recovery advice lists
+// every unhealthy stage, in the runbook's order).
+func Precedence() []string {
+	return []string{"unknown", "failed", "cancelled", "stalled", "running"}
+}
+
 // impl is checker's registration: an impl[S, R] for S checker.Snapshot and
 // R checker.RunReport. It is written once, by checker's initialisation,
 // before any code can hold a snapshot.
