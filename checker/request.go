@@ -141,45 +141,11 @@ func (r Request) Options() (Options, error) {
 	if err := r.CheckInputFormat(); err != nil {
 		return o, err
 	}
-	hasPipeline := r.Pipeline != nil || r.PipelineName != ""
-	switch {
-	case hasPipeline && r.Stages != "":
-		return o, errors.New("give either " + r.knob("Pipeline") + " or " + r.knob("Stages") + ", not both")
-	case hasPipeline:
-		def, err := ParseDefinition(r.Pipeline)
-		if err != nil {
-			if r.PipelineName != "" {
-				return o, fmt.Errorf("%s: %v", r.PipelineName, err)
-			}
-			return o, err
-		}
-		o.Definition = def
-	case r.Stages != "":
-		ids, err := ParseStageList(r.Stages)
-		if err != nil {
-			return o, errors.New(r.knob("Stages") + ": " + err.Error())
-		}
-		def, err := LinearDefinition(ids)
-		if err != nil {
-			return o, errors.New(r.knob("Stages") + ": " + err.Error())
-		}
-		o.Definition = def
-	case r.InputFormat == FormatOpenLineage && r.Gating && !r.InferStages:
-		return o, errors.New("no stages declared for a gate on an OpenLineage log: give " + r.knob("Pipeline") + " pipeline.yaml naming the expected jobs (namespace/name), or " + r.knob("InferStages") + " to take the jobs that logged as the expected ones (a job whose events never arrived is then invisible)")
-	case r.DefinitionOptional || r.InputFormat == FormatOpenLineage:
-		// The log declares the stages.
-	default:
-		return o, errors.New("no stages declared: pass " + r.knob("Pipeline") + " pipeline.yaml (see \"greenlight schema pipeline\") or " + r.knob("Stages") + " 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible")
+	def, err := r.definition()
+	if err != nil {
+		return o, err
 	}
-	if r.InferStages {
-		switch {
-		case r.InputFormat != FormatOpenLineage:
-			return o, errors.New(r.knob("InferStages") + " applies to " + r.knob("InputFormat") + " openlineage only: a native log's stages are declared with " + r.knob("Pipeline") + " or " + r.knob("Stages"))
-		case o.Definition != nil:
-			return o, errors.New(r.knob("InferStages") + " takes the stages from the log: give it without " + r.knob("Pipeline"))
-		}
-		o.InferStages = true
-	}
+	o.Definition, o.InferStages = def, r.InferStages
 	if r.Now != "" {
 		t, err := ParseTime(r.Now)
 		if err != nil {
@@ -236,4 +202,48 @@ func (r Request) Options() (Options, error) {
 	o.Strict = r.Strict
 	o.SchemaEveryEvent = r.SchemaEveryEvent
 	return o, nil
+}
+
+// definition is the pipeline definition r declares: Pipeline parsed, the
+// linear one of Stages, or nil when the log declares the stages (an
+// OpenLineage log, DefinitionOptional). The error names the input that is
+// wrong, as Options returns it.
+func (r Request) definition() (*Definition, error) {
+	var def *Definition
+	hasPipeline := r.Pipeline != nil || r.PipelineName != ""
+	switch {
+	case hasPipeline && r.Stages != "":
+		return nil, errors.New("give either " + r.knob("Pipeline") + " or " + r.knob("Stages") + ", not both")
+	case hasPipeline:
+		var err error
+		if def, err = ParseDefinition(r.Pipeline); err != nil {
+			if r.PipelineName != "" {
+				return nil, fmt.Errorf("%s: %v", r.PipelineName, err)
+			}
+			return nil, err
+		}
+	case r.Stages != "":
+		ids, err := ParseStageList(r.Stages)
+		if err != nil {
+			return nil, errors.New(r.knob("Stages") + ": " + err.Error())
+		}
+		if def, err = LinearDefinition(ids); err != nil {
+			return nil, errors.New(r.knob("Stages") + ": " + err.Error())
+		}
+	case r.InputFormat == FormatOpenLineage && r.Gating && !r.InferStages:
+		return nil, errors.New("no stages declared for a gate on an OpenLineage log: give " + r.knob("Pipeline") + " pipeline.yaml naming the expected jobs (namespace/name), or " + r.knob("InferStages") + " to take the jobs that logged as the expected ones (a job whose events never arrived is then invisible)")
+	case r.DefinitionOptional || r.InputFormat == FormatOpenLineage:
+		// The log declares the stages.
+	default:
+		return nil, errors.New("no stages declared: pass " + r.knob("Pipeline") + " pipeline.yaml (see \"greenlight schema pipeline\") or " + r.knob("Stages") + " 1,2 for a linear pipeline; greenlight never guesses the stages, since stages that never logged would be invisible")
+	}
+	if r.InferStages {
+		switch {
+		case r.InputFormat != FormatOpenLineage:
+			return nil, errors.New(r.knob("InferStages") + " applies to " + r.knob("InputFormat") + " openlineage only: a native log's stages are declared with " + r.knob("Pipeline") + " or " + r.knob("Stages"))
+		case def != nil:
+			return nil, errors.New(r.knob("InferStages") + " takes the stages from the log: give it without " + r.knob("Pipeline"))
+		}
+	}
+	return def, nil
 }
