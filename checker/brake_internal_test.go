@@ -23,7 +23,7 @@ func TestBrakeLimit(t *testing.T) {
 	if _, n := brake(atts, 0); n != 5000 {
 		t.Errorf("brake without limit counted %d", n)
 	}
-	if got := brakeTrip(atts, 3).String(); got != "RETRY_BRAKE:returncode:1x5000" {
+	if got := tripBrake(atts, 3).String(); got != "RETRY_BRAKE:returncode:1x5000" {
 		t.Errorf("brakeTrip = %q", got)
 	}
 }

@@ -132,15 +132,15 @@ func (c *contractState) addToStreak(run *runState, si int, a *attemptState) {
 	s.add(run, a, threshold)
 	if n := len(s.runs); s.count >= threshold && n > 1 && s.runs[n-1].id == run.ID() {
 		if c.brakeTrips == nil {
-			c.brakeTrips = make(map[tripKey]*BrakeTrip)
+			c.brakeTrips = make(map[tripKey]*brakeTrip)
 		}
-		c.brakeTrips[tripKey{run.ID(), si}] = &BrakeTrip{Kind: s.kind.String(), Count: s.count, Runs: runIDsOf(s.runs)}
+		c.brakeTrips[tripKey{run.ID(), si}] = &brakeTrip{Kind: s.kind.String(), Count: s.count, Runs: runIDsOf(s.runs)}
 	}
 }
 
 // tripsFor returns the brakes that tripped across runs (streaksFor builds
 // them on first use).
-func (c *contractState) tripsFor() map[tripKey]*BrakeTrip {
+func (c *contractState) tripsFor() map[tripKey]*brakeTrip {
 	c.streaksFor()
 	return c.brakeTrips
 }
@@ -205,7 +205,7 @@ func (c *contractState) decodeStreaks(d *runstore.Decoder, stages int) {
 	}
 	for range d.Count() {
 		k := tripKey{run: d.String(), stage: d.Int()}
-		b := &BrakeTrip{Kind: d.String(), Count: d.Int()}
+		b := &brakeTrip{Kind: d.String(), Count: d.Int()}
 		for range d.Count() {
 			b.Runs = append(b.Runs, d.String())
 		}
@@ -217,7 +217,7 @@ func (c *contractState) decodeStreaks(d *runstore.Decoder, stages int) {
 			return
 		}
 		if c.brakeTrips == nil {
-			c.brakeTrips = make(map[tripKey]*BrakeTrip)
+			c.brakeTrips = make(map[tripKey]*brakeTrip)
 		}
 		c.brakeTrips[k] = b
 	}

@@ -199,7 +199,7 @@ func (opts Options) normalized() (Options, error) {
 	if opts.MaxViolations <= 0 {
 		opts.MaxViolations = limits.DefaultMaxViolations
 	}
-	if !opts.Window.IsZero() {
+	if !opts.Window.isZero() {
 		switch {
 		case opts.Window.Duration > 0 && opts.Window.Runs > 0:
 			return opts, errors.New("checker: a Window is a duration or a run count, not both")
@@ -286,7 +286,7 @@ type contractState struct {
 	streaks []brakeStreak
 	// brakeTrips are the brakes that tripped across runs, by run and stage
 	// (addToStreak); nil when none did.
-	brakeTrips map[tripKey]*BrakeTrip
+	brakeTrips map[tripKey]*brakeTrip
 	warnings   []Violation
 	jobLog     *jobLog
 	// line is the event being checked (apply, Feed.Run).
@@ -328,7 +328,7 @@ func newContractState(opts Options) *contractState {
 	}
 	c.plan = newStagePlan(opts.Definition, c.stageOf)
 	c.horizon = opts.Now.Add(c.skew)
-	if !opts.Window.IsZero() {
+	if !opts.Window.isZero() {
 		c.window = &windowState{win: opts.Window, nextSweep: minSweep}
 		c.foldCfg = foldConfig{now: opts.Now, stale: time.Duration(c.staleAfter()) * time.Second, defs: c.defs, lineText: c.lineText, planOf: c.planOf}
 	}

@@ -65,3 +65,7 @@ func ParseMaxAge(text string) (MaxAge, error) { return parseMaxAge(text) }
 // MaxNumberChars is the longest a number in a contract field may be
 // written, in characters (eventline.MaxNumberChars).
 const MaxNumberChars = eventline.MaxNumberChars
+
+// ClearBrake forgets s's retry brake (a value for readers only, absent
+// from the JSON), so that a report read back compares with the original.
+func ClearBrake(s *StageReport) { s.brake = nil }

@@ -77,7 +77,7 @@ func NewFeed(opts Options) (*Feed, error) {
 	if opts.JobLog != nil {
 		return nil, jobLogNotImported("checker: Options.JobLog", "native event logs")
 	}
-	if !opts.Window.IsZero() {
+	if !opts.Window.isZero() {
 		return nil, errors.New("checker: Options.Window reads native event logs only, not OpenLineage run events (Feed)")
 	}
 	if opts.Definition == nil {

@@ -46,7 +46,7 @@ type foldConfig struct {
 	// brakeTrips are the retry brakes that tripped across runs, by run and
 	// stage index of the check's definition (brake_runs.go); nil when none
 	// did.
-	brakeTrips map[tripKey]*BrakeTrip
+	brakeTrips map[tripKey]*brakeTrip
 }
 
 // definitionOf returns the run's own expected stages when Feed gave it
@@ -721,13 +721,13 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 		for k := range atts {
 			attemptReport(&sr.Attempts[k], &boxes[k], times, int64(k+1), &atts[k], cfg, cfg.staleFor(sd))
 		}
-		b := brakeTrip(atts, cfg.threshold) // only a tripped brake allocates
+		b := tripBrake(atts, cfg.threshold) // only a tripped brake allocates
 		if b == nil && len(atts) > 0 && cfg.brakeTrips != nil && run.Definition() == 0 {
 			b = cfg.brakeTrips[tripKey{run.ID(), i}] // failures of earlier runs count too
 		}
 		if b != nil {
 			reason := b.String()
-			sr.StatusReason, sr.Brake, sr.BrakeRuns = &reason, b, b.Runs
+			sr.StatusReason, sr.brake, sr.BrakeRuns = &reason, b, b.Runs
 		}
 	}
 	rr.State = rs.state()

@@ -18,8 +18,8 @@ type MaxAge struct {
 	None     bool
 }
 
-// IsZero says m declares nothing: neither a duration nor none.
-func (m MaxAge) IsZero() bool { return m.Duration <= 0 && !m.None }
+// isZero says m declares nothing: neither a duration nor none.
+func (m MaxAge) isZero() bool { return m.Duration <= 0 && !m.None }
 
 // parseMaxAge reads a max_age (the pipeline definition's field, the CLI's
 // --max-age, the action's max-age input): "none", or a duration of Go's
@@ -138,7 +138,7 @@ var errNoFreshness = errors.New("no freshness expectation")
 // maxAgeOf is the max_age that applies: the option's, else the
 // definition's.
 func (o Options) maxAgeOf() MaxAge {
-	if !o.MaxAge.IsZero() {
+	if !o.MaxAge.isZero() {
 		return o.MaxAge
 	}
 	if o.Definition != nil {
@@ -150,7 +150,7 @@ func (o Options) maxAgeOf() MaxAge {
 // freshnessDeclared says whether a check with o has a freshness
 // expectation: a max_age or a schedule, or an explicit none.
 func (o Options) freshnessDeclared() bool {
-	return !o.maxAgeOf().IsZero() || o.Definition != nil && o.Definition.Schedule != nil
+	return !o.maxAgeOf().isZero() || o.Definition != nil && o.Definition.Schedule != nil
 }
 
 // freshness judges the latest success (zero: none) at now under o.

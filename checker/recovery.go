@@ -86,30 +86,30 @@ func (d *Definition) retryBrake() RetryBrake {
 	return rb
 }
 
-// BrakeTrip is a tripped retry brake (docs/recovery.md): the trailing failed
+// brakeTrip is a tripped retry brake (docs/recovery.md): the trailing failed
 // attempts of a stage, Count of them, all failed with one failure kind, Kind
 // (the error_code, or returncode:<n>).
 //
 // Runs are the runs the failures happened in, oldest first, when they span
 // more than one run (the brake across runs); nil when they are all the
 // stage's own attempts in this run.
-type BrakeTrip struct {
+type brakeTrip struct {
 	Kind  string
 	Count int
 	Runs  []string
 }
 
 // String is the stage's status_reason: RETRY_BRAKE:<kind>x<count>.
-func (b BrakeTrip) String() string { return fmt.Sprintf("RETRY_BRAKE:%sx%d", b.Kind, b.Count) }
+func (b brakeTrip) String() string { return fmt.Sprintf("RETRY_BRAKE:%sx%d", b.Kind, b.Count) }
 
-// brakeTrip returns the stage's tripped brake, or nil when it has not
+// tripBrake returns the stage's tripped brake, or nil when it has not
 // tripped.
-func brakeTrip(atts []attemptState, threshold int) *BrakeTrip {
+func tripBrake(atts []attemptState, threshold int) *brakeTrip {
 	kind, count := brake(atts, 0)
 	if count == 0 || count < threshold {
 		return nil
 	}
-	return &BrakeTrip{Kind: kind.String(), Count: count}
+	return &brakeTrip{Kind: kind.String(), Count: count}
 }
 
 // recordRecovery keeps the recovery fields of an event that broke no rule.

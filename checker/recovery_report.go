@@ -222,15 +222,15 @@ func failedAction(runID string, st *StageReport, sd *StageDef, a *AttemptReport,
 			"Inspect its effects, then append a resolved event: failed to allow a retry, succeeded with manual_completion: true and a second person's approved_by, or cancelled with compensated: true.",
 			fmt.Sprintf("Only then start attempt %d.", n+1),
 		}, phaseRerun
-	case st.Brake != nil && st.Brake.Runs != nil:
+	case st.brake != nil && st.brake.Runs != nil:
 		return ActionFixThenRerunFrom, []string{
-			fmt.Sprintf("%s failed; the last %d attempts of %s, across runs %s, all failed with %s: the retry brake tripped, and the stage is braked in later runs too.", who, st.Brake.Count, label, strings.Join(st.Brake.Runs, ", "), st.Brake.Kind),
+			fmt.Sprintf("%s failed; the last %d attempts of %s, across runs %s, all failed with %s: the retry brake tripped, and the stage is braked in later runs too.", who, st.brake.Count, label, strings.Join(st.brake.Runs, ", "), st.brake.Kind),
 			"Fix the cause first; another blind retry, tonight's or tomorrow's, repeats the failure.",
 			fmt.Sprintf("Then start attempt %d (or the stage in the next run) with rerun_from: true.", n+1),
 		}, phaseBrake
-	case st.Brake != nil:
+	case st.brake != nil:
 		return ActionFixThenRerunFrom, []string{
-			fmt.Sprintf("%s failed; the last %d attempts all failed with %s: the retry brake tripped.", who, st.Brake.Count, st.Brake.Kind),
+			fmt.Sprintf("%s failed; the last %d attempts all failed with %s: the retry brake tripped.", who, st.brake.Count, st.brake.Kind),
 			"Fix the cause first; another blind retry repeats the failure.",
 			fmt.Sprintf("Then start attempt %d with rerun_from: true.", n+1),
 		}, phaseBrake

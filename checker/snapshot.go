@@ -433,9 +433,9 @@ type StageReport struct {
 	// towards it (docs/recovery.md, the brake across runs); nil (and
 	// absent from the JSON) otherwise.
 	BrakeRuns []string `json:"brake_runs,omitempty"`
-	// Brake is the tripped retry brake that StatusReason writes, as a
+	// brake is the tripped retry brake that StatusReason writes, as a
 	// value for readers (the recovery advice); nil when it has not tripped.
-	Brake *BrakeTrip `json:"-"`
+	brake *brakeTrip
 }
 
 // AttemptReport is one attempt of a stage. EndedAt and DurationSeconds are

@@ -75,8 +75,8 @@ func ParseWindow(s string) (Window, error) {
 // maxWindowDuration is the longest duration window: 100 years of 365 days.
 const maxWindowDuration = 100 * 365 * 24 * time.Hour
 
-// IsZero says the window keeps every run in full.
-func (w Window) IsZero() bool { return w.Duration <= 0 && w.Runs <= 0 }
+// isZero says the window keeps every run in full.
+func (w Window) isZero() bool { return w.Duration <= 0 && w.Runs <= 0 }
 
 // String is the window as ParseWindow reads it, in its largest whole unit
 // ("7d", "36h", "5000runs"); "" for the zero Window.
