@@ -33,8 +33,8 @@ const checkpointVersion = "greenlight.state/v6"
 var checkpointMagic = []byte(checkpointVersion + "\n")
 
 // checkpointFile is where a checkpoint's check stopped in one file of the
-// log: its name as given, how it was stored (Compression: CompressionNone,
-// CompressionGzip or CompressionZstd), the bytes of its text read (Offset:
+// log: its name as given, how it was stored (Compression: "none",
+// "gzip" or "zstd"), the bytes of its text read (Offset:
 // the whole text's length, except in the last file, where it is always the
 // end of a line) and the lines in them.
 type checkpointFile struct {
@@ -247,7 +247,7 @@ func ParseCheckpoint(data []byte) (*Checkpoint, error) {
 	}
 	for _, f := range cp.files {
 		switch f.Compression {
-		case CompressionNone, CompressionGzip, CompressionZstd:
+		case compressionNone, compressionGzip, compressionZstd:
 		default:
 			return bad("it lists a file stored as %.20q, which this greenlight does not read", f.Compression)
 		}

@@ -69,3 +69,18 @@ const MaxNumberChars = eventline.MaxNumberChars
 // ClearBrake forgets s's retry brake (a value for readers only, absent
 // from the JSON), so that a report read back compares with the original.
 func ClearBrake(s *StageReport) { s.brake = nil }
+
+// BrokenStreamError is a LogFile reader's broken stream, as
+// internal/logsource returns it (checker knows it by its BrokenStream
+// method only).
+type BrokenStreamError struct{ Msg string }
+
+func (e *BrokenStreamError) Error() string        { return e.Msg }
+func (e *BrokenStreamError) BrokenStream() string { return e.Msg }
+
+// The compressions a checkpoint records.
+const (
+	CompressionNone = compressionNone
+	CompressionGzip = compressionGzip
+	CompressionZstd = compressionZstd
+)

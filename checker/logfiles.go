@@ -36,11 +36,12 @@ func toolOf(opts Options) Tool {
 	return Tool{Name: toolName, Version: v}
 }
 
-// The values of SourceFile.Compression.
+// The values of SourceFile.Compression that a checkpoint may record
+// (internal/logsource names them for the shells).
 const (
-	CompressionNone = "none"
-	CompressionGzip = "gzip"
-	CompressionZstd = "zstd"
+	compressionNone = "none"
+	compressionGzip = "gzip"
+	compressionZstd = "zstd"
 )
 
 // SourceFile is one file of the log a snapshot was made from (the
@@ -65,12 +66,16 @@ type LogFile struct {
 	// R gives the file's JSON Lines text; a compressed file's shell
 	// decompresses it (internal/logsource). When the text cannot be read
 	// whole (a truncated or corrupt compressed stream), R returns an error
-	// that wraps a *BrokenStreamError.
+	// that wraps one with a method BrokenStream() string saying what broke,
+	// without the file's name (internal/logsource.BrokenStreamError):
+	// CheckFiles reports it as an invalid_json violation on the line where
+	// the file's text broke off, so the log is invalid (exit 2) and never a
+	// silently short log. Any other error of R is CheckFiles' error.
 	R io.Reader
 	// Stored, when not nil, is called once R is read to its end and
 	// describes the file as stored (a compressed file): the SHA-256 (64
 	// lowercase hex digits) and size in bytes of its stored bytes, and
-	// how they were compressed (CompressionGzip, CompressionZstd), in
+	// how they were compressed ("gzip", "zstd"), in
 	// those fields of a SourceFile; its Path and LineCount are ignored.
 	// When nil, the bytes R gives are the file as stored, and CheckFiles
 	// hashes them.
@@ -83,14 +88,10 @@ type LogFile struct {
 	At io.ReaderAt
 }
 
-// BrokenStreamError is the error a LogFile's reader returns when the file's
+// brokenStream is the error a LogFile's reader returns when the file's
 // bytes stop making text part way (a truncated gzip or zstd stream, a bad
-// checksum). CheckFiles reports it as an invalid_json violation on the line
-// where the file's text broke off, so the log is invalid (exit 2) and never
-// a silently short log; Msg says what broke, without the file's name.
-type BrokenStreamError struct{ Msg string }
-
-func (e *BrokenStreamError) Error() string { return e.Msg }
+// checksum): BrokenStream says what broke, without the file's name.
+type brokenStream interface{ BrokenStream() string }
 
 // fileSpan is where one file of the log starts: its path and the number of
 // lines of the files before it.
@@ -300,7 +301,7 @@ func (c *contractState) readLogFile(lg *logRead, rs *resumption, i int, f LogFil
 		}
 		lines += n
 	}
-	sf := SourceFile{Path: f.Path, LineCount: lines, Size: counted.n, Compression: CompressionNone}
+	sf := SourceFile{Path: f.Path, LineCount: lines, Size: counted.n, Compression: compressionNone}
 	switch {
 	case f.Stored != nil:
 		st := f.Stored()
@@ -373,9 +374,9 @@ func (c *contractState) readText(r io.Reader, name string, base int, sniff bool,
 // readError reports a broken stream as an invalid_json violation on line
 // and returns nil, or returns any other read error for the shell.
 func (c *contractState) readError(name string, line int, err error) error {
-	var broken *BrokenStreamError
+	var broken brokenStream
 	if errors.As(err, &broken) {
-		c.violate(line, RuleInvalidJSON, broken.Msg+"; the rest of the file cannot be read, and a log cut short is no evidence", nil)
+		c.violate(line, RuleInvalidJSON, broken.BrokenStream()+"; the rest of the file cannot be read, and a log cut short is no evidence", nil)
 		return nil
 	}
 	return fmt.Errorf("reading %s: %w", displayFile(name), err)

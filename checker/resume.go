@@ -309,7 +309,7 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r *tailRead
 		sink = h
 	}
 	n, err := io.CopyBuffer(sink, io.LimitReader(r, want.Offset), make([]byte, 1<<20))
-	var broken *BrokenStreamError
+	var broken brokenStream
 	var after error // the text broke off right where the checkpoint stopped
 	if n == want.Offset && errors.As(err, &broken) {
 		after, err = err, nil
@@ -320,13 +320,13 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r *tailRead
 	if i < len(cp.files)-1 {
 		var b [1]byte
 		if after != nil {
-			return mismatch("its text breaks off after %d bytes: %s", want.Offset, broken.Msg)
+			return mismatch("its text breaks off after %d bytes: %s", want.Offset, broken.BrokenStream())
 		}
 		if n, err := io.ReadFull(r, b[:]); n > 0 {
 			return mismatch("the file grew after the checkpoint, and only the last file it read may (the log's later lines would move)")
 		} else if err != nil && err != io.EOF {
 			if errors.As(err, &broken) {
-				return mismatch("its text breaks off after %d bytes: %s", want.Offset, broken.Msg)
+				return mismatch("its text breaks off after %d bytes: %s", want.Offset, broken.BrokenStream())
 			}
 			return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
 		}
@@ -355,9 +355,9 @@ func provePrefix(want checkpointFile, f LogFile, n int64, err error, text hash.H
 	mismatch := func(format string, args ...any) error {
 		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
-	var broken *BrokenStreamError
+	var broken brokenStream
 	if errors.As(err, &broken) {
-		return mismatch("its text breaks off after %d bytes: %s", n, broken.Msg)
+		return mismatch("its text breaks off after %d bytes: %s", n, broken.BrokenStream())
 	} else if err != nil {
 		return fmt.Errorf("reading %s: %w", displayFile(f.Path), err)
 	}

@@ -7,7 +7,7 @@
 // ("A log of several files").
 //
 // A compressed stream that stops making text part way (truncated, a bad
-// checksum, trailing garbage) is a *checker.BrokenStreamError, which the
+// checksum, trailing garbage) is a *BrokenStreamError, which the
 // checker reports as an invalid_json violation naming the file: a log cut
 // short is never read as a short log. Decompression is streamed through a
 // fixed window (gzip: 32 KiB; zstd: at most MaxZstdWindow), so a
@@ -50,18 +50,39 @@ var (
 // headBytes is how many bytes Compression needs.
 const headBytes = 4
 
+// The ways a file may be stored: the values of checker.SourceFile's
+// Compression (the snapshot's source.files[].compression).
+const (
+	CompressionNone = "none"
+	CompressionGzip = "gzip"
+	CompressionZstd = "zstd"
+)
+
 // Compression tells how a file is stored from its first bytes:
-// checker.CompressionGzip, checker.CompressionZstd or
-// checker.CompressionNone.
+// CompressionGzip, CompressionZstd or CompressionNone.
 func Compression(head []byte) string {
 	switch {
 	case bytes.HasPrefix(head, gzipMagic):
-		return checker.CompressionGzip
+		return CompressionGzip
 	case bytes.HasPrefix(head, zstdMagic):
-		return checker.CompressionZstd
+		return CompressionZstd
 	}
-	return checker.CompressionNone
+	return CompressionNone
 }
+
+// BrokenStreamError is the error a compressed file's reader returns when
+// the file's bytes stop making text part way (a truncated gzip or zstd
+// stream, a bad checksum, trailing garbage). Msg says what broke, without
+// the file's name. checker.CheckFiles knows it by its BrokenStream method
+// and reports it as an invalid_json violation on the line where the text
+// broke off (checker.LogFile.R).
+type BrokenStreamError struct{ Msg string }
+
+func (e *BrokenStreamError) Error() string { return e.Msg }
+
+// BrokenStream is Msg: it marks the error as a broken stream for
+// checker.CheckFiles.
+func (e *BrokenStreamError) BrokenStream() string { return e.Msg }
 
 // File is one file of a log, open for reading.
 type File struct {
@@ -117,7 +138,7 @@ func New(path string, raw io.Reader) (*File, error) {
 	all := io.MultiReader(bytes.NewReader(head), raw)
 	comp := Compression(head)
 	f := &File{Log: checker.LogFile{Path: path, R: all}, size: -1}
-	if comp == checker.CompressionNone {
+	if comp == CompressionNone {
 		return f, nil
 	}
 	stored := &storedReader{r: all, h: sha256.New()}
@@ -164,13 +185,13 @@ type decoder struct {
 
 func (d *decoder) start() error {
 	switch d.compression {
-	case checker.CompressionGzip:
+	case CompressionGzip:
 		zr, err := gzip.NewReader(d.in)
 		if err != nil {
 			return err
 		}
 		d.text = zr
-	case checker.CompressionZstd:
+	case CompressionZstd:
 		zr, err := zstd.NewReader(d.in,
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxWindow(MaxZstdWindow),
@@ -185,7 +206,7 @@ func (d *decoder) start() error {
 
 // Read gives the file's text. The end of the text is io.EOF only when the
 // stream ended whole; a read error of the file is returned as it is, and
-// any other error of the decoder is a *checker.BrokenStreamError.
+// any other error of the decoder is a *BrokenStreamError.
 func (d *decoder) Read(p []byte) (int, error) {
 	if d.err != nil {
 		return 0, d.err
@@ -219,7 +240,7 @@ func (d *decoder) fail(err error) error {
 	default:
 		msg = fmt.Sprintf("the %s stream is corrupt (%v), %d bytes into the file", d.compression, err, d.stored.n)
 	}
-	return &checker.BrokenStreamError{Msg: msg}
+	return &BrokenStreamError{Msg: msg}
 }
 
 // Close releases the zstd decoder's buffers.

@@ -55,11 +55,11 @@ func TestNew(t *testing.T) {
 		name, compression string
 		stored            []byte
 	}{
-		{"plain.gz", checker.CompressionNone, text},
-		{"log.jsonl", checker.CompressionGzip, gzipped(t, text)},
-		{"log.jsonl", checker.CompressionZstd, zstded(t, text)},
-		{"two-members.gz", checker.CompressionGzip, append(gzipped(t, text[:50]), gzipped(t, text[50:])...)},
-		{"empty", checker.CompressionNone, nil},
+		{"plain.gz", CompressionNone, text},
+		{"log.jsonl", CompressionGzip, gzipped(t, text)},
+		{"log.jsonl", CompressionZstd, zstded(t, text)},
+		{"two-members.gz", CompressionGzip, append(gzipped(t, text[:50]), gzipped(t, text[50:])...)},
+		{"empty", CompressionNone, nil},
 	} {
 		t.Run(c.compression+"/"+c.name, func(t *testing.T) {
 			f, err := New(c.name, bytes.NewReader(c.stored))
@@ -78,7 +78,7 @@ func TestNew(t *testing.T) {
 			if !bytes.Equal(got, want) {
 				t.Errorf("text %q, want %q", got, want)
 			}
-			if c.compression == checker.CompressionNone {
+			if c.compression == CompressionNone {
 				if f.Log.Stored != nil {
 					t.Errorf("a plain file has Stored")
 				}
@@ -143,7 +143,7 @@ func TestStoredReadProgress(t *testing.T) {
 }
 
 // TestBrokenStreams: a truncated or corrupt stream gives the text up to the
-// break, then a *checker.BrokenStreamError with its message; never io.EOF.
+// break, then a *BrokenStreamError with its message; never io.EOF.
 func TestBrokenStreams(t *testing.T) {
 	text := []byte(strings.Repeat(twoEvents, 50))
 	gz, zs := gzipped(t, text), zstded(t, text)
@@ -172,7 +172,7 @@ func TestBrokenStreams(t *testing.T) {
 			}
 			defer f.Close()
 			got, err := io.ReadAll(f.Log.R)
-			var broken *checker.BrokenStreamError
+			var broken *BrokenStreamError
 			if !errors.As(err, &broken) {
 				t.Fatalf("error %v, want a BrokenStreamError", err)
 			}
@@ -312,7 +312,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		_, rerr := io.Copy(io.Discard, file.Log.R)
 		file.Close()
-		var broken *checker.BrokenStreamError
+		var broken *BrokenStreamError
 		if rerr != nil && !errors.As(rerr, &broken) {
 			t.Fatalf("read error %v is no BrokenStreamError", rerr)
 		}
