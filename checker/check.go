@@ -125,7 +125,7 @@ type Reading struct {
 	Progress func(bytesRead int64)
 	// Resume, when not nil, is the checkpoint of an earlier check of the
 	// same log (ParseCheckpoint): CheckFiles verifies that each file it
-	// read starts with the bytes it read there (a *StateMismatchError when
+	// read starts with the bytes it read there (a *CheckpointError with Mismatch when
 	// not, a *CheckpointError when its state is damaged), loads its state
 	// and decodes only the bytes after it.
 	Resume *Checkpoint

@@ -138,35 +138,38 @@ func (s checkpointSettings) differs(o checkpointSettings) string {
 	return ""
 }
 
-// CheckpointError is a checkpoint file that cannot be read: not a
-// checkpoint, another version, or damaged. ParseCheckpoint returns it, and
-// so does CheckFiles for a fold state found damaged once the check reads
-// it; a run of the checkpoint first decoded while a snapshot's runs are
-// read panics with it (the shell reports it as it reports the error). It is
-// never a reason to check the whole log silently. Reason says what is
-// wrong, in words, without the file's name.
+// CheckpointError is a checkpoint that cannot be resumed from, for one of
+// two reasons that a shell tells apart by Mismatch:
+//
+//   - Mismatch false: the checkpoint file cannot be read: not a
+//     checkpoint, another version, or damaged. ParseCheckpoint returns
+//     it, and so does CheckFiles for a fold state found damaged once the
+//     check reads it; a run of the checkpoint first decoded while a
+//     snapshot's runs are read panics with it (the shell reports it as it
+//     reports the error). It is never a reason to check the whole log
+//     silently.
+//   - Mismatch true: the checkpoint is intact but does not fit the log or
+//     the options it is resumed with (CheckFiles): the log no longer
+//     starts with the bytes the checkpoint read (rewritten, truncated,
+//     rotated away), the checkpoint was written under other options, or it
+//     holds an event after now plus the clock skew; in a log of several
+//     files, also a file fewer or an earlier file grown. File and Offset
+//     name the file that does not fit (or the log, for what is not one
+//     file's) and the byte offset the checkpoint stopped at in it.
+//
+// Reason says what is wrong, in words, without the checkpoint's name.
 type CheckpointError struct {
-	Reason string
+	Mismatch bool
+	File     string
+	Offset   int64
+	Reason   string
 }
 
-func (e *CheckpointError) Error() string { return "the checkpoint is unusable: " + e.Reason }
-
-// StateMismatchError is a checkpoint that does not fit the log or the
-// options it is resumed with: the log no longer starts with the bytes the
-// checkpoint read (rewritten, truncated, rotated away), the checkpoint was
-// written under other options, or it holds an event after now plus the
-// clock skew; in a log of several files, also a file fewer or an earlier
-// file grown. File and Offset name the file
-// that does not fit (or the log, for what is not one file's) and the byte
-// offset the checkpoint stopped at in it.
-type StateMismatchError struct {
-	File   string
-	Offset int64
-	Reason string
-}
-
-func (e *StateMismatchError) Error() string {
-	return fmt.Sprintf("the checkpoint does not fit %s at byte offset %d: %s", displayFile(e.File), e.Offset, e.Reason)
+func (e *CheckpointError) Error() string {
+	if e.Mismatch {
+		return fmt.Sprintf("the checkpoint does not fit %s at byte offset %d: %s", displayFile(e.File), e.Offset, e.Reason)
+	}
+	return "the checkpoint is unusable: " + e.Reason
 }
 
 // ParseCheckpoint reads a checkpoint file's bytes. The error is a

@@ -250,8 +250,8 @@ func TestCheckpointFilesMismatch(t *testing.T) {
 				}
 				o, ro := opts, checker.Reading{Checkpoint: true, Resume: cp}
 				_, err := checker.CheckFiles(files, o, ro)
-				var mis *checker.StateMismatchError
-				if !errors.As(err, &mis) || err.Error() != tc.want {
+				var mis *checker.CheckpointError
+				if !errors.As(err, &mis) || !mis.Mismatch || err.Error() != tc.want {
 					t.Fatalf("err = %v (At %t), want the mismatch %q", err, files[0].At != nil, tc.want)
 				}
 			}

@@ -143,9 +143,9 @@ func TestProvePieces(t *testing.T) {
 				if got != tc.err {
 					t.Fatalf("err = %q, want %q", got, tc.err)
 				}
-				var mis *StateMismatchError
-				if err != nil && errors.As(err, &mis) == (tc.name == "a read error" || tc.name == "a read error in a truncated file") {
-					t.Fatalf("err %q: a mismatch is a *StateMismatchError, a read error is not", err)
+				var mis *CheckpointError
+				if err != nil && (errors.As(err, &mis) && mis.Mismatch) == (tc.name == "a read error" || tc.name == "a read error in a truncated file") {
+					t.Fatalf("err %q: a mismatch is a *CheckpointError with Mismatch, a read error is not", err)
 				}
 			})
 		}
@@ -204,7 +204,7 @@ func TestDamagedPieces(t *testing.T) {
 				_, err = checkRead(bytes.NewReader(append(bytes.Clone(log), log...)), opts, Reading{Checkpoint: true, Resume: cp, pieceSize: 64})
 			}
 			var damage *CheckpointError
-			if err == nil || err.Error() != tc.err || !errors.As(err, &damage) {
+			if err == nil || err.Error() != tc.err || !errors.As(err, &damage) || damage.Mismatch {
 				t.Fatalf("err = %v, want %q (a *CheckpointError)", err, tc.err)
 			}
 		})

@@ -66,7 +66,7 @@ type resumption struct {
 
 // startResume begins the checkpoint side of a check of files into the log
 // digest h (nil when the log is not hashed): with rd.Resume it checks
-// that the checkpoint fits (a *StateMismatchError when not) and starts
+// that the checkpoint fits (a *CheckpointError with Mismatch when not) and starts
 // loading its fold state into c.
 func (c *contractState) startResume(files []LogFile, rd Reading, h hash.Hash) (*resumption, error) {
 	rs := &resumption{cp: rd.Resume, write: rd.Checkpoint, oneFile: len(files) == 1, newHash: rd.newSHA256,
@@ -149,8 +149,8 @@ type skipped struct {
 // resumeFile reads it from r (hashed as wrap set up), or, for a file read
 // at its offset, resumeAt takes the digest states and the proof goes on on
 // other goroutines. At cp's last file the fold state has loaded when skip
-// returns. A misfit is a *StateMismatchError, a damaged fold state a
-// *CheckpointError.
+// returns. A misfit is a *CheckpointError with Mismatch, a damaged fold
+// state one without.
 func (rs *resumption) skip(c *contractState, i int, f LogFile, r *tailReader, h hash.Hash) (skipped, error) {
 	if rs.cp == nil || i >= len(rs.cp.files) {
 		return skipped{}, nil
@@ -237,11 +237,11 @@ func (rs *resumption) next(c *contractState, h hash.Hash, newline bool) (*Checkp
 // fits checks what of cp can be checked before any file is read: the
 // options it was written under, its latest event against now, and that
 // the log still has as many files as cp read. A misfit is a
-// *StateMismatchError.
+// *CheckpointError with Mismatch.
 func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
 	last := cp.files[len(cp.files)-1]
 	mismatch := func(format string, args ...any) error {
-		return &StateMismatchError{File: c.opts.File, Offset: last.Offset, Reason: fmt.Sprintf(format, args...)}
+		return &CheckpointError{Mismatch: true, File: c.opts.File, Offset: last.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
 	settings, err := settingsOf(c.opts)
 	if err != nil {
@@ -261,7 +261,7 @@ func (c *contractState) fits(cp *Checkpoint, files []LogFile) error {
 		// Named by the first file the log lacks now, at its own offset
 		// (the names are as the checkpoint's check gave them).
 		gone := cp.files[len(files)]
-		return &StateMismatchError{File: gone.File, Offset: gone.Offset,
+		return &CheckpointError{Mismatch: true, File: gone.File, Offset: gone.Offset,
 			Reason: fmt.Sprintf("it read %d files, and the log has %d now (rotated away)", len(cp.files), len(files))}
 	}
 	return nil
@@ -297,12 +297,12 @@ func backgroundDone(f func() error) (wait func() error, done <-chan struct{}) {
 // which is h itself in a log of one file. The text proves the file, stored
 // as read or compressed, whichever it was for cp. A file before cp's last
 // must also have ended there. At cp's last file, the log's digest h takes
-// cp's state of it. A misfit is a *StateMismatchError naming the file. The
+// cp's state of it. A misfit is a *CheckpointError with Mismatch naming the file. The
 // file's name is not compared: every output names the file as given now.
 func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r *tailReader, text, h hash.Hash) error {
 	want := cp.files[i]
 	mismatch := func(format string, args ...any) error {
-		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
+		return &CheckpointError{Mismatch: true, File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
 	sink := io.Discard // r hashes into text as it is read
 	if text == h {
@@ -348,12 +348,12 @@ func (c *contractState) resumeFile(cp *Checkpoint, i int, f LogFile, r *tailRead
 
 // provePrefix judges what reading the first want.Offset bytes of the text
 // of file f gave: n bytes, the read error err, and text, the digest they
-// went to (the log's own when oneFile). A misfit is a *StateMismatchError
+// went to (the log's own when oneFile). A misfit is a *CheckpointError with Mismatch
 // naming the file. It touches no check state, so that verifyAt may call
 // it on a goroutine of its own.
 func provePrefix(want checkpointFile, f LogFile, n int64, err error, text hash.Hash, oneFile bool) error {
 	mismatch := func(format string, args ...any) error {
-		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
+		return &CheckpointError{Mismatch: true, File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
 	var broken brokenStream
 	if errors.As(err, &broken) {
@@ -524,14 +524,14 @@ type fileProof struct {
 
 // wait waits for the proof and says what it found. A read error (the
 // first piece's) is returned as an error; a file shorter than want.Offset,
-// or else a piece whose digest differs, is a *StateMismatchError naming
+// or else a piece whose digest differs, is a *CheckpointError with Mismatch naming
 // the file. Every piece is read first, so the finding does not depend on
 // the order the pieces were hashed in.
 func (p *fileProof) wait() error {
 	results := p.Wait()
 	want, f := p.want, p.f
 	mismatch := func(format string, args ...any) error {
-		return &StateMismatchError{File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
+		return &CheckpointError{Mismatch: true, File: f.Path, Offset: want.Offset, Reason: fmt.Sprintf(format, args...)}
 	}
 	for _, r := range results {
 		if r.Err != nil {

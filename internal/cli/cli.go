@@ -395,7 +395,7 @@ func runCheck(cmd string, args []string, env Env) (code int, err error) {
 		// first reads it (docs/state.md): a damaged checkpoint.
 		if r := recover(); r != nil {
 			damaged, ok := r.(*checker.CheckpointError)
-			if !ok || f.state.path == "" {
+			if !ok || damaged.Mismatch || f.state.path == "" {
 				panic(r)
 			}
 			code, err = ExitInvalid, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(f.state.path), damaged)

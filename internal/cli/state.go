@@ -99,14 +99,13 @@ func (s *stateFlags) check(logs []string, opts checker.Options, inputFormat, pro
 	if err != nil {
 		s.discard() // staged by a check that failed after all
 	}
-	var damaged *checker.CheckpointError
-	if errors.As(err, &damaged) {
+	var mis *checker.CheckpointError
+	if errors.As(err, &mis) && !mis.Mismatch {
 		// A fold state that does not decode, found once the check has
 		// started: named like a checkpoint that does not parse.
-		return nil, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(s.path), damaged)
+		return nil, fmt.Errorf("%s: %v (remove it to check the whole log)", render.Terminal(s.path), mis)
 	}
-	var mis *checker.StateMismatchError
-	if !errors.As(err, &mis) {
+	if mis == nil {
 		return res, err
 	}
 	if s.mismatch != mismatchRecheck {
