@@ -204,7 +204,7 @@ func (opts Options) normalized() (Options, error) {
 		case opts.Window.Duration > 0 && opts.Window.Runs > 0:
 			return opts, errors.New("checker: a Window is a duration or a run count, not both")
 		case opts.Window.Duration%time.Second != 0 || opts.Window.Duration > maxWindowDuration || opts.Window.Runs > maxWindowRuns:
-			return opts, fmt.Errorf("checker: Window %s is not whole seconds up to 36500 days or a run count up to %d", opts.Window, maxWindowRuns)
+			return opts, fmt.Errorf("checker: Window %s is not whole seconds up to 36500 days or a run count up to %d", opts.Window.text(), maxWindowRuns)
 		case opts.JobLog != nil:
 			return opts, errors.New("checker: Options.Window cannot be combined with Options.JobLog: the reconciliation compares every attempt")
 		}

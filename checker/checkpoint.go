@@ -110,7 +110,7 @@ func settingsOf(opts Options) (checkpointSettings, error) {
 	}
 	s := checkpointSettings{definition: sha256.Sum256(def), strict: opts.Strict,
 		maxLineBytes: uint64(opts.MaxLineBytes), maxViolations: uint64(opts.MaxViolations), staleAfter: uint64(staleAfterOf(opts)),
-		window: opts.Window.String(), tool: toolOf(opts).Version}
+		window: opts.Window.text(), tool: toolOf(opts).Version}
 	rules.Sum(s.rules[:0])
 	return s, nil
 }

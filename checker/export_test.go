@@ -84,3 +84,6 @@ const (
 	CompressionGzip = compressionGzip
 	CompressionZstd = compressionZstd
 )
+
+// WindowText is w as the snapshot's window.window writes it.
+func WindowText(w Window) string { return w.text() }

@@ -78,9 +78,10 @@ const maxWindowDuration = 100 * 365 * 24 * time.Hour
 // isZero says the window keeps every run in full.
 func (w Window) isZero() bool { return w.Duration <= 0 && w.Runs <= 0 }
 
-// String is the window as ParseWindow reads it, in its largest whole unit
-// ("7d", "36h", "5000runs"); "" for the zero Window.
-func (w Window) String() string {
+// text is the window as ParseWindow reads it, in its largest whole unit
+// ("7d", "36h", "5000runs"); "" for the zero Window: the snapshot's
+// window.window and a checkpoint's record of the option.
+func (w Window) text() string {
 	switch {
 	case w.Runs > 0:
 		return strconv.Itoa(w.Runs) + "runs"
@@ -291,7 +292,7 @@ func (c *contractState) fold(run *runState) {
 
 // report is the snapshot's window section.
 func (w *windowState) report(cutoff time.Time) *WindowReport {
-	r := &WindowReport{Window: w.win.String(), FoldedRunCount: w.total, FoldedStateCounts: w.counts}
+	r := &WindowReport{Window: w.win.text(), FoldedRunCount: w.total, FoldedStateCounts: w.counts}
 	if !w.lastSuccess.IsZero() {
 		v := formatTime(w.lastSuccess)
 		r.LastFoldedSuccess = &v

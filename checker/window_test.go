@@ -62,8 +62,8 @@ func TestParseWindow(t *testing.T) {
 		if text == "" {
 			text = c.in
 		}
-		if got.String() != text {
-			t.Errorf("ParseWindow(%q).String() = %q, want %q", c.in, got.String(), text)
+		if got := checker.WindowText(got); got != text {
+			t.Errorf("ParseWindow(%q) written back = %q, want %q", c.in, got, text)
 		}
 	}
 }
@@ -457,7 +457,7 @@ func FuzzWindow(f *testing.F) {
 			}
 			if !full.Report.Valid {
 				if got.Report.Valid {
-					t.Fatalf("window %s accepts a log a full check rejects:\n%s", w, violationLines(full.Report.Violations))
+					t.Fatalf("window %s accepts a log a full check rejects:\n%s", checker.WindowText(w), violationLines(full.Report.Violations))
 				}
 				continue
 			}
@@ -466,7 +466,7 @@ func FuzzWindow(f *testing.F) {
 				// log; later events of its run then meet the record
 				// without it.
 				if v := got.Report.Violations[0]; v.Rule != checker.RuleFoldedRunEvent {
-					t.Fatalf("window %s rejects a valid log with %s on line %d: %s", w, v.Rule, v.Line, v.Message)
+					t.Fatalf("window %s rejects a valid log with %s on line %d: %s", checker.WindowText(w), v.Rule, v.Line, v.Message)
 				}
 				continue
 			}
@@ -478,7 +478,7 @@ func FuzzWindow(f *testing.F) {
 				return *s.LatestRunID
 			}
 			if a.Verdict != b.Verdict || a.RunCount != b.RunCount || a.StateCounts != b.StateCounts || latest(a) != latest(b) {
-				t.Fatalf("window %s: %s %d %+v %s, full: %s %d %+v %s", w, b.Verdict, b.RunCount, b.StateCounts, latest(b), a.Verdict, a.RunCount, a.StateCounts, latest(a))
+				t.Fatalf("window %s: %s %d %+v %s, full: %s %d %+v %s", checker.WindowText(w), b.Verdict, b.RunCount, b.StateCounts, latest(b), a.Verdict, a.RunCount, a.StateCounts, latest(a))
 			}
 		}
 	})
