@@ -2,8 +2,6 @@ package checker
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/greenlight-ci/greenlight/internal/limits"
@@ -30,60 +28,11 @@ func parseMaxAge(text string) (MaxAge, error) {
 	if text == "none" {
 		return MaxAge{None: true}, nil
 	}
-	d, err := ParseDurationDays(text)
+	d, err := limits.ParseDuration(text)
 	if err != nil {
 		return MaxAge{}, err
 	}
 	return MaxAge{Duration: d}, nil
-}
-
-// ParseDurationDays reads a duration of Go's syntax in which d counts
-// days of 24 hours (2d, 1d12h, 26h, 90m), from 1s to limits.MaxAge: the
-// syntax of max_age and of merge's --max-age.
-func ParseDurationDays(text string) (time.Duration, error) {
-	bad := fmt.Errorf("%q: use a duration from 1s to %s, such as 26h, 90m or 2d", text, limits.MaxAge)
-	var total time.Duration
-	rest := text
-	if rest == "" {
-		return 0, bad
-	}
-	for rest != "" {
-		// A number (digits, an optional fraction), then its unit.
-		i := 0
-		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9' || rest[i] == '.') {
-			i++
-		}
-		j := i
-		for j < len(rest) && !(rest[j] >= '0' && rest[j] <= '9' || rest[j] == '.') {
-			j++
-		}
-		num, unit := rest[:i], rest[i:j]
-		rest = rest[j:]
-		if num == "" || unit == "" {
-			return 0, bad
-		}
-		var part time.Duration
-		if unit == "d" {
-			days, err := strconv.ParseUint(num, 10, 16) // whole days only
-			if err != nil || days > 366 {
-				return 0, bad
-			}
-			part = time.Duration(days) * 24 * time.Hour
-		} else {
-			p, err := time.ParseDuration(num + unit)
-			if err != nil {
-				return 0, bad
-			}
-			part = p
-		}
-		if total += part; total > limits.MaxAge {
-			return 0, bad
-		}
-	}
-	if total < time.Second {
-		return 0, bad
-	}
-	return total, nil
 }
 
 // The freshness expectations a snapshot names (FreshnessReport.Expectation).

@@ -185,7 +185,7 @@ func (r Request) Options() (Options, error) {
 		o.MaxAge = m
 	}
 	if r.Since != "" {
-		d, err := ParseDurationDays(r.Since)
+		d, err := limits.ParseDuration(r.Since)
 		if err != nil {
 			return o, fmt.Errorf("%s %q: %v", r.knob("Since"), r.Since, err)
 		}

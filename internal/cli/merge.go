@@ -110,7 +110,7 @@ func ParseMaxAge(what, text string) (time.Duration, error) {
 	if text == "" {
 		return 0, usageError{"merge needs " + what + " (e.g. 26h for nightly pipelines): a snapshot older than that is stale"}
 	}
-	age, err := checker.ParseDurationDays(text)
+	age, err := limits.ParseDuration(text)
 	if err != nil {
 		return 0, usageError{fmt.Sprintf("%s %q: use a duration from 1s to %s, such as 26h, 90m or 2d", what, render.Terminal(text), MaxAgeLimit)}
 	}

@@ -3,7 +3,7 @@
 // internal/viewcmd, checker/openlineage) share: the shells print them in
 // help and check their flags and inputs against them, and checker applies
 // them, so that every shell refuses the same values with the same range.
-// It holds constants only.
+// It holds constants and ParseDuration, the duration syntax MaxAge bounds.
 package limits
 
 import "time"
