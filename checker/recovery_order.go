@@ -49,14 +49,6 @@ type RecoveryAction struct {
 	Steps     []string `json:"steps"`
 }
 
-// At returns action i of Actions as a Recovery of its own (the run's id,
-// its identifiers and steps, no Actions), for a sink that shows each
-// action as it shows a run's one.
-func (r *Recovery) At(i int) Recovery {
-	a := &r.Actions[i]
-	return Recovery{Action: a.Action, RunID: r.RunID, Stage: a.Stage, Attempt: a.Attempt, AttemptID: a.AttemptID, Owner: a.Owner, Steps: a.Steps}
-}
-
 // runbookOrder numbers the actions by phase, then stage order. While an
 // attempt of the run holds a live lease (a wait action), every other
 // action but none is deferred: it becomes wait, with steps that say what

@@ -316,7 +316,7 @@ func TestRecoveryRunbookOrder(t *testing.T) {
 			if strings.Join(got, " ") != tc.want {
 				t.Fatalf("actions %q, want %q\n%+v", got, tc.want, rec.Actions)
 			}
-			if first := rec.At(0); rec.Action != first.Action || rec.Stage != first.Stage || len(rec.Steps) != len(first.Steps) {
+			if first := rec.Actions[0]; rec.Action != first.Action || rec.Stage != first.Stage || len(rec.Steps) != len(first.Steps) {
 				t.Errorf("the run's action %s is not its first, %s", rec.Action, first.Action)
 			}
 		})
@@ -365,7 +365,7 @@ func TestRecoveryActionsInvariants(t *testing.T) {
 					staged[a.Stage.String()]++
 				}
 			}
-			if first := rec.At(0); rec.Action != first.Action || fmt.Sprint(rec.Steps) != fmt.Sprint(first.Steps) {
+			if first := rec.Actions[0]; rec.Action != first.Action || fmt.Sprint(rec.Steps) != fmt.Sprint(first.Steps) {
 				t.Errorf("%s: run %s: action %s is not its first, %s", name, r.RunID, rec.Action, first.Action)
 			}
 			for _, s := range r.Stages {

@@ -44,7 +44,7 @@ func writeRecovery(b *strings.Builder, r *checker.RunReport, header bool) bool {
 		return true
 	}
 	for i := range rec.Actions {
-		one := rec.At(i)
+		one := actionAt(rec, i)
 		writeRecoveryAction(b, fmt.Sprintf("%d of %d: ", rec.Actions[i].Order, len(rec.Actions)), &one)
 	}
 	return true
@@ -94,7 +94,7 @@ func recoveryMarkdown(rec *checker.Recovery) string {
 	}
 	fmt.Fprintf(&b, "**Recovery: %d actions, in the runbook's order**\n\n", len(rec.Actions))
 	for i := range rec.Actions {
-		one := rec.At(i)
+		one := actionAt(rec, i)
 		fmt.Fprintf(&b, "%d. `%s` (%s)\n", rec.Actions[i].Order, one.Action, Markdown(RecoveryIDs(&one)))
 		for k, s := range one.Steps {
 			fmt.Fprintf(&b, "   %d. %s\n", k+1, Markdown(s))
@@ -119,7 +119,7 @@ func htmlActions(rec *checker.Recovery) []htmlAction {
 	}
 	out := make([]htmlAction, len(rec.Actions))
 	for i := range rec.Actions {
-		one := rec.At(i)
+		one := actionAt(rec, i)
 		out[i] = htmlAction{Order: rec.Actions[i].Order, Action: string(one.Action), IDs: RecoveryIDs(&one), Steps: append([]string(nil), one.Steps...)}
 	}
 	return out
@@ -136,7 +136,7 @@ func junitRecovery(body *strings.Builder, rec *checker.Recovery) {
 		return
 	}
 	for i := range rec.Actions {
-		one := rec.At(i)
+		one := actionAt(rec, i)
 		fmt.Fprintf(body, "recovery %d of %d: %s (%s)\n", rec.Actions[i].Order, len(rec.Actions), one.Action, RecoveryIDs(&one))
 		for k, step := range one.Steps {
 			fmt.Fprintf(body, "  %d. %s\n", k+1, step)
@@ -167,4 +167,12 @@ func noticesMarkdown(s *checker.Snapshot) string {
 		window += "\n"
 	}
 	return window + "### Warnings and inconsistencies\n\n" + strings.Join(items, "\n") + "\n"
+}
+
+// actionAt returns action i of rec.Actions as a Recovery of its own (the
+// run's id, the action's identifiers and steps, no Actions), so that each
+// action is shown as a run's one action is.
+func actionAt(rec *checker.Recovery, i int) checker.Recovery {
+	a := &rec.Actions[i]
+	return checker.Recovery{Action: a.Action, RunID: rec.RunID, Stage: a.Stage, Attempt: a.Attempt, AttemptID: a.AttemptID, Owner: a.Owner, Steps: a.Steps}
 }
