@@ -29,12 +29,6 @@ const familyTakeover = "takeover"
 // on, so it was alive when its work was taken from it).
 const reasonHeartbeatAdvanced = "HEARTBEAT_ADVANCED"
 
-// stopMethods are the values of stop_method on a takeover: how the owner
-// was confirmed stopped (local_pid: the PID is gone or is another process,
-// by start time and command line; host_down: the owner's host is down;
-// console: the scheduler's or the cloud's console shows it stopped; other).
-var stopMethods = []string{"local_pid", "host_down", "console", "other"}
-
 // given says a text the contract asks for is there: not blank
 // (docs/contract.md, Blank text).
 func given(s string) bool { return eventline.HasNonSpace([]byte(s)) }
