@@ -129,38 +129,40 @@ func TestSnapshotConsistency(t *testing.T) {
 		// A check with --window lists only the runs in its window and
 		// counts the folded ones in its window section (docs/window.md).
 		{"a window's folded runs, counted but not listed", func(l *render.Log) { foldOne(l.Result.Snapshot) }, ""},
-		{"healthy verdict over a folded failed run", func(l *render.Log) {
+		// A window folds only runs that succeeded: a folded unhealthy run
+		// would have no name.
+		{"a folded run that did not succeed", func(l *render.Log) {
+			s := l.Result.Snapshot
+			foldOne(s)
+			s.StateCounts.Succeeded--
+			s.StateCounts.Failed++
+			s.Window.FoldedStateCounts, s.Window.LastFoldedSuccess = checker.FoldedStateCounts{Failed: 1}, nil
+		}, "window.folded_state_counts counts 1 run that did not succeed, but a window folds only runs that succeeded"},
+		{"healthy verdict over listed unhealthy runs and a folded success", func(l *render.Log) {
 			foldOne(l.Result.Snapshot)
 			l.Result.Snapshot.Verdict = "healthy"
-		}, "verdict healthy, but 3 of 7 runs did not succeed"},
+		}, "verdict healthy, but 2 of 7 runs did not succeed"},
 		{"a run count that is not the listed and folded runs'", func(l *render.Log) {
 			foldOne(l.Result.Snapshot)
 			l.Result.Snapshot.RunCount = 6
 		}, "run_count is 6 but the snapshot lists 6 runs and folds 1"},
-		// With gate latest and no schedule, a folded latest run proves a
-		// healthy verdict only when every folded run succeeded.
-		{"healthy with gate latest over a folded latest run, a folded run failed", func(l *render.Log) {
+		// With gate latest and no schedule, a folded latest run succeeded.
+		{"healthy with gate latest over a folded latest run", func(l *render.Log) {
 			s := l.Result.Snapshot
 			foldOne(s)
-			id := "cm-folded"
-			s.Schedule, s.LatestRunID, s.Verdict, s.Options.Gate = nil, &id, "healthy", "latest"
-		}, "verdict healthy with gate latest, but the latest run is folded and not every folded run succeeded"},
-		{"healthy with gate latest over a folded latest run, every folded run succeeded", func(l *render.Log) {
-			s := l.Result.Snapshot
-			foldOneSucceeded(s)
-			at := "2026-01-01T00:00:00Z"
-			s.Window.LastFoldedSuccess = &at
 			id := "cm-folded"
 			s.Schedule, s.LatestRunID, s.Verdict, s.Options.Gate = nil, &id, "healthy", "latest"
 		}, ""},
 		{"a folded success without its time", func(l *render.Log) {
-			foldOneSucceeded(l.Result.Snapshot)
+			foldOne(l.Result.Snapshot)
+			l.Result.Snapshot.Window.LastFoldedSuccess = nil
 		}, "window.last_folded_success_utc is null, but window.folded_state_counts.succeeded is 1"},
 		{"a last folded success without a folded success", func(l *render.Log) {
 			s := l.Result.Snapshot
 			foldOne(s)
-			at := "2026-01-01T00:00:00Z"
-			s.Window.LastFoldedSuccess = &at
+			s.RunCount--
+			s.StateCounts.Succeeded--
+			s.Window.FoldedRunCount, s.Window.FoldedStateCounts = 0, checker.FoldedStateCounts{}
 		}, `window.last_folded_success_utc is "2026-01-01T00:00:00Z", but window.folded_state_counts.succeeded is 0`},
 		{"folded state counts that are not the folded run count", func(l *render.Log) {
 			foldOne(l.Result.Snapshot)
@@ -214,21 +216,14 @@ func TestSnapshotRepeatedRunID(t *testing.T) {
 }
 
 // foldOne makes s the snapshot of a check with a window that folded one
-// more run, a failed one: counted in run_count and state_counts, not listed.
+// more run, one that succeeded (the only kind a window folds) at
+// 2026-01-01T00:00:00Z: counted in run_count and state_counts, not listed.
 func foldOne(s *checker.Snapshot) {
 	secs := int64(86400)
-	s.Window = &checker.WindowReport{Window: "1d", DurationSeconds: &secs, FoldedRunCount: 1, FoldedStateCounts: checker.FoldedStateCounts{Failed: 1}}
+	at := "2026-01-01T00:00:00Z"
+	s.Window = &checker.WindowReport{Window: "1d", DurationSeconds: &secs, FoldedRunCount: 1, FoldedStateCounts: checker.FoldedStateCounts{Succeeded: 1}, LastFoldedSuccess: &at}
 	s.RunCount++
-	s.StateCounts.Failed++
-}
-
-// foldOneSucceeded is foldOne with the folded run succeeded, its
-// time (window.last_folded_success_utc) left for the test to give.
-func foldOneSucceeded(s *checker.Snapshot) {
-	foldOne(s)
-	s.StateCounts.Failed--
 	s.StateCounts.Succeeded++
-	s.Window.FoldedStateCounts = checker.FoldedStateCounts{Succeeded: 1}
 }
 
 func decodeSnapshot(t *testing.T, doc []byte) *checker.Snapshot {
