@@ -49,18 +49,18 @@ func EachRow(s *checker.Snapshot, yield func(Row) bool) {
 		return cmp.Or(cmp.Compare(b.sec, a.sec), cmp.Compare(b.nsec, a.nsec), cmp.Compare(b.place, a.place))
 	})
 	places := make([]int, 0, 1024)
-	m := 0 // the next missed slot, latest first
-	missedLatest := slices.Clone(missed)
-	slices.SortStableFunc(missedLatest, func(a, b checker.MissedSlot) int { return b.Slot.Compare(a.Slot) })
+	// The missed slots are in slot order (the schedule judges the slots
+	// in order): the next one, latest first, is missed[m], m counting down.
+	m := len(missed) - 1
 	// A missed slot goes before the first run earlier than it; a run at
 	// the slot's own time comes first.
 	slotsBefore := func(k rowKey) bool {
-		for ; m < len(missedLatest); m++ {
-			sl := missedLatest[m].Slot
+		for ; m >= 0; m-- {
+			sl := missed[m].Slot
 			if sl.Unix() < k.sec || (sl.Unix() == k.sec && int32(sl.Nanosecond()) <= k.nsec) {
 				return true
 			}
-			if !yield(Row{Missed: &missedLatest[m]}) {
+			if !yield(Row{Missed: &missed[m]}) {
 				return false
 			}
 		}
@@ -79,8 +79,8 @@ func EachRow(s *checker.Snapshot, yield func(Row) bool) {
 			j++
 		}
 	}
-	for ; m < len(missedLatest); m++ {
-		if !yield(Row{Missed: &missedLatest[m]}) {
+	for ; m >= 0; m-- {
+		if !yield(Row{Missed: &missed[m]}) {
 			return
 		}
 	}
