@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/greenlight-ci/greenlight/internal/action/steptest"
+
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/sethvargo/go-githubactions"
 )
@@ -18,7 +20,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the expected sections of testdata/action/*.txtar")
 
 // testToken is the stop-commands token of every test run.
-const testToken = "tok3n0123456789abcdef0123456789ab"
+const testToken = steptest.Token
 
 // wallClock is what the action sees as the wall clock in tests that leave
 // the now input empty.
@@ -28,14 +30,8 @@ var wallClock = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 // in the output are the same on every machine.
 var repoRoot, _ = filepath.Abs("../..")
 
-// run is one in-process run of action mode: its exit code and what it wrote
-// to the step log, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
-type run struct {
-	exit    int
-	stdout  string
-	output  string
-	summary string
-}
+// run is one run of the action (steptest.Step).
+type run = steptest.Step
 
 // runAction runs Main in the repository root with the given environment
 // (INPUT_* and any other variable). GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
@@ -49,51 +45,11 @@ func runAction(t *testing.T, env map[string]string) run {
 func runActionIn(t *testing.T, wd string, env map[string]string) run {
 	t.Helper()
 	t.Chdir(wd)
-	vars := stepVars(t, env)
+	vars := steptest.Vars(t, env)
 	var stdout bytes.Buffer
 	gh := githubactions.New(githubactions.WithWriter(&stdout), githubactions.WithGetenv(func(k string) string { return vars[k] }))
 	code := Main(Env{GH: gh, Now: func() time.Time { return wallClock }, Token: func() (string, error) { return testToken, nil }})
-	return stepRun(t, vars, code, stdout.String())
-}
-
-// stepVars is env over fresh, empty GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
-// files in a test directory; "-" for either in env leaves it unset.
-func stepVars(t *testing.T, env map[string]string) map[string]string {
-	t.Helper()
-	dir := t.TempDir()
-	vars := map[string]string{
-		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
-		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
-	}
-	for k, v := range env {
-		vars[k] = v
-	}
-	for _, k := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"} {
-		if vars[k] == "-" {
-			delete(vars, k)
-		} else if err := os.WriteFile(vars[k], nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return vars
-}
-
-// stepRun is the run with the given exit code and step log, and what the
-// step wrote to the GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files in vars
-// ("" for one that is unset).
-func stepRun(t *testing.T, vars map[string]string, exit int, stdout string) run {
-	t.Helper()
-	read := func(k string) string {
-		if vars[k] == "" {
-			return ""
-		}
-		b, err := os.ReadFile(vars[k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	return run{exit: exit, stdout: stdout, output: read("GITHUB_OUTPUT"), summary: read("GITHUB_STEP_SUMMARY")}
+	return steptest.Read(t, vars, code, stdout.String())
 }
 
 // TestGolden runs every scenario in testdata/action/*.txtar. The archive's
@@ -119,10 +75,10 @@ func TestGolden(t *testing.T) {
 			env := scenarioEnv(t, abs)
 			got := runAction(t, env)
 			files := []txtar.File{
-				{Name: "exit", Data: []byte(fmt.Sprintf("%d\n", got.exit))},
-				{Name: "stdout", Data: []byte(got.stdout)},
-				{Name: "GITHUB_OUTPUT", Data: []byte(got.output)},
-				{Name: "GITHUB_STEP_SUMMARY", Data: []byte(got.summary)},
+				{Name: "exit", Data: []byte(fmt.Sprintf("%d\n", got.Exit))},
+				{Name: "stdout", Data: []byte(got.Stdout)},
+				{Name: "GITHUB_OUTPUT", Data: []byte(got.Output)},
+				{Name: "GITHUB_STEP_SUMMARY", Data: []byte(got.Summary)},
 			}
 			if *update {
 				ar.Files = files
@@ -151,11 +107,8 @@ func TestGolden(t *testing.T) {
 // the native binary's code. wasm/wasmtest runs the same tests through the
 // JavaScript action (action/run.mjs and the wasip1 modules), whose engines
 // compare with this one.
-var engines = []struct {
-	name string
-	run  func(*testing.T, map[string]string) run
-}{
-	{"native", runAction},
+var engines = []steptest.Engine{
+	{Name: "native", Run: runAction},
 }
 
 // scenarioEnv reads the environment of a testdata/action scenario from the

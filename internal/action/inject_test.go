@@ -1,43 +1,18 @@
 package action
 
 import (
-	"bufio"
 	"bytes"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/greenlight-ci/greenlight/internal/action/steptest"
 
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 )
-
-// outputNames parses a GITHUB_OUTPUT file the way the runner does (name=value
-// or name<<DELIMITER ... DELIMITER) and returns the output names in order.
-func outputNames(t *testing.T, file string) []string {
-	t.Helper()
-	var names []string
-	sc := bufio.NewScanner(strings.NewReader(file))
-	for sc.Scan() {
-		line := sc.Text()
-		if name, delim, ok := strings.Cut(line, "<<"); ok {
-			names = append(names, name)
-			for sc.Scan() && sc.Text() != delim {
-			}
-			continue
-		}
-		if name, _, ok := strings.Cut(line, "="); ok {
-			names = append(names, name)
-			continue
-		}
-		t.Fatalf("GITHUB_OUTPUT line %q is neither name=value nor name<<delimiter", line)
-	}
-	return names
-}
-
-var allOutputs = []string{"failed-runs", "latest-run-id", "latest-run-state", "run-count", "snapshot", "stalled-runs", "verdict", "violations"}
 
 // TestHostileLogText feeds logs whose error and run_id hold line breaks,
 // workflow commands (::error::, ::set-output, ::add-mask::, ::stop-commands::),
@@ -47,71 +22,9 @@ var allOutputs = []string{"failed-runs", "latest-run-id", "latest-run-state", "r
 // through the JavaScript action).
 func TestHostileLogText(t *testing.T) {
 	for _, e := range engines {
-		t.Run(e.name, func(t *testing.T) {
-			checkHostile(t, e.run(t, map[string]string{
-				"INPUT_EVENTS":   "testdata/logs/hostile_text.jsonl\ntestdata/action/hostile_run_id.jsonl",
-				"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
-				"INPUT_NOW":      "2026-01-01T12:00:00Z",
-				// The hostile text is the subject, not freshness.
-				"INPUT_MAX-AGE": "none",
-			}))
+		t.Run(e.Name, func(t *testing.T) {
+			steptest.CheckHostile(t, e.Run(t, steptest.HostileEnv()))
 		})
-	}
-}
-
-// checkHostile checks one run of TestHostileLogText.
-func checkHostile(t *testing.T, got run) {
-	t.Helper()
-	if got.exit != 1 {
-		t.Errorf("exit %d, want 1", got.exit)
-	}
-	// Step log: every line outside the stop-commands block is one of ours.
-	lines := strings.Split(strings.TrimSuffix(got.stdout, "\n"), "\n")
-	if lines[0] != "::stop-commands::"+testToken {
-		t.Fatalf("first line %q does not stop commands", lines[0])
-	}
-	end := -1
-	for i, l := range lines[1:] {
-		if l == "::"+testToken+"::" {
-			end = i + 1
-			break
-		}
-	}
-	if end < 0 {
-		t.Fatal("commands are never resumed")
-	}
-	for _, l := range lines[end+1:] {
-		if !strings.HasPrefix(l, "::error file=testdata/") {
-			t.Errorf("step log line outside the stop-commands block is not a greenlight annotation: %q", l)
-		}
-		if strings.Count(l, "::") < 2 || strings.ContainsAny(l, "\r") {
-			t.Errorf("malformed annotation %q", l)
-		}
-		// The properties end at the first "::"; log text in them is escaped,
-		// so the title cannot hold "::" nor a second property.
-		props, _, _ := strings.Cut(strings.TrimPrefix(l, "::error "), "::")
-		if n := strings.Count(props, ","); n != 2 {
-			t.Errorf("annotation properties %q hold %d commas, want 2 (file, line, title)", props, n)
-		}
-	}
-	if n := len(lines) - end - 1; n != 2 {
-		t.Errorf("%d annotations, want 2 (one per failed stage)", n)
-	}
-	// GITHUB_OUTPUT: exactly greenlight's outputs, each once.
-	if names := outputNames(t, got.output); !reflect.DeepEqual(names, allOutputs) {
-		t.Errorf("outputs %q, want %q", names, allOutputs)
-	}
-	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\nunhealthy\n") {
-		t.Errorf("verdict output is not unhealthy:\n%s", got.output)
-	}
-	// Job summary: no raw HTML, link or image, and only our code fence.
-	for _, bad := range []string{"<img", "<script", "</details", "](http", "\n::", "\n##[", "%%{"} {
-		if strings.Contains(got.summary, bad) {
-			t.Errorf("job summary holds %q", bad)
-		}
-	}
-	if n := strings.Count(got.summary, "```"); n != 2 {
-		t.Errorf("job summary holds %d code fences, want 2 (the gantt chart)", n)
 	}
 }
 
@@ -228,7 +141,7 @@ func TestInputErrors(t *testing.T) {
 		{"job log that breaks its schema", map[string]string{"INPUT_JOB-LOG": "testdata/logs/pipeline.yaml"}, "testdata/logs/pipeline.yaml:1: invalid job log record: "},
 	} {
 		for _, e := range engines {
-			t.Run(c.name+"/"+e.name, func(t *testing.T) {
+			t.Run(c.name+"/"+e.Name, func(t *testing.T) {
 				env := map[string]string{}
 				for k, v := range base {
 					env[k] = v
@@ -236,7 +149,7 @@ func TestInputErrors(t *testing.T) {
 				for k, v := range c.set {
 					env[k] = v
 				}
-				checkInputError(t, e.run(t, env), c.want)
+				checkInputError(t, e.Run(t, env), c.want)
 			})
 		}
 	}
@@ -245,18 +158,18 @@ func TestInputErrors(t *testing.T) {
 // checkInputError checks one run of TestInputErrors.
 func checkInputError(t *testing.T, got run, want string) {
 	t.Helper()
-	if got.exit != 2 {
-		t.Errorf("exit %d, want 2", got.exit)
+	if got.Exit != 2 {
+		t.Errorf("exit %d, want 2", got.Exit)
 	}
 	prefix := "::error::greenlight action: " + want
-	if !strings.HasPrefix(got.stdout, prefix) || strings.Count(got.stdout, "\n") != 1 {
-		t.Errorf("step log %q, want one line starting %q", got.stdout, prefix)
+	if !strings.HasPrefix(got.Stdout, prefix) || strings.Count(got.Stdout, "\n") != 1 {
+		t.Errorf("step log %q, want one line starting %q", got.Stdout, prefix)
 	}
-	if got.output != "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n_GitHubActionsFileCommandDelimeter_\n" {
-		t.Errorf("GITHUB_OUTPUT %q, want only verdict invalid", got.output)
+	if got.Output != "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n_GitHubActionsFileCommandDelimeter_\n" {
+		t.Errorf("GITHUB_OUTPUT %q, want only verdict invalid", got.Output)
 	}
-	if got.summary != "" {
-		t.Errorf("job summary written: %q", got.summary)
+	if got.Summary != "" {
+		t.Errorf("job summary written: %q", got.Summary)
 	}
 }
 
@@ -264,7 +177,7 @@ func checkInputError(t *testing.T, got run, want string) {
 // bytes as the checker's golden; an invalid log leaves the previous one.
 func TestSnapshot(t *testing.T) {
 	for _, e := range engines {
-		t.Run(e.name, func(t *testing.T) { testSnapshot(t, e.run) })
+		t.Run(e.Name, func(t *testing.T) { testSnapshot(t, e.Run) })
 	}
 }
 
@@ -295,14 +208,14 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 		// declares no freshness expectation.
 		"INPUT_FAIL-ON-UNHEALTHY": "false",
 	})
-	if got.exit != 0 {
-		t.Fatalf("exit %d:\n%s", got.exit, got.stdout)
+	if got.Exit != 0 {
+		t.Fatalf("exit %d:\n%s", got.Exit, got.Stdout)
 	}
 	if doc, err := readSnapshot(path); err != nil || string(doc) != string(want) {
 		t.Errorf("snapshot differs from the golden (err %v):\n%s", err, doc)
 	}
-	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n"+path+"\n") {
-		t.Errorf("snapshot output is not %s:\n%s", path, got.output)
+	if !strings.Contains(got.Output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n"+path+"\n") {
+		t.Errorf("snapshot output is not %s:\n%s", path, got.Output)
 	}
 	got = runAction(t, map[string]string{
 		"INPUT_EVENTS":            "testdata/logs/stage2_before_stage1.jsonl",
@@ -312,14 +225,14 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 		"RUNNER_TEMP":             temp,
 		"INPUT_FAIL-ON-UNHEALTHY": "false",
 	})
-	if got.exit != 2 {
-		t.Errorf("invalid log: exit %d, want 2", got.exit)
+	if got.Exit != 2 {
+		t.Errorf("invalid log: exit %d, want 2", got.Exit)
 	}
 	if doc, _ := readSnapshot(path); string(doc) != string(want) {
 		t.Errorf("an invalid log changed the snapshot:\n%s", doc)
 	}
-	if !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
-		t.Errorf("snapshot output is not empty for an invalid log:\n%s", got.output)
+	if !strings.Contains(got.Output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
+		t.Errorf("snapshot output is not empty for an invalid log:\n%s", got.Output)
 	}
 	// A snapshot that cannot be written (its parent is a file) fails the
 	// step (exit 2, verdict invalid) and its error comes before the log's
@@ -335,16 +248,16 @@ func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) ru
 		"INPUT_SNAPSHOT": notDir + "/health.json",
 		"RUNNER_TEMP":    temp,
 	})
-	if got.exit != 2 {
-		t.Errorf("unwritable snapshot: exit %d, want 2", got.exit)
+	if got.Exit != 2 {
+		t.Errorf("unwritable snapshot: exit %d, want 2", got.Exit)
 	}
-	_, after, _ := strings.Cut(got.stdout, "::"+testToken+"::\n")
+	_, after, _ := strings.Cut(got.Stdout, "::"+testToken+"::\n")
 	lines := strings.Split(strings.TrimSuffix(after, "\n"), "\n")
 	if len(lines) != 4 || !strings.HasPrefix(lines[0], "::error::greenlight action: cannot write ") || !strings.HasPrefix(lines[1], "::error file=testdata/sample/campaign_metrics.jsonl,line=24,") || !strings.HasPrefix(lines[2], "::error file=testdata/sample/campaign_metrics.jsonl,title=scheduled run missed%3A slot 2026-11-24T02%3A00%3A00Z::") {
 		t.Errorf("annotations after the report:\n%s", after)
 	}
-	if !strings.Contains(got.output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") || !strings.Contains(got.output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
-		t.Errorf("outputs after an unwritable snapshot:\n%s", got.output)
+	if !strings.Contains(got.Output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") || !strings.Contains(got.Output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
+		t.Errorf("outputs after an unwritable snapshot:\n%s", got.Output)
 	}
 }
 

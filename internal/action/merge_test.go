@@ -43,22 +43,22 @@ func TestMergeMode(t *testing.T) {
 	}
 	env := map[string]string{"INPUT_MODE": "merge", "INPUT_EVENTS": "snaps/*.json", "INPUT_MAX-AGE": "26h", "INPUT_EXPECT": "a\n# b failed\nb\n", "INPUT_NOW": "2026-01-02T06:00:00Z"}
 	got := runActionIn(t, dir, env)
-	if got.exit != 1 {
-		t.Errorf("exit %d, want 1", got.exit)
+	if got.Exit != 1 {
+		t.Errorf("exit %d, want 1", got.Exit)
 	}
 	for _, want := range []string{
 		"::stop-commands::" + testToken + "\ngreenlight merge: unhealthy: 2 pipelines (1 healthy, 1 unhealthy, 0 unusable), judged at 2026-01-02T06:00:00Z, max age 26h0m0s, expected 2 pipelines\n",
 		"  b  unhealthy  latest run b-1 failed, 1 run, 1 unhealthy (b-1 failed)\n::" + testToken + "::\n",
 	} {
-		if !strings.Contains(got.stdout, want) {
-			t.Errorf("step log lacks %q:\n%s", want, got.stdout)
+		if !strings.Contains(got.Stdout, want) {
+			t.Errorf("step log lacks %q:\n%s", want, got.Stdout)
 		}
 	}
-	if !strings.HasPrefix(got.summary, "## ❌ greenlight merge: unhealthy\n") || !strings.Contains(got.summary, "| b | ❌ unhealthy | latest run b\\-1 failed, 1 run, 1 unhealthy (b\\-1 failed) |\n") {
-		t.Errorf("job summary:\n%s", got.summary)
+	if !strings.HasPrefix(got.Summary, "## ❌ greenlight merge: unhealthy\n") || !strings.Contains(got.Summary, "| b | ❌ unhealthy | latest run b\\-1 failed, 1 run, 1 unhealthy (b\\-1 failed) |\n") {
+		t.Errorf("job summary:\n%s", got.Summary)
 	}
-	if !strings.Contains(got.output, "verdict<<_GitHubActionsFileCommandDelimeter_\nunhealthy\n") || !strings.Contains(got.output, "failed-runs<<_GitHubActionsFileCommandDelimeter_\n1\n") {
-		t.Errorf("outputs:\n%s", got.output)
+	if !strings.Contains(got.Output, "verdict<<_GitHubActionsFileCommandDelimeter_\nunhealthy\n") || !strings.Contains(got.Output, "failed-runs<<_GitHubActionsFileCommandDelimeter_\n1\n") {
+		t.Errorf("outputs:\n%s", got.Output)
 	}
 
 	data, err := os.ReadFile(filepath.Join(dir, "snaps", "b.json"))
@@ -69,9 +69,9 @@ func TestMergeMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = runActionIn(t, dir, env)
-	if got.exit != 2 || !strings.Contains(got.stdout, "::error::greenlight merge: snaps/b.json: tampered or corrupt: verdict healthy, but 1 of 1 run did not succeed\n") ||
-		!strings.Contains(got.output, "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") {
-		t.Errorf("a tampered snapshot: exit %d\n%s\n%s", got.exit, got.stdout, got.output)
+	if got.Exit != 2 || !strings.Contains(got.Stdout, "::error::greenlight merge: snaps/b.json: tampered or corrupt: verdict healthy, but 1 of 1 run did not succeed\n") ||
+		!strings.Contains(got.Output, "verdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") {
+		t.Errorf("a tampered snapshot: exit %d\n%s\n%s", got.Exit, got.Stdout, got.Output)
 	}
 
 	for _, c := range []struct {
@@ -93,8 +93,8 @@ func TestMergeMode(t *testing.T) {
 			e[k] = v
 		}
 		got := runActionIn(t, dir, e)
-		if got.exit != 2 || !strings.Contains(got.stdout, c.want+"\n") {
-			t.Errorf("%v: exit %d, step log:\n%s", c.env, got.exit, got.stdout)
+		if got.Exit != 2 || !strings.Contains(got.Stdout, c.want+"\n") {
+			t.Errorf("%v: exit %d, step log:\n%s", c.env, got.Exit, got.Stdout)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/greenlight-ci/greenlight/internal/action/steptest"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -112,8 +114,8 @@ func TestActionMetadata(t *testing.T) {
 		}
 	}
 	slices.Sort(outs)
-	if !slices.Equal(outs, allOutputs) {
-		t.Errorf("action.yml outputs %q, action mode sets %q", outs, allOutputs)
+	if !slices.Equal(outs, steptest.AllOutputs) {
+		t.Errorf("action.yml outputs %q, action mode sets %q", outs, steptest.AllOutputs)
 	}
 }
 

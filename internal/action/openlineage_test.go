@@ -28,22 +28,22 @@ func TestOpenLineageInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_INPUT-FORMAT": "openlineage", "INPUT_INFER-STAGES": "true", "INPUT_MAX-AGE": "none", "INPUT_NOW": "2026-01-01T12:00:00Z"})
-	if got.exit != 1 {
-		t.Errorf("exit %d, want 1\n%s", got.exit, got.stdout)
+	if got.Exit != 1 {
+		t.Errorf("exit %d, want 1\n%s", got.Exit, got.Stdout)
 	}
 	for _, want := range []string{"verdict<<", "\nunhealthy\n", "failed-runs<<", "latest-run-id<<"} {
-		if !strings.Contains(got.output, want) {
-			t.Errorf("GITHUB_OUTPUT lacks %q:\n%s", want, got.output)
+		if !strings.Contains(got.Output, want) {
+			t.Errorf("GITHUB_OUTPUT lacks %q:\n%s", want, got.Output)
 		}
 	}
-	if !strings.Contains(got.stdout, "::error file=spark.jsonl,line=3,title=stage spark/app.write failed in run 00000000-0000-4000-8000-000000000001::") {
-		t.Errorf("no annotation on line 3 of the failed action:\n%s", got.stdout)
+	if !strings.Contains(got.Stdout, "::error file=spark.jsonl,line=3,title=stage spark/app.write failed in run 00000000-0000-4000-8000-000000000001::") {
+		t.Errorf("no annotation on line 3 of the failed action:\n%s", got.Stdout)
 	}
 
 	// The same log read as native events is invalid.
 	got = runAction(t, map[string]string{"GITHUB_WORKSPACE": workspace, "INPUT_EVENTS": log, "INPUT_STAGES": "1", "INPUT_MAX-AGE": "none", "INPUT_NOW": "2026-01-01T12:00:00Z"})
-	if got.exit != 2 {
-		t.Errorf("native: exit %d, want 2", got.exit)
+	if got.Exit != 2 {
+		t.Errorf("native: exit %d, want 2", got.Exit)
 	}
 
 	for _, c := range []struct {
@@ -65,8 +65,8 @@ func TestOpenLineageInput(t *testing.T) {
 		// the gate's freshness refusal does not answer first.
 		c.env["INPUT_MAX-AGE"] = "none"
 		got := runAction(t, c.env)
-		if got.exit != 2 || !strings.Contains(got.stdout, "::error::greenlight action: "+c.want) {
-			t.Errorf("%s: exit %d, want 2 and %q in\n%s", c.name, got.exit, c.want, got.stdout)
+		if got.Exit != 2 || !strings.Contains(got.Stdout, "::error::greenlight action: "+c.want) {
+			t.Errorf("%s: exit %d, want 2 and %q in\n%s", c.name, got.Exit, c.want, got.Stdout)
 		}
 	}
 }

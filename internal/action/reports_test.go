@@ -27,8 +27,8 @@ func TestReports(t *testing.T) {
 	plain := runAction(t, env)
 	env["INPUT_REPORTS"] = strings.Join(lines, "\n") + "\n"
 	got := runAction(t, env)
-	if got.exit != 1 || got.exit != plain.exit || got.output != plain.output || got.summary != plain.summary {
-		t.Errorf("with reports: exit %d, outputs and summary differ: %v", got.exit, got.output != plain.output || got.summary != plain.summary)
+	if got.Exit != 1 || got.Exit != plain.Exit || got.Output != plain.Output || got.Summary != plain.Summary {
+		t.Errorf("with reports: exit %d, outputs and summary differ: %v", got.Exit, got.Output != plain.Output || got.Summary != plain.Summary)
 	}
 	for _, name := range []string{"sample.junit.xml", "sample.sarif.json", "sample.gitlab.json"} {
 		want, err := os.ReadFile(filepath.Join(repoRoot, "checker/render/testdata/formats", name))
@@ -61,8 +61,8 @@ func TestReportsInput(t *testing.T) {
 		{"junit=a\njunit=b", "reports: junit is given twice"},
 	} {
 		got := runAction(t, map[string]string{"INPUT_EVENTS": "testdata/sample/campaign_metrics.jsonl", "INPUT_STAGES": "1,2", "INPUT_REPORTS": c.in})
-		if got.exit != 2 || !strings.Contains(got.stdout, "::error::greenlight action: "+c.want+"\n") {
-			t.Errorf("reports %q: exit %d, step log:\n%s", c.in, got.exit, got.stdout)
+		if got.Exit != 2 || !strings.Contains(got.Stdout, "::error::greenlight action: "+c.want+"\n") {
+			t.Errorf("reports %q: exit %d, step log:\n%s", c.in, got.Exit, got.Stdout)
 		}
 	}
 }

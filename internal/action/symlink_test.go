@@ -85,17 +85,17 @@ func TestEventsOnlyRegularFilesInWorkspace(t *testing.T) {
 				"INPUT_MAX-AGE": "none",
 			})
 			if c.want == "" {
-				if got.exit != 0 {
-					t.Fatalf("exit %d:\n%s", got.exit, got.stdout)
+				if got.Exit != 0 {
+					t.Fatalf("exit %d:\n%s", got.Exit, got.Stdout)
 				}
 				return
 			}
 			want := "::error::greenlight action: " + strings.NewReplacer("WS", ws, "OUT", outside).Replace(c.want)
-			if got.exit != 2 || !strings.HasPrefix(got.stdout, want) || strings.Count(got.stdout, "\n") != 1 {
-				t.Fatalf("exit %d, step log\n%s\nwant exit 2 and one line starting\n%s", got.exit, got.stdout, want)
+			if got.Exit != 2 || !strings.HasPrefix(got.Stdout, want) || strings.Count(got.Stdout, "\n") != 1 {
+				t.Fatalf("exit %d, step log\n%s\nwant exit 2 and one line starting\n%s", got.Exit, got.Stdout, want)
 			}
-			if !strings.Contains(got.output, "\ninvalid\n") {
-				t.Errorf("verdict output is not invalid:\n%s", got.output)
+			if !strings.Contains(got.Output, "\ninvalid\n") {
+				t.Errorf("verdict output is not invalid:\n%s", got.Output)
 			}
 		})
 	}

@@ -66,20 +66,20 @@ func TestWindowsInputPaths(t *testing.T) {
 		"INPUT_MAX-AGE": "none",
 	}
 	got := runActionIn(t, ws, env)
-	if got.exit != 0 {
-		t.Fatalf("exit %d:\n%s", got.exit, got.stdout)
+	if got.Exit != 0 {
+		t.Fatalf("exit %d:\n%s", got.Exit, got.Stdout)
 	}
 	for _, f := range []string{"out/health.json", "out/junit.xml"} {
 		if _, err := os.Stat(filepath.Join(ws, f)); err != nil {
 			t.Errorf("%s not written: %v", f, err)
 		}
 	}
-	if want := "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\nout\\health.json\n"; !strings.Contains(got.output, want) {
-		t.Errorf("snapshot output is not the input as given:\n%s", got.output)
+	if want := "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\nout\\health.json\n"; !strings.Contains(got.Output, want) {
+		t.Errorf("snapshot output is not the input as given:\n%s", got.Output)
 	}
 	delete(env, HostPathsVar)
 	got = runActionIn(t, ws, env)
-	if want := "::error::greenlight action: cannot read the pipeline definition: open \"defs\\\\pipeline.yaml\": no such file or directory\n"; got.exit != 2 || got.stdout != want {
-		t.Errorf("without %s: exit %d, step log %q; want exit 2, %q", HostPathsVar, got.exit, got.stdout, want)
+	if want := "::error::greenlight action: cannot read the pipeline definition: open \"defs\\\\pipeline.yaml\": no such file or directory\n"; got.Exit != 2 || got.Stdout != want {
+		t.Errorf("without %s: exit %d, step log %q; want exit 2, %q", HostPathsVar, got.Exit, got.Stdout, want)
 	}
 }

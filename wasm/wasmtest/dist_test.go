@@ -5,8 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/greenlight-ci/greenlight/internal/action/steptest"
 )
 
 // TestBuildDistReproducible: scripts/build-dist.sh run twice, once in the
@@ -34,7 +35,7 @@ func TestBuildDistReproducible(t *testing.T) {
 	}
 	first := filepath.Join(t.TempDir(), "dist")
 	build(repo, first)
-	src := sourceCopy(t, repo)
+	src := steptest.SourceCopy(t, repo)
 	second := filepath.Join(t.TempDir(), "dist")
 	build(src, second, "GOCACHE="+filepath.Join(t.TempDir(), "gocache"))
 	for _, name := range []string{"greenlight-wasip1.wasm", "greenlight-wasip1.wasm.sha256", "greenlight-wasip1-lean.wasm", "greenlight-wasip1-lean.wasm.sha256", "VERSION"} {
@@ -50,36 +51,4 @@ func TestBuildDistReproducible(t *testing.T) {
 			t.Errorf("dist/%s differs between two builds (%d and %d bytes)", name, len(a), len(b))
 		}
 	}
-}
-
-// sourceCopy returns a directory holding a copy of the files git tracks in
-// repo (as they are in the worktree), without dist/ or any other build
-// output: what a ref without a release holds. It skips the test without
-// git.
-func sourceCopy(t *testing.T, repo string) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("SKIP: git is not installed, so the tracked files cannot be listed")
-	}
-	files, err := exec.Command("git", "-C", repo, "ls-files", "-z", "--cached").Output()
-	if err != nil {
-		t.Skipf("SKIP: not a git checkout (%v)", err)
-	}
-	dir := filepath.Join(t.TempDir(), "elsewhere", "greenlight")
-	for _, name := range strings.Split(strings.TrimSuffix(string(files), "\x00"), "\x00") {
-		data, err := os.ReadFile(filepath.Join(repo, name))
-		if os.IsNotExist(err) {
-			continue // deleted in the worktree, not yet committed
-		}
-		if err == nil {
-			err = os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
-		}
-		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), data, 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/greenlight-ci/greenlight/internal/action/steptest"
+
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/sethvargo/go-githubactions"
 
@@ -34,7 +36,7 @@ import (
 // action mode in-process only.
 
 // testToken is the stop-commands token of every test run.
-const testToken = "tok3n0123456789abcdef0123456789ab"
+const testToken = steptest.Token
 
 // wallClock is what the action sees as the wall clock in tests that leave
 // the now input empty.
@@ -44,14 +46,8 @@ var wallClock = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 // in the output are the same on every machine.
 var repoRoot, _ = filepath.Abs(root)
 
-// run is one in-process run of action mode: its exit code and what it wrote
-// to the step log, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY.
-type run struct {
-	exit    int
-	stdout  string
-	output  string
-	summary string
-}
+// run is one run of the action (steptest.Step).
+type run = steptest.Step
 
 // runAction runs action mode (internal/action's Main) in this process in
 // the repository root with the given environment
@@ -66,51 +62,11 @@ func runAction(t *testing.T, env map[string]string) run {
 func runActionIn(t *testing.T, wd string, env map[string]string) run {
 	t.Helper()
 	t.Chdir(wd)
-	vars := stepVars(t, env)
+	vars := steptest.Vars(t, env)
 	var stdout bytes.Buffer
 	gh := githubactions.New(githubactions.WithWriter(&stdout), githubactions.WithGetenv(func(k string) string { return vars[k] }))
 	code := action.Main(action.Env{GH: gh, Now: func() time.Time { return wallClock }, Token: func() (string, error) { return testToken, nil }})
-	return stepRun(t, vars, code, stdout.String())
-}
-
-// stepVars is env over fresh, empty GITHUB_OUTPUT and GITHUB_STEP_SUMMARY
-// files in a test directory; "-" for either in env leaves it unset.
-func stepVars(t *testing.T, env map[string]string) map[string]string {
-	t.Helper()
-	dir := t.TempDir()
-	vars := map[string]string{
-		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
-		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
-	}
-	for k, v := range env {
-		vars[k] = v
-	}
-	for _, k := range []string{"GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"} {
-		if vars[k] == "-" {
-			delete(vars, k)
-		} else if err := os.WriteFile(vars[k], nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return vars
-}
-
-// stepRun is the run with the given exit code and step log, and what the
-// step wrote to the GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files in vars
-// ("" for one that is unset).
-func stepRun(t *testing.T, vars map[string]string, exit int, stdout string) run {
-	t.Helper()
-	read := func(k string) string {
-		if vars[k] == "" {
-			return ""
-		}
-		b, err := os.ReadFile(vars[k])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	return run{exit: exit, stdout: stdout, output: read("GITHUB_OUTPUT"), summary: read("GITHUB_STEP_SUMMARY")}
+	return steptest.Read(t, vars, code, stdout.String())
 }
 
 // scenarioEnv reads the environment of a testdata/action scenario from the
@@ -265,7 +221,7 @@ func runWasmFull(t *testing.T, env map[string]string) run {
 // which path the runner script took (pathLean, pathHandOver or pathFull).
 func runWasmIn(t *testing.T, root string, env map[string]string) (run, string) {
 	t.Helper()
-	vars := stepVars(t, env)
+	vars := steptest.Vars(t, env)
 	args := []string{filepath.Join(root, "action", "run.mjs")}
 	cmdEnv := []string{"PATH=" + os.Getenv("PATH"), "GITHUB_TOKEN=not-for-the-module", "GREENLIGHT_SECRET=not-for-the-module"}
 	if _, ok := vars["INPUT_NOW"]; !ok {
@@ -306,31 +262,28 @@ func runWasmIn(t *testing.T, root string, env map[string]string) (run, string) {
 	if m := stopToken.FindStringSubmatch(log); m != nil {
 		log = strings.ReplaceAll(log, m[1], testToken)
 	}
-	return stepRun(t, vars, code, log), path
+	return steptest.Read(t, vars, code, log), path
 }
 
 // engines are the ways these tests run action mode through the JavaScript
 // action: the lean module first where the runner script tries it, and the
 // full module only. internal/action's tests run the same cases in-process
 // (its engines), which these compare with.
-var engines = []struct {
-	name string
-	run  func(*testing.T, map[string]string) run
-}{
-	{"wasm", runWasmAction},
-	{"wasm-full", runWasmFull},
+var engines = []steptest.Engine{
+	{Name: "wasm", Run: runWasmAction},
+	{Name: "wasm-full", Run: runWasmFull},
 }
 
 // diffRuns reports every part of got that differs from want.
 func diffRuns(t *testing.T, got, want run) {
 	t.Helper()
-	if got.exit != want.exit {
-		t.Errorf("exit %d, native in-process %d", got.exit, want.exit)
+	if got.Exit != want.Exit {
+		t.Errorf("exit %d, native in-process %d", got.Exit, want.Exit)
 	}
 	for _, p := range []struct{ name, got, want string }{
-		{"step log", got.stdout, want.stdout},
-		{"GITHUB_OUTPUT", got.output, want.output},
-		{"GITHUB_STEP_SUMMARY", got.summary, want.summary},
+		{"step log", got.Stdout, want.Stdout},
+		{"GITHUB_OUTPUT", got.Output, want.Output},
+		{"GITHUB_STEP_SUMMARY", got.Summary, want.Summary},
 	} {
 		if p.got != p.want {
 			t.Errorf("%s differs\n--- wasm\n%.2000s\n--- native in-process\n%.2000s", p.name, p.got, p.want)
@@ -357,7 +310,7 @@ func TestWasmGolden(t *testing.T) {
 			env := scenarioEnv(t, path)
 			want := runAction(t, env)
 			got, path := runWasmIn(t, releaseLayout(t), env)
-			codes[want.exit]++
+			codes[want.Exit]++
 			taken[path]++
 			diffRuns(t, got, want)
 			t.Run("full", func(t *testing.T) { diffRuns(t, runWasmFull(t, env), want) })
@@ -399,8 +352,8 @@ func TestWasmMillionEvents(t *testing.T) {
 		"INPUT_MAX-AGE": "none",
 	}
 	want := runAction(t, env)
-	if want.exit != 1 || len(want.stdout) < 64<<10 {
-		t.Fatalf("native in-process: exit %d and %d bytes of step log, want exit 1 and over the pipe's 64 KiB", want.exit, len(want.stdout))
+	if want.Exit != 1 || len(want.Stdout) < 64<<10 {
+		t.Fatalf("native in-process: exit %d and %d bytes of step log, want exit 1 and over the pipe's 64 KiB", want.Exit, len(want.Stdout))
 	}
 	// The lean module runs it, hashing the log with node's SHA-256
 	// (hostImports); the snapshot's digest is in the job summary.
@@ -600,7 +553,7 @@ func nativeRelease(t *testing.T, tampered bool) (root, serverURL string) {
 // returns the exit code, the step log and GITHUB_OUTPUT.
 func runActionNode(t *testing.T, root string, vars map[string]string) (int, string, string) {
 	t.Helper()
-	step := stepVars(t, vars)
+	step := steptest.Vars(t, vars)
 	env := []string{"PATH=" + os.Getenv("PATH")}
 	for k, v := range step {
 		env = append(env, k+"="+v)
@@ -615,8 +568,8 @@ func runActionNode(t *testing.T, root string, vars map[string]string) (int, stri
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	r := stepRun(t, step, code, string(out))
-	return r.exit, r.stdout, r.output
+	r := steptest.Read(t, step, code, string(out))
+	return r.Exit, r.Stdout, r.Output
 }
 
 // TestNativeEngine: engine native downloads the release's native binary,
@@ -644,8 +597,8 @@ func TestNativeEngine(t *testing.T) {
 		if m := stopToken.FindStringSubmatch(rest); m != nil {
 			rest = strings.ReplaceAll(rest, m[1], testToken)
 		}
-		if code != want.exit || rest != want.stdout || output != want.output {
-			t.Errorf("run %d: exit %d, step log\n%s\noutputs\n%s\nwant exit %d as in-process", i+1, code, rest, output, want.exit)
+		if code != want.Exit || rest != want.Stdout || output != want.Output {
+			t.Errorf("run %d: exit %d, step log\n%s\noutputs\n%s\nwant exit %d as in-process", i+1, code, rest, output, want.Exit)
 		}
 	}
 	root, url = nativeRelease(t, true)
@@ -661,7 +614,7 @@ func TestNativeEngine(t *testing.T) {
 // result as in-process, and the next run finds the build by its key.
 func TestFromSource(t *testing.T) {
 	releaseLayout(t) // skips without node or with -short
-	src := sourceCopy(t, repoRoot)
+	src := steptest.SourceCopy(t, repoRoot)
 	env := map[string]string{
 		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
 		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
@@ -691,8 +644,8 @@ func TestFromSource(t *testing.T) {
 		if tok := stopToken.FindStringSubmatch(rest); tok != nil {
 			rest = strings.ReplaceAll(rest, tok[1], testToken)
 		}
-		if code != want.exit || rest != want.stdout || output != want.output {
-			t.Errorf("run %d: exit %d, step log\n%s\noutputs\n%s\nwant as in-process (exit %d)", i+1, code, rest, output, want.exit)
+		if code != want.Exit || rest != want.Stdout || output != want.Output {
+			t.Errorf("run %d: exit %d, step log\n%s\noutputs\n%s\nwant as in-process (exit %d)", i+1, code, rest, output, want.Exit)
 		}
 	}
 }
