@@ -1,8 +1,6 @@
 package action
 
 import (
-	"bytes"
-	"os"
 	"strings"
 	"testing"
 
@@ -175,91 +173,7 @@ func checkInputError(t *testing.T, got run, want string) {
 
 // TestSnapshot: a valid log's snapshot is written atomically with the same
 // bytes as the checker's golden; an invalid log leaves the previous one.
-func TestSnapshot(t *testing.T) {
-	for _, e := range engines {
-		t.Run(e.Name, func(t *testing.T) { testSnapshot(t, e.Run) })
-	}
-}
-
-// readSnapshot reads a snapshot file with its tool version as the golden
-// has it: the release layout's module is stamped v0.0.0-test
-// (scripts/build-dist.sh), the in-process action is a test binary, devel.
-func readSnapshot(path string) ([]byte, error) {
-	doc, err := os.ReadFile(path)
-	return bytes.Replace(doc, []byte(`"version": "v0.0.0-test"`), []byte(`"version": "devel"`), 1), err
-}
-
-// testSnapshot is TestSnapshot with one engine. The snapshots live under
-// RUNNER_TEMP, which the JavaScript action lets the module write.
-func testSnapshot(t *testing.T, runAction func(*testing.T, map[string]string) run) {
-	want, err := os.ReadFile("../../testdata/logs/retry_then_success.golden.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	temp := t.TempDir()
-	path := temp + "/health.json"
-	got := runAction(t, map[string]string{
-		"INPUT_EVENTS":   "testdata/logs/retry_then_success.jsonl",
-		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
-		"INPUT_NOW":      "2026-01-01T12:00:00Z",
-		"INPUT_SNAPSHOT": path,
-		"RUNNER_TEMP":    temp,
-		// Reporting, not gating: the golden is check's snapshot, which
-		// declares no freshness expectation.
-		"INPUT_FAIL-ON-UNHEALTHY": "false",
-	})
-	if got.Exit != 0 {
-		t.Fatalf("exit %d:\n%s", got.Exit, got.Stdout)
-	}
-	if doc, err := readSnapshot(path); err != nil || string(doc) != string(want) {
-		t.Errorf("snapshot differs from the golden (err %v):\n%s", err, doc)
-	}
-	if !strings.Contains(got.Output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n"+path+"\n") {
-		t.Errorf("snapshot output is not %s:\n%s", path, got.Output)
-	}
-	got = runAction(t, map[string]string{
-		"INPUT_EVENTS":            "testdata/logs/stage2_before_stage1.jsonl",
-		"INPUT_PIPELINE":          "testdata/logs/pipeline.yaml",
-		"INPUT_NOW":               "2026-01-01T12:00:00Z",
-		"INPUT_SNAPSHOT":          path,
-		"RUNNER_TEMP":             temp,
-		"INPUT_FAIL-ON-UNHEALTHY": "false",
-	})
-	if got.Exit != 2 {
-		t.Errorf("invalid log: exit %d, want 2", got.Exit)
-	}
-	if doc, _ := readSnapshot(path); string(doc) != string(want) {
-		t.Errorf("an invalid log changed the snapshot:\n%s", doc)
-	}
-	if !strings.Contains(got.Output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
-		t.Errorf("snapshot output is not empty for an invalid log:\n%s", got.Output)
-	}
-	// A snapshot that cannot be written (its parent is a file) fails the
-	// step (exit 2, verdict invalid) and its error comes before the log's
-	// annotations.
-	notDir := temp + "/not-a-directory"
-	if err := os.WriteFile(notDir, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got = runAction(t, map[string]string{
-		"INPUT_EVENTS":   "testdata/sample/campaign_metrics.jsonl",
-		"INPUT_PIPELINE": "testdata/sample/pipeline.yaml",
-		"INPUT_NOW":      "2026-11-28T06:00:00Z",
-		"INPUT_SNAPSHOT": notDir + "/health.json",
-		"RUNNER_TEMP":    temp,
-	})
-	if got.Exit != 2 {
-		t.Errorf("unwritable snapshot: exit %d, want 2", got.Exit)
-	}
-	_, after, _ := strings.Cut(got.Stdout, "::"+testToken+"::\n")
-	lines := strings.Split(strings.TrimSuffix(after, "\n"), "\n")
-	if len(lines) != 4 || !strings.HasPrefix(lines[0], "::error::greenlight action: cannot write ") || !strings.HasPrefix(lines[1], "::error file=testdata/sample/campaign_metrics.jsonl,line=24,") || !strings.HasPrefix(lines[2], "::error file=testdata/sample/campaign_metrics.jsonl,title=scheduled run missed%3A slot 2026-11-24T02%3A00%3A00Z::") {
-		t.Errorf("annotations after the report:\n%s", after)
-	}
-	if !strings.Contains(got.Output, "\nverdict<<_GitHubActionsFileCommandDelimeter_\ninvalid\n") || !strings.Contains(got.Output, "\nsnapshot<<_GitHubActionsFileCommandDelimeter_\n\n") {
-		t.Errorf("outputs after an unwritable snapshot:\n%s", got.Output)
-	}
-}
+func TestSnapshot(t *testing.T) { steptest.Snapshot(t, "../..", engines) }
 
 // TestListedWhere: the closing annotation says what lists the problems
 // left out, and only what is true: every one only when no log has more
