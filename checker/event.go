@@ -19,6 +19,7 @@ const (
 	StatusResolved  = eventline.StatusResolved
 	StatusCancelled = eventline.StatusCancelled
 	StatusSkipped   = eventline.StatusSkipped
+	StatusClosed    = eventline.StatusClosed
 )
 
 // event is one decoded, schema-valid event line; its RunID and Error alias
