@@ -169,6 +169,10 @@ func Detail(src *checker.Source, r *checker.RunReport) RunDetail {
 		return RunDetail{Summary: fmt.Sprintf("stage %s attempt %d: the job log disagrees with the event log on its outcome", rec.Stage, *rec.Attempt)}
 	}
 	p := RunProblem(r)
+	if c := r.Close; p.Stage == nil && c != nil && c.NextStep != nil && r.State != checker.RunSucceeded {
+		// Every stage succeeded, but the close did not finish (docs/recovery.md, The run's close).
+		return RunDetail{Summary: fmt.Sprintf("closed %s (%s): %s", c.ResultCode, src.LineText(c.Line), *c.NextStep)}
+	}
 	if p.Stage == nil {
 		var d RunDetail
 		if pend := PendingStages(r); len(pend) > 0 && r.State != checker.RunSucceeded {
