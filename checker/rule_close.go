@@ -99,7 +99,7 @@ func recordClose(run *runState, ev *event) {
 		cl.PendingLine = ev.Line
 	}
 	if had && prev.Code == CloseAuditPending {
-		cl.AuditEventID, cl.PendingLine = prev.AuditEventID, prev.PendingLine
+		cl.AuditEventID, cl.PendingLine, cl.AgainLine = prev.AuditEventID, prev.PendingLine, prev.AgainLine
 		if ev.AuditCompletedBy != "" {
 			cl.CompletedBy, cl.CompletedRef, cl.CompletedLine = ev.AuditCompletedBy, ev.EvidenceRef, ev.Line
 		} else {

@@ -37,6 +37,9 @@ type Flags struct {
 	Fields            []string
 	reserved          []string // fields the command sets itself
 	command           string
+	// RunLevel says the event is about its run as a whole (status
+	// closed): it names no stage and no attempt.
+	RunLevel bool
 }
 
 // Register defines the shared flags on fs. reserved lists the event fields
@@ -60,16 +63,28 @@ func (f *Flags) Register(fs *pflag.FlagSet, command string, reserved ...string) 
 // more than limits.ClockSkewSeconds after it is an error, since a
 // check before that time would find the events in its future.
 func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
-	if f.Log == "" || f.RunID == "" || f.Stage == "" {
-		return nil, Event{}, fmt.Errorf("%s needs --log FILE, --run-id ID and --stage S", f.command)
-	}
-	ids, err := checker.ParseStageList(f.Stage)
-	if err != nil || len(ids) != 1 {
-		return nil, Event{}, fmt.Errorf("--stage %s: give one stage id: an integer from 1, or a name matching ^[A-Za-z][A-Za-z0-9_.-]{0,127}$", strconv.Quote(f.Stage))
-	}
-	attempt, err := f.Attempt.Value()
-	if err != nil {
-		return nil, Event{}, err
+	var stage checker.StageID
+	var attempt int
+	if f.RunLevel {
+		// A run-level event (closed) names no stage and no attempt.
+		if f.Log == "" || f.RunID == "" {
+			return nil, Event{}, fmt.Errorf("%s needs --log FILE and --run-id ID", f.command)
+		}
+		if f.Stage != "" || f.Attempt.Changed() {
+			return nil, Event{}, errors.New("a closed event is run-level: give no --stage and no --attempt")
+		}
+	} else {
+		if f.Log == "" || f.RunID == "" || f.Stage == "" {
+			return nil, Event{}, fmt.Errorf("%s needs --log FILE, --run-id ID and --stage S", f.command)
+		}
+		ids, err := checker.ParseStageList(f.Stage)
+		if err != nil || len(ids) != 1 {
+			return nil, Event{}, fmt.Errorf("--stage %s: give one stage id: an integer from 1, or a name matching ^[A-Za-z][A-Za-z0-9_.-]{0,127}$", strconv.Quote(f.Stage))
+		}
+		stage = ids[0]
+		if attempt, err = f.Attempt.Value(); err != nil {
+			return nil, Event{}, err
+		}
 	}
 	fields, err := ParseFields(f.Fields, f.reserved)
 	if err != nil {
@@ -113,7 +128,7 @@ func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 		clock = func() time.Time { return t }
 	}
 	log := &Log{Path: f.Log, Options: opts, Clock: clock}
-	return log, Event{RunID: f.RunID, Stage: ids[0], Attempt: int64(attempt), Fields: fields}, nil
+	return log, Event{RunID: f.RunID, Stage: stage, Attempt: int64(attempt), Fields: fields}, nil
 }
 
 // ParseFields reads --field values: key=value is a string field and
@@ -188,7 +203,11 @@ func Command(args []string, env cli.Env) int {
 	fs := cli.NewFlagSet("emit")
 	var f Flags
 	f.Register(fs, "emit", "owner", "stop_confirmed_by", "stop_evidence_ref", "stop_method")
-	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown, resolved or skipped")
+	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown, resolved, skipped, or closed (the run's close: no --stage, no --attempt)")
+	resultCode := fs.String("result-code", "", "on closed: how far the run's close got, `CODE` (result_code): RUN_ARCHIVED, RUN_ARCHIVED_AUDIT_PENDING, RUN_ARCHIVED_LOCK_UNRELEASED, ARCHIVE_UNCONFIRMED or LOCK_CONFLICT")
+	auditID := fs.String("audit-event-id", "", "on closed: the `ID` of the close's audit record (audit_event_id; required with RUN_ARCHIVED_AUDIT_PENDING and to complete it)")
+	auditBy := fs.String("audit-completed-by", "", "on closed: who completed the pending audit record, `NAME` (audit_completed_by; with --result-code RUN_ARCHIVED, --audit-event-id and --evidence-ref)")
+	evidenceRef := fs.String("evidence-ref", "", "where the evidence is, `REF` (evidence_ref: of a resolution, or of a completed audit record)")
 	owner := fs.String("owner", "", "who writes the event, `ID` (owner): on an outcome, another owner than the attempt's start takes the attempt over and needs the three --stop-* flags")
 	stopBy := fs.String("stop-confirmed-by", "", "on a takeover: who confirmed that the attempt's owner stopped, `NAME` (stop_confirmed_by)")
 	stopRef := fs.String("stop-evidence-ref", "", "on a takeover: where the proof that the owner stopped is kept, `REF` (stop_evidence_ref: ps output, a console log)")
@@ -205,8 +224,9 @@ func Command(args []string, env cli.Env) int {
 		return Failed(env, fmt.Errorf("emit takes no arguments besides its flags (got %s)", strconv.Quote(fs.Arg(0))))
 	}
 	if *status == "" {
-		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved or skipped)"))
+		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved, skipped or closed)"))
 	}
+	f.RunLevel = *status == checker.StatusClosed.String()
 	log, ev, err := f.Resolve(env.Now)
 	if err != nil {
 		return Failed(env, err)
@@ -230,6 +250,20 @@ func Command(args []string, env cli.Env) int {
 			}
 		}
 		ev.Fields = append(ev.Fields, Field{Key: "reason", Value: appendString(nil, *reason)})
+	}
+	for _, fl := range [...]struct{ flag, key, value string }{
+		{"result-code", "result_code", *resultCode}, {"audit-event-id", "audit_event_id", *auditID},
+		{"audit-completed-by", "audit_completed_by", *auditBy}, {"evidence-ref", "evidence_ref", *evidenceRef},
+	} {
+		if !fs.Changed(fl.flag) {
+			continue
+		}
+		for _, f := range ev.Fields {
+			if strings.EqualFold(f.Key, fl.key) {
+				return Failed(env, fmt.Errorf("--%s and --field %s both give %s; give it once", fl.flag, fl.key, fl.key))
+			}
+		}
+		ev.Fields = append(ev.Fields, Field{Key: fl.key, Value: appendString(nil, fl.value)})
 	}
 	a, err := log.Append(ev)
 	if err != nil {
