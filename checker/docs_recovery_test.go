@@ -51,3 +51,26 @@ func TestRecoveryDocsOrderOfWork(t *testing.T) {
 		t.Errorf("the example of docs/recovery.md section 10 is not in live_lease.golden.txt:\n%s", block)
 	}
 }
+
+// TestRecoveryDocsClose: the example of docs/recovery.md's section "The
+// run's close" is what greenlight prints for testdata/recovery/close.jsonl
+// (its golden text).
+func TestRecoveryDocsClose(t *testing.T) {
+	doc, err := os.ReadFile("../docs/recovery.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("../testdata/recovery/close.golden.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "## 11. The run's close")
+	if !ok {
+		t.Fatal("docs/recovery.md has no section 11")
+	}
+	_, block, ok := strings.Cut(section, "```\n  finish_close")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 || !strings.Contains(string(golden), "  finish_close"+block) {
+		t.Errorf("the example of docs/recovery.md section 11 is not in close.golden.txt:\n%s", block)
+	}
+}
