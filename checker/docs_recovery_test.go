@@ -111,3 +111,29 @@ func TestRecoveryDocsOrderOfWork(t *testing.T) {
 		t.Errorf("the example of docs/recovery.md section 10 is not in live_lease.golden.txt:\n%s", block)
 	}
 }
+
+// TestRecoveryDocsStallExample: the confirm_stopped example of
+// docs/recovery.md's section "Recovery actions" (the owner's host and PID,
+// the PID's start time and command line, the host's boot time, and the
+// emit line with placeholders) is what greenlight prints for the stalled
+// run of testdata/recovery/orders_daily.jsonl (its golden text).
+func TestRecoveryDocsStallExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/recovery.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("../testdata/recovery/orders_daily.golden.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "Example, a stall candidate:\n```\nrecovery:\n")
+	block, _, ok2 := strings.Cut(section, "```")
+	if !ok || !ok2 || !strings.HasPrefix(block, "  confirm_stopped (") || !strings.Contains(string(golden), "\n"+block) {
+		t.Errorf("the confirm_stopped example of docs/recovery.md section 6 is not in orders_daily.golden.txt:\n%s", block)
+	}
+	for _, want := range []string{"on host etl-b that PID 7007", "start time and command line", "boot time", "greenlight emit --log EVENTS.jsonl --pipeline PIPELINE.yaml --run-id od-2026-01-01T03 --stage load --attempt 1 --status failed", "--stop-confirmed-by YOUR_NAME --stop-evidence-ref EVIDENCE_REF --stop-method local_pid"} {
+		if !strings.Contains(block, want) {
+			t.Errorf("the confirm_stopped example does not say %q", want)
+		}
+	}
+}
