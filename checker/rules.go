@@ -68,7 +68,7 @@ var checkingOrder = []*Rule{
 	// An event for a run the window folded (it stands for the rules below).
 	&foldedRunEventRule,
 	// The run's close.
-	&eventAfterCloseRule, &closeWithoutRunRule, &auditCompletionMismatchRule,
+	&eventAfterCloseRule, &closeWithoutRunRule, &auditCompletionMismatchRule, &closeOfRunningAttemptRule,
 	// A start.
 	&duplicateStartRule, &skippedAttemptRule,
 	&retryAfterCancellationRule, &retryWithoutFailureRule, &retryWithoutResolutionRule, &retryPastBrakeRule,
