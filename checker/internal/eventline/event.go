@@ -31,6 +31,11 @@ const (
 	StatusResolved
 	StatusCancelled
 	StatusSkipped
+	// StatusRequested and StatusClaimed are request events: a request for
+	// a run and a poller's claim of it (docs/recovery.md, Claimed
+	// requests). They name no stage or attempt.
+	StatusRequested
+	StatusClaimed
 )
 
 // String returns the status as the log writes it.
@@ -52,6 +57,10 @@ func (s Status) String() string {
 		return "cancelled"
 	case StatusSkipped:
 		return "skipped"
+	case StatusRequested:
+		return "requested"
+	case StatusClaimed:
+		return "claimed"
 	}
 	return "invalid"
 }

@@ -87,7 +87,8 @@ func TestClassPatternFields(t *testing.T) {
 		Properties map[string]map[string]any
 		AllOf      []struct {
 			Then struct {
-				Properties map[string]map[string]any
+				// A property's schema, or false (a field refused).
+				Properties map[string]any
 			}
 		}
 	}
@@ -102,7 +103,7 @@ func TestClassPatternFields(t *testing.T) {
 		}
 		schemasOf := []map[string]any{doc.Properties[name]}
 		for _, a := range doc.AllOf {
-			if p, ok := a.Then.Properties[name]; ok {
+			if p, ok := a.Then.Properties[name].(map[string]any); ok {
 				schemasOf = append(schemasOf, p)
 			}
 		}
