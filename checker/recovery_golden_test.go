@@ -97,7 +97,7 @@ func compareRecoveryGoldens(t *testing.T, outputs map[string][]byte) {
 // and Markdown (the job summary's report) are compared with the goldens
 // <name>.golden.json, .txt and .md; -update rewrites them.
 func TestRecoveryRunbookGolden(t *testing.T) {
-	for _, name := range []string{"takeover", "heartbeat_advanced", "brake_nights", "live_lease"} {
+	for _, name := range []string{"takeover", "heartbeat_advanced", "brake_nights", "live_lease", "stale_request"} {
 		t.Run(name, func(t *testing.T) {
 			log, err := os.ReadFile("../testdata/recovery/" + name + ".jsonl")
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/greenlight-ci/greenlight/checker/internal/eventline"
 	"github.com/greenlight-ci/greenlight/checker/internal/requeststore"
+	"github.com/greenlight-ci/greenlight/checker/internal/runstore"
 	"github.com/greenlight-ci/greenlight/internal/limits"
 )
 
@@ -117,11 +118,11 @@ var requestWhileStaleRule = Rule{ID: RuleRequestWhileStale, Family: familyReques
 			return ""
 		}
 		for _, r := range c.staleFor(ev) {
-			what := fmt.Sprintf("claimed by %q at %s (%s), its lease ended at %s", r.ClaimedBy, formatTime(r.ClaimedAt), c.lineText(r.ClaimLine), formatTime(c.requestDeadline(r)))
+			what := fmt.Sprintf("stale: claimed by %q at %s (%s), its lease ended at %s", r.ClaimedBy, formatTime(r.ClaimedAt), c.lineText(r.ClaimLine), formatTime(c.requestDeadline(r)))
 			if !r.Claimed() {
-				what = fmt.Sprintf("requested at %s (%s), nobody claimed it by %s", formatTime(r.At), c.lineText(r.Line), formatTime(c.requestDeadline(r)))
+				what = fmt.Sprintf("unclaimed: requested at %s (%s), nobody claimed it by %s", formatTime(r.At), c.lineText(r.Line), formatTime(c.requestDeadline(r)))
 			}
-			return fmt.Sprintf("request %q asks for the same work as request %q, which is stale: %s, and no run is known as its outcome. Stale does not mean not executed: reconcile the run, the audit trail and the job log first, and give where that is recorded in stale_request_reconciled", ev.RequestID, r.ID, what)
+			return fmt.Sprintf("request %q asks for the same work as request %q, which is %s, and no run is known as its outcome. Stale does not mean not executed: reconcile the run, the audit trail and the job log first, and give where that is recorded in stale_request_reconciled", ev.RequestID, r.ID, what)
 		}
 		return ""
 	}}
@@ -293,4 +294,32 @@ func (c *contractState) staleFor(ev *event) []*requeststore.Request {
 		}
 	}
 	return out
+}
+
+// encodeRequests appends the requests to a checkpoint's fold state, after
+// everything else and only when the log has some, so that the checkpoint of
+// a log without requests is what it was before request events existed.
+func (c *contractState) encodeRequests(e *runstore.Encoder) {
+	if c.req.store != nil && c.req.store.Len() > 0 {
+		c.req.store.Encode(e)
+	}
+}
+
+// decodeRequests reads what encodeRequests wrote (at least one request)
+// and finds the open requests again.
+func (c *contractState) decodeRequests(d *runstore.Decoder) {
+	s := requeststore.New(limits.MaxRequests)
+	s.Decode(d)
+	if d.Fault() != "" {
+		return
+	}
+	if s.Len() == 0 {
+		d.Fail("an empty list of requests")
+		return
+	}
+	c.req.store = s
+	for i := range s.Len() {
+		c.req.open = append(c.req.open, i)
+	}
+	c.pruneOpen()
 }
