@@ -45,9 +45,9 @@ var duplicateRequestRule = Rule{ID: RuleDuplicateRequest, Family: familyRequest,
 	}}
 
 var claimWithoutRequestRule = Rule{ID: RuleClaimWithoutRequest, Family: familyRequest,
-	Summary: "a claimed event of a request no earlier requested event names",
-	Detail:  "A poller claims a request that was made; a claim of an unknown request_id says the log lost the request, or the poller claimed something else.",
-	Example: `{"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T10:00:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T10:00:00Z"}`,
+	Summary:  "a claimed event of a request no earlier requested event names",
+	Detail:   "A poller claims a request that was made; a claim of an unknown request_id says the log lost the request, or the poller claimed something else.",
+	Example:  `{"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T10:00:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T10:00:00Z"}`,
 	Statuses: []Status{eventline.StatusClaimed}, on: onLog,
 	check: func(c *contractState, x *lineCheck) string {
 		if c.requestOf(x.ev.RequestID) == nil {
