@@ -19,6 +19,9 @@ const (
 	StatusResolved  = eventline.StatusResolved
 	StatusCancelled = eventline.StatusCancelled
 	StatusSkipped   = eventline.StatusSkipped
+	// The request events' statuses (docs/recovery.md, Claimed requests).
+	StatusRequested = eventline.StatusRequested
+	StatusClaimed   = eventline.StatusClaimed
 )
 
 // event is one decoded, schema-valid event line; its RunID and Error alias
