@@ -202,3 +202,25 @@ func requestFindings(s *checker.Snapshot, path string, locate func(line int) (st
 	}
 	return true
 }
+
+// requestNotices are the HTML report's notices of the stale and unclaimed
+// requests: one each, with its numbered steps (the template escapes them).
+func requestNotices(s *checker.Snapshot) []string {
+	if s.Requests == nil {
+		return nil
+	}
+	var out []string
+	for i := range s.Requests.Requests {
+		r := &s.Requests.Requests[i]
+		if len(r.Steps) == 0 {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s:", r.State, requestIDs(r))
+		for k, step := range r.Steps {
+			fmt.Fprintf(&b, " %d. %s", k+1, step)
+		}
+		out = append(out, b.String())
+	}
+	return out
+}

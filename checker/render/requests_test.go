@@ -30,6 +30,13 @@ func TestRequestFindings(t *testing.T) {
 		!strings.HasPrefix(issues[0].Description, "request_stale (a request is stale or unclaimed): request rq-0101 stale: Request rq-0101 for the slot 2026-01-01T00:00:00Z was claimed by poller-b") {
 		t.Errorf("issues %+v, want one request_stale at line 24", issues)
 	}
+	var page bytes.Buffer
+	if err := render.WriteHTMLReport(&page, l.Result, render.HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "stale: request rq-0101, scheduled_for 2026-01-01T00:00:00Z, claimed by poller-b: 1. Request rq-0101") {
+		t.Errorf("the HTML report does not list the stale request")
+	}
 	var sarif sarifDoc
 	if err := json.Unmarshal(renderSARIF(t, l), &sarif); err != nil {
 		t.Fatal(err)
