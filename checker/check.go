@@ -398,6 +398,9 @@ func (c *contractState) violate(line int, rule RuleID, msg string, ref *eventRef
 	if ref != nil {
 		st := ref.stage
 		v.RunID, v.Stage, v.Attempt = ref.run, &st, ref.attempt
+		if st == (StageID{}) { // a run-level event (closed) names no stage
+			v.Stage, v.Attempt = nil, 0
+		}
 	}
 	c.report.Add(v, c.opts.MaxViolations)
 }

@@ -120,7 +120,7 @@ func (c *contractState) headCode(run *runState) uint8 {
 			state = RunIncomplete
 		}
 	}
-	return codeOf(state)
+	return codeOf(closedState(run, state))
 }
 
 // codeOf is the code of state st (runStateCodes).

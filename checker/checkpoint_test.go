@@ -172,6 +172,10 @@ func splitCases(t *testing.T) []splitCase {
 	cases = append(cases,
 		splitCase{name: "recovery", log: read("../testdata/recovery/orders_daily.jsonl"), jobLog: read("../testdata/recovery/orders_daily.joblog.jsonl"),
 			opts: checker.Options{Definition: definitionFile(t, "../testdata/recovery/pipeline.yaml"), Now: corpusNow, File: "orders_daily.jsonl", JobLogFile: "joblog"}},
+		// The run's close: every result code, a second close request and
+		// an audit completion (its state is in the checkpoint).
+		splitCase{name: "close", log: read("../testdata/recovery/close.jsonl"),
+			opts: checker.Options{Definition: definitionFile(t, "../testdata/recovery/pipeline.yaml"), Now: corpusNow, File: "close.jsonl"}},
 		// Requests: a stale one, one settled by a reconciled request, and
 		// requests linked to their runs by claims and by run events.
 		splitCase{name: "stale request", log: read("../testdata/recovery/stale_request.jsonl"),

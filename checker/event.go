@@ -19,6 +19,7 @@ const (
 	StatusResolved  = eventline.StatusResolved
 	StatusCancelled = eventline.StatusCancelled
 	StatusSkipped   = eventline.StatusSkipped
+	StatusClosed    = eventline.StatusClosed
 	// The request events' statuses (docs/recovery.md, Claimed requests).
 	StatusRequested = eventline.StatusRequested
 	StatusClaimed   = eventline.StatusClaimed

@@ -590,7 +590,18 @@ func runStateOf(run *runState, def *Definition, cfg foldConfig, mismatch bool) R
 			rs.add(stages[i].State)
 		}
 	}
-	return rs.state()
+	return closedState(run, rs.state())
+}
+
+// closedState is the state st of a run whose stages all succeeded, or
+// incomplete when its close is not RUN_ARCHIVED (docs/recovery.md, The
+// run's close): the run was not finished, whatever its stages say. Any
+// other state stays: its stages' trouble comes first.
+func closedState(run *runState, st RunState) RunState {
+	if st == RunSucceeded && closeOpen(run) {
+		return RunIncomplete
+	}
+	return st
 }
 
 // runStates folds a run's stage states, in their order, into its state as
@@ -731,10 +742,11 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 			sr.StatusReason, sr.brake, sr.BrakeRuns = &reason, b, b.Runs
 		}
 	}
-	rr.State = rs.state()
+	rr.State = closedState(run, rs.state())
 	if mismatch != nil {
 		rr.State = RunUnknown
 	}
+	rr.Close = closeReport(run)
 	// A run's first and last events are some attempt's start and end.
 	f0, f1 := times.span(first)
 	l0, l1 := times.span(last)
@@ -752,7 +764,7 @@ func foldRun(rr *RunReport, run *runState, def *Definition, plan *stagePlan, cfg
 		for i := range rr.Stages {
 			rs.add(rr.Stages[i].State)
 		}
-		rr.State = rs.state()
+		rr.State = closedState(run, rs.state())
 	}
 	rr.Recovery = recoveryFor(rr, def, mismatch, cfg.lineText)
 }

@@ -3,6 +3,7 @@ package checker_test
 import (
 	"bytes"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/greenlight-ci/greenlight/checker"
@@ -91,13 +92,17 @@ func compareRecoveryGoldens(t *testing.T, outputs map[string][]byte) {
 
 // TestRecoveryRunbookGolden checks the logs of the runbook's parts in
 // testdata/recovery (docs/recovery.md): a takeover with proof that the
-// owner stopped (takeover.jsonl), and the owner's heartbeat after a
-// takeover (heartbeat_advanced.jsonl, HEARTBEAT_ADVANCED). Each is checked
-// with testdata/recovery/pipeline.yaml at corpusNow, and its snapshot, text
-// and Markdown (the job summary's report) are compared with the goldens
-// <name>.golden.json, .txt and .md; -update rewrites them.
+// owner stopped (takeover.jsonl), the owner's heartbeat after a takeover
+// (heartbeat_advanced.jsonl, HEARTBEAT_ADVANCED), a brake across three
+// nights released by rerun_from (brake_nights.jsonl), a rerun from a node
+// that reruns the stages downstream of it (rerun_from.jsonl), and a live lease
+// beside an unknown sibling (live_lease.jsonl), the run's close (close.jsonl) and
+// a stale claimed request (stale_request.jsonl). Each is checked with
+// testdata/recovery/pipeline.yaml at corpusNow, and its snapshot, text and
+// job summary (render.JobSummary, what the action writes) are compared with
+// the goldens <name>.golden.json, .txt and .md; -update rewrites them.
 func TestRecoveryRunbookGolden(t *testing.T) {
-	for _, name := range []string{"takeover", "heartbeat_advanced", "brake_nights", "live_lease", "stale_request"} {
+	for _, name := range []string{"takeover", "heartbeat_advanced", "brake_nights", "rerun_from", "live_lease", "close", "stale_request"} {
 		t.Run(name, func(t *testing.T) {
 			log, err := os.ReadFile("../testdata/recovery/" + name + ".jsonl")
 			if err != nil {
@@ -120,9 +125,67 @@ func TestRecoveryRunbookGolden(t *testing.T) {
 			outputs := map[string][]byte{
 				name + ".golden.json": doc,
 				name + ".golden.txt":  []byte(render.Text(res.Snapshot)),
-				name + ".golden.md":   []byte(render.MarkdownReport(res.Snapshot, render.MarkdownOptions{})),
+				name + ".golden.md":   []byte(jobSummary(name, res)),
 			}
 			compareRecoveryGoldens(t, outputs)
+		})
+	}
+}
+
+// jobSummary is the job summary the action writes for the log
+// testdata/recovery/<name>.jsonl checked into res: the snapshot's, or the
+// violations' when the log is invalid.
+func jobSummary(name string, res *checker.Result) string {
+	return render.JobSummary(render.SummaryCheck, []render.LogResult{{
+		File: "testdata/recovery/" + name + ".jsonl", Snapshot: res.Snapshot, Report: res.Report,
+	}}, 0)
+}
+
+// TestRecoveryRefusedGolden checks the logs of testdata/recovery that the
+// runbook's rules refuse: takeover_refused.jsonl ends an attempt twice
+// without a valid takeover, once with proof but inside the owner's lease
+// plus the margin (lease_still_active), once after it without proof that
+// the owner stopped (takeover_without_stop_evidence). Each is exit 2: its
+// violations report (what check --format json prints), its violations as
+// check prints them, and its job summary are compared with the goldens
+// <name>.golden.json, .txt and .md; -update rewrites them.
+func TestRecoveryRefusedGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules []checker.RuleID
+	}{
+		{"takeover_refused", []checker.RuleID{checker.RuleLeaseStillActive, checker.RuleTakeoverWithoutStopEvidence}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log, err := os.ReadFile("../testdata/recovery/" + tc.name + ".jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := checker.Check(bytes.NewReader(log), checker.Options{
+				Definition: recoveryDefinition(t), Now: corpusNow, File: "testdata/recovery/" + tc.name + ".jsonl",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Report.Valid || res.Snapshot != nil {
+				t.Fatal("the log was accepted")
+			}
+			var got []checker.RuleID
+			for _, v := range res.Report.Violations {
+				got = append(got, v.Rule)
+			}
+			if !slices.Equal(got, tc.rules) {
+				t.Errorf("violations of %v, want %v", got, tc.rules)
+			}
+			doc, err := render.Document(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareRecoveryGoldens(t, map[string][]byte{
+				tc.name + ".golden.json": doc,
+				tc.name + ".golden.txt":  []byte(render.ViolationsText(res.Report)),
+				tc.name + ".golden.md":   []byte(jobSummary(tc.name, res)),
+			})
 		})
 	}
 }

@@ -22,6 +22,7 @@ const (
 	phaseAdjudicate              // an unknown outcome, a job-log mismatch
 	phaseBrake                   // a tripped retry brake: fix, then rerun from
 	phaseRerun                   // resolve a non-idempotent failure, rerun, resume
+	phaseClose                   // finish the run's close (rule_close.go)
 	phaseNone                    // a cancelled stage: nothing to do
 )
 

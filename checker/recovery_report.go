@@ -21,6 +21,7 @@ const (
 	ActionResolveNonIdempotent     = "resolve_non_idempotent"
 	ActionConfirmStopped           = "confirm_stopped"
 	ActionInvestigateInconsistency = "investigate_inconsistency"
+	ActionFinishClose              = "finish_close"
 )
 
 // Recovery is what an operator does next about one run: the action, the
@@ -74,6 +75,9 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency, lineTe
 		if act, ph, ok := stageAction(rr, i, def, lineText); ok {
 			todo = append(todo, pendingAction{phase: ph, index: i, act: act})
 		}
+	}
+	if act, ok := closeAction(rr, lineText); ok {
+		todo = append(todo, pendingAction{phase: phaseClose, index: len(rr.Stages), act: act})
 	}
 	rec.Actions = runbookOrder(todo)
 	if len(rec.Actions) > 0 {

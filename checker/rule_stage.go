@@ -15,6 +15,9 @@ var unknownStageRule = Rule{ID: RuleUnknownStage, Family: familyStage,
 	Example: `{"run_id":"r-1","stage":"transform","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`,
 	on:      onBoth,
 	check: func(c *contractState, x *lineCheck) string {
+		if x.ev.Status.RunLevel() {
+			return "" // a run-level event names no stage
+		}
 		si, ok := c.stageOf(x.ev.Stage)
 		if ok {
 			x.si = si

@@ -43,10 +43,15 @@ func (c *contractState) judgeFolded(x *lineCheck, f *runstore.FoldedRun) (RuleID
 			return RuleConflictingScheduledFor, fmt.Sprintf("scheduled_for %s differs from %s given before the window for run %s; a run fills one slot (%s)", formatTime(ev.ScheduledFor), formatTime(slot), ev.RunID, folded)
 		}
 	}
-	k, outcome, ok := f.Stage(x.si)
 	cannot := func(what string) (RuleID, string) {
 		return RuleFoldedRunEvent, fmt.Sprintf("%s %s, but %s and its compact record cannot judge %s; check without --window, or with a wider one", who, ev.Status, folded, what)
 	}
+	if ev.Status.RunLevel() {
+		// The record keeps no close: a folded run succeeded, and whether
+		// it was closed RUN_ARCHIVED (event_after_close) it cannot tell.
+		return RuleFoldedRunEvent, fmt.Sprintf("run %s was closed %s, but %s and its compact record cannot judge a close; check without --window, or with a wider one", ev.RunID, ev.ResultCode, folded)
+	}
+	k, outcome, ok := f.Stage(x.si)
 	if !ok {
 		return cannot("an event of this stage")
 	}

@@ -67,6 +67,8 @@ var checkingOrder = []*Rule{
 	&outOfOrderRule, &timestampInFutureRule, &conflictingScheduledForRule,
 	// An event for a run the window folded (it stands for the rules below).
 	&foldedRunEventRule,
+	// The run's close.
+	&eventAfterCloseRule, &closeWithoutRunRule, &auditCompletionMismatchRule,
 	// A start.
 	&duplicateStartRule, &skippedAttemptRule,
 	&retryAfterCancellationRule, &retryWithoutFailureRule, &retryWithoutResolutionRule, &retryPastBrakeRule,
@@ -123,9 +125,9 @@ func rulesWhere(keep func(*Rule) bool) []Rule {
 // checksByStatus[input][status] are the rules with a check that apply to an
 // event of that status on that input (0: a log, 1: a feed), in checking
 // order: the loop of check visits only the rules that can fire.
-var checksByStatus = func() (t [2][StatusSkipped + 1][]*Rule) {
+var checksByStatus = func() (t [2][StatusClosed + 1][]*Rule) {
 	for in, mask := range []uint8{onLog, onFeed} {
-		for st := StatusStarted; st <= StatusSkipped; st++ {
+		for st := StatusStarted; st <= StatusClosed; st++ {
 			for _, r := range checkingOrder {
 				if r.check != nil && r.on&mask != 0 && (r.Statuses == nil || slices.Contains(r.Statuses, st)) {
 					t[in][st] = append(t[in][st], r)
@@ -245,6 +247,8 @@ func (c *contractState) record(x *lineCheck) {
 		}
 	case StatusResolved:
 		recordResolution(run, x.attempt(), ev, c.opts.Definition.Stages[si].Idempotent)
+	case StatusClosed: // run-level: no stage, no attempt
+		recordClose(run, ev)
 	default: // an outcome: succeeded, failed, unknown, skipped
 		a := x.attempt()
 		if a == nil { // a skip of attempt 1 without a start (terminal_without_start)

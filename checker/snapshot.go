@@ -400,9 +400,12 @@ type RunReport struct {
 	LogicalAt *string `json:"logical_at,omitempty"`
 	// OverdueBySeconds is how far past the schedule's max_runtime_seconds a
 	// run in progress is, set only then.
-	OverdueBySeconds *float64      `json:"overdue_by_seconds,omitempty"`
-	Recovery         Recovery      `json:"recovery"`
-	Stages           []StageReport `json:"stages"`
+	OverdueBySeconds *float64 `json:"overdue_by_seconds,omitempty"`
+	// Close is the run's close (docs/recovery.md, The run's close); nil
+	// (and absent from the JSON) when the log shows none.
+	Close    *CloseReport  `json:"close,omitempty"`
+	Recovery Recovery      `json:"recovery"`
+	Stages   []StageReport `json:"stages"`
 	// FirstEvent, LastEvent and Slot are FirstEventAt, LastEventAt and
 	// ScheduledFor as values (UTC; Slot zero when the run claims none), so
 	// that no reader parses the texts back.

@@ -39,6 +39,17 @@ var windowUnits = []struct {
 // followed by one unit, d (24 hours), h, m or s (7d, 36h, 90m), for a
 // duration; or a positive whole number followed by runs (5000runs) for a
 // run count. The error says what is wrong in words for the flag's user.
+//
+// It is not internal/limits.ParseDuration (max_age, --since, merge's
+// --max-age) on purpose, and the two must not be merged: the flag also
+// takes a run count; a duration is one whole number and one unit, which is
+// the form the window is recorded in (the snapshot's window.window, a
+// checkpoint's record of the option: Window.text), and docs/window.md
+// refuses fractions and combinations (1h30m); and it reaches 36500 days,
+// since a window bounds how much history a check keeps in full, while
+// ParseDuration takes Go's compound syntax with fractions (1d12h, 1.5h) up
+// to limits.MaxAge (366 days), the pattern schemas/pipeline.schema.json
+// gives max_age.
 func ParseWindow(s string) (Window, error) {
 	num, unit := s, ""
 	for i, c := range s {

@@ -357,23 +357,40 @@ func TestWindowNeverFoldsOpenRuns(t *testing.T) {
 {"run_id":"ok","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:03:00Z"}
 {"run_id":"ok","stage":3,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:04:00Z"}
 {"run_id":"ok","stage":3,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:05:00Z"}
+{"run_id":"closing","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}
+{"run_id":"closing","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:01:00Z"}
+{"run_id":"closing","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:02:00Z"}
+{"run_id":"closing","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:03:00Z"}
+{"run_id":"closing","stage":3,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:04:00Z"}
+{"run_id":"closing","stage":3,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:05:00Z"}
+{"run_id":"closing","status":"closed","timestamp_utc":"2026-01-01T11:06:00Z","result_code":"LOCK_CONFLICT"}
+{"run_id":"archived","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}
+{"run_id":"archived","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:01:00Z"}
+{"run_id":"archived","stage":2,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:02:00Z"}
+{"run_id":"archived","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:03:00Z"}
+{"run_id":"archived","stage":3,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:04:00Z"}
+{"run_id":"archived","stage":3,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T11:05:00Z"}
+{"run_id":"archived","status":"closed","timestamp_utc":"2026-01-01T11:06:00Z","result_code":"RUN_ARCHIVED"}
 {"run_id":"new","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-09T10:00:00Z"}
 {"run_id":"new","stage":1,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-09T10:01:00Z"}
 `
+	// A run whose stages succeeded but whose close is not RUN_ARCHIVED
+	// (closing) is unhealthy and never folds; one closed RUN_ARCHIVED
+	// (archived) folds like any success.
 	opts := checker.Options{Definition: def, Now: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), File: "log.jsonl", Window: checker.Window{Duration: time.Hour}}
 	res, _, _ := checkJSON(t, []byte(log), opts)
 	var ids []string
 	for _, h := range heads(res.Snapshot) {
 		ids = append(ids, h.RunID)
 	}
-	if got := strings.Join(ids, " "); got != "stalled unknown done new" {
-		t.Errorf("listed runs %s, want stalled unknown done new", got)
+	if got := strings.Join(ids, " "); got != "stalled unknown done closing new" {
+		t.Errorf("listed runs %s, want stalled unknown done closing new", got)
 	}
 	w := res.Snapshot.Window
-	if w.FoldedRunCount != 1 || w.FoldedStateCounts.Succeeded != 1 || *w.Cutoff != "2026-01-09T09:01:00Z" {
+	if w.FoldedRunCount != 2 || w.FoldedStateCounts.Succeeded != 2 || *w.Cutoff != "2026-01-09T09:01:00Z" {
 		t.Errorf("window %+v", *w)
 	}
-	if res.Snapshot.RunCount != 5 || res.Snapshot.StateCounts.Incomplete != 2 ||
+	if res.Snapshot.RunCount != 7 || res.Snapshot.StateCounts.Incomplete != 3 ||
 		res.Snapshot.StateCounts.Stalled != 1 || res.Snapshot.StateCounts.Unknown != 1 {
 		t.Errorf("run_count %d, state_counts %+v", res.Snapshot.RunCount, res.Snapshot.StateCounts)
 	}

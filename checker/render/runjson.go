@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -43,6 +44,13 @@ func appendRun(b []byte, r *checker.RunReport) []byte {
 	if r.OverdueBySeconds != nil {
 		b = append(b, `,"overdue_by_seconds":`...)
 		b = appendFloat(b, *r.OverdueBySeconds)
+	}
+	if r.Close != nil {
+		// Few runs have a close: encoding/json writes it, as it would
+		// within the whole report.
+		c, _ := json.Marshal(r.Close) // strings, ints and pointers to them: never an error
+		b = append(b, `,"close":`...)
+		b = append(b, c...)
 	}
 	b = appendRecovery(b, &r.Recovery)
 	if r.Stages == nil {

@@ -63,6 +63,8 @@ func TestAppendRunMatches(t *testing.T) {
 		// One recovery field alone takes the long way; none takes the short.
 		{RunID: "r-15", Stages: []checker.StageReport{{Stage: checker.IntStage(1), Attempts: []checker.AttemptReport{
 			{Attempt: 1, JobLogLine: ptr(4)}, {Attempt: 2, Owner: ptr("o")}, {Attempt: 3}}}}},
+		// A close (encoding/json writes it within appendRun).
+		{RunID: "r-16", Close: &checker.CloseReport{ResultCode: "RUN_ARCHIVED_AUDIT_PENDING", Line: 3, At: "2026-01-01T00:00:00Z", Owner: ptr("<o&>"), AuditEventID: ptr("au-\u2028"), AuditPendingLine: ptr(3)}},
 	}
 	for _, r := range reports {
 		want, err := json.Marshal(&r)
@@ -77,7 +79,8 @@ func TestAppendRunMatches(t *testing.T) {
 	// tagged json:"-" are for readers in Go only, and encoding/json skips
 	// unexported ones).
 	for typ, n := range map[reflect.Type]int{
-		reflect.TypeOf(checker.RunReport{}):        11,
+		reflect.TypeOf(checker.RunReport{}):        12,
+		reflect.TypeOf(checker.CloseReport{}):      10,
 		reflect.TypeOf(checker.StageReport{}):      7,
 		reflect.TypeOf(checker.AttemptReport{}):    19,
 		reflect.TypeOf(checker.TakeoverReport{}):   8,

@@ -61,7 +61,21 @@ func RunProblem(r *checker.RunReport) Problem {
 func PendingStages(r *checker.RunReport) []string {
 	var out []string
 	for i := range r.Stages {
-		if r.Stages[i].State == checker.StagePending {
+		if r.Stages[i].State == checker.StagePending && len(r.Stages[i].Attempts) == 0 {
+			out = append(out, StageLabel(&r.Stages[i]))
+		}
+	}
+	return out
+}
+
+// rerunStages lists the labels of a run's stages that did run but are
+// pending again: a rerun from a stage upstream of them started after their
+// latest attempt, so they are to run again (docs/recovery.md, Rerun from a
+// node).
+func rerunStages(r *checker.RunReport) []string {
+	var out []string
+	for i := range r.Stages {
+		if r.Stages[i].State == checker.StagePending && len(r.Stages[i].Attempts) > 0 {
 			out = append(out, StageLabel(&r.Stages[i]))
 		}
 	}
@@ -170,10 +184,22 @@ func Detail(src *checker.Source, r *checker.RunReport) RunDetail {
 		return RunDetail{Summary: fmt.Sprintf("stage %s attempt %d: the job log disagrees with the event log on its outcome", rec.Stage, *rec.Attempt)}
 	}
 	p := RunProblem(r)
+	if c := r.Close; p.Stage == nil && c != nil && c.NextStep != nil && r.State != checker.RunSucceeded {
+		// Every stage succeeded, but the close did not finish (docs/recovery.md, The run's close).
+		return RunDetail{Summary: fmt.Sprintf("closed %s (%s): %s", c.ResultCode, src.LineText(c.Line), *c.NextStep)}
+	}
 	if p.Stage == nil {
 		var d RunDetail
-		if pend := PendingStages(r); len(pend) > 0 && r.State != checker.RunSucceeded {
-			d.Summary = "never started: " + strings.Join(pend, ", ")
+		pend, rerun := PendingStages(r), rerunStages(r)
+		if len(pend)+len(rerun) > 0 && r.State != checker.RunSucceeded {
+			var parts []string
+			if len(pend) > 0 {
+				parts = append(parts, "never started: "+strings.Join(pend, ", "))
+			}
+			if len(rerun) > 0 {
+				parts = append(parts, "to run again in the rerun: "+strings.Join(rerun, ", "))
+			}
+			d.Summary = strings.Join(parts, "; ")
 		} else {
 			d.Summary = fmt.Sprintf("%s, %s, %s", words.Count(len(r.Stages), "stage"), words.Count(attemptCount(r), "attempt"), Duration(r.DurationSeconds))
 		}

@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
@@ -72,7 +71,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			env := scenarioEnv(t, abs)
+			env := steptest.ScenarioEnv(t, abs)
 			got := runAction(t, env)
 			files := []txtar.File{
 				{Name: "exit", Data: []byte(fmt.Sprintf("%d\n", got.Exit))},
@@ -109,29 +108,4 @@ func TestGolden(t *testing.T) {
 // compare with this one.
 var engines = []steptest.Engine{
 	{Name: "native", Run: runAction},
-}
-
-// scenarioEnv reads the environment of a testdata/action scenario from the
-// archive's comment: one VAR=value per line (# starts a remark; \n in a
-// value is a line break; VAR=- unsets it).
-func scenarioEnv(t *testing.T, path string) map[string]string {
-	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(ar.Comment))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			t.Fatalf("comment line %q is not VAR=value", line)
-		}
-		env[k] = strings.ReplaceAll(v, `\n`, "\n")
-	}
-	return env
 }

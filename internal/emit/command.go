@@ -38,12 +38,15 @@ type Flags struct {
 	// RequestID is --request-id: the request_id of a request event, or of
 	// the request that started the run on a run's events.
 	RequestID string
+	reserved  []string // fields the command sets itself
+	command   string
+	// RunLevel says the event is about its run as a whole (status
+	// closed): it names no stage and no attempt.
+	RunLevel bool
 	// request says the event is a request event (requested, claimed): it
 	// takes --request-id, and no --stage or --attempt; --run-id is
 	// optional.
-	request  bool
-	reserved []string // fields the command sets itself
-	command  string
+	request bool
 }
 
 // Register defines the shared flags on fs. reserved lists the event fields
@@ -68,8 +71,19 @@ func (f *Flags) Register(fs *pflag.FlagSet, command string, reserved ...string) 
 // more than limits.ClockSkewSeconds after it is an error, since a
 // check before that time would find the events in its future.
 func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
-	ids := []checker.StageID{{}}
-	if f.request {
+	var stage checker.StageID
+	var attempt int
+	if f.RunLevel {
+		// A run-level event (closed) names no stage and no attempt.
+		if f.Log == "" || f.RunID == "" {
+			return nil, Event{}, fmt.Errorf("%s needs --log FILE and --run-id ID", f.command)
+		}
+		if f.Stage != "" || f.Attempt.Changed() {
+			return nil, Event{}, errors.New("a closed event is run-level: give no --stage and no --attempt")
+		}
+	} else if f.request {
+		// A request event (requested, claimed) names a request: no stage,
+		// no attempt, and --run-id only when the run is known.
 		if f.Log == "" || f.RequestID == "" {
 			return nil, Event{}, fmt.Errorf("%s of a request event needs --log FILE and --request-id ID", f.command)
 		}
@@ -80,15 +94,14 @@ func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 		if f.Log == "" || f.RunID == "" || f.Stage == "" {
 			return nil, Event{}, fmt.Errorf("%s needs --log FILE, --run-id ID and --stage S", f.command)
 		}
-		var err error
-		ids, err = checker.ParseStageList(f.Stage)
+		ids, err := checker.ParseStageList(f.Stage)
 		if err != nil || len(ids) != 1 {
 			return nil, Event{}, fmt.Errorf("--stage %s: give one stage id: an integer from 1, or a name matching ^[A-Za-z][A-Za-z0-9_.-]{0,127}$", strconv.Quote(f.Stage))
 		}
-	}
-	attempt, err := f.Attempt.Value()
-	if err != nil {
-		return nil, Event{}, err
+		stage = ids[0]
+		if attempt, err = f.Attempt.Value(); err != nil {
+			return nil, Event{}, err
+		}
 	}
 	fields, err := ParseFields(f.Fields, f.reserved)
 	if err != nil {
@@ -132,7 +145,7 @@ func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 		clock = func() time.Time { return t }
 	}
 	log := &Log{Path: f.Log, Options: opts, Clock: clock}
-	return log, Event{RunID: f.RunID, Stage: ids[0], Attempt: int64(attempt), Fields: fields, RequestID: f.RequestID}, nil
+	return log, Event{RunID: f.RunID, Stage: stage, Attempt: int64(attempt), Fields: fields, RequestID: f.RequestID}, nil
 }
 
 // ParseFields reads --field values: key=value is a string field and
@@ -207,7 +220,11 @@ func Command(args []string, env cli.Env) int {
 	fs := cli.NewFlagSet("emit")
 	var f Flags
 	f.Register(fs, "emit", "owner", "stop_confirmed_by", "stop_evidence_ref", "stop_method", "claimed_by", "claimed_at", "stale_request_reconciled")
-	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown, resolved or skipped; requested or claimed for a request event")
+	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown, resolved, skipped, or closed (the run's close: no --stage, no --attempt); requested or claimed for a request event (no --stage, no --attempt)")
+	resultCode := fs.String("result-code", "", "on closed: how far the run's close got, `CODE` (result_code): RUN_ARCHIVED, RUN_ARCHIVED_AUDIT_PENDING, RUN_ARCHIVED_LOCK_UNRELEASED, ARCHIVE_UNCONFIRMED or LOCK_CONFLICT")
+	auditID := fs.String("audit-event-id", "", "on closed: the `ID` of the close's audit record (audit_event_id; required with RUN_ARCHIVED_AUDIT_PENDING and to complete it)")
+	auditBy := fs.String("audit-completed-by", "", "on closed: who completed the pending audit record, `NAME` (audit_completed_by; with --result-code RUN_ARCHIVED, --audit-event-id and --evidence-ref)")
+	evidenceRef := fs.String("evidence-ref", "", "where the evidence is, `REF` (evidence_ref: of a resolution, or of a completed audit record)")
 	claimedBy := fs.String("claimed-by", "", "on claimed: the poller that claims the request, `ID` (claimed_by)")
 	claimedAt := fs.String("claimed-at", "", "on claimed: when the poller claimed it, an RFC 3339 `time` (claimed_at; default: the event's time)")
 	reconciled := fs.String("stale-request-reconciled", "", "on requested: where the reconciliation of a stale earlier request for the same work is recorded, `REF` (stale_request_reconciled)")
@@ -227,12 +244,13 @@ func Command(args []string, env cli.Env) int {
 		return Failed(env, fmt.Errorf("emit takes no arguments besides its flags (got %s)", strconv.Quote(fs.Arg(0))))
 	}
 	if *status == "" {
-		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved or skipped; requested or claimed)"))
+		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved, skipped or closed; requested or claimed)"))
 	}
 	f.request = *status == checker.StatusRequested.String() || *status == checker.StatusClaimed.String()
 	if err := requestFlagsFit(fs, f.request); err != nil {
 		return Failed(env, err)
 	}
+	f.RunLevel = *status == checker.StatusClosed.String()
 	log, ev, err := f.Resolve(env.Now)
 	if err != nil {
 		return Failed(env, err)
@@ -265,6 +283,20 @@ func Command(args []string, env cli.Env) int {
 		}
 		ev.Fields = append(ev.Fields, Field{Key: "reason", Value: appendString(nil, *reason)})
 	}
+	for _, fl := range [...]struct{ flag, key, value string }{
+		{"result-code", "result_code", *resultCode}, {"audit-event-id", "audit_event_id", *auditID},
+		{"audit-completed-by", "audit_completed_by", *auditBy}, {"evidence-ref", "evidence_ref", *evidenceRef},
+	} {
+		if !fs.Changed(fl.flag) {
+			continue
+		}
+		for _, f := range ev.Fields {
+			if strings.EqualFold(f.Key, fl.key) {
+				return Failed(env, fmt.Errorf("--%s and --field %s both give %s; give it once", fl.flag, fl.key, fl.key))
+			}
+		}
+		ev.Fields = append(ev.Fields, Field{Key: fl.key, Value: appendString(nil, fl.value)})
+	}
 	a, err := log.Append(ev)
 	if err != nil {
 		return Failed(env, err)
@@ -274,16 +306,17 @@ func Command(args []string, env cli.Env) int {
 }
 
 // requestFlagsFit refuses the flags that do not fit the event: an
-// attempt's (--owner, --stop-*, --returncode, --error, --reason) on a
-// request event, a request event's (--claimed-by, --claimed-at,
+// attempt's (--owner, --stop-*, --returncode, --error, --reason) or a
+// close's (--result-code, --audit-*, --evidence-ref) on a request event, a request event's (--claimed-by, --claimed-at,
 // --stale-request-reconciled) on any other.
 func requestFlagsFit(fs *pflag.FlagSet, request bool) error {
-	attemptFlags := []string{"owner", "stop-confirmed-by", "stop-evidence-ref", "stop-method", "returncode", "error", "reason"}
+	attemptFlags := []string{"owner", "stop-confirmed-by", "stop-evidence-ref", "stop-method", "returncode", "error", "reason",
+		"result-code", "audit-event-id", "audit-completed-by", "evidence-ref"}
 	requestFlags := []string{"claimed-by", "claimed-at", "stale-request-reconciled"}
 	if request {
 		for _, n := range attemptFlags {
 			if fs.Changed(n) {
-				return fmt.Errorf("--%s is an attempt's, and a request event (status requested or claimed) names no attempt", n)
+				return fmt.Errorf("--%s is an attempt's or a close's, and a request event (status requested or claimed) is neither", n)
 			}
 		}
 		return nil

@@ -68,7 +68,9 @@ const DefaultLockTimeout = time.Minute
 const lockRetry = 5 * time.Millisecond
 
 // Event is one event to append, before the log gives it its attempt and
-// its time. Empty strings and nil pointers are absent fields.
+// its time. Empty strings and nil pointers are absent fields. A run-level
+// event (status closed) has the zero Stage: it is written without stage
+// and attempt.
 type Event struct {
 	RunID string
 	Stage checker.StageID
@@ -248,7 +250,7 @@ func (l *Log) append(ev Event, probe bool) (Appended, error) {
 	opts.File = l.Path
 
 	attempt := ev.Attempt
-	if attempt == 0 && !isRequestEvent(ev) {
+	if attempt == 0 && ev.Stage != (checker.StageID{}) { // a run-level or request event (zero Stage) has no attempt
 		r, err := log.reader()
 		if err != nil {
 			return Appended{}, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
@@ -404,11 +406,13 @@ func Encode(ev Event, attempt int64, at time.Time) []byte {
 	}
 	b := []byte(`{"run_id":`)
 	b = appendString(b, ev.RunID)
-	b = append(b, `,"stage":`...)
-	stage, _ := ev.Stage.MarshalJSON()
-	b = append(b, stage...)
-	b = append(b, `,"attempt":`...)
-	b = strconv.AppendInt(b, attempt, 10)
+	if ev.Stage != (checker.StageID{}) { // a run-level event (closed) names neither
+		b = append(b, `,"stage":`...)
+		stage, _ := ev.Stage.MarshalJSON()
+		b = append(b, stage...)
+		b = append(b, `,"attempt":`...)
+		b = strconv.AppendInt(b, attempt, 10)
+	}
 	b = append(b, `,"status":`...)
 	b = appendString(b, ev.Status)
 	b = append(b, `,"timestamp_utc":`...)

@@ -10,6 +10,12 @@ import (
 // 24 hours (2d, 1d12h, 26h, 90m), from 1s to MaxAge: the syntax of
 // max_age, --since and merge's --max-age. The error quotes text and says
 // what is accepted.
+//
+// checker.ParseWindow (--window) reads another syntax on purpose: one
+// whole number and one unit (7d, 36h) or a run count (5000runs), up to
+// 36500 days, the form a window is recorded in (docs/window.md); this one
+// follows max_age's pattern in schemas/pipeline.schema.json, so that the
+// flags and inputs take what a definition may say.
 func ParseDuration(text string) (time.Duration, error) {
 	bad := fmt.Errorf("%q: use a duration from 1s to %s, such as 26h, 90m or 2d", text, MaxAge)
 	var total time.Duration

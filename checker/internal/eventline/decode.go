@@ -40,6 +40,9 @@ const (
 	fieldStopConfirmedBy
 	fieldStopEvidenceRef
 	fieldStopMethod
+	fieldResultCode
+	fieldAuditEventID
+	fieldAuditCompletedBy
 	// The request events' fields (docs/recovery.md, Claimed requests).
 	fieldRequestID
 	fieldClaimedBy
@@ -52,7 +55,7 @@ func contractFieldNames() [fieldCount]string {
 	return [fieldCount]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error", "scheduled_for",
 		"owner", "attempt_id", "error_code", "lease_expires_at", "reason", "resolution", "evidence_ref",
 		"resolved_by", "approved_by", "manual_completion", "compensated", "requested_by", "rerun_from",
-		"stop_confirmed_by", "stop_evidence_ref", "stop_method",
+		"stop_confirmed_by", "stop_evidence_ref", "stop_method", "result_code", "audit_event_id", "audit_completed_by",
 		"request_id", "claimed_by", "claimed_at", "stale_request_reconciled"}
 }
 
@@ -96,6 +99,14 @@ type Event struct {
 	StopConfirmedBy string
 	StopEvidenceRef string
 	StopMethod      string
+	// The run's close (status closed, docs/recovery.md): ResultCode is one
+	// of the runbook's result codes (RUN_ARCHIVED, ...; "" when absent),
+	// AuditEventID the id of the close's audit record, AuditCompletedBy
+	// who completed a pending audit record (with EvidenceRef). A closed
+	// event has a zero Stage and Attempt.
+	ResultCode       string
+	AuditEventID     string
+	AuditCompletedBy string
 	// Request events (StatusRequested, StatusClaimed; docs/recovery.md,
 	// Claimed requests): RequestID keys them (on a run's event it names the
 	// request that started the run; "" when absent); ClaimedBy and
@@ -313,6 +324,12 @@ func (d *Decoder) field(key []byte) int {
 		return fieldStopEvidenceRef
 	case "stop_method":
 		return fieldStopMethod
+	case "result_code":
+		return fieldResultCode
+	case "audit_event_id":
+		return fieldAuditEventID
+	case "audit_completed_by":
+		return fieldAuditCompletedBy
 	case "request_id":
 		return fieldRequestID
 	case "claimed_by":
@@ -403,6 +420,9 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	if d.folded {
 		return false
 	}
+	if d.runLevel() {
+		return d.fastRunLevel(ev)
+	}
 	if d.requestStatus() {
 		return d.fastRequest(ev)
 	}
@@ -412,6 +432,52 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 		}
 	}
 	return d.fastKey(ev) && d.fastStatus(ev) && d.fastOutcome(ev) && d.fastRecovery(ev)
+}
+
+// runLevel reports whether the line's status is a run-level one (closed),
+// whose event names no stage and no attempt.
+func (d *Decoder) runLevel() bool {
+	return d.kind[fieldStatus] == '"' && string(d.contentOf(fieldStatus)) == "closed"
+}
+
+// fastRunLevel is fastSchema for a run-level status: run_id, status and
+// timestamp_utc as for any event, no stage and no attempt (not even null),
+// and the close's own fields (fastClose).
+func (d *Decoder) fastRunLevel(ev *Event) bool {
+	if d.raw[fieldRunID] == nil || d.raw[fieldTimestamp] == nil || d.raw[fieldStage] != nil || d.raw[fieldAttempt] != nil {
+		return false
+	}
+	if d.kind[fieldRunID] != '"' || len(d.raw[fieldRunID]) > 2+maxRunIDLiteral {
+		return false
+	}
+	ev.RunID = d.textOf(fieldRunID)
+	if !validRunID(ev.RunID) {
+		return false
+	}
+	ev.Stage, ev.Attempt = StageID{}, 0
+	return d.fastStatus(ev) && d.fastOutcome(ev) && d.fastRecovery(ev) && d.fastClose(ev)
+}
+
+// fastClose checks the close's fields of a closed event (fastRecovery has
+// read and type-checked them): result_code is one of the runbook's codes,
+// RUN_ARCHIVED_AUDIT_PENDING names its audit record (audit_event_id), and
+// a close that completes the audit (audit_completed_by, not blank) is
+// RUN_ARCHIVED with audit_event_id and evidence_ref, not blank.
+func (d *Decoder) fastClose(ev *Event) bool {
+	switch ev.ResultCode {
+	case "RUN_ARCHIVED", "RUN_ARCHIVED_LOCK_UNRELEASED", "ARCHIVE_UNCONFIRMED", "LOCK_CONFLICT":
+	case "RUN_ARCHIVED_AUDIT_PENDING":
+		if d.kind[fieldAuditEventID] != '"' {
+			return false
+		}
+	default:
+		return false
+	}
+	if d.kind[fieldAuditCompletedBy] == '"' {
+		return ev.ResultCode == "RUN_ARCHIVED" && HasNonSpace([]byte(ev.AuditCompletedBy)) && d.kind[fieldAuditEventID] == '"' &&
+			d.kind[fieldEvidenceRef] == '"' && HasNonSpace([]byte(ev.EvidenceRef))
+	}
+	return true
 }
 
 // fastKey checks and fills the fields that name an attempt: run_id, stage
@@ -478,6 +544,8 @@ func (d *Decoder) fastStatus(ev *Event) bool {
 		ev.Status = StatusResolved
 	case "skipped":
 		ev.Status = StatusSkipped
+	case "closed":
+		ev.Status = StatusClosed
 	case "requested":
 		ev.Status = StatusRequested
 	case "claimed":
@@ -554,12 +622,13 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 	// Most events carry none of the recovery model's fields: then only the
 	// statuses that require some (unknown, skipped, resolved) need the
 	// checks below, which would find every field absent.
-	if !d.recovery && ev.Status != StatusUnknown && ev.Status != StatusSkipped && ev.Status != StatusResolved && !ev.Status.IsRequest() {
+	if !d.recovery && ev.Status != StatusUnknown && ev.Status != StatusSkipped && ev.Status != StatusResolved && ev.Status != StatusClosed && !ev.Status.IsRequest() {
 		ev.Owner, ev.AttemptID, ev.ErrorCode, ev.Reason = "", "", "", ""
 		ev.LeaseExpiresAt, ev.Resolution = time.Time{}, 0
 		ev.EvidenceRef, ev.ResolvedBy, ev.ApprovedBy, ev.RequestedBy = "", "", "", ""
 		ev.ManualCompletion, ev.Compensated, ev.RerunFrom = false, false, false
 		ev.StopConfirmedBy, ev.StopEvidenceRef, ev.StopMethod = "", "", ""
+		ev.ResultCode, ev.AuditEventID, ev.AuditCompletedBy = "", "", ""
 		ev.RequestID, ev.ClaimedBy, ev.ClaimedAt, ev.StaleRequestReconciled = "", "", time.Time{}, ""
 		return true
 	}
@@ -592,7 +661,7 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 		!str(fieldReason, &ev.Reason) || !str(fieldEvidenceRef, &ev.EvidenceRef) || !str(fieldResolvedBy, &ev.ResolvedBy) ||
 		!str(fieldApprovedBy, &ev.ApprovedBy) || !str(fieldRequestedBy, &ev.RequestedBy) ||
 		!str(fieldStopConfirmedBy, &ev.StopConfirmedBy) || !str(fieldStopEvidenceRef, &ev.StopEvidenceRef) ||
-		!str(fieldStopMethod, &ev.StopMethod) {
+		!str(fieldStopMethod, &ev.StopMethod) || !d.fastCloseFields(ev, str) {
 		return false
 	}
 	// stop_method: null or one of the four methods.
@@ -653,6 +722,26 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 		return ev.Resolution != 0 && nonBlank(fieldReason, ev.Reason) && nonBlank(fieldResolvedBy, ev.ResolvedBy)
 	}
 	return true
+}
+
+// fastCloseFields reads and type-checks the close's fields on any event:
+// result_code null or one of the runbook's codes, audit_event_id null or a
+// string that is not blank, audit_completed_by null or a string. str reads
+// an optional string field (fastRecovery's).
+func (d *Decoder) fastCloseFields(ev *Event, str func(int, *string) bool) bool {
+	if !str(fieldResultCode, &ev.ResultCode) || !str(fieldAuditEventID, &ev.AuditEventID) || !str(fieldAuditCompletedBy, &ev.AuditCompletedBy) {
+		return false
+	}
+	switch ev.ResultCode {
+	case "":
+		if d.kind[fieldResultCode] == '"' {
+			return false
+		}
+	case "RUN_ARCHIVED", "RUN_ARCHIVED_AUDIT_PENDING", "RUN_ARCHIVED_LOCK_UNRELEASED", "ARCHIVE_UNCONFIRMED", "LOCK_CONFLICT":
+	default:
+		return false
+	}
+	return d.kind[fieldAuditEventID] != '"' || HasNonSpace([]byte(ev.AuditEventID))
 }
 
 // text returns the content of the JSON string literal q for an event to

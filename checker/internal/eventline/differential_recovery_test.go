@@ -52,6 +52,81 @@ func TestFastPathMatchesSchemaRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	dec := NewDecoder()
+	checkAgree(t, schema, dec, head, cases)
+}
+
+// TestFastPathMatchesSchemaClose pins closed events (the run's close,
+// docs/recovery.md): run-level, so without stage and attempt, with a
+// result code, the audit record of RUN_ARCHIVED_AUDIT_PENDING and the
+// completion of a pending audit.
+func TestFastPathMatchesSchemaClose(t *testing.T) {
+	const head = `{"run_id":"r-1","timestamp_utc":"2026-01-01T00:00:00Z",`
+	cases := []struct {
+		rest  string
+		valid bool
+	}{
+		{`"status":"closed","result_code":"RUN_ARCHIVED"}`, true},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","owner":"ops://ana"}`, true},
+		{`"status":"closed","result_code":"RUN_ARCHIVED_LOCK_UNRELEASED"}`, true},
+		{`"status":"closed","result_code":"ARCHIVE_UNCONFIRMED","audit_event_id":null}`, true},
+		{`"status":"closed","result_code":"LOCK_CONFLICT","error":"held by etl-b"}`, true},
+		{`"status":"closed","result_code":"RUN_ARCHIVED_AUDIT_PENDING","audit_event_id":"au-1"}`, true},
+		{`"status":"closed","result_code":"RUN_ARCHIVED_AUDIT_PENDING"}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED_AUDIT_PENDING","audit_event_id":null}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED_AUDIT_PENDING","audit_event_id":" ​"}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","audit_event_id":"au-1","audit_completed_by":"bo","evidence_ref":"AUD-7"}`, true},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","audit_event_id":"au-1","audit_completed_by":null}`, true},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","audit_event_id":"au-1","audit_completed_by":"bo"}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","audit_event_id":"au-1","audit_completed_by":"bo","evidence_ref":" "}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","audit_event_id":"au-1","audit_completed_by":"　","evidence_ref":"AUD-7"}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","audit_completed_by":"bo","evidence_ref":"AUD-7"}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED_AUDIT_PENDING","audit_event_id":"au-1","audit_completed_by":"bo","evidence_ref":"AUD-7"}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","audit_completed_by":7}`, false},
+		{`"status":"closed"}`, false},
+		{`"status":"closed","result_code":null}`, false},
+		{`"status":"closed","result_code":"ARCHIVED"}`, false},
+		{`"status":"closed","result_code":"run_archived"}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","stage":1}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","attempt":1}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","stage":null,"attempt":null}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","Stage":1}`, false},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","Result_Code":"RUN_ARCHIVED"}`, false},
+		// A status that is not run-level still needs stage and attempt,
+		// and the close's fields are type-checked on every event.
+		{`"status":"started"}`, false},
+		{`"status":"started","stage":1}`, false},
+		{`"status":"started","stage":1,"attempt":1,"result_code":"RUN_ARCHIVED","audit_event_id":"au-1","audit_completed_by":"bo"}`, true},
+		{`"status":"started","stage":1,"attempt":1,"result_code":"DONE"}`, false},
+		{`"status":"started","stage":1,"attempt":1,"audit_event_id":""}`, false},
+		{`"stage":1,"attempt":1}`, false},
+		{`"result_code":"RUN_ARCHIVED"}`, false},
+	}
+	schema, err := schemas.Compile("event")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAgree(t, schema, NewDecoder(), head, cases)
+	// The messages say why.
+	for _, tc := range []struct{ rest, msg string }{
+		{`"status":"closed","result_code":"RUN_ARCHIVED","stage":null}`, "at /stage: a closed event is run-level: it has no stage or attempt"},
+		{`"status":"closed","result_code":"RUN_ARCHIVED","stage":"load","attempt":2}`, "at /attempt: a closed event is run-level: it has no stage or attempt; at /stage: a closed event is run-level: it has no stage or attempt"},
+		{`"status":"closed","result_code":"RUN_ARCHIVED_AUDIT_PENDING"}`, `at /: the required field "audit_event_id" is missing`},
+		{`"status":"started","stage":1}`, `at /: the required field "attempt" is missing`},
+	} {
+		msg, ok := schemaCheck(schema, []byte(head+tc.rest))
+		if ok || msg != "the event does not match event.schema.json: "+tc.msg {
+			t.Errorf("%s: %v %q, want %q", tc.rest, ok, msg, tc.msg)
+		}
+	}
+}
+
+// checkAgree checks that the fast path and event.schema.json give each
+// case's answer on head followed by the case's rest.
+func checkAgree(t *testing.T, schema *schemas.Schema, dec *Decoder, head string, cases []struct {
+	rest  string
+	valid bool
+}) {
+	t.Helper()
 	for _, tc := range cases {
 		line := []byte(head + tc.rest)
 		if f := dec.Syntax(line, false); f != nil {

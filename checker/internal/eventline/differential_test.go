@@ -166,6 +166,18 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 		{`"r-1"`, `1`, `1`, `"succeeded"`, `"2026-01-01T00:00:00Z"`, `0`, ``, `"stop_confirmed_by"`, `"\u00a0"`},
 		{`"r-1"`, `1`, `1`, `"succeeded"`, `"2026-01-01T00:00:00Z"`, `0`, ``, `"stop_evidence_ref"`, `7`},
 		{`"r-1"`, `1`, `1`, `"succeeded"`, `"2026-01-01T00:00:00Z"`, `0`, ``, `"Stop_Method"`, `"other"`},
+		// The run's close: a run-level event, without stage and attempt.
+		{`"r-1"`, ``, ``, `"closed"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"result_code"`, `"RUN_ARCHIVED"`},
+		{`"r-1"`, ``, ``, `"closed"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"result_code"`, `"LOCK_CONFLICT"`},
+		{`"r-1"`, ``, ``, `"closed"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"result_code"`, `"RUN_ARCHIVED_AUDIT_PENDING"`},
+		{`"r-1"`, ``, ``, `"closed"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"result_code"`, `null`},
+		{`"r-1"`, ``, ``, `"closed"`, `"2026-01-01T00:00:00Z"`, ``, ``, ``, ``},
+		{`"r-1"`, `1`, ``, `"closed"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"result_code"`, `"RUN_ARCHIVED"`},
+		{`"r-1"`, ``, `null`, `"closed"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"result_code"`, `"RUN_ARCHIVED"`},
+		{`"r-1"`, ``, ``, `"closed"`, `"2026-01-01T00:00:00Z"`, `0`, `"x"`, `"audit_completed_by"`, `"bo"`},
+		{`"r-1"`, ``, ``, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"result_code"`, `"RUN_ARCHIVED"`},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"audit_event_id"`, `"\u200b"`},
+		{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"result_code"`, `"ARCHIVED"`},
 	}
 	// A run_id at its longest as a literal (256 code points, each a
 	// surrogate pair escaped: maxRunIDLiteral bytes), one code point more,

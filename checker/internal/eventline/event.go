@@ -31,12 +31,20 @@ const (
 	StatusResolved
 	StatusCancelled
 	StatusSkipped
+	// StatusClosed is the run's close (docs/recovery.md, The run's close):
+	// a run-level status, whose event names no stage and no attempt.
+	StatusClosed
 	// StatusRequested and StatusClaimed are request events: a request for
 	// a run and a poller's claim of it (docs/recovery.md, Claimed
 	// requests). They name no stage or attempt.
 	StatusRequested
 	StatusClaimed
 )
+
+// RunLevel reports whether an event of status s is about its run as a
+// whole: it names no stage and no attempt (schemas/event.schema.json's
+// run-level statuses).
+func (s Status) RunLevel() bool { return s == StatusClosed }
 
 // String returns the status as the log writes it.
 func (s Status) String() string {
@@ -57,6 +65,8 @@ func (s Status) String() string {
 		return "cancelled"
 	case StatusSkipped:
 		return "skipped"
+	case StatusClosed:
+		return "closed"
 	case StatusRequested:
 		return "requested"
 	case StatusClaimed:

@@ -57,9 +57,15 @@ func friendlyLeaf(e *schemas.ValidationError, loc string, inst any) (msg string,
 			}
 		}
 		return m, true
-	case strings.HasSuffix(kw, "/then/properties/stage") || strings.HasSuffix(kw, "/then/properties/attempt"):
-		// The false schema of a request event's stage or attempt.
-		return requestShapeText(lastToken(loc)), true
+	case (strings.HasSuffix(kw, "/properties/stage") || strings.HasSuffix(kw, "/properties/attempt")) && e.Message == "not allowed":
+		// A false schema: the field is present on a run-level event or
+		// on a request event.
+		status, _ := lookup(inst, "/status")
+		s, _ := status.(string)
+		if s == "requested" || s == "claimed" {
+			return requestShapeText(lastToken(loc)), true
+		}
+		return "a " + s + runLevelText, true
 	case strings.HasSuffix(kw, "/required"):
 		at, _ := lookup(inst, loc)
 		obj, isObj := at.(map[string]any)
@@ -268,6 +274,7 @@ func SchemaErrorText(err error, inst any) string {
 		}
 	}
 	walk(ve)
+	parts = dropRunLevelNoise(parts)
 	parts = onlyRequestShape(parts)
 	// The validator reports the properties of an object in map order, which
 	// changes from run to run: sorted, the same line gives the same text.
@@ -275,11 +282,32 @@ func SchemaErrorText(err error, inst any) string {
 	return strings.Join(parts, "; ")
 }
 
+// dropRunLevelNoise keeps, of the leaves at a stage or attempt on a
+// run-level event, only the one that says so: the field's type does not
+// matter there (null is refused too).
+func dropRunLevelNoise(parts []string) []string {
+	var runLevel []string // "at /stage: "
+	for _, p := range parts {
+		if at, _, ok := strings.Cut(p, ": "); ok && strings.HasSuffix(p, runLevelText) {
+			runLevel = append(runLevel, at+": ")
+		}
+	}
+	if len(runLevel) == 0 {
+		return parts
+	}
+	return slices.DeleteFunc(parts, func(p string) bool {
+		return !strings.HasSuffix(p, runLevelText) && slices.ContainsFunc(runLevel, func(at string) bool { return strings.HasPrefix(p, at) })
+	})
+}
+
+// runLevelText ends the message of a stage or attempt on a run-level event.
+const runLevelText = " event is run-level: it has no stage or attempt"
+
 // patternHint says in words what a field's schema pattern asks, for the
 // fields whose patterns people meet; "" leaves the validator's message.
 func patternHint(field string) string {
 	switch field {
-	case "error", "reason", "resolved_by", "attempt_id":
+	case "error", "reason", "resolved_by", "attempt_id", "audit_event_id", "audit_completed_by", "evidence_ref":
 		return "must hold a character other than white space and characters that render as nothing"
 	case "run_id":
 		return "must hold no control character (U+0000-U+001F, U+007F-U+009F)"

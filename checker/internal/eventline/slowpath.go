@@ -120,7 +120,7 @@ const (
 func classPatternField(f int) bool {
 	switch f {
 	case fieldError, fieldOwner, fieldAttemptID, fieldErrorCode, fieldReason, fieldEvidenceRef, fieldResolvedBy, fieldApprovedBy, fieldRequestedBy,
-		fieldStopConfirmedBy, fieldStopEvidenceRef:
+		fieldStopConfirmedBy, fieldStopEvidenceRef, fieldAuditEventID, fieldAuditCompletedBy:
 		return true
 	}
 	return false

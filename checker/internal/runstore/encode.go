@@ -250,6 +250,9 @@ const (
 	runRequesters = 1 << 1
 	runApprovers  = 1 << 2
 	runRerun      = 1 << 3
+	// runClosed marks a run with a close (close.go); a checkpoint written
+	// before closes existed never sets it, and reads the same.
+	runClosed = 1 << 4
 
 	attemptCode     = 1 << 0
 	attemptError    = 1 << 1
@@ -388,6 +391,9 @@ func (e *Encoder) body(run *Run, texts map[string]uint64) {
 		if x.rerunStage > 0 {
 			flags |= runRerun
 		}
+		if x.close != nil {
+			flags |= runClosed
+		}
 	}
 	e.Byte(flags)
 	if flags&runScheduled != 0 {
@@ -403,6 +409,9 @@ func (e *Encoder) body(run *Run, texts map[string]uint64) {
 	if flags&runRerun != 0 {
 		e.Uvarint(uint64(x.rerunStage))
 		e.Uvarint(uint64(x.rerunLine))
+	}
+	if flags&runClosed != 0 {
+		e.encodeClose(x.close)
 	}
 	for _, atts := range run.stages {
 		e.Uvarint(uint64(len(atts)))
@@ -509,6 +518,9 @@ func (e *Encoder) attempt(run *Run, a *Attempt, texts map[string]uint64) {
 // texts by number. False after a fault.
 func (d *Decoder) body(run *Run, stages int, texts []string, s *Store) bool {
 	flags := d.Byte()
+	if flags&^(runScheduled|runRequesters|runApprovers|runRerun|runClosed) != 0 {
+		d.Fail("a run flag this greenlight does not know")
+	}
 	if d.fault != "" {
 		return false
 	}
@@ -530,6 +542,12 @@ func (d *Decoder) body(run *Run, stages int, texts []string, s *Store) bool {
 		}
 		x := run.wext()
 		x.rerunStage, x.rerunLine = int32(si), int(line)
+	}
+	if flags&runClosed != 0 {
+		d.decodeClose(run)
+	}
+	if d.fault != "" {
+		return false
 	}
 	for si := range stages {
 		k := d.Count()

@@ -289,6 +289,8 @@ type runExt struct {
 	// rerunLine; 0 when none did.
 	rerunStage int32
 	rerunLine  int
+	// close is the run's close (close.go); nil when it has none.
+	close *Close
 }
 
 // ID is the run's run_id.

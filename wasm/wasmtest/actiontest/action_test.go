@@ -1,7 +1,6 @@
 package actiontest
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"fmt"
@@ -19,7 +18,6 @@ import (
 
 	"github.com/greenlight-ci/greenlight/internal/action/steptest"
 
-	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/greenlight-ci/greenlight/internal/action"
@@ -67,31 +65,6 @@ func runActionIn(t *testing.T, wd string, env map[string]string) run {
 	gh := githubactions.New(githubactions.WithWriter(&stdout), githubactions.WithGetenv(func(k string) string { return vars[k] }))
 	code := action.Main(action.Env{GH: gh, Now: func() time.Time { return wallClock }, Token: func() (string, error) { return testToken, nil }})
 	return steptest.Read(t, vars, code, stdout.String())
-}
-
-// scenarioEnv reads the environment of a testdata/action scenario from the
-// archive's comment: one VAR=value per line (# starts a remark; \n in a
-// value is a line break; VAR=- unsets it).
-func scenarioEnv(t *testing.T, path string) map[string]string {
-	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(ar.Comment))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			t.Fatalf("comment line %q is not VAR=value", line)
-		}
-		env[k] = strings.ReplaceAll(v, `\n`, "\n")
-	}
-	return env
 }
 
 // release is the action in its release layout, built once per test binary.
@@ -307,7 +280,7 @@ func TestWasmGolden(t *testing.T) {
 	taken := map[string]int{}
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			env := scenarioEnv(t, path)
+			env := steptest.ScenarioEnv(t, path)
 			want := runAction(t, env)
 			got, path := runWasmIn(t, releaseLayout(t), env)
 			codes[want.Exit]++
