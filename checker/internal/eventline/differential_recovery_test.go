@@ -182,6 +182,12 @@ func TestFastPathMatchesSchemaRequests(t *testing.T) {
 		{`{"stage":1,"attempt":1,"status":"started","request_id":"rq-1",` + ts + `}`, false},
 		{`{"run_id":"r-1","status":"started","request_id":"rq-1",` + ts + `}`, false},
 		{`{"run_id":"r-1","stage":1,"attempt":1,"request_id":"rq-1",` + ts + `}`, false},
+		// Beside the run's close, the other status without stage and attempt.
+		{`{"run_id":"r-1","status":"closed","result_code":"RUN_ARCHIVED","request_id":"rq-1",` + ts + `}`, true},
+		{`{"status":"closed","result_code":"RUN_ARCHIVED","request_id":"rq-1",` + ts + `}`, false},
+		{`{"status":"requested","request_id":"rq-1","result_code":"RUN_ARCHIVED",` + ts + `}`, true},
+		{`{"status":"requested","request_id":"rq-1","result_code":"DONE",` + ts + `}`, false},
+		{`{"status":"claimed","request_id":"rq-1","claimed_by":"p","claimed_at":"2026-01-01T00:00:00Z","attempt":null,` + ts + `}`, false},
 	}
 	schema, err := schemas.Compile("event")
 	if err != nil {
