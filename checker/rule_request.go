@@ -69,14 +69,18 @@ var unknownRequestRule = Rule{ID: RuleUnknownRequest, Family: familyRequest,
 	}}
 
 var requestClaimedTwiceRule = Rule{ID: RuleRequestClaimedTwice, Family: familyRequest,
-	Summary: "a claim of a request another poller already claimed",
-	Detail:  "Two pollers that each claim one request each run its work: a double execution. A second claim by the same poller renews its claim (a new claimed_at and lease); another poller may not take the request over, whatever its lease says (the runbook's first never-do: a lease that ran out is no proof that its holder stopped). Reconcile the stale request, then make a new request with stale_request_reconciled.",
+	Summary: "a claim of a request another poller already claimed, or that a reconciled request replaced",
+	Detail:  "Two pollers that each claim one request each run its work: a double execution. A second claim by the same poller renews its claim (a new claimed_at and lease); another poller may not take the request over, whatever its lease says (the runbook's first never-do: a lease that ran out is no proof that its holder stopped). Reconcile the stale request, then make a new request with stale_request_reconciled; once such a request replaced it, the old request may not be claimed at all.",
 	Example: `{"request_id":"rq-1","status":"requested","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T10:01:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T10:01:00Z"}
 {"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T10:02:00Z","claimed_by":"poller-b","claimed_at":"2026-01-01T10:02:00Z"}`,
 	Statuses: []Status{eventline.StatusClaimed}, on: onLog,
 	check: func(c *contractState, x *lineCheck) string {
-		if r := c.requestOf(x.ev.RequestID); r != nil && r.Claimed() && r.ClaimedBy != x.ev.ClaimedBy {
+		r := c.requestOf(x.ev.RequestID)
+		if r != nil && r.SettledLine > 0 {
+			return fmt.Sprintf("request %q was replaced by the reconciled request on %s; %q may not claim it: the new request stands for its work", x.ev.RequestID, c.lineText(r.SettledLine), x.ev.ClaimedBy)
+		}
+		if r != nil && r.Claimed() && r.ClaimedBy != x.ev.ClaimedBy {
 			return fmt.Sprintf("request %q was claimed by %q on %s; %q may not claim it too: two pollers would each run its work", x.ev.RequestID, r.ClaimedBy, c.lineText(r.ClaimLine), x.ev.ClaimedBy)
 		}
 		return ""
