@@ -14,9 +14,10 @@ func closeAction(rr *RunReport, lineText func(int) string) (act RecoveryAction, 
 	}
 	act.Action, act.Owner = ActionFinishClose, cl.Owner
 	run := rr.RunID
+	// The log names who wrote the close, not who holds the lock.
 	holder := "the lock's holder"
 	if cl.Owner != nil {
-		holder = "the lock's holder (the close was written by " + *cl.Owner + ")"
+		holder = "the lock's holder (the log does not name it; the close was written by " + *cl.Owner + ")"
 	}
 	emit := "greenlight emit --log EVENTS.jsonl --pipeline PIPELINE.yaml --run-id " + shellWord(run) + " --status closed --result-code "
 	switch cl.ResultCode {

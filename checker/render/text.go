@@ -186,7 +186,11 @@ func Detail(src *checker.Source, r *checker.RunReport) RunDetail {
 	p := RunProblem(r)
 	if c := r.Close; p.Stage == nil && c != nil && c.NextStep != nil && r.State != checker.RunSucceeded {
 		// Every stage succeeded, but the close did not finish (docs/recovery.md, The run's close).
-		return RunDetail{Summary: fmt.Sprintf("closed %s (%s): %s", c.ResultCode, src.LineText(c.Line), *c.NextStep)}
+		line := c.Line
+		if c.AuditPendingLine != nil && c.ResultCode == checker.CloseAuditPending {
+			line = *c.AuditPendingLine // the close that left the audit pending, not a repeated request
+		}
+		return RunDetail{Summary: fmt.Sprintf("closed %s (%s): %s", c.ResultCode, src.LineText(line), *c.NextStep)}
 	}
 	if p.Stage == nil {
 		var d RunDetail
