@@ -303,6 +303,8 @@ type contractState struct {
 	window *windowState
 	// foldCfg judges the state of a run the window folds.
 	foldCfg foldConfig
+	// req holds the requests of request events (rule_request.go).
+	req requestState
 }
 
 func newContractState(opts Options) *contractState {
@@ -424,7 +426,13 @@ func (c *contractState) apply(dl *eventline.Decoded) {
 	x := &c.line // reused: a lineCheck passed to the checks would escape
 	*x = lineCheck{ev: ev, unknown: dl.Unknown}
 	c.applying, c.otherFile = n, ""
-	rule, msg := c.check(x)
+	var rule RuleID
+	var msg string
+	if ev.Status.IsRequest() {
+		rule, msg = c.checkRequest(x) // rule_request.go: no stage, attempt or run
+	} else {
+		rule, msg = c.check(x)
+	}
 	c.applying = 0
 	if rule != "" {
 		if c.otherFile == "" && len(c.files) > 1 && x.run != nil {
@@ -436,10 +444,21 @@ func (c *contractState) apply(dl *eventline.Decoded) {
 		if c.otherFile != "" {
 			msg += c.separateLogsHint(n)
 		}
-		c.violate(n, rule, msg, &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt})
+		ref := &eventRef{run: string(ev.RunID), stage: ev.Stage, attempt: ev.Attempt}
+		if ev.Status.IsRequest() {
+			ref = nil
+		}
+		c.violate(n, rule, msg, ref)
+		return
+	}
+	if ev.Status.IsRequest() {
+		c.recordRequest(x)
 		return
 	}
 	c.record(x)
+	if ev.RequestID != "" {
+		c.linkRequest(ev, x.runID())
+	}
 	if c.window != nil {
 		c.line.run = nil // a sweep moves the runs
 		c.noteEvent(ev.Time)

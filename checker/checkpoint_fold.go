@@ -55,6 +55,7 @@ func (c *contractState) encodeFold(e *runstore.Encoder) error {
 		e.Varint(k.attempt)
 	}
 	c.encodeStreaks(e)
+	c.encodeRequests(e) // rule_request.go: nothing when the log has no request
 	return nil
 }
 
@@ -194,6 +195,9 @@ func (c *contractState) decodeFold(b []byte) (err error) {
 	}
 	if d.Fault() == "" {
 		c.decodeStreaks(d, stages)
+	}
+	if d.Fault() == "" && len(d.Rest()) > 0 {
+		c.decodeRequests(d) // rule_request.go: the requests, last and only when there are some
 	}
 	if d.Fault() == "" && len(d.Rest()) > 0 {
 		d.Fail("bytes after its end")

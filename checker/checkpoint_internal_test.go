@@ -36,6 +36,10 @@ func FuzzDecodeFold(f *testing.F) {
 		`{"run_id":"r","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z","attempt_id":"a","owner":"o","lease_expires_at":"2026-01-01T11:00:00Z"}` + "\n" +
 			`{"run_id":"r","stage":1,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","error":"e","returncode":3}` + "\n" +
 			`{"run_id":"s","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z","scheduled_for":"2026-01-01T10:00:00Z","requested_by":"p"}` + "\n",
+		// Requests, last in the fold state.
+		`{"request_id":"q1","status":"requested","timestamp_utc":"2026-01-01T08:00:00Z","scheduled_for":"2026-01-01T00:00:00Z"}` + "\n" +
+			`{"request_id":"q1","status":"claimed","timestamp_utc":"2026-01-01T08:01:00Z","claimed_by":"p","claimed_at":"2026-01-01T08:01:00Z","lease_expires_at":"2026-01-01T09:00:00Z"}` + "\n" +
+			`{"request_id":"q2","status":"requested","timestamp_utc":"2026-01-01T10:00:00Z","stale_request_reconciled":"INC-1","run_id":"r"}` + "\n",
 	} {
 		res, err := checkRead(bytes.NewReader([]byte(log)), opts, Reading{Checkpoint: true})
 		if err != nil || res.Checkpoint == nil {

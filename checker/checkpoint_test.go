@@ -176,6 +176,10 @@ func splitCases(t *testing.T) []splitCase {
 		// an audit completion (its state is in the checkpoint).
 		splitCase{name: "close", log: read("../testdata/recovery/close.jsonl"),
 			opts: checker.Options{Definition: definitionFile(t, "../testdata/recovery/pipeline.yaml"), Now: corpusNow, File: "close.jsonl"}},
+		// Requests: a stale one, one settled by a reconciled request, and
+		// requests linked to their runs by claims and by run events.
+		splitCase{name: "stale request", log: read("../testdata/recovery/stale_request.jsonl"),
+			opts: checker.Options{Definition: definitionFile(t, "../testdata/recovery/pipeline.yaml"), Now: corpusNow, File: "stale_request.jsonl"}},
 		splitCase{name: "sample", log: read("../testdata/sample/campaign_metrics.jsonl"),
 			opts: checker.Options{Definition: definitionFile(t, "../testdata/sample/pipeline.yaml"), Now: time.Date(2026, 11, 28, 6, 0, 0, 0, time.UTC), File: "sample"}},
 		splitCase{name: "generated", log: generatedLog(400), opts: checker.Options{Definition: def, Now: corpusNow, File: "generated"}},

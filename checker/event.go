@@ -20,6 +20,9 @@ const (
 	StatusCancelled = eventline.StatusCancelled
 	StatusSkipped   = eventline.StatusSkipped
 	StatusClosed    = eventline.StatusClosed
+	// The request events' statuses (docs/recovery.md, Claimed requests).
+	StatusRequested = eventline.StatusRequested
+	StatusClaimed   = eventline.StatusClaimed
 )
 
 // event is one decoded, schema-valid event line; its RunID and Error alias

@@ -87,6 +87,7 @@ func (c *contractState) snapshot(src Source) *Snapshot {
 	p := c.firstPass(s, def, cfg, mismatched)
 	judged := c.verdict(s, def, cfg, mismatched, &p)
 	c.judgeFreshness(s, p.states)
+	c.judgeRequests(s) // request_report.go
 	f := &foldedRuns{c: c, def: def, cfg: cfg, mismatched: mismatched, judged: judged, states: p.states, latestAt: -1}
 	if p.latest != nil && p.latest == p.foldedLatest {
 		// The latest run was folded: its copy still gives its report

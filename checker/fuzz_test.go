@@ -33,6 +33,14 @@ func FuzzCheck(f *testing.F) {
 	// A resolution whose resolver and evidence render as nothing.
 	f.Add([]byte(lines(ev("r-1", 1, 1, "started", t0(0)), ev("r-1", 1, 1, "unknown", t0(1), `"reason":"gone"`),
 		ev("r-1", 1, 1, "resolved", t0(2), `"resolution":"failed","reason":"\u200b","resolved_by":"\u200b","evidence_ref":"\u00ad\ufe0f"`))))
+	// Requests: a stale claim, a request settled by a reconciled one, a run
+	// that links itself to its request (docs/recovery.md, Claimed requests).
+	f.Add([]byte(`{"request_id":"q1","status":"requested","timestamp_utc":"2026-01-01T08:00:00Z","scheduled_for":"2026-01-01T00:00:00Z"}
+{"request_id":"q1","status":"claimed","timestamp_utc":"2026-01-01T08:01:00Z","claimed_by":"p","claimed_at":"2026-01-01T08:01:00Z"}
+{"request_id":"q2","status":"requested","timestamp_utc":"2026-01-01T10:00:00Z","stale_request_reconciled":"INC-1"}
+{"run_id":"r-1","stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:01:00Z","request_id":"q2"}
+{"request_id":"q3","status":"requested","timestamp_utc":"2026-01-01T10:02:00Z","run_id":"r-2"}
+`))
 	schema, err := schemas.Compile("event")
 	if err != nil {
 		f.Fatal(err)

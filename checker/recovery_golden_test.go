@@ -96,12 +96,13 @@ func compareRecoveryGoldens(t *testing.T, outputs map[string][]byte) {
 // (heartbeat_advanced.jsonl, HEARTBEAT_ADVANCED), a brake across three
 // nights released by rerun_from (brake_nights.jsonl), a rerun from a node
 // that reruns the stages downstream of it (rerun_from.jsonl), and a live lease
-// beside an unknown sibling (live_lease.jsonl). Each is checked with
+// beside an unknown sibling (live_lease.jsonl), the run's close (close.jsonl) and
+// a stale claimed request (stale_request.jsonl). Each is checked with
 // testdata/recovery/pipeline.yaml at corpusNow, and its snapshot, text and
 // job summary (render.JobSummary, what the action writes) are compared with
 // the goldens <name>.golden.json, .txt and .md; -update rewrites them.
 func TestRecoveryRunbookGolden(t *testing.T) {
-	for _, name := range []string{"takeover", "heartbeat_advanced", "brake_nights", "rerun_from", "live_lease", "close"} {
+	for _, name := range []string{"takeover", "heartbeat_advanced", "brake_nights", "rerun_from", "live_lease", "close", "stale_request"} {
 		t.Run(name, func(t *testing.T) {
 			log, err := os.ReadFile("../testdata/recovery/" + name + ".jsonl")
 			if err != nil {

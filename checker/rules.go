@@ -85,6 +85,9 @@ var checkingOrder = []*Rule{
 	&resolutionWithoutManualCompletionRule, &resolutionWithoutCompensationRule, &resolutionWithoutApprovalRule,
 	// The identities across the log.
 	&duplicateAttemptIDRule, &selfApprovedResolutionRule,
+	// A request (request events, and a run's event that names its request).
+	&duplicateRequestRule, &claimWithoutRequestRule, &unknownRequestRule, &requestClaimedTwiceRule,
+	&conflictingRequestRunRule, &requestWhileStaleRule,
 	// Only in an OpenLineage log.
 	&runningWithoutStartRule, &eventAfterTerminalRule, &ambiguousAttemptRule, &conflictingRunRule,
 }

@@ -59,16 +59,16 @@ func TestMessages(t *testing.T) {
 		{lines(`{"run_id":"r-17","stage":1,"attempt":1e999999,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`),
 			"the event does not match event.schema.json: at /attempt: the number 1e999999 is far outside every range the contract allows"},
 		{lines(`{"run_id":"r-17","stage":1,"attempt":1,"status":"bogus","timestamp_utc":"2026-01-01T10:00:00Z","returncode":0e999999}`),
-			`the event does not match event.schema.json: at /status: found "bogus", expected one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved", "skipped" or "closed"`},
+			`the event does not match event.schema.json: at /status: found "bogus", expected one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved", "skipped", "closed", "requested" or "claimed"`},
 		{lines(ev("r-17", 1, 1, "bogus", t0(0))),
-			`the event does not match event.schema.json: at /status: found "bogus", expected one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved", "skipped" or "closed"`},
+			`the event does not match event.schema.json: at /status: found "bogus", expected one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved", "skipped", "closed", "requested" or "claimed"`},
 		{"\x1f\x8b\x08\x00\n\n", "this is a gzip file (it starts with the bytes 1f 8b), not a JSON Lines event log: decompress it (gunzip) and check the .jsonl it holds; the rest of the file was not read"},
 		{"\x28\xb5\x2f\xfd\x00\n", "this is a zstd file (it starts with the bytes 28 b5 2f fd), not a JSON Lines event log: decompress it (zstd -d) and check the .jsonl it holds; the rest of the file was not read"},
 		{"\ufeff" + lines(ev("r-17", 1, 1, "started", t0(0)), ev("r-17", 1, 1, "succeeded", t0(1))),
 			"the file starts with a byte-order mark; write UTF-8 without a BOM (the first line is read without it)"},
 		// A slip in an enum value or a contract key names the one meant.
 		{lines(ev("r-17", 1, 1, "succeded", t0(0))),
-			`the event does not match event.schema.json: at /status: found "succeded", expected one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved", "skipped" or "closed"; did you mean "succeeded"?`},
+			`the event does not match event.schema.json: at /status: found "succeded", expected one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved", "skipped", "closed", "requested" or "claimed"; did you mean "succeeded"?`},
 		{lines(`{"run_id":"r-17","stage":1,"attempt":1,"Status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`),
 			`the event does not match event.schema.json: at /Status: "Status" differs from the contract field "status" only in case and would shadow it: write "status"`},
 		{lines(`{"run_id":"r-17","stage":1,"attempt":1,"stauts":"started","timestamp_utc":"2026-01-01T10:00:00Z"}`),
@@ -76,7 +76,7 @@ func TestMessages(t *testing.T) {
 		{lines(`{"run_id":"r-17","stage":1,"attempt":1,"timestamp_utc":"2026-01-01T10:00:00Z"}`),
 			`the event does not match event.schema.json: at /: the required field "status" is missing`},
 		{lines(`{"run_id":"r-17","stage":1,"attempt":1,"status":7,"timestamp_utc":"2026-01-01T10:00:00Z"}`),
-			`the event does not match event.schema.json: at /status: found 7, expected one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved", "skipped" or "closed"`},
+			`the event does not match event.schema.json: at /status: found 7, expected one of "started", "succeeded", "failed", "heartbeat", "unknown", "resolved", "skipped", "closed", "requested" or "claimed"`},
 	}
 	for _, tc := range cases {
 		res := runCheck(t, tc.log, nil)

@@ -98,6 +98,9 @@ type Snapshot struct {
 	Warnings []Violation `json:"warnings"`
 	// Reconciliation is the job-log comparison; nil without --job-log.
 	Reconciliation *Reconciliation `json:"reconciliation"`
+	// Requests are the log's requests (docs/recovery.md, Claimed
+	// requests); nil when it has no request event.
+	Requests *RequestsReport `json:"requests,omitempty"`
 	// runs are the run reports, in order: built one at a time as they are
 	// asked for (Runs, At, Collect, and render's views). The document's
 	// "runs" key is written by MarshalJSON and render.WriteSnapshotJSON.

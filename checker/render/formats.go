@@ -108,6 +108,7 @@ func HealthRules() []HealthRule {
 		{HealthRunIncomplete, "a run did not finish every expected stage", "Nothing failed or is in progress, but an expected stage never succeeded (never started, or blocked by a dependency)."},
 		{HealthNoRuns, "the log has no run", "A valid log without runs proves nothing, so its verdict is unhealthy (fail-closed)."},
 		{HealthStale, "the newest success is older than max_age", "No run succeeded, or the newest succeeded run ended longer than max_age (--max-age) before now: silence is not health (docs/contract.md, Freshness)."},
+		{HealthRequestStale, "a request is stale or unclaimed", "A claimed request's lease passed with no run known as its outcome (stale), or nobody claimed it in time (unclaimed); stale does not mean not executed: reconcile the run, the audit trail and the job log before any new request (docs/recovery.md, Claimed requests)."},
 		{HealthSlotMissed, "a scheduled slot has no run", "No run started for a judged slot of the schedule by its due time (docs/schedule.md)."},
 		{HealthDoubleExecution, "two runs of one slot both ran a non-idempotent stage", "Two runs claim one schedule slot and both ran a stage declared idempotent: false, so its effects may exist twice (argoproj/argo-workflows #2694); adjudicate which run's effects stand and compensate the other's (docs/schedule.md)."},
 		{HealthSnapshotUnusable, "a snapshot of the roll-up cannot be used", "greenlight merge could not read, validate or trust a snapshot (unreadable, invalid, stale or tampered); the roll-up is unhealthy."},
@@ -226,6 +227,13 @@ func eachFinding(l *Log, fn func(finding) bool) {
 		}
 	}
 	if IsStale(s) && !fn(finding{Rule: HealthStale, Path: l.Path, Message: "stale: " + StaleSummary(s, func(id string) string { return id }), Key: key(HealthStale, l.Path)}) {
+		return
+	}
+	var locate func(int) (string, int)
+	if l.FilePath != nil {
+		locate = func(line int) (string, int) { file, n := s.Source.Locate(line); return l.FilePath(file), n }
+	}
+	if !requestFindings(s, l.Path, locate, fn) { // requests.go
 		return
 	}
 	forEachRun(s, func(row Row) bool {

@@ -306,6 +306,7 @@ func buildPage(res *checker.Result, o HTMLOptions) *htmlPage {
 			p.Notices = append(p.Notices, fmt.Sprintf("inconsistency: %s: %s", inc.Code, inc.Message))
 		}
 	}
+	p.Notices = append(p.Notices, requestNotices(s)...) // requests.go
 	return p
 }
 

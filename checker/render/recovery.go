@@ -75,6 +75,7 @@ func noticesText(s *checker.Snapshot) string {
 			fmt.Fprintf(&b, "inconsistency: %s: %s\n", inc.Code, TerminalMessage(inc.Message))
 		}
 	}
+	b.WriteString(requestsText(s)) // requests.go
 	return b.String()
 }
 
@@ -160,13 +161,17 @@ func noticesMarkdown(s *checker.Snapshot) string {
 	if line := WindowLine(s); line != "" {
 		window = "_" + Markdown(line) + "._\n"
 	}
+	requests := requestsMarkdown(s) // requests.go
+	if requests != "" {
+		requests = "\n" + requests
+	}
 	if len(items) == 0 {
-		return window
+		return window + requests
 	}
 	if window != "" {
 		window += "\n"
 	}
-	return window + "### Warnings and inconsistencies\n\n" + strings.Join(items, "\n") + "\n"
+	return window + "### Warnings and inconsistencies\n\n" + strings.Join(items, "\n") + "\n" + requests
 }
 
 // actionAt returns action i of rec.Actions as a Recovery of its own (the

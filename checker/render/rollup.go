@@ -70,6 +70,10 @@ type RollupPipeline struct {
 	RunCount       int                  `json:"run_count"`
 	UnhealthyRuns  []RollupRun          `json:"unhealthy_runs"`
 	MissedSlots    []checker.MissedSlot `json:"missed_slots"`
+	// UnhealthyRequests are the snapshot's stale and unclaimed requests
+	// (docs/recovery.md, Claimed requests), in its order; absent when it
+	// has none.
+	UnhealthyRequests []RollupRequest `json:"unhealthy_requests,omitempty"`
 }
 
 // RollupRun is an unhealthy run of a roll-up entry.
@@ -158,6 +162,7 @@ func BuildRollup(inputs []RollupInput, now time.Time, maxAge time.Duration, expe
 			}
 			return true
 		})
+		e.UnhealthyRequests = unhealthyRequests(s) // requests.go
 		if s.Verdict == checker.VerdictHealthy {
 			ru.Counts.Healthy++
 		} else {
@@ -246,6 +251,9 @@ func CheckSnapshotConsistency(s *checker.Snapshot) error {
 	}
 	if s.LatestRunID != nil && !latestFolded && *s.LatestRunID != l.latestID {
 		return fmt.Errorf("latest_run_id is %s, but the run whose logical time is latest is %s", *s.LatestRunID, l.latestID)
+	}
+	if err := checkRequests(s); err != nil { // requests.go
+		return err
 	}
 	if s.Verdict != checker.VerdictHealthy {
 		return nil
@@ -431,6 +439,9 @@ func rollupDetail(p *RollupPipeline, esc func(string) string) string {
 	}
 	if len(p.MissedSlots) > 0 {
 		parts = append(parts, words.Count(len(p.MissedSlots), "missed slot"))
+	}
+	if d := requestsDetail(p.UnhealthyRequests, esc); d != "" { // requests.go
+		parts = append(parts, d)
 	}
 	return strings.Join(parts, ", ")
 }

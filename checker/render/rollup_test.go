@@ -126,6 +126,22 @@ func TestSnapshotConsistency(t *testing.T) {
 			id := "cm-2026-11-26"
 			l.Result.Snapshot.Verdict, l.Result.Snapshot.Options.Gate, l.Result.Snapshot.LatestRunID = "healthy", "latest", &id
 		}, "latest_run_id is cm-2026-11-26, but the run whose logical time is latest is cm-2026-11-28"},
+		// Requests (docs/recovery.md, Claimed requests): the counts are
+		// the listed requests', and a stale one keeps the verdict unhealthy.
+		{"a stale request under a healthy verdict", func(l *render.Log) {
+			staleRequest(l.Result.Snapshot)
+			l.Result.Snapshot.Verdict = "healthy"
+		}, "verdict healthy with 1 stale or unclaimed request"},
+		{"request counts that are not the requests'", func(l *render.Log) {
+			staleRequest(l.Result.Snapshot)
+			l.Result.Snapshot.Requests.Counts.Stale = 0
+		}, "requests.counts are {Requested:0 Claimed:0 Stale:0 Unclaimed:0 Done:0 Reconciled:0} but the listed requests are {Requested:0 Claimed:0 Stale:1 Unclaimed:0 Done:0 Reconciled:0}"},
+		{"a request listed twice", func(l *render.Log) {
+			rq := staleRequest(l.Result.Snapshot)
+			rq.Requests = append(rq.Requests, rq.Requests[0])
+			rq.Counts.Stale++
+		}, "request_id rq-1 is listed twice: a snapshot lists each request once"},
+		{"a stale request, consistent", func(l *render.Log) { staleRequest(l.Result.Snapshot) }, ""},
 		// A check with --window lists only the runs in its window and
 		// counts the folded ones in its window section (docs/window.md).
 		{"a window's folded runs, counted but not listed", func(l *render.Log) { foldOne(l.Result.Snapshot) }, ""},
@@ -233,4 +249,12 @@ func decodeSnapshot(t *testing.T, doc []byte) *checker.Snapshot {
 		t.Fatal(err)
 	}
 	return &s
+}
+
+// staleRequest gives s a requests section of one stale request, and
+// returns it.
+func staleRequest(s *checker.Snapshot) *checker.RequestsReport {
+	s.Requests = &checker.RequestsReport{Counts: checker.RequestCounts{Stale: 1},
+		Requests: []checker.RequestReport{{RequestID: "rq-1", State: checker.RequestStale, Line: 1, Steps: []string{"reconcile"}}}}
+	return s.Requests
 }

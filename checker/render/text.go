@@ -155,6 +155,7 @@ func Headline(s *checker.Snapshot) string {
 	if s.Schedule != nil && len(s.Schedule.DoubleExecutions) > 0 {
 		h += ", " + words.Count(len(s.Schedule.DoubleExecutions), "double execution") + " of a non-idempotent stage"
 	}
+	h += requestsHeadline(s) // requests.go
 	return h
 }
 

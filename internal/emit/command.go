@@ -35,17 +35,24 @@ type Flags struct {
 	ScheduledFor      string
 	Attempt           *cli.RangedInt
 	Fields            []string
-	reserved          []string // fields the command sets itself
-	command           string
+	// RequestID is --request-id: the request_id of a request event, or of
+	// the request that started the run on a run's events.
+	RequestID string
+	reserved  []string // fields the command sets itself
+	command   string
 	// RunLevel says the event is about its run as a whole (status
 	// closed): it names no stage and no attempt.
 	RunLevel bool
+	// request says the event is a request event (requested, claimed): it
+	// takes --request-id, and no --stage or --attempt; --run-id is
+	// optional.
+	request bool
 }
 
 // Register defines the shared flags on fs. reserved lists the event fields
 // the command sets itself besides the contract's, which --field may not set.
 func (f *Flags) Register(fs *pflag.FlagSet, command string, reserved ...string) {
-	f.reserved = append([]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error"}, reserved...)
+	f.reserved = append([]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error", "request_id"}, reserved...)
 	f.command = command
 	fs.StringVar(&f.Log, "log", "", "the JSON Lines event log `FILE` to append to (created when missing; locked through FILE.lock)")
 	fs.StringVar(&f.RunID, "run-id", "", "the run `ID` (run_id)")
@@ -55,6 +62,7 @@ func (f *Flags) Register(fs *pflag.FlagSet, command string, reserved ...string) 
 	fs.StringVar(&f.Stages, "stages", "", "shorthand for a linear pipeline: comma-separated stage `ids`, e.g. 1,2 or bronze,silver")
 	fs.StringVar(&f.Now, "now", "", "write every event at this RFC 3339 `time` instead of the wall clock (for tests)")
 	fs.StringVar(&f.ScheduledFor, "scheduled-for", "", "the slot the run stands for, its logical date: an RFC 3339 `time` written as scheduled_for (a backfill names its older date, so it never clears a newer failure)")
+	fs.StringVar(&f.RequestID, "request-id", "", "the request `ID` (request_id): a request event's, or on a run's events the request that started the run (docs/recovery.md, Claimed requests)")
 	fs.StringArrayVar(&f.Fields, "field", nil, "an extra field of the event: `key=value` (a string) or key:=JSON (any JSON value, e.g. rerun_from:=true); repeatable")
 }
 
@@ -72,6 +80,15 @@ func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 		}
 		if f.Stage != "" || f.Attempt.Changed() {
 			return nil, Event{}, errors.New("a closed event is run-level: give no --stage and no --attempt")
+		}
+	} else if f.request {
+		// A request event (requested, claimed) names a request: no stage,
+		// no attempt, and --run-id only when the run is known.
+		if f.Log == "" || f.RequestID == "" {
+			return nil, Event{}, fmt.Errorf("%s of a request event needs --log FILE and --request-id ID", f.command)
+		}
+		if f.Stage != "" || f.Attempt.Changed() {
+			return nil, Event{}, errors.New("a request event (status requested or claimed) names a request, not an attempt: give no --stage or --attempt")
 		}
 	} else {
 		if f.Log == "" || f.RunID == "" || f.Stage == "" {
@@ -128,7 +145,7 @@ func (f *Flags) Resolve(now func() (t time.Time)) (*Log, Event, error) {
 		clock = func() time.Time { return t }
 	}
 	log := &Log{Path: f.Log, Options: opts, Clock: clock}
-	return log, Event{RunID: f.RunID, Stage: stage, Attempt: int64(attempt), Fields: fields}, nil
+	return log, Event{RunID: f.RunID, Stage: stage, Attempt: int64(attempt), Fields: fields, RequestID: f.RequestID}, nil
 }
 
 // ParseFields reads --field values: key=value is a string field and
@@ -202,12 +219,15 @@ func PrintWarnings(env cli.Env, a Appended) {
 func Command(args []string, env cli.Env) int {
 	fs := cli.NewFlagSet("emit")
 	var f Flags
-	f.Register(fs, "emit", "owner", "stop_confirmed_by", "stop_evidence_ref", "stop_method")
-	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown, resolved, skipped, or closed (the run's close: no --stage, no --attempt)")
+	f.Register(fs, "emit", "owner", "stop_confirmed_by", "stop_evidence_ref", "stop_method", "claimed_by", "claimed_at", "stale_request_reconciled")
+	status := fs.String("status", "", "the event's `status`: started, succeeded, failed, heartbeat, unknown, resolved, skipped, or closed (the run's close: no --stage, no --attempt); requested or claimed for a request event (no --stage, no --attempt)")
 	resultCode := fs.String("result-code", "", "on closed: how far the run's close got, `CODE` (result_code): RUN_ARCHIVED, RUN_ARCHIVED_AUDIT_PENDING, RUN_ARCHIVED_LOCK_UNRELEASED, ARCHIVE_UNCONFIRMED or LOCK_CONFLICT")
 	auditID := fs.String("audit-event-id", "", "on closed: the `ID` of the close's audit record (audit_event_id; required with RUN_ARCHIVED_AUDIT_PENDING and to complete it)")
 	auditBy := fs.String("audit-completed-by", "", "on closed: who completed the pending audit record, `NAME` (audit_completed_by; with --result-code RUN_ARCHIVED, --audit-event-id and --evidence-ref)")
 	evidenceRef := fs.String("evidence-ref", "", "where the evidence is, `REF` (evidence_ref: of a resolution, or of a completed audit record)")
+	claimedBy := fs.String("claimed-by", "", "on claimed: the poller that claims the request, `ID` (claimed_by)")
+	claimedAt := fs.String("claimed-at", "", "on claimed: when the poller claimed it, an RFC 3339 `time` (claimed_at; default: the event's time)")
+	reconciled := fs.String("stale-request-reconciled", "", "on requested: where the reconciliation of a stale earlier request for the same work is recorded, `REF` (stale_request_reconciled)")
 	owner := fs.String("owner", "", "who writes the event, `ID` (owner): on an outcome, another owner than the attempt's start takes the attempt over and needs the three --stop-* flags")
 	stopBy := fs.String("stop-confirmed-by", "", "on a takeover: who confirmed that the attempt's owner stopped, `NAME` (stop_confirmed_by)")
 	stopRef := fs.String("stop-evidence-ref", "", "on a takeover: where the proof that the owner stopped is kept, `REF` (stop_evidence_ref: ps output, a console log)")
@@ -224,7 +244,11 @@ func Command(args []string, env cli.Env) int {
 		return Failed(env, fmt.Errorf("emit takes no arguments besides its flags (got %s)", strconv.Quote(fs.Arg(0))))
 	}
 	if *status == "" {
-		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved, skipped or closed)"))
+		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved, skipped or closed; requested or claimed)"))
+	}
+	f.request = *status == checker.StatusRequested.String() || *status == checker.StatusClaimed.String()
+	if err := requestFlagsFit(fs, f.request); err != nil {
+		return Failed(env, err)
 	}
 	f.RunLevel = *status == checker.StatusClosed.String()
 	log, ev, err := f.Resolve(env.Now)
@@ -232,6 +256,14 @@ func Command(args []string, env cli.Env) int {
 		return Failed(env, err)
 	}
 	ev.Status = *status
+	ev.ClaimedBy, ev.StaleRequestReconciled = *claimedBy, *reconciled
+	if *claimedAt != "" {
+		t, err := checker.ParseTime(*claimedAt)
+		if err != nil {
+			return Failed(env, fmt.Errorf("--claimed-at %s: %v", strconv.Quote(*claimedAt), err))
+		}
+		ev.ClaimedAt = &t
+	}
 	if returncode.Changed() {
 		code, err := returncode.Value64()
 		if err != nil {
@@ -271,4 +303,28 @@ func Command(args []string, env cli.Env) int {
 	}
 	PrintWarnings(env, a)
 	return cli.ExitOK
+}
+
+// requestFlagsFit refuses the flags that do not fit the event: an
+// attempt's (--owner, --stop-*, --returncode, --error, --reason) or a
+// close's (--result-code, --audit-*, --evidence-ref) on a request event, a request event's (--claimed-by, --claimed-at,
+// --stale-request-reconciled) on any other.
+func requestFlagsFit(fs *pflag.FlagSet, request bool) error {
+	attemptFlags := []string{"owner", "stop-confirmed-by", "stop-evidence-ref", "stop-method", "returncode", "error", "reason",
+		"result-code", "audit-event-id", "audit-completed-by", "evidence-ref"}
+	requestFlags := []string{"claimed-by", "claimed-at", "stale-request-reconciled"}
+	if request {
+		for _, n := range attemptFlags {
+			if fs.Changed(n) {
+				return fmt.Errorf("--%s is an attempt's or a close's, and a request event (status requested or claimed) is neither", n)
+			}
+		}
+		return nil
+	}
+	for _, n := range requestFlags {
+		if fs.Changed(n) {
+			return fmt.Errorf("--%s belongs on a request event (--status requested or claimed)", n)
+		}
+	}
+	return nil
 }

@@ -92,6 +92,14 @@ type Event struct {
 	// over another owner's attempt (stop_confirmed_by, stop_evidence_ref,
 	// stop_method; docs/recovery.md); "" leaves a field out.
 	StopConfirmedBy, StopEvidenceRef, StopMethod string
+	// RequestID is the request_id: on a run's event, the request that
+	// started the run; it keys a request event (Status requested or
+	// claimed), which has no stage or attempt and names RunID only when it
+	// is not empty (docs/recovery.md, Claimed requests). ClaimedBy and
+	// StaleRequestReconciled are written when not empty; ClaimedAt, on a
+	// claimed event, defaults to the event's time.
+	RequestID, ClaimedBy, StaleRequestReconciled string
+	ClaimedAt                                    *time.Time
 	// Fields are further fields, in order, each a key and one JSON value.
 	Fields []Field
 }
@@ -242,7 +250,7 @@ func (l *Log) append(ev Event, probe bool) (Appended, error) {
 	opts.File = l.Path
 
 	attempt := ev.Attempt
-	if attempt == 0 && ev.Stage != (checker.StageID{}) { // a run-level event (zero Stage) has no attempt
+	if attempt == 0 && ev.Stage != (checker.StageID{}) { // a run-level or request event (zero Stage) has no attempt
 		r, err := log.reader()
 		if err != nil {
 			return Appended{}, fmt.Errorf("cannot read the event log: %s", osfile.Describe(err))
@@ -393,6 +401,9 @@ func chooseAttempt(s *checker.Snapshot, ev Event) int64 {
 // stop_confirmed_by, stop_evidence_ref, stop_method and the extra fields, ending in a newline. Strings are JSON-escaped (invalid UTF-8
 // becomes U+FFFD); <, > and & are kept as they are.
 func Encode(ev Event, attempt int64, at time.Time) []byte {
+	if isRequestEvent(ev) {
+		return encodeRequest(ev, at)
+	}
 	b := []byte(`{"run_id":`)
 	b = appendString(b, ev.RunID)
 	if ev.Stage != (checker.StageID{}) { // a run-level event (closed) names neither
@@ -434,13 +445,57 @@ func Encode(ev Event, attempt int64, at time.Time) []byte {
 			b = appendString(b, f.value)
 		}
 	}
-	for _, f := range ev.Fields {
+	if ev.RequestID != "" {
+		b = append(b, `,"request_id":`...)
+		b = appendString(b, ev.RequestID)
+	}
+	return appendFields(b, ev.Fields)
+}
+
+// appendFields appends the extra fields and the line's end.
+func appendFields(b []byte, fields []Field) []byte {
+	for _, f := range fields {
 		b = append(b, ',')
 		b = appendString(b, f.Key)
 		b = append(b, ':')
 		b = append(b, f.Value...)
 	}
 	return append(b, "}\n"...)
+}
+
+// isRequestEvent says whether ev is a request event (status requested or
+// claimed), which names a request and no stage or attempt.
+func isRequestEvent(ev Event) bool {
+	return ev.Status == checker.StatusRequested.String() || ev.Status == checker.StatusClaimed.String()
+}
+
+// encodeRequest is Encode of a request event: request_id, status,
+// timestamp_utc, then run_id, claimed_by, claimed_at (a claimed event's
+// own time unless ClaimedAt is set), stale_request_reconciled, when given,
+// and the extra fields.
+func encodeRequest(ev Event, at time.Time) []byte {
+	b := []byte(`{"request_id":`)
+	b = appendString(b, ev.RequestID)
+	b = append(b, `,"status":`...)
+	b = appendString(b, ev.Status)
+	b = append(b, `,"timestamp_utc":`...)
+	b = appendString(b, at.UTC().Format(TimeLayout))
+	claimedAt := ""
+	if ev.Status == checker.StatusClaimed.String() {
+		claimedAt = at.UTC().Format(TimeLayout)
+		if ev.ClaimedAt != nil {
+			claimedAt = ev.ClaimedAt.UTC().Format(TimeLayout)
+		}
+	}
+	for _, f := range [...]struct{ key, value string }{
+		{"run_id", ev.RunID}, {"claimed_by", ev.ClaimedBy}, {"claimed_at", claimedAt}, {"stale_request_reconciled", ev.StaleRequestReconciled},
+	} {
+		if f.value != "" {
+			b = append(b, `,"`+f.key+`":`...)
+			b = appendString(b, f.value)
+		}
+	}
+	return appendFields(b, ev.Fields)
 }
 
 func appendString(b []byte, s string) []byte {

@@ -40,3 +40,9 @@ const (
 	// held in memory and printed.
 	MaxViolations = 1000000
 )
+
+// MaxRequests is how many requests (request events' request_id,
+// docs/recovery.md, Claimed requests) one check keeps: each is held in
+// memory until the snapshot. A log that names more is an error, never a
+// request dropped.
+const MaxRequests = 1000000

@@ -43,6 +43,11 @@ const (
 	fieldResultCode
 	fieldAuditEventID
 	fieldAuditCompletedBy
+	// The request events' fields (docs/recovery.md, Claimed requests).
+	fieldRequestID
+	fieldClaimedBy
+	fieldClaimedAt
+	fieldStaleRequestReconciled
 	fieldCount
 )
 
@@ -50,7 +55,8 @@ func contractFieldNames() [fieldCount]string {
 	return [fieldCount]string{"run_id", "stage", "attempt", "status", "timestamp_utc", "returncode", "error", "scheduled_for",
 		"owner", "attempt_id", "error_code", "lease_expires_at", "reason", "resolution", "evidence_ref",
 		"resolved_by", "approved_by", "manual_completion", "compensated", "requested_by", "rerun_from",
-		"stop_confirmed_by", "stop_evidence_ref", "stop_method", "result_code", "audit_event_id", "audit_completed_by"}
+		"stop_confirmed_by", "stop_evidence_ref", "stop_method", "result_code", "audit_event_id", "audit_completed_by",
+		"request_id", "claimed_by", "claimed_at", "stale_request_reconciled"}
 }
 
 // Event is one decoded, schema-valid event line. RunID and Error alias the
@@ -101,6 +107,17 @@ type Event struct {
 	ResultCode       string
 	AuditEventID     string
 	AuditCompletedBy string
+	// Request events (StatusRequested, StatusClaimed; docs/recovery.md,
+	// Claimed requests): RequestID keys them (on a run's event it names the
+	// request that started the run; "" when absent); ClaimedBy and
+	// ClaimedAt are the claim's poller and time (zero when absent);
+	// StaleRequestReconciled is a new request's evidence that a stale
+	// earlier one was reconciled. A request event has no Stage or Attempt,
+	// and RunID is nil when it names no run.
+	RequestID              string
+	ClaimedBy              string
+	ClaimedAt              time.Time
+	StaleRequestReconciled string
 }
 
 // Decoder decodes lines into events with one reused jsontext.Decoder and
@@ -313,6 +330,14 @@ func (d *Decoder) field(key []byte) int {
 		return fieldAuditEventID
 	case "audit_completed_by":
 		return fieldAuditCompletedBy
+	case "request_id":
+		return fieldRequestID
+	case "claimed_by":
+		return fieldClaimedBy
+	case "claimed_at":
+		return fieldClaimedAt
+	case "stale_request_reconciled":
+		return fieldStaleRequestReconciled
 	}
 	return -1
 }
@@ -397,6 +422,9 @@ func (d *Decoder) fastSchema(ev *Event) bool {
 	}
 	if d.runLevel() {
 		return d.fastRunLevel(ev)
+	}
+	if d.requestStatus() {
+		return d.fastRequest(ev)
 	}
 	for f := fieldRunID; f <= fieldTimestamp; f++ {
 		if d.raw[f] == nil {
@@ -518,6 +546,10 @@ func (d *Decoder) fastStatus(ev *Event) bool {
 		ev.Status = StatusSkipped
 	case "closed":
 		ev.Status = StatusClosed
+	case "requested":
+		ev.Status = StatusRequested
+	case "claimed":
+		ev.Status = StatusClaimed
 	default:
 		return false
 	}
@@ -590,13 +622,14 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 	// Most events carry none of the recovery model's fields: then only the
 	// statuses that require some (unknown, skipped, resolved) need the
 	// checks below, which would find every field absent.
-	if !d.recovery && ev.Status != StatusUnknown && ev.Status != StatusSkipped && ev.Status != StatusResolved && ev.Status != StatusClosed {
+	if !d.recovery && ev.Status != StatusUnknown && ev.Status != StatusSkipped && ev.Status != StatusResolved && ev.Status != StatusClosed && !ev.Status.IsRequest() {
 		ev.Owner, ev.AttemptID, ev.ErrorCode, ev.Reason = "", "", "", ""
 		ev.LeaseExpiresAt, ev.Resolution = time.Time{}, 0
 		ev.EvidenceRef, ev.ResolvedBy, ev.ApprovedBy, ev.RequestedBy = "", "", "", ""
 		ev.ManualCompletion, ev.Compensated, ev.RerunFrom = false, false, false
 		ev.StopConfirmedBy, ev.StopEvidenceRef, ev.StopMethod = "", "", ""
 		ev.ResultCode, ev.AuditEventID, ev.AuditCompletedBy = "", "", ""
+		ev.RequestID, ev.ClaimedBy, ev.ClaimedAt, ev.StaleRequestReconciled = "", "", time.Time{}, ""
 		return true
 	}
 	var ok bool
@@ -679,6 +712,9 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 		return false
 	}
 	nonBlank := func(f int, v string) bool { return d.kind[f] == '"' && HasNonSpace([]byte(v)) }
+	if !d.fastRequestFields(ev, str) {
+		return false
+	}
 	switch ev.Status {
 	case StatusUnknown, StatusSkipped:
 		return nonBlank(fieldReason, ev.Reason)

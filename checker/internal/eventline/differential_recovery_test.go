@@ -141,6 +141,73 @@ func checkAgree(t *testing.T, schema *schemas.Schema, dec *Decoder, head string,
 	}
 }
 
+// TestFastPathMatchesSchemaRequests pins whole request events (requested,
+// claimed; docs/recovery.md, Claimed requests) and run events that link a
+// request: the compiled fast path and event.schema.json agree, and both
+// give the expected answer.
+func TestFastPathMatchesSchemaRequests(t *testing.T) {
+	const ts = `"timestamp_utc":"2026-01-01T00:00:00Z"`
+	cases := []struct {
+		line  string
+		valid bool
+	}{
+		{`{"status":"requested","request_id":"rq-1",` + ts + `}`, true},
+		{`{"status":"requested","request_id":"rq-1","run_id":"r-1","scheduled_for":"2026-01-01T00:00:00Z","requested_by":"ana",` + ts + `}`, true},
+		{`{"status":"requested","request_id":"rq-2","stale_request_reconciled":"INC-7: run r-1 absent, audit and job log checked",` + ts + `}`, true},
+		{`{"status":"requested","request_id":"rq-2","stale_request_reconciled":" ",` + ts + `}`, true},
+		{`{"status":"requested","request_id":"rq-2","stale_request_reconciled":1,` + ts + `}`, false},
+		{`{"status":"requested",` + ts + `}`, false},
+		{`{"status":"requested","request_id":null,` + ts + `}`, false},
+		{`{"status":"requested","request_id":"",` + ts + `}`, false},
+		{`{"status":"requested","request_id":"​",` + ts + `}`, false},
+		{`{"status":"requested","request_id":"a\u0007",` + ts + `}`, false},
+		{`{"status":"requested","request_id":1,` + ts + `}`, false},
+		{`{"status":"requested","request_id":"rq-1","stage":null,` + ts + `}`, false},
+		{`{"status":"requested","request_id":"rq-1","attempt":1,` + ts + `}`, false},
+		{`{"status":"requested","request_id":"rq-1","run_id":null,` + ts + `}`, false},
+		{`{"status":"requested","request_id":"rq-1","run_id":"",` + ts + `}`, false},
+		{`{"status":"requested","request_id":"rq-1"}`, false},
+		{`{"status":"claimed","request_id":"rq-1","claimed_by":"poller-a","claimed_at":"2026-01-01T00:00:00Z",` + ts + `}`, true},
+		{`{"status":"claimed","request_id":"rq-1","claimed_by":"poller-a","claimed_at":"2026-01-01T00:00:00Z","lease_expires_at":"2026-01-01T01:00:00Z","run_id":"r-1",` + ts + `}`, true},
+		{`{"status":"claimed","request_id":"rq-1","claimed_at":"2026-01-01T00:00:00Z",` + ts + `}`, false},
+		{`{"status":"claimed","request_id":"rq-1","claimed_by":" ","claimed_at":"2026-01-01T00:00:00Z",` + ts + `}`, false},
+		{`{"status":"claimed","request_id":"rq-1","claimed_by":"poller-a",` + ts + `}`, false},
+		{`{"status":"claimed","request_id":"rq-1","claimed_by":"poller-a","claimed_at":null,` + ts + `}`, false},
+		{`{"status":"claimed","request_id":"rq-1","claimed_by":"poller-a","claimed_at":"2026-01-01 00:00:00Z",` + ts + `}`, false},
+		{`{"status":"claimed","request_id":"rq-1","claimed_by":"poller-a","claimed_at":"2026-01-01T00:00:00Z","stage":"x",` + ts + `}`, false},
+		{`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","request_id":"rq-1",` + ts + `}`, true},
+		{`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","request_id":null,"claimed_by":null,"claimed_at":null,` + ts + `}`, true},
+		{`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","request_id":" ",` + ts + `}`, false},
+		{`{"run_id":"r-1","stage":1,"attempt":1,"status":"started","claimed_at":"x",` + ts + `}`, false},
+		{`{"stage":1,"attempt":1,"status":"started","request_id":"rq-1",` + ts + `}`, false},
+		{`{"run_id":"r-1","status":"started","request_id":"rq-1",` + ts + `}`, false},
+		{`{"run_id":"r-1","stage":1,"attempt":1,"request_id":"rq-1",` + ts + `}`, false},
+		// Beside the run's close, the other status without stage and attempt.
+		{`{"run_id":"r-1","status":"closed","result_code":"RUN_ARCHIVED","request_id":"rq-1",` + ts + `}`, true},
+		{`{"status":"closed","result_code":"RUN_ARCHIVED","request_id":"rq-1",` + ts + `}`, false},
+		{`{"status":"requested","request_id":"rq-1","result_code":"RUN_ARCHIVED",` + ts + `}`, true},
+		{`{"status":"requested","request_id":"rq-1","result_code":"DONE",` + ts + `}`, false},
+		{`{"status":"claimed","request_id":"rq-1","claimed_by":"p","claimed_at":"2026-01-01T00:00:00Z","attempt":null,` + ts + `}`, false},
+	}
+	schema, err := schemas.Compile("event")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := NewDecoder()
+	for _, tc := range cases {
+		line := []byte(tc.line)
+		if f := dec.Syntax(line, false); f != nil {
+			t.Fatalf("%s: %s", line, f.Msg)
+		}
+		var ev Event
+		fast := dec.fastSchema(&ev)
+		_, slow := schemaCheck(schema, line)
+		if fast != slow || fast != tc.valid {
+			t.Errorf("fast path %v, schema %v, want %v: %s", fast, slow, tc.valid, line)
+		}
+	}
+}
+
 // blankRunes are the characters of the blank class beyond ASCII's \s, each
 // of which once counted as given: ECMA-262's WhiteSpace and LineTerminator
 // (Go's \S missed them), and characters that render as nothing (a resolver

@@ -197,6 +197,25 @@ func FuzzFastPathMatchesSchema(f *testing.F) {
 			[9]string{`"r-1"`, `1`, `1`, `"failed"`, `"2026-01-01T00:00:00Z"`, `1`, string(q), ``, ``},
 			[9]string{`"r-1"`, `1`, `1`, `"started"`, `"2026-01-01T00:00:00Z"`, ``, ``, `"attempt_id"`, string(q)})
 	}
+	// Request events (docs/recovery.md, Claimed requests): no stage or
+	// attempt, request_id required, run_id optional; a claim's two fields
+	// ride in the extra member's value.
+	const ts = `"2026-01-01T00:00:00Z"`
+	claim := `"rq-1","claimed_by":"poller-a","claimed_at":"2026-01-01T00:00:00Z"`
+	seeds = append(seeds,
+		[9]string{``, ``, ``, `"requested"`, ts, ``, ``, `"request_id"`, `"rq-1"`},
+		[9]string{`"r-1"`, ``, ``, `"requested"`, ts, ``, ``, `"request_id"`, `"rq-1"`},
+		[9]string{``, `1`, ``, `"requested"`, ts, ``, ``, `"request_id"`, `"rq-1"`},
+		[9]string{``, ``, `null`, `"requested"`, ts, ``, ``, `"request_id"`, `"rq-1"`},
+		[9]string{``, ``, ``, `"requested"`, ts, ``, ``, ``, ``},
+		[9]string{``, ``, ``, `"requested"`, ts, ``, ``, `"request_id"`, `" "`},
+		[9]string{``, ``, ``, `"requested"`, ts, ``, ``, `"request_id"`, `null`},
+		[9]string{``, ``, ``, `"claimed"`, ts, ``, ``, `"request_id"`, claim},
+		[9]string{`"r-1"`, ``, ``, `"claimed"`, ts, ``, ``, `"request_id"`, claim},
+		[9]string{``, ``, ``, `"claimed"`, ts, ``, ``, `"request_id"`, `"rq-1"`},
+		[9]string{`"r-1"`, `1`, `1`, `"started"`, ts, ``, ``, `"request_id"`, `"rq-1"`},
+		[9]string{`"r-1"`, `1`, `1`, `"started"`, ts, ``, ``, `"claimed_at"`, `"2026-02-30T00:00:00Z"`},
+		[9]string{`null`, ``, ``, `"requested"`, ts, ``, ``, `"request_id"`, `"rq-1"`})
 	for _, s := range seeds {
 		f.Add(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8])
 	}

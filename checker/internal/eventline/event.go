@@ -34,6 +34,11 @@ const (
 	// StatusClosed is the run's close (docs/recovery.md, The run's close):
 	// a run-level status, whose event names no stage and no attempt.
 	StatusClosed
+	// StatusRequested and StatusClaimed are request events: a request for
+	// a run and a poller's claim of it (docs/recovery.md, Claimed
+	// requests). They name no stage or attempt.
+	StatusRequested
+	StatusClaimed
 )
 
 // RunLevel reports whether an event of status s is about its run as a
@@ -62,6 +67,10 @@ func (s Status) String() string {
 		return "skipped"
 	case StatusClosed:
 		return "closed"
+	case StatusRequested:
+		return "requested"
+	case StatusClaimed:
+		return "claimed"
 	}
 	return "invalid"
 }

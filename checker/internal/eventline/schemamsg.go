@@ -58,9 +58,13 @@ func friendlyLeaf(e *schemas.ValidationError, loc string, inst any) (msg string,
 		}
 		return m, true
 	case (strings.HasSuffix(kw, "/properties/stage") || strings.HasSuffix(kw, "/properties/attempt")) && e.Message == "not allowed":
-		// A false schema: the field is present on a run-level event.
+		// A false schema: the field is present on a run-level event or
+		// on a request event.
 		status, _ := lookup(inst, "/status")
 		s, _ := status.(string)
+		if s == "requested" || s == "claimed" {
+			return requestShapeText(lastToken(loc)), true
+		}
 		return "a " + s + runLevelText, true
 	case strings.HasSuffix(kw, "/required"):
 		at, _ := lookup(inst, loc)
@@ -271,6 +275,7 @@ func SchemaErrorText(err error, inst any) string {
 	}
 	walk(ve)
 	parts = dropRunLevelNoise(parts)
+	parts = onlyRequestShape(parts)
 	// The validator reports the properties of an object in map order, which
 	// changes from run to run: sorted, the same line gives the same text.
 	slices.Sort(parts)
@@ -312,4 +317,25 @@ func patternHint(field string) string {
 		return "a string stage id starts with a letter and holds only letters, digits, _ . - (at most 128 characters)"
 	}
 	return ""
+}
+
+// requestShapeText is the message of a request event (requested, claimed)
+// that names field, stage or attempt: such an event is about a request, not
+// an attempt (docs/recovery.md, Claimed requests).
+func requestShapeText(field string) string {
+	return "a request event (status requested or claimed) names a request, not an attempt: remove " + strconv.Quote(field) + " (null too)"
+}
+
+// onlyRequestShape drops, from the leaves of a schema message, the other
+// leaves at a location that requestShapeText already explains (the field's
+// own type check): the one reason is the one to fix.
+func onlyRequestShape(parts []string) []string {
+	for _, f := range []string{"stage", "attempt"} {
+		shape := "at /" + f + ": " + requestShapeText(f)
+		if !slices.Contains(parts, shape) {
+			continue
+		}
+		parts = slices.DeleteFunc(parts, func(p string) bool { return strings.HasPrefix(p, "at /"+f+": ") && p != shape })
+	}
+	return parts
 }
