@@ -22,6 +22,10 @@ const (
 	ActionConfirmStopped           = "confirm_stopped"
 	ActionInvestigateInconsistency = "investigate_inconsistency"
 	ActionFinishClose              = "finish_close"
+	// ActionRedoInNewRun replaces a stage's action in a run a close says
+	// is archived, which takes no more events of its stages: the work is
+	// redone in a new run (close_report.go).
+	ActionRedoInNewRun = "redo_in_new_run"
 )
 
 // Recovery is what an operator does next about one run: the action, the
@@ -68,16 +72,23 @@ func recoveryFor(rr *RunReport, def *Definition, mismatch *Inconsistency, lineTe
 		return rec
 	}
 	var todo []pendingAction
+	// In a run a close says is archived, no stage's action can be logged.
+	archived := func(act RecoveryAction) RecoveryAction {
+		if rr.Close == nil || rr.Close.ArchivedLine == nil {
+			return act
+		}
+		return redoInNewRun(rr, act, lineText)
+	}
 	if mismatch != nil {
-		todo = append(todo, pendingAction{phase: phaseAdjudicate, index: -1, act: mismatchAction(mismatch)})
+		todo = append(todo, pendingAction{phase: phaseAdjudicate, index: -1, act: archived(mismatchAction(mismatch))})
 	}
 	for i := range rr.Stages {
 		if act, ph, ok := stageAction(rr, i, def, lineText); ok {
-			todo = append(todo, pendingAction{phase: ph, index: i, act: act})
+			todo = append(todo, pendingAction{phase: ph, index: i, act: archived(act)})
 		}
 	}
-	if act, ok := closeAction(rr, lineText); ok {
-		todo = append(todo, pendingAction{phase: phaseClose, index: len(rr.Stages), act: act})
+	for k, act := range closeActions(rr, lineText) {
+		todo = append(todo, pendingAction{phase: phaseClose, index: len(rr.Stages) + k, act: act})
 	}
 	rec.Actions = runbookOrder(todo)
 	if len(rec.Actions) > 0 {

@@ -69,6 +69,7 @@ var checkingOrder = []*Rule{
 	&foldedRunEventRule,
 	// The run's close.
 	&eventAfterCloseRule, &closeWithoutRunRule, &auditCompletionMismatchRule, &closeOfRunningAttemptRule,
+	&unlockWithoutStopEvidenceRule, &archiveConfirmedWithoutEvidenceRule,
 	// A start.
 	&duplicateStartRule, &skippedAttemptRule,
 	&retryAfterCancellationRule, &retryWithoutFailureRule, &retryWithoutResolutionRule, &retryPastBrakeRule,

@@ -64,7 +64,7 @@ func TestAppendRunMatches(t *testing.T) {
 		{RunID: "r-15", Stages: []checker.StageReport{{Stage: checker.IntStage(1), Attempts: []checker.AttemptReport{
 			{Attempt: 1, JobLogLine: ptr(4)}, {Attempt: 2, Owner: ptr("o")}, {Attempt: 3}}}}},
 		// A close (encoding/json writes it within appendRun).
-		{RunID: "r-16", Close: &checker.CloseReport{ResultCode: "RUN_ARCHIVED_AUDIT_PENDING", Line: 3, At: "2026-01-01T00:00:00Z", Owner: ptr("<o&>"), AuditEventID: ptr("au-\u2028"), AuditPendingLine: ptr(3)}},
+		{RunID: "r-16", Close: &checker.CloseReport{ResultCode: "RUN_ARCHIVED_AUDIT_PENDING", Line: 3, At: "2026-01-01T00:00:00Z", Owner: ptr("<o&>"), AuditEventID: ptr("au-\u2028"), AuditPendingLine: ptr(3), LockProblemCode: ptr("LOCK_CONFLICT"), LockProblemLine: ptr(3), ArchivedLine: ptr(3)}},
 	}
 	for _, r := range reports {
 		want, err := json.Marshal(&r)
@@ -80,7 +80,7 @@ func TestAppendRunMatches(t *testing.T) {
 	// unexported ones).
 	for typ, n := range map[reflect.Type]int{
 		reflect.TypeOf(checker.RunReport{}):        12,
-		reflect.TypeOf(checker.CloseReport{}):      10,
+		reflect.TypeOf(checker.CloseReport{}):      13,
 		reflect.TypeOf(checker.StageReport{}):      7,
 		reflect.TypeOf(checker.AttemptReport{}):    19,
 		reflect.TypeOf(checker.TakeoverReport{}):   8,

@@ -190,7 +190,12 @@ func Detail(src *checker.Source, r *checker.RunReport) RunDetail {
 		if c.AuditPendingLine != nil && c.ResultCode == checker.CloseAuditPending {
 			line = *c.AuditPendingLine // the close that left the audit pending, not a repeated request
 		}
-		return RunDetail{Summary: fmt.Sprintf("closed %s (%s): %s", c.ResultCode, src.LineText(line), *c.NextStep)}
+		summary := fmt.Sprintf("closed %s (%s): %s", c.ResultCode, src.LineText(line), *c.NextStep)
+		if c.LockProblemCode != nil && *c.LockProblemCode != c.ResultCode {
+			// A lock problem a later close did not release stays outstanding.
+			summary += fmt.Sprintf("; the lock is still held (%s, %s)", *c.LockProblemCode, src.LineText(*c.LockProblemLine))
+		}
+		return RunDetail{Summary: summary}
 	}
 	if p.Stage == nil {
 		var d RunDetail

@@ -251,6 +251,9 @@ func Command(args []string, env cli.Env) int {
 		return Failed(env, err)
 	}
 	f.RunLevel = *status == checker.StatusClosed.String()
+	if err := closeFlagsFit(fs, f.RunLevel); err != nil {
+		return Failed(env, err)
+	}
 	log, ev, err := f.Resolve(env.Now)
 	if err != nil {
 		return Failed(env, err)
@@ -303,6 +306,21 @@ func Command(args []string, env cli.Env) int {
 	}
 	PrintWarnings(env, a)
 	return cli.ExitOK
+}
+
+// closeFlagsFit refuses a close's own flags (--result-code, --audit-*) on
+// any event but a close: they mean nothing there, and a reader of the log
+// would take them for a close's.
+func closeFlagsFit(fs *pflag.FlagSet, closed bool) error {
+	if closed {
+		return nil
+	}
+	for _, n := range []string{"result-code", "audit-event-id", "audit-completed-by"} {
+		if fs.Changed(n) {
+			return fmt.Errorf("--%s belongs on a close (--status closed)", n)
+		}
+	}
+	return nil
 }
 
 // requestFlagsFit refuses the flags that do not fit the event: an

@@ -31,6 +31,18 @@ type Close struct {
 	CompletedBy   string
 	CompletedRef  string
 	CompletedLine int
+	// LockCode and LockLine are the close that left the run's lock
+	// outstanding (RUN_ARCHIVED_LOCK_UNRELEASED or LOCK_CONFLICT), kept
+	// until a RUN_ARCHIVED close records it released, whatever closes
+	// come between; "" and 0 when none is outstanding.
+	LockCode string
+	LockLine int
+	// ArchivedCode and ArchivedLine are the latest close that says the
+	// run was archived, or may have been (every code but LOCK_CONFLICT):
+	// after it the log takes no event of the run's stages; "" and 0 when
+	// none did.
+	ArchivedCode string
+	ArchivedLine int
 }
 
 // Close returns the run's close; ok is false when no close event was
@@ -57,6 +69,10 @@ func (e *Encoder) encodeClose(c *Close) {
 	e.String(c.CompletedBy)
 	e.String(c.CompletedRef)
 	e.Uvarint(uint64(c.CompletedLine))
+	e.String(c.LockCode)
+	e.Uvarint(uint64(c.LockLine))
+	e.String(c.ArchivedCode)
+	e.Uvarint(uint64(c.ArchivedLine))
 }
 
 // decodeClose reads a close that encodeClose wrote into run.
@@ -72,9 +88,11 @@ func (d *Decoder) decodeClose(run *Run) {
 	c.CompletedBy = d.String()
 	c.CompletedRef = d.String()
 	c.CompletedLine = d.Int()
-	switch c.Code {
-	case "RUN_ARCHIVED", "RUN_ARCHIVED_AUDIT_PENDING", "RUN_ARCHIVED_LOCK_UNRELEASED", "ARCHIVE_UNCONFIRMED", "LOCK_CONFLICT":
-	default:
+	c.LockCode = d.String()
+	c.LockLine = d.Int()
+	c.ArchivedCode = d.String()
+	c.ArchivedLine = d.Int()
+	if !knownCode(c.Code) {
 		d.Fail("a close of no result code")
 		return
 	}
@@ -98,5 +116,32 @@ func (d *Decoder) decodeClose(run *Run) {
 		d.Fail("a close whose lines are out of order")
 		return
 	}
+	// An outstanding lock problem and the archive are closes of their
+	// codes, no later than the latest close; a RUN_ARCHIVED close
+	// releases the lock.
+	switch {
+	case (c.LockCode == "") != (c.LockLine == 0),
+		c.LockCode != "" && c.LockCode != "RUN_ARCHIVED_LOCK_UNRELEASED" && c.LockCode != "LOCK_CONFLICT",
+		(c.ArchivedCode == "") != (c.ArchivedLine == 0),
+		c.ArchivedCode == "LOCK_CONFLICT",
+		c.ArchivedCode != "" && !knownCode(c.ArchivedCode),
+		c.Code == "RUN_ARCHIVED" && c.LockCode != "",
+		c.Code != "LOCK_CONFLICT" && c.ArchivedCode == "":
+		d.Fail("a close of an unknown lock or archive")
+		return
+	case c.LockLine > c.Line || c.ArchivedLine > c.Line:
+		d.Fail("a close whose lines are out of order")
+		return
+	}
 	run.SetClose(c)
+}
+
+// knownCode reports whether code is one of the runbook's close result
+// codes.
+func knownCode(code string) bool {
+	switch code {
+	case "RUN_ARCHIVED", "RUN_ARCHIVED_AUDIT_PENDING", "RUN_ARCHIVED_LOCK_UNRELEASED", "ARCHIVE_UNCONFIRMED", "LOCK_CONFLICT":
+		return true
+	}
+	return false
 }

@@ -12,7 +12,8 @@ import (
 // not in the log's order are faults.
 func TestCloseBody(t *testing.T) {
 	at := time.Date(2026, 1, 1, 10, 5, 0, 0, time.UTC)
-	want := Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, Owner: "runner://etl-a", AuditEventID: "aud-7", PendingLine: 5, AgainLine: 7}
+	want := Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, Owner: "runner://etl-a", AuditEventID: "aud-7", PendingLine: 5, AgainLine: 7,
+		LockCode: "LOCK_CONFLICT", LockLine: 7, ArchivedCode: "RUN_ARCHIVED_AUDIT_PENDING", ArchivedLine: 5}
 	encode := func(c Close) []byte {
 		s := New()
 		run := s.Add("r-1", 1, at, 1)
@@ -39,6 +40,12 @@ func TestCloseBody(t *testing.T) {
 		{append([]byte{1 << 5}, encode(want)[1:]...), "a run flag this greenlight does not know"},
 		{encode(Close{Code: "ARCHIVED", Line: 7, At: at}), "a close of no result code"},
 		{encode(Close{Code: "LOCK_CONFLICT", At: at}), "a close on no line"},
+		{encode(Close{Code: "LOCK_CONFLICT", Line: 7, At: at, LockCode: "LOCK_CONFLICT"}), "a close of an unknown lock or archive"},
+		{encode(Close{Code: "LOCK_CONFLICT", Line: 7, At: at, LockCode: "ARCHIVE_UNCONFIRMED", LockLine: 7}), "a close of an unknown lock or archive"},
+		{encode(Close{Code: "LOCK_CONFLICT", Line: 7, At: at, ArchivedCode: "LOCK_CONFLICT", ArchivedLine: 7}), "a close of an unknown lock or archive"},
+		{encode(Close{Code: "RUN_ARCHIVED", Line: 7, At: at, LockCode: "LOCK_CONFLICT", LockLine: 5, ArchivedCode: "RUN_ARCHIVED", ArchivedLine: 7}), "a close of an unknown lock or archive"},
+		{encode(Close{Code: "ARCHIVE_UNCONFIRMED", Line: 7, At: at}), "a close of an unknown lock or archive"},
+		{encode(Close{Code: "LOCK_CONFLICT", Line: 7, At: at, LockCode: "LOCK_CONFLICT", LockLine: 8}), "a close whose lines are out of order"},
 		{encode(Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, PendingLine: 7}), "a pending audit of no id or no line"},
 		{encode(Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, AuditEventID: "aud-7"}), "a pending audit of no id or no line"},
 		{encode(Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, AuditEventID: "aud-7", PendingLine: 8}), "a close whose lines are out of order"},
