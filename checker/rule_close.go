@@ -15,6 +15,7 @@ const (
 	RuleEventAfterClose         RuleID = "event_after_close"
 	RuleCloseWithoutRun         RuleID = "close_without_run"
 	RuleAuditCompletionMismatch RuleID = "audit_completion_mismatch"
+	RuleCloseOfRunningAttempt   RuleID = "close_of_running_attempt"
 )
 
 // familyClose is the family of the close rules (rule_close.go).
@@ -82,6 +83,27 @@ var auditCompletionMismatchRule = Rule{ID: RuleAuditCompletionMismatch, Family: 
 		}
 		if ev.AuditEventID != cl.AuditEventID {
 			return fmt.Sprintf("run %s: the close completes audit record %q, but the RUN_ARCHIVED_AUDIT_PENDING close on %s left %q pending; complete it with the original event id", x.runID(), ev.AuditEventID, c.lineText(cl.PendingLine), cl.AuditEventID)
+		}
+		return ""
+	}}
+
+var closeOfRunningAttemptRule = Rule{ID: RuleCloseOfRunningAttempt, Family: familyClose,
+	Summary: "a RUN_ARCHIVED close while an attempt of the run has no outcome",
+	Detail:  "RUN_ARCHIVED ends the run: nothing of it may follow (event_after_close), so an attempt still running could never record its outcome, and a stalled one never its takeover. The runbook closes a run after its stages' actions and waits while an attempt holds a live lease (docs/recovery.md, The run's close): record the attempt's outcome first, or a takeover once its owner is confirmed stopped, then close. Other result codes do not end the run and may come while an attempt runs (LOCK_CONFLICT: the attempt may be the lock's holder).",
+	Example: `{"run_id":"r-1","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
+{"run_id":"r-1","status":"closed","timestamp_utc":"2026-01-01T10:05:00Z","result_code":"RUN_ARCHIVED"}`,
+	Statuses: []Status{StatusClosed}, on: onLog, needsRun: true,
+	check: func(c *contractState, x *lineCheck) string {
+		if x.ev.ResultCode != CloseArchived {
+			return ""
+		}
+		for si, atts := range x.run.Stages() {
+			for k := range atts {
+				if a := &atts[k]; a.Status() == StatusStarted {
+					return fmt.Sprintf("run %s was closed RUN_ARCHIVED while attempt %d of stage %s, started on %s, has no outcome; its outcome could not be recorded after the close: record it first (or, once its owner is confirmed stopped, a takeover), then close",
+						x.runID(), k+1, c.opts.Definition.Stages[si].ID, c.lineText(a.StartLine()))
+				}
+			}
 		}
 		return ""
 	}}

@@ -21,7 +21,11 @@ var outOfOrderRule = Rule{ID: RuleOutOfOrder, Family: familyTime,
 {"run_id":"r-1","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:04:00Z"}`,
 	on: onBoth, needsRun: true,
 	check: func(c *contractState, x *lineCheck) string {
-		if last := x.run.LastAt(); x.ev.Time.Before(last) {
+		last := x.run.LastAt()
+		if cl, ok := x.run.Close(); ok && cl.At.After(last) {
+			last = cl.At // a close does not move the run's last event (record)
+		}
+		if x.ev.Time.Before(last) {
 			return outOfOrderText(x, last)
 		}
 		return ""

@@ -68,7 +68,7 @@ var checkingOrder = []*Rule{
 	// An event for a run the window folded (it stands for the rules below).
 	&foldedRunEventRule,
 	// The run's close.
-	&eventAfterCloseRule, &closeWithoutRunRule, &auditCompletionMismatchRule,
+	&eventAfterCloseRule, &closeWithoutRunRule, &auditCompletionMismatchRule, &closeOfRunningAttemptRule,
 	// A start.
 	&duplicateStartRule, &skippedAttemptRule,
 	&retryAfterCancellationRule, &retryWithoutFailureRule, &retryWithoutResolutionRule, &retryPastBrakeRule,
@@ -271,7 +271,12 @@ func (c *contractState) record(x *lineCheck) {
 	if ended != nil {
 		c.recordStreak(x, ended) // after recordRecovery: it reads error_code
 	}
-	run.SetLast(ev.Time)
+	if ev.Status != StatusClosed {
+		// A close records the archive, not work: the run's last event,
+		// and so its duration and the pipeline's freshness, stay its
+		// attempts' (out_of_order compares with the close's time too).
+		run.SetLast(ev.Time)
+	}
 	if ev.HasScheduledFor {
 		run.SetScheduledFor(ev.ScheduledFor, ev.Line)
 	}

@@ -452,6 +452,7 @@ func FuzzWindow(f *testing.F) {
 	f.Add([]byte(lateBase+`{"run_id":"r-4","stage":1,"attempt":2,"status":"started","timestamp_utc":"2026-01-06T00:00:00Z"}`+"\n"), uint16(60))
 	f.Add([]byte(lateBase+`{"run_id":"r-1","stage":2,"attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:05:00Z"}`+"\n"), uint16(1))
 	f.Add(genLog(7, 40, 2, 2, 90*time.Second, false), uint16(5))
+	f.Add([]byte(lateBase+`{"run_id":"r-2","status":"closed","timestamp_utc":"2026-01-06T00:00:00Z","result_code":"RUN_ARCHIVED"}`+"\n"+`{"run_id":"r-1","status":"closed","timestamp_utc":"2026-01-06T00:01:00Z","result_code":"LOCK_CONFLICT"}`+"\n"), uint16(60))
 	def, err := checker.LinearDefinition([]checker.StageID{checker.IntStage(1), checker.IntStage(2)})
 	if err != nil {
 		f.Fatal(err)

@@ -82,5 +82,21 @@ func (d *Decoder) decodeClose(run *Run) {
 		d.Fail("a close on no line")
 		return
 	}
+	// What recordClose keeps together: the advice of a pending audit names
+	// its id and its close's line; a repeated request and a completion
+	// come after that close, and a completion is the run's latest close.
+	if c.Code == "RUN_ARCHIVED_AUDIT_PENDING" && (c.AuditEventID == "" || c.PendingLine < 1) {
+		d.Fail("a pending audit of no id or no line")
+		return
+	}
+	if c.CompletedLine != 0 && c.CompletedBy == "" {
+		d.Fail("a completed audit of no completer")
+		return
+	}
+	if c.PendingLine > c.Line || (c.AgainLine != 0 && (c.PendingLine < 1 || c.AgainLine <= c.PendingLine || c.AgainLine > c.Line)) ||
+		(c.CompletedLine != 0 && (c.PendingLine < 1 || c.CompletedLine <= c.PendingLine || c.CompletedLine != c.Line)) {
+		d.Fail("a close whose lines are out of order")
+		return
+	}
 	run.SetClose(c)
 }

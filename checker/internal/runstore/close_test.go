@@ -7,7 +7,9 @@ import (
 
 // TestCloseBody: a run's close goes through its body's encoding unchanged;
 // a body with a run flag this build does not know (a checkpoint of a later
-// build), a close of no result code and a close on no line are faults.
+// build), a close of no result code, a close on no line, a pending audit
+// of no id or no line (its advice names both) and a close whose lines are
+// not in the log's order are faults.
 func TestCloseBody(t *testing.T) {
 	at := time.Date(2026, 1, 1, 10, 5, 0, 0, time.UTC)
 	want := Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, Owner: "runner://etl-a", AuditEventID: "aud-7", PendingLine: 5, AgainLine: 7}
@@ -37,6 +39,12 @@ func TestCloseBody(t *testing.T) {
 		{append([]byte{1 << 5}, encode(want)[1:]...), "a run flag this greenlight does not know"},
 		{encode(Close{Code: "ARCHIVED", Line: 7, At: at}), "a close of no result code"},
 		{encode(Close{Code: "LOCK_CONFLICT", At: at}), "a close on no line"},
+		{encode(Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, PendingLine: 7}), "a pending audit of no id or no line"},
+		{encode(Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, AuditEventID: "aud-7"}), "a pending audit of no id or no line"},
+		{encode(Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, AuditEventID: "aud-7", PendingLine: 8}), "a close whose lines are out of order"},
+		{encode(Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, AuditEventID: "aud-7", PendingLine: 5, AgainLine: 9}), "a close whose lines are out of order"},
+		{encode(Close{Code: "RUN_ARCHIVED", Line: 7, At: at, AuditEventID: "aud-7", PendingLine: 5, CompletedLine: 7}), "a completed audit of no completer"},
+		{encode(Close{Code: "RUN_ARCHIVED", Line: 7, At: at, AuditEventID: "aud-7", PendingLine: 5, CompletedBy: "ana", CompletedLine: 6}), "a close whose lines are out of order"},
 	} {
 		if _, fault := decode(c.body); fault != c.fault {
 			t.Errorf("fault %q, want %q", fault, c.fault)
