@@ -135,14 +135,16 @@ var requestWhileStaleRule = Rule{ID: RuleRequestWhileStale, Family: familyReques
 		if eventline.HasNonSpace([]byte(ev.StaleRequestReconciled)) {
 			return ""
 		}
-		for _, r := range c.staleFor(ev) {
-			what := fmt.Sprintf("stale: claimed by %q at %s (%s), its lease ended at %s", r.ClaimedBy, formatTime(r.ClaimedAt), c.lineText(r.ClaimLine), formatTime(c.requestDeadline(r)))
-			if !r.Claimed() {
-				what = fmt.Sprintf("unclaimed: requested at %s (%s), nobody claimed it by %s", formatTime(r.At), c.lineText(r.Line), formatTime(c.requestDeadline(r)))
-			}
-			return fmt.Sprintf("request %q asks for the same work as request %q, which is %s, and no run is known as its outcome. Stale does not mean not executed: reconcile the run, the audit trail and the job log first, and give where that is recorded in stale_request_reconciled", ev.RequestID, r.ID, what)
+		stale := c.staleFor(ev)
+		if len(stale) == 0 {
+			return ""
 		}
-		return ""
+		r := stale[0] // the first is named; one is enough to refuse
+		what := fmt.Sprintf("stale: claimed by %q at %s (%s), its lease ended at %s", r.ClaimedBy, formatTime(r.ClaimedAt), c.lineText(r.ClaimLine), formatTime(c.requestDeadline(r)))
+		if !r.Claimed() {
+			what = fmt.Sprintf("unclaimed: requested at %s (%s), nobody claimed it by %s", formatTime(r.At), c.lineText(r.Line), formatTime(c.requestDeadline(r)))
+		}
+		return fmt.Sprintf("request %q asks for the same work as request %q, which is %s, and no run is known as its outcome. Stale does not mean not executed: reconcile the run, the audit trail and the job log first, and give where that is recorded in stale_request_reconciled", ev.RequestID, r.ID, what)
 	}}
 
 // requestState is what a check keeps of the log's requests.
