@@ -20,6 +20,10 @@ func TestRequestStates(t *testing.T) {
 		lease = `{"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T10:01:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T10:01:00Z","lease_expires_at":"2026-01-01T11:00:00Z"}`
 		run   = `{"run_id":"r-1","stage":"audit","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z","request_id":"rq-1"}
 {"run_id":"r-1","stage":"audit","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:03:00Z"}`
+		claimRun = `{"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T10:01:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T10:01:00Z","run_id":"r-1"}`
+		reqRun   = `{"request_id":"rq-1","status":"requested","timestamp_utc":"2026-01-01T10:00:00Z","run_id":"r-1"}`
+		plainRun = `{"run_id":"r-1","stage":"audit","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z"}
+{"run_id":"r-1","stage":"audit","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T10:03:00Z"}`
 	)
 	for _, tc := range []struct {
 		name, log, now string
@@ -34,6 +38,11 @@ func TestRequestStates(t *testing.T) {
 		{"a lease_expires_at sets the lease", req + "\n" + lease, "11:01:00", checker.RequestClaimed, "2026-01-01T11:00:00Z", false},
 		{"stale past that lease", req + "\n" + lease, "11:01:01", checker.RequestStale, "2026-01-01T11:00:00Z", true},
 		{"done by its run's request_id", req + "\n" + claim + "\n" + run, "23:00:00", checker.RequestDone, "", false},
+		// A run_id is no outcome until the log has an event of that run: a
+		// claim naming a run that never ran leaves the request stale.
+		{"a claim naming a run with no event is no outcome", req + "\n" + claimRun, "10:17:01", checker.RequestStale, "2026-01-01T10:16:00Z", true},
+		{"a requested event naming a run with no event is no outcome", reqRun, "10:16:01", checker.RequestUnclaimed, "2026-01-01T10:15:00Z", true},
+		{"done once the named run has an event", req + "\n" + claimRun + "\n" + plainRun, "23:00:00", checker.RequestDone, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			now, _ := time.Parse(time.RFC3339, "2026-01-01T"+tc.now+"Z")

@@ -65,6 +65,8 @@ func TestRecoveryDocsRunbookSections(t *testing.T) {
 		{"## 8. A retry brake that spans nights", "brake_nights.jsonl"},
 		{"## 9. Rerun from a node", "rerun_from.jsonl"},
 		{"## 10. The runbook's order of work", "live_lease.jsonl"},
+		{"## 11. The run's close", "close.jsonl"},
+		{"## 12. Claimed requests", "stale_request.jsonl"},
 	} {
 		_, section, ok := strings.Cut(string(doc), "\n"+tc.heading+"\n")
 		if !ok {

@@ -25,7 +25,8 @@ const (
 	// RequestUnclaimed: requested, and nobody claimed it within
 	// stale_after_seconds plus the margin.
 	RequestUnclaimed RequestState = "unclaimed"
-	// RequestDone: the run it started is known (its outcome).
+	// RequestDone: the run it started is known (its outcome): named, and
+	// the log has an event of it.
 	RequestDone RequestState = "done"
 	// RequestReconciled: it was stale or unclaimed, and a later request
 	// for the same work carried stale_request_reconciled evidence.
@@ -70,7 +71,8 @@ type RequestReport struct {
 	// (unclaimed: the requested time) plus stale_after_seconds; null once
 	// it has an outcome or was settled.
 	LeaseExpiresAt *string `json:"lease_expires_at"`
-	// RunID is the run that is its outcome, named on RunLine.
+	// RunID is the run named as its outcome on RunLine; the request is
+	// done only when the log has an event of that run.
 	RunID   *string `json:"run_id"`
 	RunLine *int    `json:"run_line"`
 	// StaleRequestReconciled is this request's evidence that an earlier
@@ -115,7 +117,7 @@ func (c *contractState) judgeRequests(s *Snapshot) {
 		}
 		rr.RunID, rr.RunLine, rr.SettledLine = str(r.RunID), num(r.RunLine), num(r.SettledLine)
 		switch {
-		case r.RunID != "":
+		case c.hasOutcome(r):
 			rr.State = RequestDone
 		case r.SettledLine > 0:
 			rr.State = RequestReconciled
@@ -158,12 +160,19 @@ func (c *contractState) requestSteps(r *requeststore.Request, state RequestState
 		slotFlag = " --scheduled-for " + formatTime(r.Slot)
 	}
 	deadline := formatTime(c.requestDeadline(r))
-	first := fmt.Sprintf("Request %s for %s was claimed by %s at %s (line %d); its lease ended at %s and no run is known as its outcome: it is stale. Stale does not mean not executed: the poller may have started the work and lost track of it.",
-		shellWord(r.ID), work, shellWord(r.ClaimedBy), formatTime(r.ClaimedAt), r.ClaimLine, deadline)
+	noRun := "no run is known as its outcome"
+	if r.RunID != "" {
+		noRun = fmt.Sprintf("the run it names, %s (%s), has no event in the log, so no run is known as its outcome", shellWord(r.RunID), c.lineText(r.RunLine))
+	}
+	first := fmt.Sprintf("Request %s for %s was claimed by %s at %s (%s); its lease ended at %s and %s: it is stale. Stale does not mean not executed: the poller may have started the work and lost track of it.",
+		shellWord(r.ID), work, shellWord(r.ClaimedBy), formatTime(r.ClaimedAt), c.lineText(r.ClaimLine), deadline, noRun)
 	find := fmt.Sprintf("Reconcile before any new request: look for a run of this work in the event log and in the orchestrator (a run for %s, started after %s by %s), in the audit trail and in the job log.", work, formatTime(r.ClaimedAt), shellWord(r.ClaimedBy))
 	if state == RequestUnclaimed {
-		first = fmt.Sprintf("Request %s for %s was requested at %s (line %d) and no poller claimed it by %s: it is unclaimed. A poller may still claim it, or may have run it without logging its claim.",
-			shellWord(r.ID), work, formatTime(r.At), r.Line, deadline)
+		first = fmt.Sprintf("Request %s for %s was requested at %s (%s) and no poller claimed it by %s: it is unclaimed. A poller may still claim it, or may have run it without logging its claim.",
+			shellWord(r.ID), work, formatTime(r.At), c.lineText(r.Line), deadline)
+		if r.RunID != "" {
+			first += fmt.Sprintf(" The run it names, %s (%s), has no event in the log.", shellWord(r.RunID), c.lineText(r.RunLine))
+		}
 		find = fmt.Sprintf("Reconcile before any new request: check that the pollers are running, and look for a run of this work in the event log and in the orchestrator (a run for %s, started after %s), in the audit trail and in the job log.", work, formatTime(r.At))
 	}
 	return []string{

@@ -87,15 +87,29 @@ var requestClaimedTwiceRule = Rule{ID: RuleRequestClaimedTwice, Family: familyRe
 	}}
 
 var conflictingRequestRunRule = Rule{ID: RuleConflictingRequestRun, Family: familyRequest,
-	Summary: "a request linked to two runs, or a run to two requests",
-	Detail:  "A request's outcome is one run: the run_id of a request event, or the run whose event carries the request_id. Once known, another run for the same request, or another request for the same run, contradicts it.",
+	Summary: "a request linked to two runs, a run to two requests, or a run to a request that a reconciled request replaced",
+	Detail:  "A request's outcome is one run: the run_id of a request event, or the run whose event carries the request_id. Once known, another run for the same request, or another request for the same run, contradicts it. An event of a run that is the outcome of a stale request a reconciled request replaced (the run carries its request_id, or a request event named it) says the stale request ran after all: the reconciliation that said it had not was wrong, and its work may have run twice.",
 	Example: `{"request_id":"rq-1","status":"requested","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T10:01:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T10:01:00Z","run_id":"r-1"}
 {"run_id":"r-2","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z","request_id":"rq-1"}`,
 	on: onLog,
 	check: func(c *contractState, x *lineCheck) string {
 		ev := x.ev
-		if ev.RequestID == "" || len(ev.RunID) == 0 {
+		if len(ev.RunID) == 0 || c.req.store == nil {
+			return ""
+		}
+		if !ev.Status.IsRequest() {
+			// A run of a request that a reconciled request replaced as
+			// stale: the reconciliation said it had not run.
+			o := c.req.store.OfRunBytes(ev.RunID)
+			if r := c.requestOf(ev.RequestID); ev.RequestID != "" && r != nil && r.SettledLine > 0 {
+				o = r
+			}
+			if o != nil && o.SettledLine > 0 {
+				return fmt.Sprintf("run %s names request %q, which the reconciled request on %s replaced as stale: its work ran after all, so it ran twice if the new request's run ran too; the reconciliation on %s was wrong", ev.RunID, o.ID, c.lineText(o.SettledLine), c.lineText(o.SettledLine))
+			}
+		}
+		if ev.RequestID == "" {
 			return ""
 		}
 		run := string(ev.RunID)
@@ -121,14 +135,16 @@ var requestWhileStaleRule = Rule{ID: RuleRequestWhileStale, Family: familyReques
 		if eventline.HasNonSpace([]byte(ev.StaleRequestReconciled)) {
 			return ""
 		}
-		for _, r := range c.staleFor(ev) {
-			what := fmt.Sprintf("stale: claimed by %q at %s (%s), its lease ended at %s", r.ClaimedBy, formatTime(r.ClaimedAt), c.lineText(r.ClaimLine), formatTime(c.requestDeadline(r)))
-			if !r.Claimed() {
-				what = fmt.Sprintf("unclaimed: requested at %s (%s), nobody claimed it by %s", formatTime(r.At), c.lineText(r.Line), formatTime(c.requestDeadline(r)))
-			}
-			return fmt.Sprintf("request %q asks for the same work as request %q, which is %s, and no run is known as its outcome. Stale does not mean not executed: reconcile the run, the audit trail and the job log first, and give where that is recorded in stale_request_reconciled", ev.RequestID, r.ID, what)
+		stale := c.staleFor(ev)
+		if len(stale) == 0 {
+			return ""
 		}
-		return ""
+		r := stale[0] // the first is named; one is enough to refuse
+		what := fmt.Sprintf("stale: claimed by %q at %s (%s), its lease ended at %s", r.ClaimedBy, formatTime(r.ClaimedAt), c.lineText(r.ClaimLine), formatTime(c.requestDeadline(r)))
+		if !r.Claimed() {
+			what = fmt.Sprintf("unclaimed: requested at %s (%s), nobody claimed it by %s", formatTime(r.At), c.lineText(r.Line), formatTime(c.requestDeadline(r)))
+		}
+		return fmt.Sprintf("request %q asks for the same work as request %q, which is %s, and no run is known as its outcome. Stale does not mean not executed: reconcile the run, the audit trail and the job log first, and give where that is recorded in stale_request_reconciled", ev.RequestID, r.ID, what)
 	}}
 
 // requestState is what a check keeps of the log's requests.
@@ -222,9 +238,7 @@ func (c *contractState) recordRequest(x *lineCheck) {
 			}
 			return
 		}
-		if r.RunID == "" {
-			c.req.open = append(c.req.open, s.Len()-1)
-		}
+		c.req.open = append(c.req.open, s.Len()-1) // pruneOpen drops it once it has an outcome
 	case eventline.StatusClaimed:
 		r := s.Find(ev.RequestID)
 		r.ClaimLine, r.ClaimedBy, r.ClaimedAt, r.Lease = ev.Line, ev.ClaimedBy, ev.ClaimedAt, ev.LeaseExpiresAt
@@ -249,8 +263,26 @@ func (c *contractState) linkRequest(ev *event, run string) {
 func (c *contractState) pruneOpen() {
 	c.req.open = slices.DeleteFunc(c.req.open, func(i int) bool {
 		r := c.req.store.At(i)
-		return r.RunID != "" || r.SettledLine > 0
+		return c.hasOutcome(r) || r.SettledLine > 0
 	})
+}
+
+// hasOutcome says whether request r has an outcome: it names a run (its
+// RunID) and the check recorded an event of that run, kept or folded by
+// the window. A run_id alone is no outcome: a claim may name a run that
+// never started.
+func (c *contractState) hasOutcome(r *requeststore.Request) bool {
+	if r.RunID == "" {
+		return false
+	}
+	if _, ok := c.runs.Has([]byte(r.RunID)); ok {
+		return true
+	}
+	if c.window != nil {
+		_, ok := c.window.folded.Find([]byte(r.RunID))
+		return ok
+	}
+	return false
 }
 
 // requestDeadline is when request r, with no outcome, stops being pending
@@ -293,7 +325,7 @@ func (c *contractState) staleFor(ev *event) []*requeststore.Request {
 	var out []*requeststore.Request
 	for _, i := range c.req.open {
 		r := c.req.store.At(i)
-		if sameWork(r, slot) && c.requestStaleAt(r, ev.Time) {
+		if sameWork(r, slot) && !c.hasOutcome(r) && c.requestStaleAt(r, ev.Time) {
 			out = append(out, r)
 		}
 	}

@@ -52,7 +52,8 @@ func WriteMarkdownReport(w io.Writer, s *checker.Snapshot, o MarkdownOptions) er
 }
 
 // markdownHead writes the verdict heading and the headline paragraph; it
-// reports false, having said so, when there is no row to list.
+// reports false, having said so and written the notices (noticesMarkdown),
+// when there is no row to list.
 func markdownHead(b *bufio.Writer, s *checker.Snapshot) bool {
 	icon := "✅"
 	if s.Verdict != checker.VerdictHealthy {
@@ -73,6 +74,11 @@ func markdownHead(b *bufio.Writer, s *checker.Snapshot) bool {
 		b.WriteString("No run in the log: an empty log proves nothing.\n")
 		if s.Schedule != nil {
 			markdownSchedule(b, s)
+		}
+		// A log of requests only has no row, but its stale requests
+		// (and any warning) still need their section.
+		if n := noticesMarkdown(s); n != "" {
+			b.WriteString("\n" + n)
 		}
 		return false
 	}

@@ -188,11 +188,8 @@ func requestFindings(s *checker.Snapshot, path string, locate func(line int) (st
 		if len(r.Steps) == 0 {
 			continue
 		}
-		line := r.Line
-		if r.ClaimLine != nil {
-			line = *r.ClaimLine
-		}
-		f := finding{Rule: HealthRequestStale, Path: path, Line: line, Message: fmt.Sprintf("request %s %s: %s", r.RequestID, r.State, r.Steps[0]), Key: strings.Join([]string{HealthRequestStale, path, r.RequestID}, "\x00")}
+		line := RequestLine(r)
+		f := finding{Rule: HealthRequestStale, Path: path, Line: line, Message: RequestSummary(r), Key: strings.Join([]string{HealthRequestStale, path, r.RequestID}, "\x00")}
 		if locate != nil {
 			f.Path, f.Line = locate(line)
 		}
@@ -223,4 +220,24 @@ func requestNotices(s *checker.Snapshot) []string {
 		out = append(out, b.String())
 	}
 	return out
+}
+
+// RequestLine is the line of the log that proves a stale or unclaimed
+// request: its claim's line, else its request's (lines count across the
+// log's files).
+func RequestLine(r *checker.RequestReport) int {
+	if r.ClaimLine != nil {
+		return *r.ClaimLine
+	}
+	return r.Line
+}
+
+// RequestSummary names a stale or unclaimed request, its state and its
+// first step: "request rq-1 stale: Request rq-1 ... it is stale. ...";
+// "" for a request without steps. Log text in it is NOT escaped.
+func RequestSummary(r *checker.RequestReport) string {
+	if len(r.Steps) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("request %s %s: %s", r.RequestID, r.State, r.Steps[0])
 }

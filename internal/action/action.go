@@ -624,13 +624,14 @@ func (s *stepLog) flush() {
 // outputs computes the step outputs: only values greenlight computed, and a
 // run id and state that the event contract keeps free of control characters.
 func outputs(logs []render.LogResult, verdict, snapshot string) map[string]string {
-	runs, failed, stalled, violations := 0, 0, 0, 0
+	runs, failed, stalled, requests, violations := 0, 0, 0, 0, 0
 	for _, l := range logs {
 		violations += l.Report.ViolationCount
 		if l.Snapshot != nil {
 			runs += l.Snapshot.RunCount
 			failed += l.Snapshot.StateCounts.Failed
 			stalled += l.Snapshot.StateCounts.Stalled
+			requests += unhealthyRequests(l.Snapshot)
 		}
 	}
 	latestID, latestState := "", ""
@@ -638,15 +639,25 @@ func outputs(logs []render.LogResult, verdict, snapshot string) map[string]strin
 		latestID, latestState = r.Run.RunID, string(r.Run.State)
 	}
 	return map[string]string{
-		"verdict":          verdict,
-		"run-count":        strconv.Itoa(runs),
-		"failed-runs":      strconv.Itoa(failed),
-		"stalled-runs":     strconv.Itoa(stalled),
-		"latest-run-id":    latestID,
-		"latest-run-state": latestState,
-		"snapshot":         snapshot,
-		"violations":       strconv.Itoa(violations),
+		"verdict":            verdict,
+		"run-count":          strconv.Itoa(runs),
+		"failed-runs":        strconv.Itoa(failed),
+		"stalled-runs":       strconv.Itoa(stalled),
+		"unhealthy-requests": strconv.Itoa(requests),
+		"latest-run-id":      latestID,
+		"latest-run-state":   latestState,
+		"snapshot":           snapshot,
+		"violations":         strconv.Itoa(violations),
 	}
+}
+
+// unhealthyRequests counts s's stale and unclaimed requests
+// (docs/recovery.md, Claimed requests): the unhealthy-requests output.
+func unhealthyRequests(s *checker.Snapshot) int {
+	if s.Requests == nil {
+		return 0
+	}
+	return s.Requests.Counts.Unhealthy()
 }
 
 // sanitizeOutputs empties every value that holds a line break or the

@@ -28,7 +28,8 @@ type annotation struct {
 }
 
 // kind orders annotations: a broken contract first, then failed stages,
-// then missed schedule slots (as grave as a failed run), then stalled stages.
+// then missed schedule slots, a stale log and stale or unclaimed requests
+// (as grave as a failed run), then stalled stages.
 type kind int
 
 const (
@@ -51,8 +52,9 @@ type ranked struct {
 // holds the first keep of them, most important first: every contract
 // violation the reports list (in log and line order), then, in check mode,
 // every failed stage, stage of unknown outcome and job-log outcome
-// mismatch, then every stalled stage of the runs in the gate scope, latest
-// run first, then every log without runs (unhealthy: it proves nothing).
+// mismatch, then every missed slot and stale or unclaimed request (under
+// every gate; by their slot, latest first), then every stalled stage of
+// the runs in the gate scope, latest run first, then every log without runs (unhealthy: it proves nothing).
 // Validate mode annotates violations only. result's total counts them
 // all; unlisted counts the violations beyond the reports' cap, which have
 // no line to point at. A streamed snapshot stays streamed, and at most
@@ -140,6 +142,21 @@ func (f *finder) startLog(l render.LogResult) func(*checker.RunReport) {
 				render.MissedSummary(&m) + "; the schedule expected a run and the log shows none"}, kindMissed, m.Slot, f.seq})
 		}
 	}
+	// A stale or unclaimed request is unhealthy under every gate
+	// (docs/recovery.md, Claimed requests), as grave as a missed slot; its
+	// annotation points at the claim's line, else the request's, as the
+	// SARIF request_stale finding does.
+	if rq := l.Snapshot.Requests; rq != nil {
+		for i := range rq.Requests {
+			r := &rq.Requests[i]
+			if len(r.Steps) == 0 {
+				continue
+			}
+			f.seq++
+			f.add(ranked{located(at, render.RequestLine(r), fmt.Sprintf("request %s %s", r.RequestID, r.State), render.RequestSummary(r)),
+				kindMissed, requestTime(r), f.seq})
+		}
+	}
 	mismatches := outcomeMismatches(l.Snapshot)
 	each := func(r *checker.RunReport) { f.addRun(l.Snapshot, at, mismatches, r) }
 	// With gate latest only the latest run is annotated: build its report
@@ -201,6 +218,18 @@ func (f *finder) addRun(s *checker.Snapshot, at func(int) (string, int), mismatc
 			f.add(ranked{located(at, *inc.Line, fmt.Sprintf("job log disagrees on %s in run %s", render.StageLabel(st), r.RunID), msg), kindFailed, first, f.seq})
 		}
 	}
+}
+
+// requestTime is when a request's work was due, to order it among the
+// missed slots: its scheduled_for, else when it was requested; the zero
+// time (last) if neither parses, which a valid snapshot never has.
+func requestTime(r *checker.RequestReport) time.Time {
+	at := r.RequestedAt
+	if r.ScheduledFor != nil {
+		at = *r.ScheduledFor
+	}
+	t, _ := time.Parse(time.RFC3339, at)
+	return t
 }
 
 // less orders annotations: by kind; violations and empty logs in log and

@@ -138,12 +138,13 @@ func mergeMain(env Env, in inputs) int {
 	if in.summary {
 		gh.AddStepSummary(render.RollupMarkdown(ru))
 	}
-	runs, failed, stalled := 0, 0, 0
+	runs, failed, stalled, requests := 0, 0, 0, 0
 	for _, l := range logs {
 		if l.Result != nil && l.Result.Snapshot != nil {
 			runs += l.Result.Snapshot.RunCount
 			failed += l.Result.Snapshot.StateCounts.Failed
 			stalled += l.Result.Snapshot.StateCounts.Stalled
+			requests += unhealthyRequests(l.Result.Snapshot)
 		}
 	}
 	verdict := ru.Verdict
@@ -152,7 +153,7 @@ func mergeMain(env Env, in inputs) int {
 	}
 	setOutputs(gh, map[string]string{
 		"verdict": verdict, "run-count": strconv.Itoa(runs), "failed-runs": strconv.Itoa(failed), "stalled-runs": strconv.Itoa(stalled),
-		"latest-run-id": "", "latest-run-state": "", "snapshot": "", "violations": "0",
+		"unhealthy-requests": strconv.Itoa(requests), "latest-run-id": "", "latest-run-state": "", "snapshot": "", "violations": "0",
 	})
 	return code
 }

@@ -98,3 +98,20 @@ func TestMergeMode(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeRequests: a snapshot whose runs all succeeded but whose request
+// is stale rolls up unhealthy (exit 1), and unhealthy-requests sums the
+// snapshots' stale and unclaimed requests.
+func TestMergeRequests(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := cli.Main([]string{"check", filepath.Join(repoRoot, "testdata/recovery/stale_request.jsonl"), "--pipeline", filepath.Join(repoRoot, "testdata/recovery/pipeline.yaml"),
+		"--now", "2026-01-01T12:00:00Z", "--snapshot", filepath.Join(dir, "s.json")}, cli.Env{Stdout: &out, Stderr: &errb, Now: time.Now}); code != 0 {
+		t.Fatalf("check: exit %d: %s", code, errb.String())
+	}
+	got := runActionIn(t, dir, map[string]string{"INPUT_MODE": "merge", "INPUT_EVENTS": "s.json", "INPUT_MAX-AGE": "26h", "INPUT_EXPECT": "any", "INPUT_NOW": "2026-01-01T12:00:00Z"})
+	if got.Exit != 1 || !strings.Contains(got.Output, "unhealthy-requests<<_GitHubActionsFileCommandDelimeter_\n1\n") ||
+		!strings.Contains(got.Output, "failed-runs<<_GitHubActionsFileCommandDelimeter_\n0\n") {
+		t.Errorf("exit %d, outputs:\n%s\nstep log:\n%s", got.Exit, got.Output, got.Stdout)
+	}
+}

@@ -26,7 +26,17 @@
  *   attempt_id: string | null, owner: string | null, steps: string[]}} RecoveryAction
  * @typedef {{run_id: string, state: string, first_event_at: string, last_event_at: string,
  *   duration_seconds: number, first_line: number, scheduled_for?: string, logical_at?: string,
- *   overdue_by_seconds?: number, recovery: Recovery, stages: StageReport[]}} RunReport
+ *   overdue_by_seconds?: number, recovery: Recovery, stages: StageReport[], close?: RunClose}} RunReport
+ * @typedef {{result_code: string, line: number, at: string, owner: string | null,
+ *   audit_event_id: string | null, audit_pending_line: number | null, requested_again_line: number | null,
+ *   audit_completed_by: string | null, audit_completed_line: number | null, next_step: string | null}} RunClose
+ * @typedef {{request_id: string, state: string, line: number, requested_at: string,
+ *   scheduled_for: string | null, requested_by: string | null, claimed_by: string | null,
+ *   claimed_at: string | null, claim_line: number | null, lease_expires_at: string | null,
+ *   run_id: string | null, run_line: number | null, stale_request_reconciled: string | null,
+ *   settled_line: number | null, steps: string[]}} RequestReport
+ * @typedef {{counts: {requested: number, claimed: number, stale: number, unclaimed: number,
+ *   done: number, reconciled: number}, requests: RequestReport[]}} RequestsReport
  * @typedef {{scheduled_for: string, due_at: string}} MissedSlot
  * @typedef {{cron: string | null, every_seconds: number | null, timezone: string,
  *   expected_slots: number, missed: MissedSlot[],
@@ -42,7 +52,8 @@
  * @typedef {{schema_version: string, generated_at_utc: string, source: Source,
  *   options: SnapshotOptions, verdict: "healthy" | "unhealthy", latest_run_id: string | null,
  *   run_count: number, state_counts: Object<string, number>, schedule?: ScheduleReport,
- *   reconciliation: Reconciliation | null, runs: RunReport[], freshness?: Freshness}} Snapshot
+ *   reconciliation: Reconciliation | null, runs: RunReport[], freshness?: Freshness,
+ *   requests?: RequestsReport}} Snapshot
  * @typedef {{expectation: string, max_age_seconds: number | null, latest_success_run_id: string | null,
  *   latest_success_at: string | null, age_seconds: number | null, stale: boolean}} Freshness
  * @typedef {{file: string, line: number, rule: string, message: string, run_id?: string,
@@ -284,6 +295,7 @@
       $("runs-box").hidden = true;
       $("schedule-box").hidden = true;
       $("reconciliation-box").hidden = true;
+      $("requests-box").hidden = true;
       $("legend").hidden = true;
       renderViolations(doc, r.lines);
       return;
@@ -303,6 +315,7 @@
         (doc.source.reordered_events === 1 ? " event" : " events") + " put back in eventTime order within their pipeline run" : "");
     renderSchedule(sched);
     renderReconciliation(doc.reconciliation);
+    renderRequests(doc.requests);
     renderRuns(doc, states, r.details);
   }
 
@@ -352,6 +365,39 @@
         el("td", {}, where),
         el("td", { class: "mono" }, inc.job_log_lines.join(", ")),
         el("td", { class: "message" }, inc.message)));
+    }
+  }
+
+  // The request states in the order the text output counts them
+  // (render.requestCounts): the unhealthy ones first.
+  const REQUEST_STATES = /** @type {const} */ (["stale", "unclaimed", "claimed", "requested", "reconciled", "done"]);
+
+  // renderRequests shows the snapshot's claimed requests (docs/recovery.md,
+  // Claimed requests): the counts by state, then each stale or unclaimed
+  // request (the ones with steps) with the identifiers to copy and its
+  // numbered steps, as the text output and the job summary do.
+  /** @param {RequestsReport | undefined} rq */
+  function renderRequests(rq) {
+    $("requests-box").hidden = !rq;
+    const body = $table("requests").tBodies[0];
+    body.replaceChildren();
+    if (!rq) return;
+    const c = rq.counts;
+    $("requests-counts").textContent = "requests: " + REQUEST_STATES.filter((st) => c[st] > 0).map((st) => c[st] + " " + st).join(", ");
+    const listed = rq.requests.filter((r) => r.steps.length > 0);
+    $("requests").hidden = listed.length === 0;
+    for (const r of listed) {
+      const line = r.claim_line !== null ? r.claim_line : r.line;
+      body.appendChild(el("tr", { class: "request", "data-state": r.state },
+        el("td", { class: "mono request-id" }, r.request_id),
+        el("td", { class: "state state-" + r.state }, r.state),
+        el("td", { class: "mono" }, r.scheduled_for === null ? "ad hoc" : r.scheduled_for),
+        el("td", { class: "mono" }, r.claimed_by === null ? "" : r.claimed_by),
+        el("td", { class: "mono" }, r.claimed_at === null ? "" : r.claimed_at),
+        el("td", { class: "mono" }, r.lease_expires_at === null ? "" : r.lease_expires_at),
+        el("td", { class: "mono request-line" }, String(line))));
+      body.appendChild(el("tr", { class: "detail request-steps" }, el("td", { colspan: "7" },
+        el("ol", {}, ...r.steps.map((step) => el("li", { class: "request-step" }, step))))));
     }
   }
 
@@ -591,8 +637,9 @@
   /** @param {StageReport} s */
   function stageLabel(s) { return "stage " + s.stage + (s.name ? " (" + s.name + ")" : ""); }
 
-  // problems lists the failed stage's error, each stall candidate and how
-  // far past its maximum runtime an overdue run is, as text.
+  // problems lists the failed stage's error, each stall candidate, how
+  // far past its maximum runtime an overdue run is and a close that did not
+  // finish, as text.
   /** @param {RunReport} run */
   function problems(run) {
     const out = [];
@@ -627,6 +674,14 @@
         out.push(el("p", { class: "stage-stall" }, stageLabel(s) + " attempt " + a.attempt + " silent for " +
           duration(a.silent_for_seconds) + " since line " + a.line + ": a stall candidate, not proof"));
       }
+    }
+    // A close that did not finish (docs/recovery.md, The run's close): its
+    // code and the runbook's next step, after the stages' trouble, with the
+    // line of the close that left an audit pending, as render.Detail says.
+    const c = run.close;
+    if (c && c.next_step !== null) {
+      const line = c.result_code === "RUN_ARCHIVED_AUDIT_PENDING" && c.audit_pending_line !== null ? c.audit_pending_line : c.line;
+      out.push(el("p", { class: "run-close" }, "closed " + c.result_code + " (line " + line + "): " + c.next_step));
     }
     return out;
   }

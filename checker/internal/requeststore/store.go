@@ -88,6 +88,14 @@ func (s *Store) OfRun(id string) *Request {
 	return nil
 }
 
+// OfRunBytes is OfRun for an id held as bytes.
+func (s *Store) OfRunBytes(id []byte) *Request {
+	if i, ok := s.runs[string(id)]; ok {
+		return &s.list[i]
+	}
+	return nil
+}
+
 // Add keeps a new request; its ID must not be kept yet. Past the limit it
 // returns ErrFull and keeps nothing.
 func (s *Store) Add(r Request) error {

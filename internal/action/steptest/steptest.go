@@ -101,7 +101,7 @@ func OutputNames(t *testing.T, file string) []string {
 }
 
 // AllOutputs are greenlight's outputs, in the order the action writes them.
-var AllOutputs = []string{"failed-runs", "latest-run-id", "latest-run-state", "run-count", "snapshot", "stalled-runs", "verdict", "violations"}
+var AllOutputs = []string{"failed-runs", "latest-run-id", "latest-run-state", "run-count", "snapshot", "stalled-runs", "unhealthy-requests", "verdict", "violations"}
 
 // HostileEnv is the environment of TestHostileLogText, run from the
 // repository's root: logs whose error and run_id hold line breaks,
@@ -118,8 +118,24 @@ func HostileEnv() map[string]string {
 	}
 }
 
-// CheckHostile checks the step of a run with HostileEnv: none of the log's
-// text forges a workflow command, an output or markup.
+// HostileRequestEnv is the environment of TestHostileRequest, run from
+// the repository's root: a stale and an unclaimed request whose request_id
+// and claimed_by hold workflow commands, property separators, %-escapes
+// and HTML, under gate latest (a request is unhealthy under either gate).
+func HostileRequestEnv() map[string]string {
+	return map[string]string{
+		"INPUT_EVENTS":   "testdata/action/hostile_request.jsonl",
+		"INPUT_PIPELINE": "testdata/logs/pipeline.yaml",
+		"INPUT_NOW":      "2026-01-01T12:00:00Z",
+		"INPUT_GATE":     "latest",
+		"INPUT_MAX-AGE":  "none",
+	}
+}
+
+// CheckHostile checks the step of a run with HostileEnv or
+// HostileRequestEnv: none of the log's text forges a workflow command, an
+// output or markup, and each of its two problems (two failed stages; a
+// stale and an unclaimed request) has its annotation.
 func CheckHostile(t *testing.T, got Step) {
 	t.Helper()
 	if got.Exit != 1 {
@@ -155,7 +171,7 @@ func CheckHostile(t *testing.T, got Step) {
 		}
 	}
 	if n := len(lines) - end - 1; n != 2 {
-		t.Errorf("%d annotations, want 2 (one per failed stage)", n)
+		t.Errorf("%d annotations, want 2 (one per problem)", n)
 	}
 	// GITHUB_OUTPUT: exactly greenlight's outputs, each once.
 	if names := OutputNames(t, got.Output); !reflect.DeepEqual(names, AllOutputs) {

@@ -23,6 +23,19 @@ func TestHostileLogText(t *testing.T) {
 	}
 }
 
+// TestHostileRequest: a stale and an unclaimed request whose request_id
+// and claimed_by hold workflow commands, property separators, %-escapes and
+// HTML get their annotations, and none of that text forges a workflow
+// command, a property, an output or markup, through the JavaScript action
+// (testdata/action/hostile_request.txtar pins the bytes).
+func TestHostileRequest(t *testing.T) {
+	for _, e := range engines {
+		t.Run(e.Name, func(t *testing.T) {
+			steptest.CheckHostile(t, e.Run(t, steptest.HostileRequestEnv()))
+		})
+	}
+}
+
 // TestInputErrors: each unusable input of testdata/action/input_errors.json
 // is refused with exit 2, one error line that names it, and the verdict
 // output invalid, through the JavaScript action: the full module runs every
