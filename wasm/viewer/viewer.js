@@ -29,7 +29,9 @@
  *   overdue_by_seconds?: number, recovery: Recovery, stages: StageReport[], close?: RunClose}} RunReport
  * @typedef {{result_code: string, line: number, at: string, owner: string | null,
  *   audit_event_id: string | null, audit_pending_line: number | null, requested_again_line: number | null,
- *   audit_completed_by: string | null, audit_completed_line: number | null, next_step: string | null}} RunClose
+ *   audit_completed_by: string | null, audit_completed_line: number | null,
+ *   lock_problem_code: string | null, lock_problem_line: number | null, archived_line: number | null,
+ *   next_step: string | null}} RunClose
  * @typedef {{request_id: string, state: string, line: number, requested_at: string,
  *   scheduled_for: string | null, requested_by: string | null, claimed_by: string | null,
  *   claimed_at: string | null, claim_line: number | null, lease_expires_at: string | null,
@@ -677,11 +679,15 @@
     }
     // A close that did not finish (docs/recovery.md, The run's close): its
     // code and the runbook's next step, after the stages' trouble, with the
-    // line of the close that left an audit pending, as render.Detail says.
+    // line of the close that left an audit pending and a lock problem still
+    // outstanding, as render.Detail says.
     const c = run.close;
     if (c && c.next_step !== null) {
       const line = c.result_code === "RUN_ARCHIVED_AUDIT_PENDING" && c.audit_pending_line !== null ? c.audit_pending_line : c.line;
-      out.push(el("p", { class: "run-close" }, "closed " + c.result_code + " (line " + line + "): " + c.next_step));
+      // A lock problem a later close did not release stays outstanding.
+      const lock = c.lock_problem_code !== null && c.lock_problem_code !== c.result_code ?
+        "; the lock is still held (" + c.lock_problem_code + ", line " + c.lock_problem_line + ")" : "";
+      out.push(el("p", { class: "run-close" }, "closed " + c.result_code + " (line " + line + "): " + c.next_step + lock));
     }
     return out;
   }

@@ -118,18 +118,23 @@ func TestViewerRequestsAndClose(t *testing.T) {
 		log := root + "/testdata/recovery/close.jsonl"
 		ctx, _ := openLog(t, bctx, log, string(recoveryDef), now)
 		want := nativeCheck(t, log, checker.Request{Pipeline: recoveryDef, Now: now}).Snapshot
-		// Every stage of these runs succeeded, so the run's detail is
-		// the close (render.Detail), and the page says the same with the
-		// run's problems.
+		// In the runs whose stages all succeeded (incomplete), the run's
+		// detail is the close (render.Detail), and the page says the same
+		// with the run's problems; a run archived with a failed stage
+		// shows its close after the stage's trouble.
 		var closes []string
 		for _, row := range viewerRows(want) {
 			if r := row.Run; r != nil && r.Close != nil && r.Close.NextStep != nil {
-				closes = append(closes, r.RunID+": "+render.Detail(&want.Source, r).Summary)
+				if r.State == checker.RunIncomplete {
+					closes = append(closes, r.RunID+": "+render.Detail(&want.Source, r).Summary)
+				} else {
+					closes = append(closes, fmt.Sprintf("%s: closed %s (line %d): %s", r.RunID, r.Close.ResultCode, r.Close.Line, *r.Close.NextStep))
+				}
 			}
 		}
 		got := evaluate[[]string](t, ctx, `[...document.querySelectorAll("#runs tr.run-row")].flatMap((r) =>
 		  [...r.nextElementSibling.querySelectorAll("p.run-close")].map((p) => r.dataset.runId + ": " + p.textContent))`)
-		if !slices.Equal(got, closes) || len(closes) != 5 {
+		if !slices.Equal(got, closes) || len(closes) != 7 {
 			t.Errorf("closes shown\n%q\nnative\n%q", got, closes)
 		}
 	})
