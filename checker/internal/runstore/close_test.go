@@ -8,8 +8,10 @@ import (
 // TestCloseBody: a run's close goes through its body's encoding unchanged;
 // a body with a run flag this build does not know (a checkpoint of a later
 // build), a close of no result code, a close on no line, a pending audit
-// of no id or no line (its advice names both) and a close whose lines are
-// not in the log's order are faults.
+// of no id or no line (its advice names both), a lock problem or an
+// archive of a code that cannot leave one (or a lock problem a RUN_ARCHIVED
+// close released) and a close whose lines are not in the log's order are
+// faults.
 func TestCloseBody(t *testing.T) {
 	at := time.Date(2026, 1, 1, 10, 5, 0, 0, time.UTC)
 	want := Close{Code: "RUN_ARCHIVED_AUDIT_PENDING", Line: 7, At: at, Owner: "runner://etl-a", AuditEventID: "aud-7", PendingLine: 5, AgainLine: 7,
