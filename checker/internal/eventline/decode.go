@@ -632,7 +632,6 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 		ev.RequestID, ev.ClaimedBy, ev.ClaimedAt, ev.StaleRequestReconciled = "", "", time.Time{}, ""
 		return true
 	}
-	var ok bool
 	str := func(f int, dst *string) bool {
 		switch d.kind[f] {
 		case 0, 'n':
@@ -680,6 +679,27 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 	if present(fieldAttemptID) && !HasNonSpace([]byte(ev.AttemptID)) {
 		return false
 	}
+	if !d.fastLeaseResolution(ev) {
+		return false
+	}
+	nonBlank := func(f int, v string) bool { return d.kind[f] == '"' && HasNonSpace([]byte(v)) }
+	if !d.fastRequestFields(ev, str) {
+		return false
+	}
+	switch ev.Status {
+	case StatusUnknown, StatusSkipped:
+		return nonBlank(fieldReason, ev.Reason)
+	case StatusResolved:
+		return ev.Resolution != 0 && nonBlank(fieldReason, ev.Reason) && nonBlank(fieldResolvedBy, ev.ResolvedBy)
+	}
+	return true
+}
+
+// fastLeaseResolution reads lease_expires_at (null or a timestamp like
+// timestamp_utc) and resolution (null or one of the three outcomes) into
+// ev; false when either breaks the schema.
+func (d *Decoder) fastLeaseResolution(ev *Event) bool {
+	var ok bool
 	// lease_expires_at: null or a timestamp like timestamp_utc.
 	ev.LeaseExpiresAt = time.Time{}
 	switch d.kind[fieldLeaseExpiresAt] {
@@ -710,16 +730,6 @@ func (d *Decoder) fastRecovery(ev *Event) bool {
 		}
 	default:
 		return false
-	}
-	nonBlank := func(f int, v string) bool { return d.kind[f] == '"' && HasNonSpace([]byte(v)) }
-	if !d.fastRequestFields(ev, str) {
-		return false
-	}
-	switch ev.Status {
-	case StatusUnknown, StatusSkipped:
-		return nonBlank(fieldReason, ev.Reason)
-	case StatusResolved:
-		return ev.Resolution != 0 && nonBlank(fieldReason, ev.Reason) && nonBlank(fieldResolvedBy, ev.ResolvedBy)
 	}
 	return true
 }
