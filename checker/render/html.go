@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/internal/words"
@@ -77,8 +78,37 @@ func WriteHTMLReport(w io.Writer, res *checker.Result, o HTMLOptions) error {
 	}
 	// The template's definitions follow the page: drop the blank lines
 	// they leave.
-	_, err := w.Write(append(bytes.TrimRight(buf.Bytes(), "\n"), '\n'))
+	_, err := w.Write(append(visibleBidi(bytes.TrimRight(buf.Bytes(), "\n")), '\n'))
 	return err
+}
+
+// visibleBidi replaces each bidirectional formatting character in an HTML
+// page (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) by its
+// escape written out (\u202e), as the terminal and Markdown show them:
+// html/template keeps markup from forming but passes these through, and one
+// in a run id or an error would display the text around it reversed
+// ("Trojan Source", CVE-2021-42574). The page's own template and style hold
+// none, so every one replaced came from the log.
+func visibleBidi(page []byte) []byte {
+	isBidi := func(r rune) bool {
+		return r == 0x061c || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+	}
+	if bytes.IndexFunc(page, isBidi) < 0 {
+		return page
+	}
+	var out bytes.Buffer
+	for len(page) > 0 {
+		i := bytes.IndexFunc(page, isBidi)
+		if i < 0 {
+			out.Write(page)
+			break
+		}
+		r, size := utf8.DecodeRune(page[i:])
+		out.Write(page[:i])
+		fmt.Fprintf(&out, `\u%04x`, r)
+		page = page[i+size:]
+	}
+	return out.Bytes()
 }
 
 // withDefaults fills o's zero bounds from DefaultHTMLOptions.
@@ -107,7 +137,7 @@ func WriteHTMLReportContent(w io.Writer, res *checker.Result, o HTMLOptions) err
 	if err := reportPage().ExecuteTemplate(&buf, "content", buildPage(res, withDefaults(o))); err != nil {
 		return err
 	}
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(visibleBidi(buf.Bytes()))
 	return err
 }
 

@@ -62,7 +62,7 @@ func TestHTMLReportHostile(t *testing.T) {
 	}
 	log := fmt.Sprintf(`{"run_id":%q,"stage":1,"attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"run_id":%q,"stage":1,"attempt":1,"status":"failed","timestamp_utc":"2026-01-01T10:01:00Z","returncode":1,"error":%q}
-`, evil+`" onmouseover="x`, evil+`" onmouseover="x`, evil+"<style>*{display:none}</style><a href=\"javascript:alert(2)\">x</a>")
+`, evil+`" onmouseover="x`, evil+`" onmouseover="x`, evil+"<style>*{display:none}</style><a href=\"javascript:alert(2)\">x</a> exe.\u202etxt\u2066")
 	res, err := checker.Check(strings.NewReader(log), opts)
 	if err != nil || res.Snapshot == nil {
 		t.Fatalf("check: %v %v", err, res.Report)
@@ -74,7 +74,12 @@ func TestHTMLReportHostile(t *testing.T) {
 	if n := bytes.Count(page, []byte("<style>")); n != 1 {
 		t.Errorf("the report holds %d style elements, want its own one", n)
 	}
-	for _, want := range []string{"&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;", "stage 1 (&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;)"} {
+	// A bidi override in the error shows as its escape, as in the terminal:
+	// it must not display the text around it reversed.
+	if bytes.ContainsAny(page, "\u202e\u2066") {
+		t.Errorf("the report holds a bidi formatting character from the log")
+	}
+	for _, want := range []string{"&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;", "stage 1 (&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;)", `exe.\u202etxt\u2066`} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("the report does not show %q as text", want)
 		}
