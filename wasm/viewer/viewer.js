@@ -83,7 +83,17 @@
   /** @type {Object<string, Mark>} render.StateMarks by state, from the module */
   let marks = {};
 
-  // el makes an element; children are nodes or strings (added as text).
+  // visible writes each bidi formatting character (U+061C, U+200E, U+200F,
+  // U+202A-U+202E, U+2066-U+2069) as its escape (\u202e), as the terminal,
+  // Markdown and the HTML report do: a text node keeps markup from forming
+  // but would let one display the log text around it reversed.
+  function visible(s) {
+    return s.replace(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+      (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+  }
+
+  // el makes an element; children are nodes or strings (added as text,
+  // bidi formatting characters made visible).
   function el(tag, attrs, ...children) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
@@ -92,14 +102,14 @@
     }
     for (const c of children) {
       if (c === null || c === undefined) continue;
-      e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+      e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(visible(String(c))) : c);
     }
     return e;
   }
   function svg(tag, attrs, text) {
     const e = document.createElementNS(SVG, tag);
     for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-    if (text !== undefined) e.textContent = text;
+    if (text !== undefined) e.textContent = visible(String(text));
     return e;
   }
 

@@ -523,6 +523,19 @@ func TestViewerInBrowser(t *testing.T) {
 		screenshot(t, ctx, filepath.Join(t.TempDir(), "hostile.png"))
 	})
 
+	t.Run("a bidi override in log text shows as its escape", func(t *testing.T) {
+		log := filepath.Join(t.TempDir(), "bidi.jsonl")
+		ev := `{"run_id": "r-9 exe.\u202etxt", "stage": 1, "attempt": 1, "status": "%s", "timestamp_utc": "2026-01-01T10:0%d:00Z"%s}` + "\n"
+		text := fmt.Sprintf(ev, "started", 0, "") + fmt.Sprintf(ev, "failed", 1, `, "returncode": 2, "error": "boom \u2066x"`)
+		if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, s := upload(t, log)
+		if len(s.Runs) != 1 || s.Runs[0] != `r-9 exe.\u202etxt` || len(s.StageErrors) != 1 || s.StageErrors[0] != `boom \u2066x` {
+			t.Fatalf("the page does not show the bidi characters as escapes: runs %q, errors %q", s.Runs, s.StageErrors)
+		}
+	})
+
 	t.Run("self-contained report from file://, with its static report for scripts off", func(t *testing.T) {
 		module, wasmExec := viewerModule(t)
 		log, err := os.ReadFile(sample)
