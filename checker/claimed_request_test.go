@@ -1,7 +1,9 @@
 package checker_test
 
 import (
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,5 +92,72 @@ func TestRequestsWindow(t *testing.T) {
 	}
 	if rq := s.Requests; rq == nil || rq.Counts != (checker.RequestCounts{Stale: 1, Done: 2, Reconciled: 1}) || s.Verdict != checker.VerdictUnhealthy {
 		t.Errorf("requests %+v, verdict %s; want 1 stale, 2 done, 1 reconciled, unhealthy", rq, s.Verdict)
+	}
+}
+
+// TestRequestOutcomeBeforeRequest: a request's outcome is a run it
+// started, so a run whose first event is dated before the request was made
+// is conflicting_request_run, however the two are linked; a run the
+// window folded is judged from its last event's time, or, when that cannot
+// tell, refused as folded_run_event (docs/window.md).
+func TestRequestOutcomeBeforeRequest(t *testing.T) {
+	const (
+		// older is a run that succeeded, so that a window can fold it.
+		older = `{"run_id":"r-0","stage":"audit","attempt":1,"status":"started","timestamp_utc":"2026-01-01T09:00:00Z"}
+{"run_id":"r-0","stage":"audit","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T09:01:00Z"}
+{"run_id":"r-0","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T09:02:00Z"}
+{"run_id":"r-0","stage":"extract","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T09:03:00Z"}
+{"run_id":"r-0","stage":"load","attempt":1,"status":"started","timestamp_utc":"2026-01-01T09:04:00Z"}
+{"run_id":"r-0","stage":"load","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T09:05:00Z"}
+{"run_id":"r-0","stage":"publish","attempt":1,"status":"started","timestamp_utc":"2026-01-01T09:06:00Z"}
+{"run_id":"r-0","stage":"publish","attempt":1,"status":"succeeded","timestamp_utc":"2026-01-01T09:30:00Z"}`
+		req = `{"request_id":"rq-1","status":"requested","timestamp_utc":"2026-01-01T09:10:00Z"}`
+	)
+	var b strings.Builder
+	for i := range 1 << 14 {
+		fmt.Fprintf(&b, `{"run_id":"f-%d","stage":"audit","attempt":1,"status":"started","timestamp_utc":"2026-01-01T11:00:00Z"}`+"\n", i)
+	}
+	fill, fillEnd := b.String(), 8+1<<14 // the line of fill's last run, after older's 8
+	for _, tc := range []struct {
+		name, log string
+		window    time.Duration
+		want      string // the one violation, "" for none
+	}{
+		{"a claim names a run that began before the request", older + "\n" + req + `
+{"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T10:00:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T10:00:00Z","run_id":"r-0"}`, 0,
+			`10 conflicting_request_run: request "rq-1" names run r-0 as its outcome, but the run's first event (line 1, 2026-01-01T09:00:00Z) is before the request was made (line 9, 2026-01-01T09:10:00Z); a request's outcome is a run it started`},
+		{"a requested event names a run that began before it", older + "\n" + `{"request_id":"rq-1","status":"requested","timestamp_utc":"2026-01-01T09:10:00Z","run_id":"r-0"}`, 0,
+			`9 conflicting_request_run: request "rq-1" names run r-0 as its outcome, but the run's first event (line 1, 2026-01-01T09:00:00Z) is before the request was made (line 9, 2026-01-01T09:10:00Z); a request's outcome is a run it started`},
+		{"a close of a run that began before the request carries its request_id", older + "\n" + req + `
+{"run_id":"r-0","status":"closed","timestamp_utc":"2026-01-01T10:00:00Z","result_code":"RUN_ARCHIVED","request_id":"rq-1"}`, 0,
+			`10 conflicting_request_run: run r-0 names request "rq-1", but the run's first event (line 1, 2026-01-01T09:00:00Z) is before the request was made (line 9, 2026-01-01T09:10:00Z); a request's outcome is a run it started`},
+		{"a claim names a run whose first event, later in the log, is dated before the request", req + `
+{"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T09:11:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T09:11:00Z","run_id":"r-0"}
+{"run_id":"r-0","stage":"audit","attempt":1,"status":"started","timestamp_utc":"2026-01-01T09:00:00Z"}`, 0,
+			`3 conflicting_request_run: run r-0 is the outcome of request "rq-1", but the run's first event (line 3, 2026-01-01T09:00:00Z) is before the request was made (line 1, 2026-01-01T09:10:00Z); a request's outcome is a run it started`},
+		{"a run that begins when the request is made is its outcome", req + `
+{"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T09:10:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T09:10:00Z","run_id":"r-0"}
+{"run_id":"r-0","stage":"audit","attempt":1,"status":"started","timestamp_utc":"2026-01-01T09:10:00Z"}`, 0, ""},
+		// fill's runs are enough for the window to sweep, folding r-0.
+		{"folded, its last event before the request", older + "\n" + fill + `{"request_id":"rq-1","status":"requested","timestamp_utc":"2026-01-01T11:02:00Z","run_id":"r-0"}`, time.Hour,
+			fmt.Sprintf(`%d conflicting_request_run: request "rq-1" names run r-0 as its outcome, but the run's last event (2026-01-01T09:30:00Z, folded out of the window) is before the request was made (line %d, 2026-01-01T11:02:00Z); a request's outcome is a run it started`, fillEnd+1, fillEnd+1)},
+		{"folded, its record cannot tell", older + "\n" + req + "\n" + fill + `{"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T11:02:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T11:02:00Z","run_id":"r-0"}`, time.Hour,
+			fmt.Sprintf(`%d folded_run_event: request "rq-1" names run r-0 as its outcome, but run r-0 was folded out of the window (last event 2026-01-01T09:30:00Z) and its compact record cannot tell whether it began before the request (line 9); check without --window, or with a wider one`, fillEnd+2)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := checker.Options{Definition: definitionFile(t, "../testdata/recovery/pipeline.yaml"), Now: corpusNow, File: "log.jsonl",
+				Window: checker.Window{Duration: tc.window}}
+			res, err := checker.Check(strings.NewReader(tc.log+"\n"), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, v := range res.Report.Violations {
+				got = append(got, fmt.Sprintf("%d %s: %s", v.Line, v.Rule, v.Message))
+			}
+			if want := []string{tc.want}; tc.want == "" && len(got) > 0 || tc.want != "" && !slices.Equal(got, want) {
+				t.Errorf("violations\n%s\nwant\n%s", strings.Join(got, "\n"), tc.want)
+			}
+		})
 	}
 }

@@ -87,8 +87,8 @@ var requestClaimedTwiceRule = Rule{ID: RuleRequestClaimedTwice, Family: familyRe
 	}}
 
 var conflictingRequestRunRule = Rule{ID: RuleConflictingRequestRun, Family: familyRequest,
-	Summary: "a request linked to two runs, a run to two requests, or a run to a request that a reconciled request replaced",
-	Detail:  "A request's outcome is one run: the run_id of a request event, or the run whose event carries the request_id. Once known, another run for the same request, or another request for the same run, contradicts it. An event of a run that is the outcome of a stale request a reconciled request replaced (the run carries its request_id, or a request event named it) says the stale request ran after all: the reconciliation that said it had not was wrong, and its work may have run twice.",
+	Summary: "a request linked to two runs, a run to two requests, a request to a run that began before it, or a run to a request that a reconciled request replaced",
+	Detail:  "A request's outcome is one run: the run_id of a request event, or the run whose event carries the request_id. Once known, another run for the same request, or another request for the same run, contradicts it. The run is one the request started: a run whose first event is dated before the requested event (yesterday's run named by today's claim, or a later event of it, its close included, that carries today's request_id) answers an earlier need and is no outcome of this request. An event of a run that is the outcome of a stale request a reconciled request replaced (the run carries its request_id, or a request event named it) says the stale request ran after all: the reconciliation that said it had not was wrong, and its work may have run twice.",
 	Example: `{"request_id":"rq-1","status":"requested","timestamp_utc":"2026-01-01T10:00:00Z"}
 {"request_id":"rq-1","status":"claimed","timestamp_utc":"2026-01-01T10:01:00Z","claimed_by":"poller-a","claimed_at":"2026-01-01T10:01:00Z","run_id":"r-1"}
 {"run_id":"r-2","stage":"extract","attempt":1,"status":"started","timestamp_utc":"2026-01-01T10:02:00Z","request_id":"rq-1"}`,
@@ -96,7 +96,8 @@ var conflictingRequestRunRule = Rule{ID: RuleConflictingRequestRun, Family: fami
 	check: func(c *contractState, x *lineCheck) string {
 		ev := x.ev
 		if len(ev.RunID) == 0 || c.req.store == nil {
-			return ""
+			// The first request event may name a run older than it.
+			return c.runBeforeRequestText(ev)
 		}
 		if !ev.Status.IsRequest() {
 			// A run of a request that a reconciled request replaced as
@@ -110,7 +111,7 @@ var conflictingRequestRunRule = Rule{ID: RuleConflictingRequestRun, Family: fami
 			}
 		}
 		if ev.RequestID == "" {
-			return ""
+			return c.runBeforeRequestText(ev)
 		}
 		run := string(ev.RunID)
 		r := c.requestOf(ev.RequestID)
@@ -120,8 +121,78 @@ var conflictingRequestRunRule = Rule{ID: RuleConflictingRequestRun, Family: fami
 		if o := c.requestOfRun(run); o != nil && o != r {
 			return fmt.Sprintf("run %s is named by request %q, but it is the outcome of request %q (%s); a run answers one request", run, ev.RequestID, o.ID, c.lineText(o.RunLine))
 		}
-		return ""
+		return c.runBeforeRequestText(ev)
 	}}
+
+// runBeforeRequestText is runBeforeRequest's message when it is
+// conflicting_request_run's, else "".
+func (c *contractState) runBeforeRequestText(ev *event) string {
+	if id, msg := c.runBeforeRequest(ev); id == RuleConflictingRequestRun {
+		return msg
+	}
+	return ""
+}
+
+// runBeforeRequest is the conflicting_request_run message (with its rule)
+// when ev links a run to a request made after the run's first event, else
+// "". A request's outcome is a run it started: a run that began before the
+// request (yesterday's run named by today's claim, or a late event of it
+// that carries today's request_id) answers an earlier need, and taking it
+// for the request's outcome would call work done that nobody ran. The
+// request is ev itself (requested with run_id), the request ev claims
+// (claimed with run_id), the request a run's event names (request_id), or
+// the request a claim linked to ev's run before the run's first event (ev,
+// then dated before the request). A run the window folded keeps only its
+// last event's time: when that is before the request the run began before
+// it; otherwise its record cannot tell, and the event is folded_run_event.
+func (c *contractState) runBeforeRequest(ev *event) (RuleID, string) {
+	if len(ev.RunID) == 0 || c.req.store == nil && ev.Status != eventline.StatusRequested {
+		return "", ""
+	}
+	reqID, reqLine, reqAt := ev.RequestID, ev.Line, ev.Time
+	if ev.Status != eventline.StatusRequested {
+		r := c.requestOf(ev.RequestID)
+		if ev.RequestID == "" {
+			r = c.req.store.OfRunBytes(ev.RunID)
+		}
+		if r == nil {
+			return "", ""
+		}
+		reqID, reqLine, reqAt = r.ID, r.Line, r.At
+	}
+	firstLine, firstAt := 0, time.Time{}
+	if run := c.runs.Peek(ev.RunID); run != nil {
+		firstLine, firstAt = run.FirstLine(), run.FirstAt()
+	} else if f, ok := c.foldedByID(ev.RunID); ok {
+		if !f.LastAt().Before(reqAt) {
+			return RuleFoldedRunEvent, fmt.Sprintf("request %q names run %s as its outcome, but run %s was folded out of the window (last event %s) and its compact record cannot tell whether it began before the request (%s); check without --window, or with a wider one", reqID, ev.RunID, ev.RunID, formatTime(f.LastAt()), c.lineText(reqLine))
+		}
+		return RuleConflictingRequestRun, fmt.Sprintf("request %q names run %s as its outcome, but the run's last event (%s, folded out of the window) is before the request was made (%s, %s); a request's outcome is a run it started", reqID, ev.RunID, formatTime(f.LastAt()), c.lineText(reqLine), formatTime(reqAt))
+	} else if !ev.Status.IsRequest() {
+		firstLine, firstAt = ev.Line, ev.Time // the run's first event
+	} else {
+		return "", "" // the run has not started: no outcome yet
+	}
+	if !firstAt.Before(reqAt) {
+		return "", ""
+	}
+	first := fmt.Sprintf("the run's first event (%s, %s) is before the request was made (%s, %s); a request's outcome is a run it started", c.lineText(firstLine), formatTime(firstAt), c.lineText(reqLine), formatTime(reqAt))
+	switch {
+	case ev.Status.IsRequest():
+		return RuleConflictingRequestRun, fmt.Sprintf("request %q names run %s as its outcome, but %s", reqID, ev.RunID, first)
+	case ev.RequestID != "":
+		return RuleConflictingRequestRun, fmt.Sprintf("run %s names request %q, but %s", ev.RunID, reqID, first)
+	}
+	return RuleConflictingRequestRun, fmt.Sprintf("run %s is the outcome of request %q, but %s", ev.RunID, reqID, first)
+}
+
+// foldedByID returns the compact record of run id when the window folded it.
+func (c *contractState) foldedByID(id []byte) (runstore.FoldedRun, bool) {
+	if c.window == nil {
+		return runstore.FoldedRun{}, false
+	}
+	return c.window.folded.Find(id)
+}
 
 var requestWhileStaleRule = Rule{ID: RuleRequestWhileStale, Family: familyRequest,
 	Summary: "a new request for the same work while an earlier request is stale, without stale_request_reconciled",
@@ -206,6 +277,9 @@ func (c *contractState) checkRequest(x *lineCheck) (RuleID, string) {
 		if msg := r.check(c, x); msg != "" {
 			return r.ID, msg
 		}
+	}
+	if id, msg := c.runBeforeRequest(ev); id == RuleFoldedRunEvent {
+		return id, msg // a run the window folded: docs/window.md
 	}
 	return "", ""
 }
