@@ -139,7 +139,7 @@ func requestsDetail(rs []RollupRequest, esc func(string) string) string {
 // checkRequests checks a snapshot's requests section against itself (for
 // CheckSnapshotConsistency): each request_id listed once, the counts
 // count the listed requests, a stale or unclaimed request has steps and
-// leaves the verdict unhealthy.
+// leaves the verdict unhealthy, and a done request names its run.
 func checkRequests(s *checker.Snapshot) error {
 	rq := s.Requests
 	if rq == nil {
@@ -161,6 +161,9 @@ func checkRequests(s *checker.Snapshot) error {
 		*c++
 		if (r.State == checker.RequestStale || r.State == checker.RequestUnclaimed) && len(r.Steps) == 0 {
 			return fmt.Errorf("request %s is %s but has no steps", r.RequestID, r.State)
+		}
+		if r.State == checker.RequestDone && r.RunID == nil {
+			return fmt.Errorf("request %s is done but names no run: a request is done once the run it started is known", r.RequestID)
 		}
 	}
 	if n != rq.Counts {

@@ -213,7 +213,8 @@ func snapshotProblem(s *checker.Snapshot, now time.Time, maxAge time.Duration) s
 }
 
 // CheckSnapshotConsistency checks what a snapshot says of itself against
-// its runs: each run id is listed once, run_count and state_counts count
+// its runs: each run id is listed once, no run listed as succeeded has a
+// close that did not finish, run_count and state_counts count
 // the runs, latest_run_id is
 // the one whose first event is latest (ties: the later line), and a
 // healthy verdict is what the runs prove (at least one
@@ -286,6 +287,9 @@ func tallyListedRuns(s *checker.Snapshot) (listedRuns, error) {
 			return l, fmt.Errorf("run_id %s is listed twice, as runs %d and %d: a snapshot lists each run once", r.RunID, first, l.n)
 		}
 		position[r.RunID] = l.n
+		if err := checkClose(r); err != nil {
+			return l, err
+		}
 		l.counts[string(r.State)]++
 		if s.LatestRunID != nil && r.RunID == *s.LatestRunID {
 			l.latestState = string(r.State)
@@ -295,6 +299,24 @@ func tallyListedRuns(s *checker.Snapshot) (listedRuns, error) {
 		}
 	}
 	return l, nil
+}
+
+// checkClose refuses a run listed as succeeded whose close did not finish
+// (docs/recovery.md, The run's close): a close code other than
+// RUN_ARCHIVED, or a lock problem still outstanding, leaves the run
+// incomplete whatever its stages say, so such a run is an edited state.
+func checkClose(r *checker.RunReport) error {
+	cl := r.Close
+	if cl == nil || r.State != checker.RunSucceeded {
+		return nil
+	}
+	if cl.ResultCode != checker.CloseArchived {
+		return fmt.Errorf("run %s is succeeded, but its close is %s: a run whose close did not finish is incomplete", r.RunID, cl.ResultCode)
+	}
+	if cl.LockProblemCode != nil {
+		return fmt.Errorf("run %s is succeeded, but its close left the lock held (%s): a run whose close did not finish is incomplete", r.RunID, *cl.LockProblemCode)
+	}
+	return nil
 }
 
 // tallyFoldedRuns adds the runs a window folded to counts and returns how

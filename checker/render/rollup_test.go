@@ -142,6 +142,21 @@ func TestSnapshotConsistency(t *testing.T) {
 			rq.Counts.Stale++
 		}, "request_id rq-1 is listed twice: a snapshot lists each request once"},
 		{"a stale request, consistent", func(l *render.Log) { staleRequest(l.Result.Snapshot) }, ""},
+		{"a done request that names no run", func(l *render.Log) {
+			rq := staleRequest(l.Result.Snapshot)
+			rq.Requests[0].State, rq.Requests[0].Steps, rq.Counts = checker.RequestDone, nil, checker.RequestCounts{Done: 1}
+		}, "request rq-1 is done but names no run: a request is done once the run it started is known"},
+		// The run's close (docs/recovery.md, The run's close): a run whose
+		// close did not finish is incomplete, never succeeded.
+		{"a succeeded run whose close did not finish", func(l *render.Log) {
+			closeRun(l.Result.Snapshot, "cm-2026-11-26", checker.CloseLockConflict, checker.CloseLockConflict)
+		}, "run cm-2026-11-26 is succeeded, but its close is LOCK_CONFLICT: a run whose close did not finish is incomplete"},
+		{"a succeeded run whose lock is still held", func(l *render.Log) {
+			closeRun(l.Result.Snapshot, "cm-2026-11-26", checker.CloseArchived, checker.CloseLockUnreleased)
+		}, "run cm-2026-11-26 is succeeded, but its close left the lock held (RUN_ARCHIVED_LOCK_UNRELEASED): a run whose close did not finish is incomplete"},
+		{"a succeeded run closed RUN_ARCHIVED, consistent", func(l *render.Log) {
+			closeRun(l.Result.Snapshot, "cm-2026-11-26", checker.CloseArchived, "")
+		}, ""},
 		// A check with --window lists only the runs in its window and
 		// counts the folded ones in its window section (docs/window.md).
 		{"a window's folded runs, counted but not listed", func(l *render.Log) { foldOne(l.Result.Snapshot) }, ""},
@@ -257,4 +272,17 @@ func staleRequest(s *checker.Snapshot) *checker.RequestsReport {
 	s.Requests = &checker.RequestsReport{Counts: checker.RequestCounts{Stale: 1},
 		Requests: []checker.RequestReport{{RequestID: "rq-1", State: checker.RequestStale, Line: 1, Steps: []string{"reconcile"}}}}
 	return s.Requests
+}
+
+// closeRun gives run id of s a close with the result code code and, unless
+// lock is "", the lock problem lock still outstanding.
+func closeRun(s *checker.Snapshot, id, code, lock string) {
+	for r := range s.Runs() {
+		if r.RunID == id {
+			r.Close = &checker.CloseReport{ResultCode: code, Line: 1, At: "2026-01-01T00:00:00Z"}
+			if lock != "" {
+				r.Close.LockProblemCode = &lock
+			}
+		}
+	}
 }
