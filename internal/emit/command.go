@@ -247,7 +247,7 @@ func Command(args []string, env cli.Env) int {
 		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved, skipped or closed; requested or claimed)"))
 	}
 	f.request = *status == checker.StatusRequested.String() || *status == checker.StatusClaimed.String()
-	if err := requestFlagsFit(fs, f.request); err != nil {
+	if err := requestFlagsFit(fs, *status); err != nil {
 		return Failed(env, err)
 	}
 	f.RunLevel = *status == checker.StatusClosed.String()
@@ -326,15 +326,31 @@ func closeFlagsFit(fs *pflag.FlagSet, closed bool) error {
 // requestFlagsFit refuses the flags that do not fit the event: an
 // attempt's (--owner, --stop-*, --returncode, --error, --reason) or a
 // close's (--result-code, --audit-*, --evidence-ref) on a request event, a request event's (--claimed-by, --claimed-at,
-// --stale-request-reconciled) on any other.
-func requestFlagsFit(fs *pflag.FlagSet, request bool) error {
+// --stale-request-reconciled) on any other, a claim's (--claimed-by,
+// --claimed-at) on a requested event, whose claim they are not, and the
+// reconciliation of a stale request (--stale-request-reconciled) on a
+// claim, where no check reads it: it settles a stale request only on the
+// new request.
+func requestFlagsFit(fs *pflag.FlagSet, status string) error {
 	attemptFlags := []string{"owner", "stop-confirmed-by", "stop-evidence-ref", "stop-method", "returncode", "error", "reason",
 		"result-code", "audit-event-id", "audit-completed-by", "evidence-ref"}
 	requestFlags := []string{"claimed-by", "claimed-at", "stale-request-reconciled"}
-	if request {
+	switch status {
+	case checker.StatusRequested.String(), checker.StatusClaimed.String():
 		for _, n := range attemptFlags {
 			if fs.Changed(n) {
 				return fmt.Errorf("--%s is an attempt's or a close's, and a request event (status requested or claimed) is neither", n)
+			}
+		}
+		if status == checker.StatusClaimed.String() {
+			if fs.Changed("stale-request-reconciled") {
+				return errors.New("--stale-request-reconciled belongs on the new request (--status requested), not on a claim")
+			}
+			return nil
+		}
+		for _, n := range []string{"claimed-by", "claimed-at"} {
+			if fs.Changed(n) {
+				return fmt.Errorf("--%s belongs on a claim (--status claimed), not on a requested event", n)
 			}
 		}
 		return nil
