@@ -146,16 +146,7 @@ var unlockWithoutStopEvidenceRule = Rule{ID: RuleUnlockWithoutStopEvidence, Fami
 		if !ok || ev.ResultCode != CloseArchived || cl.LockCode == "" {
 			return ""
 		}
-		var missing []string
-		if !given(ev.StopConfirmedBy) {
-			missing = append(missing, "stop_confirmed_by")
-		}
-		if !given(ev.StopEvidenceRef) {
-			missing = append(missing, "stop_evidence_ref")
-		}
-		if ev.StopMethod == "" {
-			missing = append(missing, "stop_method")
-		}
+		missing := missingStopEvidence(ev)
 		if len(missing) == 0 {
 			return ""
 		}

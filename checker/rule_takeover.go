@@ -111,16 +111,7 @@ var takeoverWithoutStopEvidenceRule = Rule{ID: RuleTakeoverWithoutStopEvidence, 
 		if !takeoverBy(a, ev) {
 			return ""
 		}
-		var missing []string
-		if !given(ev.StopConfirmedBy) {
-			missing = append(missing, "stop_confirmed_by")
-		}
-		if !given(ev.StopEvidenceRef) {
-			missing = append(missing, "stop_evidence_ref")
-		}
-		if ev.StopMethod == "" {
-			missing = append(missing, "stop_method")
-		}
+		missing := missingStopEvidence(ev)
 		if len(missing) == 0 {
 			return ""
 		}
@@ -168,4 +159,22 @@ func recordTakeover(a *attemptState, ev *event) {
 // heartbeat on line after the takeover on takeoverLine.
 func (c *contractState) advancedReason(owner string, line, takeoverLine int) string {
 	return fmt.Sprintf("%s: the owner %s sent a heartbeat on %s, after the takeover on %s; it was alive, so the takeover's outcome is not adopted", reasonHeartbeatAdvanced, owner, c.lineText(line), c.lineText(takeoverLine))
+}
+
+// missingStopEvidence names the stop-evidence fields ev lacks or leaves
+// blank (stop_confirmed_by, stop_evidence_ref, stop_method), in that order:
+// the proof that an owner or a lock's holder stopped, which a takeover and
+// the release of a held lock both need (docs/recovery.md, sections 7 and 11).
+func missingStopEvidence(ev *event) []string {
+	var missing []string
+	if !given(ev.StopConfirmedBy) {
+		missing = append(missing, "stop_confirmed_by")
+	}
+	if !given(ev.StopEvidenceRef) {
+		missing = append(missing, "stop_evidence_ref")
+	}
+	if ev.StopMethod == "" {
+		missing = append(missing, "stop_method")
+	}
+	return missing
 }
