@@ -41,8 +41,8 @@ func requestCounts(c checker.RequestCounts) string {
 	return strings.Join(parts, ", ")
 }
 
-// requestIDs names a request to copy: "request rq-1, claimed by poller-a,
-// line 4". Log text in it is NOT escaped.
+// requestIDs names a request to copy: "request rq-1, scheduled_for
+// 2026-01-01T00:00:00Z, claimed by poller-a". Log text in it is NOT escaped.
 func requestIDs(r *checker.RequestReport) string {
 	parts := []string{"request " + r.RequestID}
 	if r.ScheduledFor != nil {
@@ -58,42 +58,33 @@ func requestIDs(r *checker.RequestReport) string {
 // counts, then each stale or unclaimed request with its numbered steps;
 // log text escaped. "" when the log has no request.
 func requestsText(s *checker.Snapshot) string {
-	rq := s.Requests
-	if rq == nil {
-		return ""
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "requests: %s\n", requestCounts(rq.Counts))
-	for i := range rq.Requests {
-		r := &rq.Requests[i]
-		if len(r.Steps) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "  %s (%s)\n", r.State, Terminal(requestIDs(r)))
-		for k, step := range r.Steps {
-			fmt.Fprintf(&b, "    %d. %s\n", k+1, TerminalMessage(step))
-		}
-	}
-	return b.String()
+	return requestsSection(s, "requests: %s\n", "  %s (%s)\n", "    %d. %s\n", func(c string) string { return c }, Terminal, TerminalMessage)
 }
 
 // requestsMarkdown renders the requests section of the Markdown report and
 // job summary; log text escaped. "" when the log has no request.
 func requestsMarkdown(s *checker.Snapshot) string {
+	return requestsSection(s, "### Requests\n\n%s.\n", "\n**Request `%s`** (%s)\n\n", "%d. %s\n", Markdown, Markdown, Markdown)
+}
+
+// requestsSection writes the counts with head, then each request that has
+// steps with item (its state and requestIDs) and its numbered steps with
+// step; escCounts, escIDs and escStep escape each part for the sink.
+func requestsSection(s *checker.Snapshot, head, item, step string, escCounts, escIDs, escStep func(string) string) string {
 	rq := s.Requests
 	if rq == nil {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Requests\n\n%s.\n", Markdown(requestCounts(rq.Counts)))
+	fmt.Fprintf(&b, head, escCounts(requestCounts(rq.Counts)))
 	for i := range rq.Requests {
 		r := &rq.Requests[i]
 		if len(r.Steps) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n**Request `%s`** (%s)\n\n", r.State, Markdown(requestIDs(r)))
-		for k, step := range r.Steps {
-			fmt.Fprintf(&b, "%d. %s\n", k+1, Markdown(step))
+		fmt.Fprintf(&b, item, r.State, escIDs(requestIDs(r)))
+		for k, st := range r.Steps {
+			fmt.Fprintf(&b, step, k+1, escStep(st))
 		}
 	}
 	return b.String()
