@@ -62,7 +62,7 @@ func shellWords(s string) []string {
 }
 
 // TestAdviceEmitLinesAccepted: every greenlight emit line the advice gives
-// for a run of testdata/recovery, its placeholders filled, is accepted by
+// for a run or a request of testdata/recovery, its placeholders filled, is accepted by
 // the log it was given for (each applied alone to a copy of it): the
 // advice never tells the operator to write an event the log refuses (an
 // event after an archived run's close, a finished close without its
@@ -97,36 +97,47 @@ func TestAdviceEmitLinesAccepted(t *testing.T) {
 		if err != nil || !res.Report.Valid {
 			t.Fatalf("%s: %v %+v", name, err, res.Report.Violations)
 		}
+		// apply runs the emit line in step, if it has one, on a copy of the log.
+		apply := func(what, step string) {
+			_, cmd, ok := strings.Cut(step, "greenlight emit ")
+			if !ok {
+				return
+			}
+			lines++
+			args := shellWords(cmd)
+			copyPath := filepath.Join(t.TempDir(), "events.jsonl")
+			if err := os.WriteFile(copyPath, log, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for k, a := range args {
+				switch a {
+				case "EVENTS.jsonl":
+					args[k] = copyPath
+				case "PIPELINE.yaml":
+					args[k] = pipeline
+				default:
+					args[k] = adviceFill.Replace(a)
+				}
+			}
+			args = append(args, "--now", "2026-01-01T12:00:00Z")
+			var stderr bytes.Buffer
+			env := cli.Env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Now: func() time.Time { return now }}
+			if code := emit.Command(args, env); code != 0 {
+				t.Errorf("%s, %s: greenlight emit %s: exit %d\n%s", name, what, strings.Join(args, " "), code, stderr.String())
+			}
+		}
 		for i := range res.Snapshot.RunCount {
 			r := res.Snapshot.At(i)
 			for _, act := range r.Recovery.Actions {
 				for _, step := range act.Steps {
-					_, cmd, ok := strings.Cut(step, "greenlight emit ")
-					if !ok {
-						continue
-					}
-					lines++
-					args := shellWords(cmd)
-					copyPath := filepath.Join(t.TempDir(), "events.jsonl")
-					if err := os.WriteFile(copyPath, log, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					for k, a := range args {
-						switch a {
-						case "EVENTS.jsonl":
-							args[k] = copyPath
-						case "PIPELINE.yaml":
-							args[k] = pipeline
-						default:
-							args[k] = adviceFill.Replace(a)
-						}
-					}
-					args = append(args, "--now", "2026-01-01T12:00:00Z")
-					var stderr bytes.Buffer
-					env := cli.Env{Stdout: &bytes.Buffer{}, Stderr: &stderr, Now: func() time.Time { return now }}
-					if code := emit.Command(args, env); code != 0 {
-						t.Errorf("%s, run %s, %s: greenlight emit %s: exit %d\n%s", name, r.RunID, act.Action, strings.Join(args, " "), code, stderr.String())
-					}
+					apply("run "+r.RunID+", "+string(act.Action), step)
+				}
+			}
+		}
+		if rq := res.Snapshot.Requests; rq != nil {
+			for _, r := range rq.Requests {
+				for _, step := range r.Steps {
+					apply("request "+r.RequestID+" ("+string(r.State)+")", step)
 				}
 			}
 		}
