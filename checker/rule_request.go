@@ -95,6 +95,9 @@ var conflictingRequestRunRule = Rule{ID: RuleConflictingRequestRun, Family: fami
 	on: onLog,
 	check: func(c *contractState, x *lineCheck) string {
 		ev := x.ev
+		if c.req.store == nil && ev.Status != eventline.StatusRequested {
+			return "" // a log without requests so far: nothing to link
+		}
 		if len(ev.RunID) == 0 || c.req.store == nil {
 			// The first request event may name a run older than it.
 			return c.runBeforeRequestText(ev)
@@ -107,7 +110,7 @@ var conflictingRequestRunRule = Rule{ID: RuleConflictingRequestRun, Family: fami
 				o = r
 			}
 			if o != nil && o.SettledLine > 0 {
-				return fmt.Sprintf("run %s names request %q, which the reconciled request on %s replaced as stale: its work ran after all, so it ran twice if the new request's run ran too; the reconciliation on %s was wrong", ev.RunID, o.ID, c.lineText(o.SettledLine), c.lineText(o.SettledLine))
+				return fmt.Sprintf("run %s names request %q, which the reconciled request on %s replaced as stale: its work ran after all, so it ran twice if the new request's run ran too; that reconciliation was wrong", ev.RunID, o.ID, c.lineText(o.SettledLine))
 			}
 		}
 		if ev.RequestID == "" {
@@ -203,7 +206,7 @@ var requestWhileStaleRule = Rule{ID: RuleRequestWhileStale, Family: familyReques
 	Statuses: []Status{eventline.StatusRequested}, on: onLog,
 	check: func(c *contractState, x *lineCheck) string {
 		ev := x.ev
-		if eventline.HasNonSpace([]byte(ev.StaleRequestReconciled)) {
+		if given(ev.StaleRequestReconciled) {
 			return ""
 		}
 		stale := c.staleFor(ev)
@@ -293,7 +296,7 @@ func (c *contractState) recordRequest(x *lineCheck) {
 	s := c.req.store
 	switch ev.Status {
 	case eventline.StatusRequested:
-		if eventline.HasNonSpace([]byte(ev.StaleRequestReconciled)) {
+		if given(ev.StaleRequestReconciled) {
 			for _, r := range c.staleFor(ev) {
 				r.SettledLine = ev.Line
 			}

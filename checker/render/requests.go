@@ -58,25 +58,26 @@ func requestIDs(r *checker.RequestReport) string {
 // counts, then each stale or unclaimed request with its numbered steps;
 // log text escaped. "" when the log has no request.
 func requestsText(s *checker.Snapshot) string {
-	return requestsSection(s, "requests: %s\n", "  %s (%s)\n", "    %d. %s\n", func(c string) string { return c }, Terminal, TerminalMessage)
+	return requestsSection(s, "requests: %s\n", "  %s (%s)\n", "    %d. %s\n", Terminal, TerminalMessage)
 }
 
 // requestsMarkdown renders the requests section of the Markdown report and
 // job summary; log text escaped. "" when the log has no request.
 func requestsMarkdown(s *checker.Snapshot) string {
-	return requestsSection(s, "### Requests\n\n%s.\n", "\n**Request `%s`** (%s)\n\n", "%d. %s\n", Markdown, Markdown, Markdown)
+	return requestsSection(s, "### Requests\n\n%s.\n", "\n**Request `%s`** (%s)\n\n", "%d. %s\n", Markdown, Markdown)
 }
 
-// requestsSection writes the counts with head, then each request that has
-// steps with item (its state and requestIDs) and its numbered steps with
-// step; escCounts, escIDs and escStep escape each part for the sink.
-func requestsSection(s *checker.Snapshot, head, item, step string, escCounts, escIDs, escStep func(string) string) string {
+// requestsSection writes the counts with head (numbers and state words: no
+// log text), then each request that has steps with item (its state and
+// requestIDs) and its numbered steps with step; escIDs and escStep escape
+// the log text in them for the sink.
+func requestsSection(s *checker.Snapshot, head, item, step string, escIDs, escStep func(string) string) string {
 	rq := s.Requests
 	if rq == nil {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, head, escCounts(requestCounts(rq.Counts)))
+	fmt.Fprintf(&b, head, requestCounts(rq.Counts))
 	for i := range rq.Requests {
 		r := &rq.Requests[i]
 		if len(r.Steps) == 0 {

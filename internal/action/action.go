@@ -393,13 +393,13 @@ func orDefault(v, def string) string {
 	return v
 }
 
-// boolInput reads a true/false input the way the Actions toolkit's
-// getBooleanInput does (true, True, TRUE, false, False, FALSE).
 // input is the action's input for a checker.Request field in the checker's
 // messages (Request.Knob): "stages" for Stages, "max-age" for MaxAge,
 // "job-log" for JobLogFile, as action.yml names them.
 func input(field string) string { return words.Knob(field, "", '-') }
 
+// boolInput reads a true/false input the way the Actions toolkit's
+// getBooleanInput does (true, True, TRUE, false, False, FALSE).
 func boolInput(gh *githubactions.Action, name string, def bool) (bool, error) {
 	switch v := gh.GetInput(name); v {
 	case "":
