@@ -198,7 +198,7 @@ func recordClose(run *runState, ev *event) {
 	if had && prev.Code == CloseAuditPending {
 		cl.AuditEventID, cl.PendingLine, cl.AgainLine = prev.AuditEventID, prev.PendingLine, prev.AgainLine
 		if ev.AuditCompletedBy != "" {
-			cl.CompletedBy, cl.CompletedRef, cl.CompletedLine = ev.AuditCompletedBy, ev.EvidenceRef, ev.Line
+			cl.CompletedBy, cl.CompletedLine = ev.AuditCompletedBy, ev.Line
 		} else {
 			cl.Code, cl.AgainLine = CloseAuditPending, ev.Line
 		}

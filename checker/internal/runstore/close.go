@@ -25,11 +25,10 @@ type Close struct {
 	// AgainLine is the line of the latest close that repeated the request
 	// while the audit was pending, without completing it; 0 when none.
 	AgainLine int
-	// CompletedBy, CompletedRef and CompletedLine are the close that
-	// completed the pending audit (audit_completed_by, evidence_ref);
-	// CompletedLine is 0 when none did.
+	// CompletedBy and CompletedLine are the close that completed the
+	// pending audit (its audit_completed_by); CompletedLine is 0 when none
+	// did.
 	CompletedBy   string
-	CompletedRef  string
 	CompletedLine int
 	// LockCode and LockLine are the close that left the run's lock
 	// outstanding (RUN_ARCHIVED_LOCK_UNRELEASED or LOCK_CONFLICT), kept
@@ -67,7 +66,6 @@ func (e *Encoder) encodeClose(c *Close) {
 	e.Uvarint(uint64(c.PendingLine))
 	e.Uvarint(uint64(c.AgainLine))
 	e.String(c.CompletedBy)
-	e.String(c.CompletedRef)
 	e.Uvarint(uint64(c.CompletedLine))
 	e.String(c.LockCode)
 	e.Uvarint(uint64(c.LockLine))
@@ -86,7 +84,6 @@ func (d *Decoder) decodeClose(run *Run) {
 	c.PendingLine = d.Int()
 	c.AgainLine = d.Int()
 	c.CompletedBy = d.String()
-	c.CompletedRef = d.String()
 	c.CompletedLine = d.Int()
 	c.LockCode = d.String()
 	c.LockLine = d.Int()
