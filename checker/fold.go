@@ -957,9 +957,18 @@ func secondsBetween(from, to time.Time) float64 {
 	return to.Sub(from).Seconds()
 }
 
+// optString is s, or nil when it is empty (a field the log did not give).
 func optString(s string) *string {
 	if s == "" {
 		return nil
 	}
 	return &s
+}
+
+// optInt is n, or nil when it is 0 (a line or count the log did not give).
+func optInt(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }

@@ -96,33 +96,21 @@ func (c *contractState) judgeRequests(s *Snapshot) {
 	for i := range st.Len() {
 		r := st.At(i)
 		rr := RequestReport{RequestID: r.ID, Line: r.Line, RequestedAt: formatTime(r.At), Steps: []string{}}
-		str := func(v string) *string {
-			if v == "" {
-				return nil
-			}
-			return &v
-		}
-		num := func(v int) *int {
-			if v == 0 {
-				return nil
-			}
-			return &v
-		}
 		if !r.Slot.IsZero() {
-			rr.ScheduledFor = str(formatTime(r.Slot))
+			rr.ScheduledFor = optString(formatTime(r.Slot))
 		}
-		rr.RequestedBy, rr.StaleRequestReconciled = str(r.RequestedBy), str(r.Reconciled)
+		rr.RequestedBy, rr.StaleRequestReconciled = optString(r.RequestedBy), optString(r.Reconciled)
 		if r.Claimed() {
-			rr.ClaimedBy, rr.ClaimedAt, rr.ClaimLine = str(r.ClaimedBy), str(formatTime(r.ClaimedAt)), num(r.ClaimLine)
+			rr.ClaimedBy, rr.ClaimedAt, rr.ClaimLine = optString(r.ClaimedBy), optString(formatTime(r.ClaimedAt)), optInt(r.ClaimLine)
 		}
-		rr.RunID, rr.RunLine, rr.SettledLine = str(r.RunID), num(r.RunLine), num(r.SettledLine)
+		rr.RunID, rr.RunLine, rr.SettledLine = optString(r.RunID), optInt(r.RunLine), optInt(r.SettledLine)
 		switch {
 		case c.hasOutcome(r):
 			rr.State = RequestDone
 		case r.SettledLine > 0:
 			rr.State = RequestReconciled
 		default:
-			rr.LeaseExpiresAt = str(formatTime(c.requestDeadline(r)))
+			rr.LeaseExpiresAt = optString(formatTime(c.requestDeadline(r)))
 			stale := c.requestStaleAt(r, c.opts.Now)
 			switch {
 			case r.Claimed() && stale:

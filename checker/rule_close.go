@@ -258,21 +258,9 @@ func closeReport(run *runState) *CloseReport {
 	if !ok {
 		return nil
 	}
-	str := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	line := func(n int) *int {
-		if n == 0 {
-			return nil
-		}
-		return &n
-	}
-	cr := &CloseReport{ResultCode: cl.Code, Line: cl.Line, At: formatTime(cl.At), Owner: str(cl.Owner), AuditEventID: str(cl.AuditEventID),
-		AuditPendingLine: line(cl.PendingLine), AgainLine: line(cl.AgainLine), AuditCompletedBy: str(cl.CompletedBy), AuditCompletedLine: line(cl.CompletedLine),
-		LockProblemCode: str(cl.LockCode), LockProblemLine: line(cl.LockLine), ArchivedLine: line(cl.ArchivedLine), archivedCode: cl.ArchivedCode}
+	cr := &CloseReport{ResultCode: cl.Code, Line: cl.Line, At: formatTime(cl.At), Owner: optString(cl.Owner), AuditEventID: optString(cl.AuditEventID),
+		AuditPendingLine: optInt(cl.PendingLine), AgainLine: optInt(cl.AgainLine), AuditCompletedBy: optString(cl.CompletedBy), AuditCompletedLine: optInt(cl.CompletedLine),
+		LockProblemCode: optString(cl.LockCode), LockProblemLine: optInt(cl.LockLine), ArchivedLine: optInt(cl.ArchivedLine), archivedCode: cl.ArchivedCode}
 	if next := closeNextStep(cl.Code); next != "" {
 		cr.NextStep = &next
 	}
