@@ -246,14 +246,11 @@ func Command(args []string, env cli.Env) int {
 	if *status == "" {
 		return Failed(env, errors.New("emit needs --status STATUS (started, succeeded, failed, heartbeat, unknown, resolved, skipped or closed; requested or claimed)"))
 	}
+	if err := flagsFit(fs, *status); err != nil {
+		return Failed(env, err)
+	}
 	f.request = *status == checker.StatusRequested.String() || *status == checker.StatusClaimed.String()
-	if err := requestFlagsFit(fs, *status); err != nil {
-		return Failed(env, err)
-	}
 	f.RunLevel = *status == checker.StatusClosed.String()
-	if err := closeFlagsFit(fs, f.RunLevel); err != nil {
-		return Failed(env, err)
-	}
 	log, ev, err := f.Resolve(env.Now)
 	if err != nil {
 		return Failed(env, err)
@@ -308,56 +305,42 @@ func Command(args []string, env cli.Env) int {
 	return cli.ExitOK
 }
 
-// closeFlagsFit refuses a close's own flags (--result-code, --audit-*) on
-// any event but a close: they mean nothing there, and a reader of the log
-// would take them for a close's.
-func closeFlagsFit(fs *pflag.FlagSet, closed bool) error {
-	if closed {
-		return nil
-	}
-	for _, n := range []string{"result-code", "audit-event-id", "audit-completed-by"} {
-		if fs.Changed(n) {
-			return fmt.Errorf("--%s belongs on a close (--status closed)", n)
-		}
-	}
-	return nil
-}
-
-// requestFlagsFit refuses the flags that do not fit the event: an
-// attempt's (--owner, --stop-*, --returncode, --error, --reason) or a
-// close's (--result-code, --audit-*, --evidence-ref) on a request event, a request event's (--claimed-by, --claimed-at,
-// --stale-request-reconciled) on any other, a claim's (--claimed-by,
-// --claimed-at) on a requested event, whose claim they are not, and the
+// flagsFit refuses the flags that do not fit the event, the first rule of
+// flagRules that a given flag breaks: an attempt's (--owner, --stop-*,
+// --returncode, --error, --reason) or a close's (--result-code, --audit-*,
+// --evidence-ref) on a request event; a claim's (--claimed-by,
+// --claimed-at) on a requested event, whose claim they are not; the
 // reconciliation of a stale request (--stale-request-reconciled) on a
 // claim, where no check reads it: it settles a stale request only on the
-// new request.
-func requestFlagsFit(fs *pflag.FlagSet, status string) error {
-	attemptFlags := []string{"owner", "stop-confirmed-by", "stop-evidence-ref", "stop-method", "returncode", "error", "reason",
-		"result-code", "audit-event-id", "audit-completed-by", "evidence-ref"}
-	requestFlags := []string{"claimed-by", "claimed-at", "stale-request-reconciled"}
-	switch status {
-	case checker.StatusRequested.String(), checker.StatusClaimed.String():
-		for _, n := range attemptFlags {
+// new request; a request event's flags on any other event; a close's own
+// flags on any event but a close, where a reader of the log would take
+// them for a close's.
+func flagsFit(fs *pflag.FlagSet, status string) error {
+	request := status == checker.StatusRequested.String() || status == checker.StatusClaimed.String()
+	for _, r := range []struct {
+		on    bool
+		flags []string
+		msg   string // a format for the flag's name
+	}{
+		{request, []string{"owner", "stop-confirmed-by", "stop-evidence-ref", "stop-method", "returncode", "error", "reason",
+			"result-code", "audit-event-id", "audit-completed-by", "evidence-ref"},
+			"--%s is an attempt's or a close's, and a request event (status requested or claimed) is neither"},
+		{status == checker.StatusClaimed.String(), []string{"stale-request-reconciled"},
+			"--%s belongs on the new request (--status requested), not on a claim"},
+		{status == checker.StatusRequested.String(), []string{"claimed-by", "claimed-at"},
+			"--%s belongs on a claim (--status claimed), not on a requested event"},
+		{!request, []string{"claimed-by", "claimed-at", "stale-request-reconciled"},
+			"--%s belongs on a request event (--status requested or claimed)"},
+		{status != checker.StatusClosed.String(), []string{"result-code", "audit-event-id", "audit-completed-by"},
+			"--%s belongs on a close (--status closed)"},
+	} {
+		if !r.on {
+			continue
+		}
+		for _, n := range r.flags {
 			if fs.Changed(n) {
-				return fmt.Errorf("--%s is an attempt's or a close's, and a request event (status requested or claimed) is neither", n)
+				return fmt.Errorf(r.msg, n)
 			}
-		}
-		if status == checker.StatusClaimed.String() {
-			if fs.Changed("stale-request-reconciled") {
-				return errors.New("--stale-request-reconciled belongs on the new request (--status requested), not on a claim")
-			}
-			return nil
-		}
-		for _, n := range []string{"claimed-by", "claimed-at"} {
-			if fs.Changed(n) {
-				return fmt.Errorf("--%s belongs on a claim (--status claimed), not on a requested event", n)
-			}
-		}
-		return nil
-	}
-	for _, n := range requestFlags {
-		if fs.Changed(n) {
-			return fmt.Errorf("--%s belongs on a request event (--status requested or claimed)", n)
 		}
 	}
 	return nil
