@@ -3,6 +3,7 @@ package requeststore
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,6 +58,8 @@ func TestEncodeDecode(t *testing.T) {
 		"a request twice":        {reqs[0], reqs[0]},
 		"a run of two requests":  {reqs[1], {ID: "rq-9", Line: 9, RunID: "r-1", RunLine: 9}},
 		"a run without its line": {{ID: "rq-9", Line: 9, RunID: "r-1"}},
+		"a request without id":   {{Line: 9}},
+		"a request on no line":   {{ID: "rq-9"}},
 	} {
 		b := New(10)
 		b.list = bad // as a damaged checkpoint would hold them
@@ -64,8 +67,8 @@ func TestEncodeDecode(t *testing.T) {
 		b.Encode(&e)
 		d := runstore.NewDecoder(e.B)
 		New(10).Decode(d)
-		if d.Fault() == "" {
-			t.Errorf("%s: decoded without a fault", name)
+		if want := "a request that contradicts another"; !strings.HasPrefix(d.Fault(), want) {
+			t.Errorf("%s: fault %q, want one starting %q", name, d.Fault(), want)
 		}
 	}
 }
