@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/greenlight-ci/greenlight/checker"
 	"github.com/greenlight-ci/greenlight/checker/render"
 )
 
@@ -43,5 +45,12 @@ func TestRequestFindings(t *testing.T) {
 	}
 	if rs := sarif.Runs[0].Results; len(rs) != 1 || rs[0].RuleID != render.HealthRequestStale {
 		t.Errorf("SARIF results %+v, want one request_stale", rs)
+	}
+	// The roll-up keeps the stale request in the pipeline's row and stays
+	// unhealthy over it.
+	ru, _ := render.BuildRollup([]render.RollupInput{{File: "snapshots/stale_request.json", Snapshot: s}},
+		time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC), 366*24*time.Hour, render.RollupExpect{})
+	if got, want := render.RollupText(ru), "1 unhealthy request (rq-0101 stale)"; ru.Verdict != checker.VerdictUnhealthy || !strings.Contains(got, want) {
+		t.Errorf("roll-up %s:\n%s\nwant it to hold %q", ru.Verdict, got, want)
 	}
 }
