@@ -224,8 +224,9 @@ var requestWhileStaleRule = Rule{ID: RuleRequestWhileStale, Family: familyReques
 // requestState is what a check keeps of the log's requests.
 type requestState struct {
 	store *requeststore.Store // nil until the first request event
-	// open are the indexes of the requests with no outcome that no
-	// reconciliation settled, in order: the ones that can be stale.
+	// open are the indexes of the requests that can be stale, in order:
+	// each one with no outcome that no reconciliation settled, and those
+	// that got one since the last requested event (staleFor drops them).
 	open []int
 	// full is the error of a log of more than limits.MaxRequests requests.
 	full error
@@ -315,7 +316,7 @@ func (c *contractState) recordRequest(x *lineCheck) {
 			}
 			return
 		}
-		c.req.open = append(c.req.open, s.Len()-1) // pruneOpen drops it once it has an outcome
+		c.req.open = append(c.req.open, s.Len()-1) // staleFor drops it once it has an outcome
 	case eventline.StatusClaimed:
 		r := s.Find(ev.RequestID)
 		r.ClaimLine, r.ClaimedBy, r.ClaimedAt, r.Lease = ev.Line, ev.ClaimedBy, ev.ClaimedAt, ev.LeaseExpiresAt
@@ -323,7 +324,6 @@ func (c *contractState) recordRequest(x *lineCheck) {
 			s.Link(r, string(ev.RunID), ev.Line)
 		}
 	}
-	c.pruneOpen()
 }
 
 // linkRequest records that the run of a run's event that carries a
@@ -331,17 +331,7 @@ func (c *contractState) recordRequest(x *lineCheck) {
 func (c *contractState) linkRequest(ev *event, run string) {
 	if r := c.requestOf(ev.RequestID); r != nil {
 		c.req.store.Link(r, run, ev.Line)
-		c.pruneOpen()
 	}
-}
-
-// pruneOpen drops from open the requests that have an outcome or were
-// settled.
-func (c *contractState) pruneOpen() {
-	c.req.open = slices.DeleteFunc(c.req.open, func(i int) bool {
-		r := c.req.store.At(i)
-		return c.hasOutcome(r) || r.SettledLine > 0
-	})
 }
 
 // hasOutcome says whether request r has an outcome: it names a run (its
@@ -393,19 +383,27 @@ func sameWork(r *requeststore.Request, slot time.Time) bool {
 }
 
 // staleFor returns the earlier requests for the same work as the requested
-// event ev that are stale or unclaimed at its time, in order.
+// event ev that are stale or unclaimed at its time, in order. On the way it
+// drops from open the requests that got an outcome or were settled since
+// (both for good), so each request event scans open once.
 func (c *contractState) staleFor(ev *event) []*requeststore.Request {
 	var slot time.Time
 	if ev.HasScheduledFor {
 		slot = ev.ScheduledFor
 	}
 	var out []*requeststore.Request
+	open := c.req.open[:0]
 	for _, i := range c.req.open {
 		r := c.req.store.At(i)
-		if sameWork(r, slot) && !c.hasOutcome(r) && c.requestStaleAt(r, ev.Time) {
+		if c.hasOutcome(r) || r.SettledLine > 0 {
+			continue
+		}
+		open = append(open, i)
+		if sameWork(r, slot) && c.requestStaleAt(r, ev.Time) {
 			out = append(out, r)
 		}
 	}
+	c.req.open = open
 	return out
 }
 
@@ -434,7 +432,8 @@ func (c *contractState) decodeRequests(d *runstore.Decoder) {
 	}
 	c.req.store = s
 	for i := range s.Len() {
-		c.req.open = append(c.req.open, i)
+		if r := s.At(i); !c.hasOutcome(r) && r.SettledLine == 0 {
+			c.req.open = append(c.req.open, i)
+		}
 	}
-	c.pruneOpen()
 }
